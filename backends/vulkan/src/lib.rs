@@ -1,0 +1,1 @@
+//! The Vulkan backend of rpsl (coming with its issue).

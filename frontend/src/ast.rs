@@ -1,0 +1,1 @@
+//! The abstract syntax tree produced by the parser.

@@ -1,0 +1,1 @@
+//! The typed, resolved module (HIR) that the bytecode lowering consumes.

@@ -1,0 +1,1 @@
+//! The pest grammar of RPSL and the lowering of pest pairs into the AST.

@@ -1,0 +1,1 @@
+//! Semantic analysis: name resolution, type checking, overloads, constant folding, flattening.

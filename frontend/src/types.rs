@@ -1,0 +1,1 @@
+//! RPSL and HLSL types: scalars, vectors, matrices, structs, arrays, views; sizes and conversions.

@@ -1,0 +1,1 @@
+//! The render graph of rpsl: graph builder and frame compiler.

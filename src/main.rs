@@ -1,0 +1,7 @@
+//! The `rpsl` command line.
+use mimalloc::MiMalloc;
+
+#[global_allocator]
+static GLOBAL: MiMalloc = MiMalloc;
+
+fn main() {}
