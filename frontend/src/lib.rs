@@ -3,11 +3,17 @@
 //! **Architecture Invariant**: this crate knows nothing of the VM, the render graph or Vulkan; its
 //! output is a typed, resolved module (HIR) plus diagnostics.
 
+pub mod access;
 pub mod ast;
+pub mod builtins;
 pub mod diagnostic;
+pub mod driver;
 pub mod hir;
+pub mod intrinsics;
 pub mod parse;
 pub mod preprocess;
 pub mod sema;
 pub mod source;
 pub mod types;
+
+pub use driver::{check_file, check_source, check_with_loader, Compilation};

@@ -1,1 +1,263 @@
 //! The pest grammar of RPSL and the lowering of pest pairs into the AST.
+//!
+//! Parsing never fails: [`parse_module`] always returns a [`Module`] and reports syntax errors as
+//! diagnostics. The expanded text is parsed one top-level item at a time (the grammar's `item`
+//! rule). When an item has a syntax error, the error is reported and the parser skips to the next
+//! item boundary: just after the next `;` outside braces, or just after the `}` that closes the
+//! item's first brace (and a `;` right after it). So several errors per file are reported, one per
+//! broken item. The input is preprocessed text: the grammar has no comment rule (the preprocessor
+//! turns comments into blanks), though comments between items are skipped.
+//!
+//! Nesting limits keep the recursive-descent parser and every later recursive pass off the end of
+//! the stack: an item whose brackets nest deeper than [`MAX_BRACKET_DEPTH`] is rejected before it
+//! is parsed, and expressions and statements deeper than [`MAX_EXPR_DEPTH`] /
+//! [`MAX_STMT_DEPTH`] are rejected while lowering.
+//!
+//! # Casts
+//! `(T) operand` is a cast when `T` is a built-in type (a scalar, vector or matrix type such as
+//! `float4`, `uint64_t`, `float4x3`; `texture`, `buffer`, `node`, `void`; `unsigned int`;
+//! `vector<..>`/`matrix<..>`), whatever follows. When `T` is any other single identifier, the
+//! parenthesized name is a cast only when the next token starts a primary expression that could
+//! not continue a parenthesized expression: a word, a numeric literal or `(`. So `(MyType)x` and
+//! `(MyType)(a + b)` are casts but `(x) - y`, `(x) * y` and `(x)[i]` are not; casting a
+//! user type with a leading `-`, `+`, `!` or `~` on the operand needs parentheses:
+//! `(MyType)(-x)`.
+
+mod errors;
+mod expr;
+mod item;
+pub mod print;
+mod stmt;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_corpus;
+#[cfg(test)]
+mod tests_errors;
+
+use pest::Parser as _;
+
+use crate::ast::Module;
+use crate::diagnostic::Diagnostic;
+use crate::preprocess::{Expanded, SourceMap};
+use crate::source::Span;
+
+/// The reserved words of RPSL: never identifiers (they may still be attribute names and
+/// arguments, member names and semantics).
+pub const KEYWORDS: &[&str] = &[
+    "struct", "enum", "typedef", "static", "const", "export", "inout", "in", "out", "if", "else",
+    "for", "while", "do", "switch", "case", "default", "break", "continue", "return", "true",
+    "false", "null", "sizeof", "async", "graphics", "compute", "copy", "unsigned", "signed",
+];
+
+/// The most brackets (`(`, `[`, `{` together) that may be open at once inside one item.
+pub const MAX_BRACKET_DEPTH: usize = 64;
+
+/// The deepest expression tree the parser builds (operands of long operator chains count too).
+pub const MAX_EXPR_DEPTH: u32 = 256;
+
+/// The deepest statement nesting the parser accepts (`else if` chains count).
+pub const MAX_STMT_DEPTH: u32 = 128;
+
+/// The generated parser lives in a private module so that its `Rule` enum stays crate-internal.
+mod generated {
+    /// The pest parser generated from `grammar.pest`.
+    #[derive(pest_derive::Parser)]
+    #[grammar = "parse/grammar.pest"]
+    pub(crate) struct RpslParser;
+}
+
+pub(crate) use generated::{RpslParser, Rule};
+
+/// Parses a preprocessed translation unit into a module, appending syntax errors to
+/// `diagnostics`. Items with syntax errors are left out of the module.
+///
+/// ```
+/// use rpsl_frontend::parse::parse_module;
+/// use rpsl_frontend::preprocess::Expanded;
+/// let expanded = Expanded { text: "node f(texture t);\n".to_string(), ..Default::default() };
+/// let mut diagnostics = Vec::new();
+/// let module = parse_module(&expanded, &mut diagnostics);
+/// assert!(diagnostics.is_empty());
+/// assert_eq!(module.items.len(), 1);
+/// ```
+pub fn parse_module(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> Module {
+    let text = expanded.text.as_str();
+    let mut module = Module::default();
+    let mut pos = skip_trivia(text, 0);
+    while pos < text.len() {
+        if text.as_bytes()[pos] == b';' {
+            // A stray `;` between items is harmless.
+            pos = skip_trivia(text, pos + 1);
+            continue;
+        }
+        let extent = scan_item_extent(text, pos);
+        if let Some(deep) = extent.too_deep_at {
+            let span = expanded.map.span(deep as u32, deep as u32 + 1);
+            diagnostics.push(
+                Diagnostic::error(span, "brackets are nested too deeply").with_label(format!(
+                    "more than {MAX_BRACKET_DEPTH} brackets are open here"
+                )),
+            );
+            pos = skip_trivia(text, extent.end.max(pos + 1));
+            continue;
+        }
+        let slice = &text[pos..];
+        match RpslParser::parse(Rule::item, slice) {
+            Ok(mut pairs) => {
+                let pair = pairs.next().expect("the item rule yields one pair");
+                let consumed = pair.as_span().end();
+                let mut lowerer = Lowerer::new(pos, &expanded.map, diagnostics);
+                // An item whose lowering gave up (too deep an expression) is dropped; the error is
+                // already in the diagnostics.
+                if let Ok(items) = lowerer.item(pair) {
+                    module.items.extend(items);
+                }
+                pos = skip_trivia(text, pos + consumed.max(1));
+            }
+            Err(error) => {
+                diagnostics.push(errors::syntax_error(text, pos, &expanded.map, &error));
+                pos = skip_trivia(text, extent.end.max(pos + 1));
+            }
+        }
+    }
+    module
+}
+
+/// Where an item that starts at some offset ends, by bracket counting.
+struct ItemExtent {
+    /// One past the `;` (outside brackets) or `}` (closing the outermost brace) that ends the
+    /// item, or the end of the text.
+    end: usize,
+    /// The offset of the first bracket opened beyond [`MAX_BRACKET_DEPTH`], if any.
+    too_deep_at: Option<usize>,
+}
+
+/// Finds the end of the item starting at `start`: the first `;` outside braces, or the `}` that
+/// closes the first brace (followed by an optional `;`). Parentheses and square brackets do not
+/// hide a `;` (an unclosed `(` in a declaration must not swallow the rest of the file). Skips
+/// comments; unbalanced closing brackets are ignored.
+fn scan_item_extent(text: &str, start: usize) -> ItemExtent {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut brace_depth = 0usize;
+    let mut too_deep_at = None;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') || bytes.get(i + 1) == Some(&b'*') => {
+                i = skip_comment(text, i);
+                continue;
+            }
+            open @ (b'(' | b'[' | b'{') => {
+                depth += 1;
+                if open == b'{' {
+                    brace_depth += 1;
+                }
+                if depth > MAX_BRACKET_DEPTH && too_deep_at.is_none() {
+                    too_deep_at = Some(i);
+                }
+            }
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                brace_depth = brace_depth.saturating_sub(1);
+                if brace_depth == 0 {
+                    let mut end = skip_trivia(text, i + 1);
+                    if bytes.get(end) == Some(&b';') {
+                        end += 1;
+                    } else {
+                        end = i + 1;
+                    }
+                    return ItemExtent { end, too_deep_at };
+                }
+            }
+            b';' if brace_depth == 0 => {
+                return ItemExtent {
+                    end: i + 1,
+                    too_deep_at,
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    ItemExtent {
+        end: bytes.len(),
+        too_deep_at,
+    }
+}
+
+/// Skips blanks and comments from `pos`; returns the offset of the next token (or the end).
+pub(crate) fn skip_trivia(text: &str, mut pos: usize) -> usize {
+    let bytes = text.as_bytes();
+    while pos < bytes.len() {
+        match bytes[pos] {
+            b' ' | b'\t' | b'\r' | b'\n' | 0x0B | 0x0C => pos += 1,
+            b'/' if matches!(bytes.get(pos + 1), Some(b'/') | Some(b'*')) => {
+                pos = skip_comment(text, pos)
+            }
+            _ => break,
+        }
+    }
+    pos
+}
+
+/// Skips the comment starting at `pos` (which must start with `//` or `/*`).
+pub(crate) fn skip_comment(text: &str, pos: usize) -> usize {
+    let rest = &text[pos + 2..];
+    if text.as_bytes()[pos + 1] == b'/' {
+        pos + 2 + rest.find('\n').unwrap_or(rest.len())
+    } else {
+        pos + 2 + rest.find("*/").map(|i| i + 2).unwrap_or(rest.len())
+    }
+}
+
+/// The lowering of one item's pest pairs into AST nodes.
+pub(crate) struct Lowerer<'a> {
+    /// Offset of the parsed item in the expanded text (pest positions are relative to it).
+    base: usize,
+    /// Maps expanded-text offsets to original spans.
+    map: &'a SourceMap,
+    /// Where lowering errors go.
+    diagnostics: &'a mut Vec<Diagnostic>,
+    /// How many statements enclose the one being lowered.
+    stmt_depth: u32,
+}
+
+/// Lowering gave up on the current item; the reason is already in the diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Abort;
+
+/// The result of lowering a piece of an item.
+pub(crate) type Lowered<T> = Result<T, Abort>;
+
+impl<'a> Lowerer<'a> {
+    fn new(base: usize, map: &'a SourceMap, diagnostics: &'a mut Vec<Diagnostic>) -> Self {
+        Lowerer {
+            base,
+            map,
+            diagnostics,
+            stmt_depth: 0,
+        }
+    }
+
+    /// The original span of a pest span of the current item.
+    pub(crate) fn span(&self, span: pest::Span<'_>) -> Span {
+        self.map.span(
+            (self.base + span.start()) as u32,
+            (self.base + span.end()) as u32,
+        )
+    }
+
+    /// Reports an error and gives up on the item.
+    pub(crate) fn abort(&mut self, diagnostic: Diagnostic) -> Abort {
+        self.diagnostics.push(diagnostic);
+        Abort
+    }
+
+    /// Reports an error but keeps lowering the item.
+    pub(crate) fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}

@@ -1,21 +1,169 @@
-//! The C-style preprocessor of RPSL: macros, conditionals, includes; maps expanded text back to
-//! original file locations.
+//! The C-style preprocessor of RPSL (as DXC's for HLSL): comments, line continuations, object- and
+//! function-like macros, conditionals and includes; maps the expanded text back to original file
+//! locations.
 //!
-//! (Placeholder interface; the full preprocessor replaces the internals, keeping these signatures.)
+//! # Use
+//! ```
+//! use rpsl_frontend::preprocess::{MemoryLoader, Preprocessor};
+//! use rpsl_frontend::source::SourceFiles;
+//!
+//! let mut files = SourceFiles::new();
+//! let root = files.add("a.rpsl", "#define N 4\nuint x = N; // four\n".to_string());
+//! let mut pp = Preprocessor::new();
+//! pp.define("__RPSL__", "1");
+//! let (expanded, diagnostics) = pp.run(&mut files, root, &MemoryLoader::new());
+//! assert!(diagnostics.is_empty());
+//! assert_eq!(expanded.text, "\nuint x = 4; \n");
+//! // `4` maps back to the invocation `N` on line 2.
+//! assert_eq!(files.location(expanded.map.span(10, 11)), "a.rpsl:2:10");
+//! assert_eq!(expanded.map.expansion(10).unwrap().macro_name, "N");
+//! ```
+//!
+//! Macros persist across [`Preprocessor::run`] calls, so a prelude can be preprocessed first and
+//! its macros used by the script preprocessed next.
+//!
+//! # Output
+//! Text that is not a macro invocation is copied verbatim (comments become one space plus their
+//! newlines; continuation lines are joined). Directive lines and skipped groups leave only their
+//! newlines, so lines keep their numbers unless a macro's arguments or a line continuation span
+//! lines (the source map is exact either way). Tokens produced by a macro are separated by one
+//! space where the source had whitespace or where they would otherwise run together.
+//!
+//! # Diagnostics (exact messages)
+//! Errors about a directive as a whole point at `#NAME` (from the `#` to the end of the name);
+//! errors about a token point at that token (for a token produced by a macro: the invocation).
+//! `DIR` is the directive's name (`if`, `elif`, `ifdef`, ...); `X`, `F`, `N`, `PATH` are names.
+//! ```text
+//! error   unterminated block comment                            at the `/*`
+//! error   unknown preprocessor directive `#foo`                 also `#!` for non-identifiers
+//! error   missing macro name in `#define`                       also `#undef`, `#ifdef`, `#ifndef`
+//! error   macro name must be an identifier                      at the token
+//! error   `defined` cannot be used as a macro name
+//! error   expected macro parameter name                         at the token, or the last one
+//! error   expected `,` or `)` in macro parameter list
+//! error   duplicate macro parameter `x`
+//! error   expected `)` after `...` in macro parameter list
+//! error   `##` cannot appear at either end of a macro body
+//! error   `#` must be followed by a macro parameter
+//! warning macro `X` redefined                                   at the new name; secondary label
+//!                                                               "previous definition is here"
+//! error   extra tokens after macro name in `#ifdef`             also `#ifndef`, `#undef`
+//! warning extra tokens after `#else`                            also `#endif`, `#include` file name
+//! error   unterminated argument list invoking macro `F`         at the macro name
+//! error   macro `F` takes 2 arguments but 3 were given          at `F(...)`; "1 argument", "1 was",
+//!                                                               "takes at least N" for `...`
+//! error   pasting `a` and `+` does not give a valid token       at the invocation
+//! error   macro expansion is too large (more than 1048576 tokens)
+//! error   macro arguments are nested too deeply (more than 128)
+//! error   `#else` without `#if`                                 also `#elif`, `#endif`
+//! error   `#elif` after `#else`                                 also `#else` after `#else`; secondary
+//!                                                               label "the conditional starts here"
+//! error   missing `#endif` for `#if`                            also `#ifdef`, `#ifndef`; at the
+//!                                                               opening directive
+//! error   missing expression in `#DIR`                          `#if` / `#elif` with nothing after
+//! error   expected value in `#DIR` expression                   at the token, or just after the last
+//! error   expected `)` in `#DIR` expression
+//! error   expected `:` in `#DIR` expression
+//! error   unexpected token `X` in `#DIR` expression
+//! error   division by zero in `#DIR` expression                 at the operator
+//! error   remainder by zero in `#DIR` expression
+//! error   floating-point number in `#DIR` expression
+//! error   invalid integer `09` in `#DIR` expression
+//! error   integer `N` is too large in `#DIR` expression
+//! error   `#DIR` expression is nested too deeply
+//! error   expected macro name after `defined`
+//! error   expected `)` after macro name in `defined`
+//! error   expected "FILE" or <FILE> after `#include`
+//! error   empty file name in `#include`
+//! error   cannot find included file `x.rpsl`                    at the file name (as written)
+//! error   cannot read included file `x.rpsl`: IO ERROR
+//! error   `#include` nested too deeply (more than 64 levels)
+//! error   `#include` cycle: `PATH` is already being included    note "include chain: a.rpsl -> b.rpsl -> a.rpsl"
+//! error   #error TEXT                                           the directive's tokens, single-spaced
+//! warning #warning TEXT
+//! error   file is too large to preprocess
+//! ```
+//!
+//! `#pragma` is ignored except `#pragma once`; `#line` and `# 12 "file"` markers are ignored. A file
+//! that is included again while it is still open is skipped silently when it starts with an
+//! include guard (`#ifndef X`) whose macro is now defined.
 
-use crate::source::{FileId, Span};
+mod directive;
+mod driver;
+mod expand;
+mod expr;
+mod lexer;
+mod macros;
+mod map;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_errors;
 
-/// Maps byte offsets of the expanded text back to original locations.
-#[derive(Debug, Default, Clone)]
-pub struct SourceMap {
-    file: Option<FileId>,
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+use crate::source::{FileId, SourceFiles};
+use driver::{Run, State};
+pub use map::{Expansion, ExpansionId, SourceMap};
+
+/// Reads the files that `#include` names.
+pub trait FileLoader {
+    /// The text of the file at `path` (the including file's directory joined with the name).
+    fn load(&self, path: &Path) -> std::io::Result<String>;
 }
 
-impl SourceMap {
-    /// The original span of the expanded-text range `start..end`. For text produced by a macro
-    /// expansion this is the span of the macro invocation.
-    pub fn span(&self, start: u32, end: u32) -> Span {
-        Span::new(self.file.unwrap_or(FileId(0)), start, end)
+/// Loads files from the file system; invalid UTF-8 is replaced (lossily).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FsLoader;
+
+impl FileLoader for FsLoader {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        let bytes = std::fs::read(path)?;
+        Ok(match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+        })
+    }
+}
+
+/// Files held in memory, for tests and embedders.
+///
+/// ```
+/// use rpsl_frontend::preprocess::{FileLoader, MemoryLoader};
+/// let loader = MemoryLoader::new().with("dir/common.rpsli", "#define N 1\n");
+/// assert!(loader.load(std::path::Path::new("dir/./common.rpsli")).is_ok());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct MemoryLoader {
+    files: HashMap<PathBuf, String>,
+}
+
+impl MemoryLoader {
+    /// An empty set of files.
+    pub fn new() -> MemoryLoader {
+        MemoryLoader::default()
+    }
+
+    /// Adds (or replaces) a file.
+    pub fn insert(&mut self, path: impl AsRef<Path>, text: impl Into<String>) {
+        self.files.insert(directive::normalize(path.as_ref()), text.into());
+    }
+
+    /// Adds a file and returns the loader (builder style).
+    pub fn with(mut self, path: impl AsRef<Path>, text: impl Into<String>) -> MemoryLoader {
+        self.insert(path, text);
+        self
+    }
+}
+
+impl FileLoader for MemoryLoader {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        self.files
+            .get(&directive::normalize(path))
+            .cloned()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("no file `{}`", path.display())))
     }
 }
 
@@ -26,4 +174,62 @@ pub struct Expanded {
     pub text: String,
     /// Where each part of `text` came from.
     pub map: SourceMap,
+}
+
+/// A preprocessor whose macros persist from one [`Preprocessor::run`] to the next.
+#[derive(Debug, Default)]
+pub struct Preprocessor {
+    state: State,
+    /// `#define` lines from [`Preprocessor::define`] not yet processed.
+    predefined: String,
+}
+
+impl Preprocessor {
+    /// A preprocessor with no macros.
+    pub fn new() -> Preprocessor {
+        Preprocessor::default()
+    }
+
+    /// Predefines a macro as if by `#define NAME BODY` (`name` may carry a parameter list, as in
+    /// `"MAX(a, b)"`). It takes effect at the next [`Preprocessor::run`], where it is read from a
+    /// file named `<predefined>` that is added to the run's `SourceFiles`.
+    pub fn define(&mut self, name: &str, body: &str) {
+        let body = body.replace(['\n', '\r'], " ");
+        self.predefined.push_str(&format!("#define {name} {body}\n"));
+    }
+
+    /// Whether a macro of this name is defined now (not counting pending [`Preprocessor::define`]s).
+    pub fn is_defined(&self, name: &str) -> bool {
+        self.state.interner.lookup(name).is_some_and(|sym| self.state.macros.get(sym).is_some())
+    }
+
+    /// Preprocesses `root` (already in `files`). Included files are loaded through `loader`
+    /// (relative to the including file's directory) and added to `files`; a path loaded before is
+    /// reused. Never fails: problems come back as diagnostics, and the output is whatever could be
+    /// made of the input.
+    pub fn run(
+        &mut self,
+        files: &mut SourceFiles,
+        root: FileId,
+        loader: &dyn FileLoader,
+    ) -> (Expanded, Vec<Diagnostic>) {
+        let predefined = std::mem::take(&mut self.predefined);
+        let mut run = Run::new(&mut self.state, files, loader, root);
+        if !predefined.is_empty() {
+            let id = run.files.add("<predefined>", predefined);
+            run.process_file(id);
+            run.out.clear();
+            run.map.clear_segments();
+            run.after_expansion = false;
+        }
+        if (root.0 as usize) < run.files.len() {
+            run.process_file(root);
+        }
+        let Run { out, map, diags, .. } = run;
+        for active in &mut self.state.macros.active {
+            *active = false;
+        }
+        let map = map.finish(out.len());
+        (Expanded { text: out, map }, diags)
+    }
 }

@@ -1,0 +1,575 @@
+//! Access attributes of node and entry-point parameters (`[readonly(ps, cs)]`, `[relaxed]`, ...) as
+//! rpsl.h defines them: parsing from the AST, merging stacked attributes, and validation.
+//!
+//! Semantics (`SV_Target3`) and node parameter checks are in [`semantic`]; the flattening of
+//! parameters into per-view access slots is in [`flatten`].
+//!
+//! Merging: every `readonly` / `writeonly` / `readwrite` attribute is kept as an [`AccessEntry`] (so
+//! `[readwrite(depth)][writeonly(stencil)]` keeps depth read-write and stencil write-only, see
+//! [`AccessDesc::plane_mode`]); [`AccessDesc::mode`] and [`AccessDesc::args`] are the unions.
+//! `writeonly(..)` is `readwrite(discard_before, ..)`: its entry gets
+//! [`AccessArgs::DISCARD_BEFORE`] and its mode is [`AccessMode::WriteOnly`].
+
+pub mod flatten;
+pub mod semantic;
+
+pub use flatten::*;
+pub use semantic::*;
+
+use std::fmt;
+
+use crate::ast::{Attribute, ExprKind};
+use crate::builtins::suggest;
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+
+/// Whether an access reads, writes, or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessMode {
+    /// `readonly`.
+    ReadOnly,
+    /// `writeonly` (previous contents are discarded).
+    WriteOnly,
+    /// `readwrite`.
+    ReadWrite,
+}
+
+impl AccessMode {
+    /// Whether the access reads.
+    pub fn reads(self) -> bool {
+        self != AccessMode::WriteOnly
+    }
+
+    /// Whether the access writes.
+    pub fn writes(self) -> bool {
+        self != AccessMode::ReadOnly
+    }
+
+    /// The union of two accesses to the same thing.
+    pub fn merge(self, other: AccessMode) -> AccessMode {
+        if self == other {
+            self
+        } else {
+            AccessMode::ReadWrite
+        }
+    }
+
+    /// The attribute name (`readonly`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccessMode::ReadOnly => "readonly",
+            AccessMode::WriteOnly => "writeonly",
+            AccessMode::ReadWrite => "readwrite",
+        }
+    }
+}
+
+macro_rules! access_args {
+    ($($(#[$doc:meta])* $flag:ident = $bit:literal, $name:literal;)*) => {
+        impl AccessArgs {
+            $($(#[$doc])* pub const $flag: AccessArgs = AccessArgs(1 << $bit);)*
+
+            /// Every argument with its name, in rpsl.h order.
+            pub const ALL: &'static [(&'static str, AccessArgs)] = &[$(($name, AccessArgs::$flag),)*];
+        }
+    };
+}
+
+/// A set of access attribute arguments (`ps`, `rendertarget`, `discard_before`, ...).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AccessArgs(pub u32);
+
+access_args! {
+    /// `vs`: vertex shader.
+    VS = 0, "vs";
+    /// `ps`: pixel shader.
+    PS = 1, "ps";
+    /// `cs`: compute shader.
+    CS = 2, "cs";
+    /// `gs`: geometry shader.
+    GS = 3, "gs";
+    /// `hs`: hull shader.
+    HS = 4, "hs";
+    /// `ds`: domain shader.
+    DS = 5, "ds";
+    /// `ts`: amplification (task) shader.
+    TS = 6, "ts";
+    /// `ms`: mesh shader.
+    MS = 7, "ms";
+    /// `raytracing`: ray tracing shaders.
+    RAYTRACING = 8, "raytracing";
+    /// `rendertarget`: render target (write access only).
+    RENDERTARGET = 9, "rendertarget";
+    /// `depth`: the depth plane of a depth-stencil view.
+    DEPTH = 10, "depth";
+    /// `stencil`: the stencil plane of a depth-stencil view.
+    STENCIL = 11, "stencil";
+    /// `copy`: copy source (read) or destination (write).
+    COPY = 12, "copy";
+    /// `resolve`: resolve source (read) or destination (write).
+    RESOLVE = 13, "resolve";
+    /// `present`: present source (readonly only).
+    PRESENT = 14, "present";
+    /// `cpu`: CPU access.
+    CPU = 15, "cpu";
+    /// `indirectargs`: indirect arguments (readonly only).
+    INDIRECTARGS = 16, "indirectargs";
+    /// `vb`: vertex buffer.
+    VB = 17, "vb";
+    /// `ib`: index buffer.
+    IB = 18, "ib";
+    /// `cb`: constant buffer.
+    CB = 19, "cb";
+    /// `shadingrate`: VRS image (readonly only).
+    SHADINGRATE = 20, "shadingrate";
+    /// `predication`: predication buffer (readonly only).
+    PREDICATION = 21, "predication";
+    /// `streamout`: stream-out buffer (write access only).
+    STREAMOUT = 22, "streamout";
+    /// `rtas`: ray tracing acceleration structure (buffers).
+    RTAS = 23, "rtas";
+    /// `cubemap`: viewed as a cubemap.
+    CUBEMAP = 24, "cubemap";
+    /// `clear`: cleared before the access.
+    CLEAR = 25, "clear";
+    /// `discard_before`: previous contents may be discarded.
+    DISCARD_BEFORE = 26, "discard_before";
+    /// `discard_after`: contents may be discarded after the node.
+    DISCARD_AFTER = 27, "discard_after";
+}
+
+impl AccessArgs {
+    /// The empty set.
+    pub const NONE: AccessArgs = AccessArgs(0);
+    /// All shader stages (`vs ps cs gs hs ds ts ms raytracing`).
+    pub const SHADER_STAGES: AccessArgs = AccessArgs(0x1ff);
+
+    /// The argument with this name.
+    pub fn from_name(name: &str) -> Option<AccessArgs> {
+        AccessArgs::ALL.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+    }
+
+    /// Whether every argument of `other` is in `self`.
+    pub fn contains(self, other: AccessArgs) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether `self` and `other` share an argument.
+    pub fn intersects(self, other: AccessArgs) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The names of the arguments in the set, in rpsl.h order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        AccessArgs::ALL.iter().filter(move |(_, a)| self.contains(*a)).map(|(n, _)| *n)
+    }
+}
+
+impl std::ops::BitOr for AccessArgs {
+    type Output = AccessArgs;
+    fn bitor(self, rhs: AccessArgs) -> AccessArgs {
+        AccessArgs(self.0 | rhs.0)
+    }
+}
+
+impl std::ops::BitOrAssign for AccessArgs {
+    fn bitor_assign(&mut self, rhs: AccessArgs) {
+        self.0 |= rhs.0;
+    }
+}
+
+impl fmt::Display for AccessArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.names().collect::<Vec<_>>().join(", "))
+    }
+}
+
+/// One `readonly` / `writeonly` / `readwrite` attribute as written (`writeonly` entries include
+/// `discard_before`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AccessEntry {
+    /// The attribute.
+    pub mode: AccessMode,
+    /// Its arguments.
+    pub args: AccessArgs,
+}
+
+/// The merged access attributes of one parameter.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AccessDesc {
+    /// The access attributes in the order written.
+    pub entries: Vec<AccessEntry>,
+    /// `[relaxed]`: may reorder with other relaxed writers of overlapping views.
+    pub relaxed: bool,
+}
+
+impl AccessDesc {
+    /// The union of all entries' modes; `None` when only `[relaxed]` was written.
+    pub fn mode(&self) -> Option<AccessMode> {
+        self.entries.iter().map(|e| e.mode).reduce(AccessMode::merge)
+    }
+
+    /// The union of all entries' arguments.
+    pub fn args(&self) -> AccessArgs {
+        self.entries.iter().fold(AccessArgs::NONE, |acc, e| acc | e.args)
+    }
+
+    /// The mode of the entries naming `plane` (`AccessArgs::DEPTH` or `AccessArgs::STENCIL`):
+    /// `[readwrite(depth)][writeonly(stencil)]` gives depth `ReadWrite`, stencil `WriteOnly`.
+    pub fn plane_mode(&self, plane: AccessArgs) -> Option<AccessMode> {
+        self.entries.iter().filter(|e| e.args.contains(plane)).map(|e| e.mode).reduce(AccessMode::merge)
+    }
+
+    /// Whether data of `plane` (or of the whole view, for `AccessArgs::NONE`) may be discarded before
+    /// the access: every entry touching it has `discard_before`.
+    pub fn discard_before(&self, plane: AccessArgs) -> bool {
+        let mut touching = self.entries.iter().filter(|e| plane.is_empty() || e.args.contains(plane)).peekable();
+        touching.peek().is_some() && touching.all(|e| e.args.contains(AccessArgs::DISCARD_BEFORE))
+    }
+}
+
+impl fmt::Display for AccessDesc {
+    /// As attributes: `[relaxed][readwrite(depth)][writeonly(stencil, discard_before)]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.relaxed {
+            f.write_str("[relaxed]")?;
+        }
+        for e in &self.entries {
+            write!(f, "[{}({})]", e.mode.as_str(), e.args)?;
+        }
+        Ok(())
+    }
+}
+
+/// One access shorthand of rpsl.h (`rtv` is `[readwrite(rendertarget)] texture`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shorthand {
+    /// The shorthand's name.
+    pub name: &'static str,
+    /// The access it stands for.
+    pub mode: AccessMode,
+    /// Its arguments (as written in rpsl.h; `writeonly` adds `discard_before` when applied).
+    pub args: AccessArgs,
+    /// `true` for `texture`, `false` for `buffer`.
+    pub is_texture: bool,
+}
+
+const fn shorthand_entry(name: &'static str, mode: AccessMode, args: AccessArgs, is_texture: bool) -> Shorthand {
+    Shorthand { name, mode, args, is_texture }
+}
+
+/// The 9 access shorthands, as rpsl.h defines them.
+pub const SHORTHANDS: [Shorthand; 9] = [
+    shorthand_entry("rtv", AccessMode::ReadWrite, AccessArgs::RENDERTARGET, true),
+    shorthand_entry("dsv", AccessMode::ReadWrite, AccessArgs(AccessArgs::DEPTH.0 | AccessArgs::STENCIL.0), true),
+    shorthand_entry("discard_rtv", AccessMode::WriteOnly, AccessArgs::RENDERTARGET, true),
+    shorthand_entry("srv", AccessMode::ReadOnly, AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0), true),
+    shorthand_entry("srv_buf", AccessMode::ReadOnly, AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0), false),
+    shorthand_entry("ps_srv", AccessMode::ReadOnly, AccessArgs::PS, true),
+    shorthand_entry("ps_srv_buf", AccessMode::ReadOnly, AccessArgs::PS, false),
+    shorthand_entry("uav", AccessMode::ReadWrite, AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0), true),
+    shorthand_entry("uav_buf", AccessMode::ReadWrite, AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0), false),
+];
+
+/// The shorthand with this name (the prelude declares them as type names, see `prelude.rpsl`).
+pub fn shorthand(name: &str) -> Option<&'static Shorthand> {
+    SHORTHANDS.iter().find(|s| s.name == name)
+}
+
+impl Shorthand {
+    /// The view type it declares.
+    pub fn view_type(&self) -> crate::types::Type {
+        if self.is_texture {
+            crate::types::Type::Texture
+        } else {
+            crate::types::Type::Buffer
+        }
+    }
+
+    /// Its access entry (`writeonly` with `discard_before` added).
+    pub fn entry(&self) -> AccessEntry {
+        let discard = if self.mode == AccessMode::WriteOnly { AccessArgs::DISCARD_BEFORE } else { AccessArgs::NONE };
+        AccessEntry { mode: self.mode, args: self.args | discard }
+    }
+}
+
+/// [`parse_access`] for a parameter whose type was written as `type_name`: when that name is an
+/// access shorthand (`rtv`, `uav`, ...), its access is added after the written attributes, so
+/// `[relaxed] uav dst` is `[relaxed][readwrite(ps, cs)] texture dst`.
+pub fn parse_param_access(attributes: &[Attribute], type_name: Option<&str>) -> (Option<AccessDesc>, Vec<Diagnostic>) {
+    let (desc, diags) = parse_access(attributes);
+    match type_name.and_then(shorthand) {
+        Some(short) => {
+            let mut desc = desc.unwrap_or_default();
+            desc.entries.push(short.entry());
+            (Some(desc), diags)
+        }
+        None => (desc, diags),
+    }
+}
+
+/// Attribute names valid on parameters.
+pub const PARAM_ATTRIBUTES: &[&str] = &["readonly", "writeonly", "readwrite", "relaxed"];
+
+/// Parses a parameter's attributes into an [`AccessDesc`] (`None` when there is none), with
+/// diagnostics for the attributes that are wrong (those are left out of the result):
+/// * "unknown attribute `foo`" (help "did you mean `readonly`?" when close);
+/// * "`before` is a reserved attribute name" (also `after`);
+/// * "`relaxed` takes no arguments";
+/// * "access attribute arguments must be names";
+/// * "unknown access attribute argument `pss`" (help "did you mean `ps`?" when close);
+/// * "`rendertarget` requires `writeonly` or `readwrite`" (also `streamout`);
+/// * "`present` is only valid with `readonly`" (also `indirectargs`, `shadingrate`, `predication`).
+pub fn parse_access(attributes: &[Attribute]) -> (Option<AccessDesc>, Vec<Diagnostic>) {
+    let mut desc = AccessDesc::default();
+    let mut any = false;
+    let mut diags = Vec::new();
+    for attr in attributes {
+        let name = attr.name.name.as_str();
+        let mode = match name {
+            "readonly" => AccessMode::ReadOnly,
+            "writeonly" => AccessMode::WriteOnly,
+            "readwrite" => AccessMode::ReadWrite,
+            "relaxed" => {
+                if !attr.args.is_empty() {
+                    diags.push(Diagnostic::error(attr.span, "`relaxed` takes no arguments"));
+                }
+                desc.relaxed = true;
+                any = true;
+                continue;
+            }
+            "before" | "after" => {
+                diags.push(Diagnostic::error(attr.name.span, format!("`{name}` is a reserved attribute name")));
+                continue;
+            }
+            _ => {
+                let mut diag = Diagnostic::error(attr.name.span, format!("unknown attribute `{name}`"));
+                if let Some(s) = suggest(name, PARAM_ATTRIBUTES.iter().copied()) {
+                    diag = diag.with_help(format!("did you mean `{s}`?"));
+                }
+                diags.push(diag);
+                continue;
+            }
+        };
+        let mut args = AccessArgs::NONE;
+        for arg in &attr.args {
+            let ExprKind::Name(ident) = &arg.kind else {
+                diags.push(Diagnostic::error(arg.span, "access attribute arguments must be names"));
+                continue;
+            };
+            match AccessArgs::from_name(&ident.name) {
+                Some(flag) => {
+                    if let Some(message) = mode_conflict(mode, flag) {
+                        diags.push(Diagnostic::error(ident.span, message));
+                    } else {
+                        args |= flag;
+                    }
+                }
+                None => diags.push(unknown_argument(&ident.name, ident.span)),
+            }
+        }
+        if mode == AccessMode::WriteOnly {
+            args |= AccessArgs::DISCARD_BEFORE;
+        }
+        desc.entries.push(AccessEntry { mode, args });
+        any = true;
+    }
+    (any.then_some(desc), diags)
+}
+
+/// Access arguments that only make sense on a `texture`.
+pub const TEXTURE_ONLY_ARGS: AccessArgs = AccessArgs(
+    AccessArgs::DEPTH.0
+        | AccessArgs::STENCIL.0
+        | AccessArgs::CUBEMAP.0
+        | AccessArgs::SHADINGRATE.0
+        | AccessArgs::PRESENT.0,
+);
+
+/// Access arguments that only make sense on a `buffer`.
+pub const BUFFER_ONLY_ARGS: AccessArgs = AccessArgs(
+    AccessArgs::RTAS.0
+        | AccessArgs::VB.0
+        | AccessArgs::IB.0
+        | AccessArgs::CB.0
+        | AccessArgs::INDIRECTARGS.0
+        | AccessArgs::PREDICATION.0
+        | AccessArgs::STREAMOUT.0,
+);
+
+/// Checks the arguments against the view kind the parameter holds: "`depth` is only valid on
+/// `texture` parameters" (also `stencil`, `cubemap`, `shadingrate`, `present`), "`rtas` is only valid
+/// on `buffer` parameters" (also `vb`, `ib`, `cb`, `indirectargs`, `predication`, `streamout`). One
+/// message per offending argument, in rpsl.h order. (`rendertarget` is allowed on buffers, as the
+/// corpus's `test_buffer_rtv` does.)
+pub fn view_kind_conflicts(desc: &AccessDesc, is_texture: bool) -> Vec<String> {
+    let (bad, kind) = if is_texture { (BUFFER_ONLY_ARGS, "buffer") } else { (TEXTURE_ONLY_ARGS, "texture") };
+    let found = AccessArgs(desc.args().0 & bad.0);
+    found.names().map(|name| format!("`{name}` is only valid on `{kind}` parameters")).collect()
+}
+
+/// The error message when `flag` is not allowed with `mode`, if it is not.
+pub fn mode_conflict(mode: AccessMode, flag: AccessArgs) -> Option<String> {
+    let write_only = [AccessArgs::RENDERTARGET, AccessArgs::STREAMOUT];
+    let read_only = [AccessArgs::PRESENT, AccessArgs::INDIRECTARGS, AccessArgs::SHADINGRATE, AccessArgs::PREDICATION];
+    let name = flag.names().next().unwrap_or("");
+    if mode == AccessMode::ReadOnly && write_only.contains(&flag) {
+        return Some(format!("`{name}` requires `writeonly` or `readwrite`"));
+    }
+    if mode != AccessMode::ReadOnly && read_only.contains(&flag) {
+        return Some(format!("`{name}` is only valid with `readonly`"));
+    }
+    None
+}
+
+fn unknown_argument(name: &str, span: Span) -> Diagnostic {
+    let diag = Diagnostic::error(span, format!("unknown access attribute argument `{name}`"));
+    match suggest(name, AccessArgs::ALL.iter().map(|(n, _)| *n)) {
+        Some(s) => diag.with_help(format!("did you mean `{s}`?")),
+        None => diag,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::ast::{Expr, Ident};
+    use crate::source::FileId;
+
+    pub(crate) fn span() -> Span {
+        Span::new(FileId(0), 0, 0)
+    }
+
+    /// An attribute `name(args)`; an arg starting with a digit becomes a non-name expression.
+    pub(crate) fn attr(name: &str, args: &[&str]) -> Attribute {
+        let ident = |n: &str| Ident { name: n.to_string(), span: span() };
+        let args = args
+            .iter()
+            .map(|a| {
+                let kind = if a.starts_with(|c: char| c.is_ascii_digit()) {
+                    ExprKind::Bool(true)
+                } else {
+                    ExprKind::Name(ident(a))
+                };
+                Expr { kind, span: span() }
+            })
+            .collect();
+        Attribute { name: ident(name), args, span: span() }
+    }
+
+    fn parse(attrs: &[Attribute]) -> (Option<String>, Vec<String>) {
+        let (desc, diags) = parse_access(attrs);
+        let msgs = diags
+            .iter()
+            .map(|d| match &d.help {
+                Some(h) => format!("{} ({h})", d.message),
+                None => d.message.clone(),
+            })
+            .collect();
+        (desc.map(|d| d.to_string()), msgs)
+    }
+
+    #[test]
+    fn parses_and_merges() {
+        assert_eq!(parse(&[]), (None, vec![]));
+        assert_eq!(parse(&[attr("readonly", &["ps", "cs"])]), (Some("[readonly(ps, cs)]".into()), vec![]));
+        assert_eq!(
+            parse(&[attr("writeonly", &["rendertarget"])]),
+            (Some("[writeonly(rendertarget, discard_before)]".into()), vec![])
+        );
+        assert_eq!(
+            parse(&[attr("relaxed", &[]), attr("readwrite", &["ps", "cs"])]),
+            (Some("[relaxed][readwrite(ps, cs)]".into()), vec![])
+        );
+        let (desc, diags) = parse_access(&[attr("readwrite", &["depth"]), attr("writeonly", &["stencil"])]);
+        assert!(diags.is_empty());
+        let desc = desc.unwrap();
+        assert_eq!(desc.mode(), Some(AccessMode::ReadWrite));
+        assert_eq!(desc.plane_mode(AccessArgs::DEPTH), Some(AccessMode::ReadWrite));
+        assert_eq!(desc.plane_mode(AccessArgs::STENCIL), Some(AccessMode::WriteOnly));
+        assert!(!desc.discard_before(AccessArgs::DEPTH));
+        assert!(desc.discard_before(AccessArgs::STENCIL));
+        assert!(!desc.discard_before(AccessArgs::NONE));
+        assert_eq!(desc.args(), AccessArgs::DEPTH | AccessArgs::STENCIL | AccessArgs::DISCARD_BEFORE);
+        let (desc, _) = parse_access(&[attr("readonly", &["depth", "stencil"])]);
+        assert_eq!(desc.unwrap().plane_mode(AccessArgs::STENCIL), Some(AccessMode::ReadOnly));
+        let (desc, _) = parse_access(&[attr("relaxed", &[])]);
+        assert_eq!(desc.unwrap().mode(), None);
+        let (desc, _) = parse_access(&[attr("writeonly", &["cs"])]);
+        assert!(desc.unwrap().discard_before(AccessArgs::NONE));
+        assert_eq!(AccessArgs::ALL.len(), 28);
+    }
+
+    #[test]
+    fn view_kinds() {
+        let (desc, _) = parse_access(&[attr("readonly", &["ps", "cubemap", "cb"])]);
+        let desc = desc.unwrap();
+        assert_eq!(view_kind_conflicts(&desc, true), ["`cb` is only valid on `buffer` parameters"]);
+        assert_eq!(view_kind_conflicts(&desc, false), ["`cubemap` is only valid on `texture` parameters"]);
+        let (desc, _) = parse_access(&[attr("readwrite", &["rendertarget"])]);
+        assert!(view_kind_conflicts(&desc.unwrap(), false).is_empty());
+        let (desc, _) = parse_access(&[attr("readwrite", &["depth"]), attr("writeonly", &["stencil"])]);
+        assert_eq!(
+            view_kind_conflicts(&desc.unwrap(), false),
+            ["`depth` is only valid on `texture` parameters", "`stencil` is only valid on `texture` parameters"]
+        );
+    }
+
+    #[test]
+    fn shorthands() {
+        let (desc, diags) = parse_param_access(&[attr("relaxed", &[])], Some("uav"));
+        assert!(diags.is_empty());
+        assert_eq!(desc.unwrap().to_string(), "[relaxed][readwrite(ps, cs)]");
+        let (desc, _) = parse_param_access(&[], Some("discard_rtv"));
+        assert_eq!(desc.unwrap().to_string(), "[writeonly(rendertarget, discard_before)]");
+        let (desc, _) = parse_param_access(&[], Some("texture"));
+        assert_eq!(desc, None);
+        assert_eq!(shorthand("srv_buf").unwrap().view_type(), crate::types::Type::Buffer);
+        assert_eq!(shorthand("dsv").unwrap().entry().args, AccessArgs::DEPTH | AccessArgs::STENCIL);
+        // The table matches the prelude's macros.
+        for s in &SHORTHANDS {
+            let args: Vec<&str> = s.args.names().collect();
+            let view = if s.is_texture { "texture" } else { "buffer" };
+            let define = format!("[{}({})] {view}", s.mode.as_str(), args.join(", "));
+            let typedef = format!("typedef {view:<7} {};", s.name);
+            assert!(
+                crate::builtins::PRELUDE.lines().any(|l| l.trim() == typedef.trim()),
+                "the prelude declares `{typedef}` (for `{define}`)"
+            );
+        }
+    }
+
+    #[test]
+    fn validation_messages() {
+        let msgs = |attrs: &[Attribute]| parse(attrs).1;
+        assert_eq!(
+            msgs(&[attr("readonly", &["rendertarget"])]),
+            ["`rendertarget` requires `writeonly` or `readwrite`"]
+        );
+        assert_eq!(msgs(&[attr("readonly", &["streamout"])]), ["`streamout` requires `writeonly` or `readwrite`"]);
+        assert_eq!(msgs(&[attr("readwrite", &["present"])]), ["`present` is only valid with `readonly`"]);
+        assert_eq!(msgs(&[attr("writeonly", &["indirectargs"])]), ["`indirectargs` is only valid with `readonly`"]);
+        assert_eq!(msgs(&[attr("readwrite", &["shadingrate"])]), ["`shadingrate` is only valid with `readonly`"]);
+        assert_eq!(msgs(&[attr("writeonly", &["predication"])]), ["`predication` is only valid with `readonly`"]);
+        assert!(msgs(&[attr("readonly", &["present", "indirectargs", "predication", "shadingrate"])]).is_empty());
+        assert!(msgs(&[attr("writeonly", &["rendertarget", "streamout"])]).is_empty());
+        assert_eq!(
+            msgs(&[attr("readonly", &["pss"])]),
+            ["unknown access attribute argument `pss` (did you mean `ps`?)"]
+        );
+        assert_eq!(
+            msgs(&[attr("readwrite", &["rendertraget"])]),
+            ["unknown access attribute argument `rendertraget` (did you mean `rendertarget`?)"]
+        );
+        assert_eq!(msgs(&[attr("readonly", &["zzzzzz"])]), ["unknown access attribute argument `zzzzzz`"]);
+        assert_eq!(msgs(&[attr("readonly", &["1"])]), ["access attribute arguments must be names"]);
+        assert_eq!(msgs(&[attr("readonyl", &["ps"])]), ["unknown attribute `readonyl` (did you mean `readonly`?)"]);
+        assert_eq!(msgs(&[attr("before", &[])]), ["`before` is a reserved attribute name"]);
+        assert_eq!(msgs(&[attr("relaxed", &["ps"])]), ["`relaxed` takes no arguments"]);
+    }
+}

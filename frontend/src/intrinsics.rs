@@ -1,0 +1,541 @@
+//! The HLSL intrinsics RPSL scripts can call on the CPU: their ids, generic signatures, and the
+//! resolution of a call's argument types to concrete parameter types and a result type.
+//!
+//! Resolution ([`resolve_intrinsic`]) works like DXC's generic intrinsic templates:
+//! * the argument count must match exactly;
+//! * component-wise intrinsics take one shape for all arguments: scalars splat to the widest
+//!   vector/matrix, vectors of different sizes truncate to the smallest (with the "implicit truncation
+//!   of vector type" warning), a vector and a matrix do not mix;
+//! * the component kind is the common kind of all arguments (as for binary operators), then fitted to
+//!   the intrinsic's class: float-only intrinsics turn integers and `bool` into `float` (`half` and
+//!   `double` stay), numeric intrinsics turn `bool` into `int`, integer intrinsics reject floats;
+//!   literal kinds become `int` / `float`;
+//! * the result follows the intrinsic (see [`Intrinsic`] variants' docs).
+//!
+//! Sema then converts each argument to the returned parameter type.
+
+use std::fmt;
+
+use crate::types::{common_kind, ConversionWarning, ScalarKind, Type, TypeTable};
+
+macro_rules! intrinsics {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal, $arity:literal, $class:ident;)*) => {
+        /// An HLSL intrinsic; the VM matches on it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Intrinsic {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Intrinsic {
+            /// Every intrinsic, in declaration order.
+            pub const ALL: &'static [Intrinsic] = &[$(Intrinsic::$variant,)*];
+
+            /// The HLSL name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Intrinsic::$variant => $name,)*
+                }
+            }
+
+            /// The intrinsic with this HLSL name.
+            pub fn from_name(name: &str) -> Option<Intrinsic> {
+                match name {
+                    $($name => Some(Intrinsic::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// The number of arguments it takes.
+            pub fn arity(self) -> usize {
+                match self {
+                    $(Intrinsic::$variant => $arity,)*
+                }
+            }
+
+            fn class(self) -> Class {
+                match self {
+                    $(Intrinsic::$variant => Class::$class,)*
+                }
+            }
+        }
+    };
+}
+
+intrinsics! {
+    /// `abs(x)`: numeric, component-wise, same type.
+    Abs = "abs", 1, Numeric;
+    /// `sign(x)`: numeric; the result is `int` of the same shape.
+    Sign = "sign", 1, Numeric;
+    /// `min(a, b)`: numeric, component-wise.
+    Min = "min", 2, Numeric;
+    /// `max(a, b)`: numeric, component-wise.
+    Max = "max", 2, Numeric;
+    /// `clamp(x, lo, hi)`: numeric, component-wise.
+    Clamp = "clamp", 3, Numeric;
+    /// `saturate(x)`: float, clamps to [0, 1].
+    Saturate = "saturate", 1, Float;
+    /// `floor(x)`.
+    Floor = "floor", 1, Float;
+    /// `ceil(x)`.
+    Ceil = "ceil", 1, Float;
+    /// `round(x)`: to nearest, halves to even (as DXIL `round_ne`).
+    Round = "round", 1, Float;
+    /// `trunc(x)`.
+    Trunc = "trunc", 1, Float;
+    /// `frac(x)`: `x - floor(x)`.
+    Frac = "frac", 1, Float;
+    /// `fmod(a, b)`: remainder with the sign of `a`.
+    Fmod = "fmod", 2, Float;
+    /// `sqrt(x)`.
+    Sqrt = "sqrt", 1, Float;
+    /// `rsqrt(x)`: `1 / sqrt(x)`.
+    Rsqrt = "rsqrt", 1, Float;
+    /// `rcp(x)`: `1 / x`.
+    Rcp = "rcp", 1, Float;
+    /// `pow(a, b)`.
+    Pow = "pow", 2, Float;
+    /// `exp(x)`.
+    Exp = "exp", 1, Float;
+    /// `exp2(x)`.
+    Exp2 = "exp2", 1, Float;
+    /// `log(x)`.
+    Log = "log", 1, Float;
+    /// `log2(x)`.
+    Log2 = "log2", 1, Float;
+    /// `sin(x)`.
+    Sin = "sin", 1, Float;
+    /// `cos(x)`.
+    Cos = "cos", 1, Float;
+    /// `tan(x)`.
+    Tan = "tan", 1, Float;
+    /// `asin(x)`.
+    Asin = "asin", 1, Float;
+    /// `acos(x)`.
+    Acos = "acos", 1, Float;
+    /// `atan(x)`.
+    Atan = "atan", 1, Float;
+    /// `atan2(y, x)`.
+    Atan2 = "atan2", 2, Float;
+    /// `sinh(x)`.
+    Sinh = "sinh", 1, Float;
+    /// `cosh(x)`.
+    Cosh = "cosh", 1, Float;
+    /// `tanh(x)`.
+    Tanh = "tanh", 1, Float;
+    /// `lerp(a, b, t)`: `a + (b - a) * t`.
+    Lerp = "lerp", 3, Float;
+    /// `mad(a, b, c)`: `a * b + c`, numeric (integer `mad` stays integer).
+    Mad = "mad", 3, Numeric;
+    /// `step(edge, x)`: `x >= edge ? 1 : 0`.
+    Step = "step", 2, Float;
+    /// `smoothstep(lo, hi, x)`.
+    Smoothstep = "smoothstep", 3, Float;
+    /// `dot(a, b)`: numeric scalars or vectors of one size; the result is the scalar kind.
+    Dot = "dot", 2, DotLike;
+    /// `cross(a, b)`: `float3` only.
+    Cross = "cross", 2, Cross;
+    /// `length(v)`: float scalar or vector; the result is the float scalar.
+    Length = "length", 1, LengthLike;
+    /// `distance(a, b)`: float scalars or vectors; the result is the float scalar.
+    Distance = "distance", 2, LengthLike;
+    /// `normalize(v)`: float vector, same type.
+    Normalize = "normalize", 1, Float;
+    /// `all(x)`: any numeric (bool included); the result is `bool`.
+    All = "all", 1, Reduce;
+    /// `any(x)`: any numeric (bool included); the result is `bool`.
+    Any = "any", 1, Reduce;
+    /// `countbits(x)`: integers; the result is `uint` of the same shape.
+    Countbits = "countbits", 1, BitQuery;
+    /// `firstbithigh(x)`: integers; the result is `uint` of the same shape. For signed input it finds
+    /// the first bit that differs from the sign bit (as DXIL `FirstbitSHi`); `0xffffffff` if none.
+    Firstbithigh = "firstbithigh", 1, BitQuery;
+    /// `firstbitlow(x)`: integers; the result is `uint` of the same shape (`0xffffffff` for 0).
+    Firstbitlow = "firstbitlow", 1, BitQuery;
+    /// `reversebits(x)`: `uint` (other integers convert), same shape.
+    Reversebits = "reversebits", 1, Reversebits;
+    /// `asint(x)`: the bits of a 32-bit `float`/`uint`/`int` as `int` of the same shape.
+    Asint = "asint", 1, BitCast;
+    /// `asuint(x)`: the bits of a 32-bit value as `uint` of the same shape.
+    Asuint = "asuint", 1, BitCast;
+    /// `asfloat(x)`: the bits of a 32-bit value as `float` of the same shape.
+    Asfloat = "asfloat", 1, BitCast;
+    /// `isnan(x)`: float; the result is `bool` of the same shape.
+    Isnan = "isnan", 1, FloatTest;
+    /// `isinf(x)`: float; the result is `bool` of the same shape.
+    Isinf = "isinf", 1, FloatTest;
+    /// `isfinite(x)`: float; the result is `bool` of the same shape.
+    Isfinite = "isfinite", 1, FloatTest;
+}
+
+/// Signature families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Numeric,
+    Float,
+    DotLike,
+    Cross,
+    LengthLike,
+    Reduce,
+    BitQuery,
+    Reversebits,
+    BitCast,
+    FloatTest,
+}
+
+impl fmt::Display for Intrinsic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A resolved intrinsic call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IntrinsicCall {
+    /// Which intrinsic.
+    pub intrinsic: Intrinsic,
+    /// The type each argument converts to.
+    pub params: Vec<Type>,
+    /// The result type.
+    pub result: Type,
+    /// A warning to report at the call (argument vector truncation).
+    pub warning: Option<ConversionWarning>,
+}
+
+/// Why an intrinsic call does not type-check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IntrinsicError {
+    /// Wrong number of arguments.
+    ArgCount {
+        /// The intrinsic.
+        intrinsic: Intrinsic,
+        /// Arguments given.
+        given: usize,
+    },
+    /// An argument of a kind the intrinsic does not take; `expected` is "a numeric", "an integer",
+    /// "a scalar or vector", "a 32-bit" or "a `float3`".
+    Argument {
+        /// The intrinsic.
+        intrinsic: Intrinsic,
+        /// What it expects, as an article and adjective.
+        expected: &'static str,
+        /// The offending argument type.
+        found: Type,
+    },
+    /// Argument shapes that do not combine (a vector with a matrix).
+    Shapes {
+        /// The intrinsic.
+        intrinsic: Intrinsic,
+        /// One shape.
+        first: Type,
+        /// The other.
+        second: Type,
+    },
+}
+
+impl IntrinsicError {
+    /// The message, with struct names from `table`:
+    /// * "`clamp` takes 3 arguments, 2 given"
+    /// * "`countbits` expects an integer argument, found `float`"
+    /// * "`min` cannot combine arguments of type `float4x4` and `float3`"
+    pub fn message(&self, table: &TypeTable) -> String {
+        match self {
+            IntrinsicError::ArgCount { intrinsic, given } => {
+                let n = intrinsic.arity();
+                let plural = if n == 1 { "" } else { "s" };
+                format!("`{intrinsic}` takes {n} argument{plural}, {given} given")
+            }
+            IntrinsicError::Argument { intrinsic, expected, found } => {
+                format!("`{intrinsic}` expects {expected} argument, found `{}`", found.display(table))
+            }
+            IntrinsicError::Shapes { intrinsic, first, second } => format!(
+                "`{intrinsic}` cannot combine arguments of type `{}` and `{}`",
+                first.display(table),
+                second.display(table)
+            ),
+        }
+    }
+}
+
+/// Resolves a call of `name` if it names an intrinsic: `None` when it does not.
+pub fn resolve_intrinsic_by_name(name: &str, args: &[Type]) -> Option<Result<IntrinsicCall, IntrinsicError>> {
+    Intrinsic::from_name(name).map(|i| resolve_intrinsic(i, args))
+}
+
+/// Resolves a call of `intrinsic` with arguments of these types.
+///
+/// ```
+/// use rpsl_frontend::intrinsics::{resolve_intrinsic, Intrinsic};
+/// use rpsl_frontend::types::Type;
+/// let call = resolve_intrinsic(Intrinsic::Min, &[Type::FLOAT, Type::LITERAL_INT]).unwrap();
+/// assert_eq!(call.params, [Type::FLOAT, Type::FLOAT]);
+/// assert_eq!(call.result, Type::FLOAT);
+/// ```
+pub fn resolve_intrinsic(intrinsic: Intrinsic, args: &[Type]) -> Result<IntrinsicCall, IntrinsicError> {
+    if args.len() != intrinsic.arity() {
+        return Err(IntrinsicError::ArgCount { intrinsic, given: args.len() });
+    }
+    let class = intrinsic.class();
+    let arg_error =
+        |expected: &'static str, found: &Type| IntrinsicError::Argument { intrinsic, expected, found: found.clone() };
+    if args.contains(&Type::Error) {
+        return Ok(IntrinsicCall { intrinsic, params: args.to_vec(), result: Type::Error, warning: None });
+    }
+    for arg in args {
+        if !arg.is_numeric() {
+            return Err(arg_error("a numeric", arg));
+        }
+    }
+    // One shape for all arguments.
+    let (shape, warning) = common_shape(intrinsic, args)?;
+    let kind = args.iter().filter_map(Type::component_kind).reduce(common_kind).unwrap_or(ScalarKind::Int);
+    let float_kind = |k: ScalarKind| if k.is_float() { k.concrete() } else { ScalarKind::Float };
+    let numeric_kind = |k: ScalarKind| if k == ScalarKind::Bool { ScalarKind::Int } else { k.concrete() };
+    let same = |k: ScalarKind| shape.with_kind(k);
+    let call =
+        |param: Type, result: Type| IntrinsicCall { intrinsic, params: vec![param; args.len()], result, warning };
+    Ok(match class {
+        Class::Numeric => {
+            let k = numeric_kind(kind);
+            let result_kind = if intrinsic == Intrinsic::Sign { ScalarKind::Int } else { k };
+            call(same(k), same(result_kind))
+        }
+        Class::Float => {
+            let k = float_kind(kind);
+            call(same(k), same(k))
+        }
+        Class::DotLike => {
+            if let Some(matrix) = args.iter().find(|a| matches!(a, Type::Matrix(..))) {
+                return Err(arg_error("a scalar or vector", matrix));
+            }
+            let k = numeric_kind(kind);
+            call(same(k), Type::Scalar(k))
+        }
+        Class::LengthLike => {
+            if let Some(matrix) = args.iter().find(|a| matches!(a, Type::Matrix(..))) {
+                return Err(arg_error("a scalar or vector", matrix));
+            }
+            let k = float_kind(kind);
+            call(same(k), Type::Scalar(k))
+        }
+        Class::Cross => {
+            for arg in args {
+                let ok = matches!(arg, Type::Vector(_, n) if *n >= 3);
+                if !ok {
+                    return Err(arg_error("a `float3`", arg));
+                }
+            }
+            let f3 = Type::Vector(ScalarKind::Float, 3);
+            let truncates = args.iter().any(|a| matches!(a, Type::Vector(_, 4)));
+            IntrinsicCall {
+                intrinsic,
+                params: vec![f3.clone(); 2],
+                result: f3,
+                warning: truncates.then_some(ConversionWarning::ImplicitTruncation),
+            }
+        }
+        Class::Reduce => {
+            let k = kind.concrete();
+            call(same(k), Type::BOOL)
+        }
+        Class::BitQuery | Class::Reversebits => {
+            if kind.is_float() || kind == ScalarKind::Bool {
+                let culprit = args.iter().find(|a| !a.component_kind().is_some_and(ScalarKind::is_integer));
+                return Err(arg_error("an integer", culprit.unwrap_or(&args[0])));
+            }
+            let k = if class == Class::Reversebits { ScalarKind::Uint } else { kind.concrete() };
+            call(same(k), same(ScalarKind::Uint))
+        }
+        Class::BitCast => {
+            let k = match kind {
+                ScalarKind::LiteralInt => ScalarKind::Uint,
+                ScalarKind::LiteralFloat => ScalarKind::Float,
+                k @ (ScalarKind::Int | ScalarKind::Uint | ScalarKind::Float | ScalarKind::Half) => k,
+                _ => return Err(arg_error("a 32-bit", &args[0])),
+            };
+            let result = match intrinsic {
+                Intrinsic::Asint => ScalarKind::Int,
+                Intrinsic::Asuint => ScalarKind::Uint,
+                _ => ScalarKind::Float,
+            };
+            call(same(k), same(result))
+        }
+        Class::FloatTest => {
+            let k = float_kind(kind);
+            call(same(k), same(ScalarKind::Bool))
+        }
+    })
+}
+
+/// The shape all arguments take (as a type whose kind is irrelevant), and the truncation warning.
+fn common_shape(intrinsic: Intrinsic, args: &[Type]) -> Result<(Type, Option<ConversionWarning>), IntrinsicError> {
+    let mut shape = Type::Scalar(ScalarKind::Int);
+    let mut warning = None;
+    let mut first_shaped: Option<&Type> = None;
+    for arg in args {
+        let this = arg.with_kind(ScalarKind::Int);
+        let merged = match (&shape, &this) {
+            (_, Type::Scalar(_)) | (_, Type::Vector(_, 1)) => shape.clone(),
+            (Type::Scalar(_), _) => this.clone(),
+            (Type::Vector(k, n), Type::Vector(_, m)) => {
+                if n != m {
+                    warning = Some(ConversionWarning::ImplicitTruncation);
+                }
+                Type::Vector(*k, (*n).min(*m))
+            }
+            (Type::Matrix(k, r, c), Type::Matrix(_, r2, c2)) => {
+                if (r, c) != (r2, c2) {
+                    warning = Some(ConversionWarning::ImplicitTruncation);
+                }
+                Type::Matrix(*k, (*r).min(*r2), (*c).min(*c2))
+            }
+            _ => {
+                return Err(IntrinsicError::Shapes {
+                    intrinsic,
+                    first: first_shaped.cloned().unwrap_or_else(|| shape.clone()),
+                    second: arg.clone(),
+                })
+            }
+        };
+        if !matches!(this, Type::Scalar(_)) && first_shaped.is_none() {
+            first_shaped = Some(arg);
+        }
+        shape = merged;
+    }
+    // A lone 1-component vector keeps its shape.
+    if matches!(shape, Type::Scalar(_)) {
+        if let Some(v1) = args.iter().find(|a| matches!(a, Type::Vector(_, 1))) {
+            shape = v1.with_kind(ScalarKind::Int);
+        }
+    }
+    Ok((shape, warning))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::parse_builtin_type_name;
+
+    fn ty(name: &str) -> Type {
+        match name {
+            "lit" => Type::LITERAL_INT,
+            "litf" => Type::LITERAL_FLOAT,
+            _ => parse_builtin_type_name(name).unwrap(),
+        }
+    }
+
+    /// Resolves `name(args)` and shows `(params) -> result` or the error message.
+    fn check(name: &str, args: &[&str]) -> String {
+        let args: Vec<Type> = args.iter().map(|a| ty(a)).collect();
+        match resolve_intrinsic_by_name(name, &args).expect("an intrinsic") {
+            Ok(call) => {
+                let params: Vec<String> = call.params.iter().map(Type::to_string).collect();
+                let warn = if call.warning.is_some() { " (truncation)" } else { "" };
+                format!("({}) -> {}{warn}", params.join(", "), call.result)
+            }
+            Err(e) => e.message(&TypeTable::new()),
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        assert_eq!(Intrinsic::ALL.len(), 51);
+        for &i in Intrinsic::ALL {
+            assert_eq!(Intrinsic::from_name(i.name()), Some(i));
+        }
+        assert_eq!(Intrinsic::from_name("create_tex2d"), None);
+        assert!(resolve_intrinsic_by_name("foo", &[]).is_none());
+    }
+
+    #[test]
+    fn corpus_hlsl_intrinsics_test() {
+        // Every intrinsic use of tests_console_test_hlsl_intrinsics.rpsl
+        // (i1: int, u1: uint, u3.x: uint, f4.x: float, f1: float).
+        assert_eq!(check("abs", &["int"]), "(int) -> int");
+        assert_eq!(check("asuint", &["float"]), "(float) -> uint");
+        assert_eq!(check("mad", &["uint", "uint", "uint"]), "(uint, uint, uint) -> uint");
+        assert_eq!(check("countbits", &["uint"]), "(uint) -> uint");
+        assert_eq!(check("firstbithigh", &["uint"]), "(uint) -> uint");
+        assert_eq!(check("firstbithigh", &["int"]), "(int) -> uint");
+        assert_eq!(check("atan2", &["float", "float"]), "(float, float) -> float");
+        assert_eq!(check("asfloat", &["uint"]), "(uint) -> float");
+        assert_eq!(check("all", &["bool4"]), "(bool4) -> bool");
+        assert_eq!(check("any", &["bool3"]), "(bool3) -> bool");
+        assert_eq!(check("max", &["float", "float"]), "(float, float) -> float");
+        assert_eq!(check("lerp", &["float", "float", "float"]), "(float, float, float) -> float");
+        for f in ["floor", "ceil", "round", "trunc", "cos", "saturate"] {
+            assert_eq!(check(f, &["float"]), "(float) -> float", "{f}");
+        }
+        for f in ["isinf", "isnan", "isfinite"] {
+            assert_eq!(check(f, &["float"]), "(float) -> bool", "{f}");
+        }
+        assert_eq!(check("mad", &["float", "float", "float"]), "(float, float, float) -> float");
+        assert_eq!(check("rsqrt", &["float"]), "(float) -> float");
+        assert_eq!(check("abs", &["float"]), "(float) -> float");
+        assert_eq!(check("min", &["float", "lit"]), "(float, float) -> float");
+        assert_eq!(check("exp", &["float"]), "(float) -> float");
+    }
+
+    #[test]
+    fn generic_signatures() {
+        assert_eq!(check("abs", &["float3"]), "(float3) -> float3");
+        assert_eq!(check("abs", &["bool"]), "(int) -> int");
+        assert_eq!(check("abs", &["lit"]), "(int) -> int");
+        assert_eq!(check("sign", &["float2"]), "(float2) -> int2");
+        assert_eq!(check("min", &["int", "uint"]), "(uint, uint) -> uint");
+        assert_eq!(check("min", &["float4", "lit"]), "(float4, float4) -> float4");
+        assert_eq!(check("max", &["float4", "float3"]), "(float3, float3) -> float3 (truncation)");
+        assert_eq!(check("clamp", &["int", "lit", "lit"]), "(int, int, int) -> int");
+        assert_eq!(check("clamp", &["float4x4", "litf", "litf"]), "(float4x4, float4x4, float4x4) -> float4x4");
+        assert_eq!(check("sqrt", &["int"]), "(float) -> float");
+        assert_eq!(check("sqrt", &["uint2"]), "(float2) -> float2");
+        assert_eq!(check("sqrt", &["double"]), "(double) -> double");
+        assert_eq!(check("sqrt", &["half"]), "(half) -> half");
+        assert_eq!(check("pow", &["litf", "lit"]), "(float, float) -> float");
+        assert_eq!(check("fmod", &["float", "int"]), "(float, float) -> float");
+        assert_eq!(check("dot", &["float3", "float3"]), "(float3, float3) -> float");
+        assert_eq!(check("dot", &["int2", "int2"]), "(int2, int2) -> int");
+        assert_eq!(check("dot", &["float", "float"]), "(float, float) -> float");
+        assert_eq!(check("length", &["float3"]), "(float3) -> float");
+        assert_eq!(check("length", &["int2"]), "(float2) -> float");
+        assert_eq!(check("distance", &["float2", "float2"]), "(float2, float2) -> float");
+        assert_eq!(check("normalize", &["float3"]), "(float3) -> float3");
+        assert_eq!(check("cross", &["float3", "float3"]), "(float3, float3) -> float3");
+        assert_eq!(check("cross", &["float4", "float3"]), "(float3, float3) -> float3 (truncation)");
+        assert_eq!(check("step", &["float", "float4"]), "(float4, float4) -> float4");
+        assert_eq!(check("smoothstep", &["litf", "litf", "float2"]), "(float2, float2, float2) -> float2");
+        assert_eq!(check("all", &["float4"]), "(float4) -> bool");
+        assert_eq!(check("any", &["lit"]), "(int) -> bool");
+        assert_eq!(check("countbits", &["uint64_t"]), "(uint64_t) -> uint");
+        assert_eq!(check("countbits", &["int3"]), "(int3) -> uint3");
+        assert_eq!(check("reversebits", &["int"]), "(uint) -> uint");
+        assert_eq!(check("firstbitlow", &["uint2"]), "(uint2) -> uint2");
+        assert_eq!(check("asuint", &["float2"]), "(float2) -> uint2");
+        assert_eq!(check("asint", &["uint"]), "(uint) -> int");
+        assert_eq!(check("asfloat", &["lit"]), "(uint) -> float");
+        assert_eq!(check("asfloat", &["int4"]), "(int4) -> float4");
+        assert_eq!(check("isnan", &["float3"]), "(float3) -> bool3");
+        assert_eq!(check("isinf", &["lit"]), "(float) -> bool");
+        assert_eq!(check("frac", &["float1"]), "(float1) -> float1");
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(check("clamp", &["float", "float"]), "`clamp` takes 3 arguments, 2 given");
+        assert_eq!(check("abs", &[]), "`abs` takes 1 argument, 0 given");
+        assert_eq!(check("countbits", &["float"]), "`countbits` expects an integer argument, found `float`");
+        assert_eq!(check("firstbithigh", &["bool"]), "`firstbithigh` expects an integer argument, found `bool`");
+        assert_eq!(check("abs", &["texture"]), "`abs` expects a numeric argument, found `texture`");
+        assert_eq!(
+            check("min", &["float4x4", "float3"]),
+            "`min` cannot combine arguments of type `float4x4` and `float3`"
+        );
+        assert_eq!(
+            check("dot", &["float4x4", "float4x4"]),
+            "`dot` expects a scalar or vector argument, found `float4x4`"
+        );
+        assert_eq!(check("cross", &["float2", "float3"]), "`cross` expects a `float3` argument, found `float2`");
+        assert_eq!(check("asuint", &["double"]), "`asuint` expects a 32-bit argument, found `double`");
+        let call = resolve_intrinsic(Intrinsic::Sqrt, &[Type::Error]).unwrap();
+        assert_eq!(call.result, Type::Error);
+    }
+}
