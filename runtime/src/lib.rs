@@ -1,1 +1,55 @@
-//! The render graph of rpsl: graph builder and frame compiler.
+//! The render graph of rpsl: the data model, the [`GraphBuilder`] the VM records each frame
+//! through, the JSON graph dump and the frame compiler.
+//!
+//! **Architecture Invariant**: this crate knows nothing of the frontend, the VM or Vulkan. It
+//! expresses barriers in Vulkan terms with its own plain enums and bit sets holding Vulkan's
+//! numeric values, and reaches a GPU only through a backend trait.
+
+#![deny(missing_docs)]
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops over parallel per-node and per-access arrays read clearer"
+)]
+
+mod builder;
+mod builtins;
+pub mod compile;
+mod decl;
+mod dump;
+mod format;
+mod graph;
+mod ids;
+mod json;
+mod resource;
+pub mod shapes;
+mod view;
+pub mod vk;
+
+pub use builder::{external_key, mix_key, ArgsWriter, BuildError, GraphBuilder};
+pub use builtins::builtin_declarations;
+pub use compile::deps::{DepGraph, EdgeKind};
+pub use compile::{
+    Barrier, BarrierBatch, ColorAttachment, CompileError, CompileOptions, CompiledFrame,
+    DepthStencilAttachment, DiscardFlags, FrameCompiler, LoadOp, MemoryStats, Placement, QueueWait,
+    RenderPass, SchedulePreference, ScissorRect, StoreOp, Viewport,
+};
+pub use decl::{
+    AccessDesc, AccessFlags, AccessMode, NodeDeclDesc, ParamDesc, QueueClass, ScalarType,
+    SemanticKind, StructField, StructType, ValueType, ViewKind, ViewSlot,
+};
+pub use dump::{dump_frame_json, DumpWriter};
+pub use format::{Format, FormatInfo};
+pub use graph::{
+    AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
+};
+pub use ids::{DeclId, NodeId, ResourceId, StorageSlot};
+pub use json::JsonWriter;
+pub use resource::{
+    ResourceDesc, ResourceError, ResourceFlags, ResourceKind, RpslResourceDesc,
+    ALLOCATION_ALIGNMENT, MAX_ARRAY_LAYERS, MAX_BUFFER_BYTES, MAX_TEMPORAL_LAYERS,
+    MAX_TEXTURE_DIMENSION_2D, MAX_TEXTURE_DIMENSION_3D,
+};
+pub use view::{
+    BufferView, PlaneMask, SubresourceBox, TextureRange, TextureView, ViewRangeError,
+    IDENTITY_COMPONENT_MAPPING, NULL_RESOURCE, REMAINING, VIEW_BYTES,
+};

@@ -1,0 +1,649 @@
+//! [`GraphBuilder`]: records one frame's resources, node calls and scheduling markers. The VM
+//! calls it every frame; it keeps its allocations and the cross-frame storage of persistent,
+//! temporal and external resources.
+//!
+//! # Use
+//! ```
+//! use rpsl_runtime::*;
+//! let mut builder = GraphBuilder::new();
+//! let draw = builder.declare_node(NodeDeclDesc::new("draw", QueueClass::Graphics, vec![
+//!     ParamDesc::new("id", ValueType::Scalar(ScalarType::U32)),
+//!     ParamDesc::new("rt", ValueType::Texture)
+//!         .with_access(AccessDesc::readwrite(AccessFlags::RENDER_TARGET))
+//!         .with_semantic(SemanticKind::Target, 0),
+//! ]));
+//! builder.begin_frame(0);
+//! let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+//! let backbuffer = builder.import_external("backbuffer", desc).unwrap();
+//! let view = builder.default_texture_view(backbuffer).unwrap();
+//! let mut args = ArgsWriter::new(builder.decl(draw).unwrap());
+//! args.write_u32(0, 0).write_texture(1, &view);
+//! builder.call_node(draw, args.bytes(), CallFlags::default(), 1).unwrap();
+//! let graph = builder.finish().unwrap();
+//! assert_eq!(graph.nodes.len(), 1);
+//! assert_eq!(graph.accesses[0].resource, backbuffer);
+//! ```
+//!
+//! # Identity across frames
+//! Every `create_resource` gets an identity key from the VM (call site and loop counters hashed to
+//! a `u64`). For resources whose data must survive (`PERSISTENT` or temporal) and for external
+//! ones, the builder maps the key to a [`StorageSlot`]: the same key with the same description in
+//! the next frame gets the same slot and `frames_alive` one higher; a changed description or a
+//! frame without the key starts a new slot with `frames_alive` 0. A key used twice in one frame
+//! gets a deterministic second identity (the key mixed with its occurrence count).
+
+use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
+use crate::format::Format;
+use crate::graph::{
+    AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
+};
+use crate::ids::{DeclId, NodeId, ResourceId, StorageSlot};
+use crate::resource::{ResourceDesc, ResourceError};
+use crate::view::{BufferView, TextureView, ViewRangeError, VIEW_BYTES};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// Why a builder call failed. The VM turns these into located runtime faults.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum BuildError {
+    /// A builder call outside `begin_frame` .. `finish`.
+    NotRecording,
+    /// The resource description is invalid.
+    InvalidResource(ResourceError),
+    /// No declaration with this id.
+    UnknownDecl(DeclId),
+    /// The argument block is shorter than the declaration's layout.
+    ArgumentsTooShort {
+        /// The node.
+        node: String,
+        /// Bytes expected.
+        expected: u32,
+        /// Bytes passed.
+        actual: usize,
+    },
+    /// A view refers to a resource that does not exist this frame.
+    UnknownResource {
+        /// Flattened parameter name (`srcs[3]`).
+        param: String,
+        /// The id found in the view.
+        resource: u32,
+    },
+    /// A view does not fit its resource.
+    ViewOutOfRange {
+        /// Flattened parameter name.
+        param: String,
+        /// What is wrong.
+        reason: ViewRangeError,
+    },
+    /// A node handle argument or dependency names a node that was not called before.
+    UnknownNode(u32),
+    /// `end_subgraph` without `begin_subgraph`, or `finish` with subgraphs open.
+    UnbalancedSubgraph,
+    /// No resource with this id (`describe`, `set_resource_name`).
+    NoSuchResource(u32),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::NotRecording => write!(f, "the graph builder is not recording a frame"),
+            BuildError::InvalidResource(err) => write!(f, "invalid resource: {err}"),
+            BuildError::UnknownDecl(decl) => write!(f, "unknown node declaration {decl}"),
+            BuildError::ArgumentsTooShort {
+                node,
+                expected,
+                actual,
+            } => {
+                write!(
+                    f,
+                    "argument block of node `{node}` has {actual} bytes, expected {expected}"
+                )
+            }
+            BuildError::UnknownResource { param, resource } => {
+                write!(
+                    f,
+                    "argument `{param}` refers to resource {resource}, which does not exist"
+                )
+            }
+            BuildError::ViewOutOfRange { param, reason } => {
+                let what = match reason {
+                    ViewRangeError::Mips => "mip range exceeds the resource's mip levels",
+                    ViewRangeError::Layers => "array range exceeds the resource's array layers",
+                    ViewRangeError::Bytes => "byte range exceeds the buffer's size",
+                    ViewRangeError::Kind => {
+                        "view kind does not match the resource (texture vs buffer)"
+                    }
+                };
+                write!(f, "argument `{param}`: {what}")
+            }
+            BuildError::UnknownNode(node) => {
+                write!(f, "node handle {node} does not refer to an earlier node")
+            }
+            BuildError::UnbalancedSubgraph => write!(f, "subgraph begin/end calls are unbalanced"),
+            BuildError::NoSuchResource(id) => write!(f, "resource {id} does not exist"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<ResourceError> for BuildError {
+    fn from(err: ResourceError) -> BuildError {
+        BuildError::InvalidResource(err)
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+struct StorageEntry {
+    slot: StorageSlot,
+    desc: ResourceDesc,
+    last_frame: u64,
+    frames_alive: u64,
+}
+
+/// Records the render graph of a frame. Reusable: `begin_frame`, calls, `finish`, repeat.
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    graph: RecordedGraph,
+    recording: bool,
+    subgraph_stack: Vec<u32>,
+    storage: HashMap<u64, StorageEntry>,
+    keys_this_frame: HashMap<u64, u32>,
+    next_slot: u32,
+}
+
+/// Mixes a key with a salt (splitmix64 finaliser); used for duplicate keys and parameter names.
+pub fn mix_key(key: u64, salt: u64) -> u64 {
+    let mut z = key
+        ^ salt
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(0x632B_E59B_D9B4_E019);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The identity key of an external resource: a hash of its parameter name (FNV-1a).
+pub fn external_key(param_name: &str) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for byte in param_name.bytes() {
+        hash = (hash ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    mix_key(hash, 0xE87E_12A1)
+}
+
+impl GraphBuilder {
+    /// An empty builder with no declarations.
+    pub fn new() -> GraphBuilder {
+        GraphBuilder::default()
+    }
+
+    /// Registers a node declaration (once per program, before or between frames).
+    pub fn declare_node(&mut self, decl: NodeDeclDesc) -> DeclId {
+        let decls = Arc::make_mut(&mut self.graph.decls);
+        decls.push(decl);
+        DeclId::from_index(decls.len() - 1)
+    }
+
+    /// A registered declaration.
+    pub fn decl(&self, decl: DeclId) -> Option<&NodeDeclDesc> {
+        self.graph.decls.get(decl.index())
+    }
+
+    /// All registered declarations.
+    pub fn decls(&self) -> &Arc<Vec<NodeDeclDesc>> {
+        &self.graph.decls
+    }
+
+    /// Starts recording a frame; clears the previous frame's contents.
+    pub fn begin_frame(&mut self, frame_index: u64) {
+        self.graph.clear();
+        self.graph.frame_index = frame_index;
+        self.subgraph_stack.clear();
+        self.keys_this_frame.clear();
+        self.recording = true;
+    }
+
+    fn check_recording(&self) -> Result<(), BuildError> {
+        if self.recording {
+            Ok(())
+        } else {
+            Err(BuildError::NotRecording)
+        }
+    }
+
+    fn unique_key(&mut self, key: u64) -> u64 {
+        let count = self.keys_this_frame.entry(key).or_insert(0);
+        *count += 1;
+        if *count == 1 {
+            key
+        } else {
+            mix_key(key, *count as u64)
+        }
+    }
+
+    fn storage_for(&mut self, key: u64, desc: &ResourceDesc) -> (StorageSlot, u64) {
+        let frame = self.graph.frame_index;
+        if let Some(entry) = self.storage.get_mut(&key) {
+            let continues = entry.desc == *desc && entry.last_frame.checked_add(1) == Some(frame);
+            if continues {
+                entry.last_frame = frame;
+                entry.frames_alive += 1;
+                return (entry.slot, entry.frames_alive);
+            }
+            if entry.desc == *desc && entry.last_frame == frame {
+                return (entry.slot, entry.frames_alive);
+            }
+        }
+        let slot = StorageSlot(self.next_slot);
+        self.next_slot += 1;
+        self.storage.insert(
+            key,
+            StorageEntry {
+                slot,
+                desc: *desc,
+                last_frame: frame,
+                frames_alive: 0,
+            },
+        );
+        (slot, 0)
+    }
+
+    /// Creates a resource. `identity_key` identifies the creation site (call site + loop
+    /// counters); it keeps persistent and temporal storage across frames (see the module doc).
+    /// Returns the validated description's resource; see [`ResourceDesc::validate`] for limits.
+    pub fn create_resource(
+        &mut self,
+        desc: ResourceDesc,
+        identity_key: u64,
+    ) -> Result<ResourceId, BuildError> {
+        self.check_recording()?;
+        let desc = desc.validate()?;
+        let key = self.unique_key(identity_key);
+        let (storage, frames_alive) = if desc.is_persistent() {
+            let (slot, alive) = self.storage_for(key, &desc);
+            (Some(slot), alive)
+        } else {
+            (None, 0)
+        };
+        self.graph.resources.push(ResourceRecord {
+            desc,
+            name: None,
+            identity_key: key,
+            external: false,
+            external_access: None,
+            storage,
+            frames_alive,
+        });
+        Ok(ResourceId::from_index(self.graph.resources.len() - 1))
+    }
+
+    /// Imports an external resource: an entry argument or `out` parameter, named by its
+    /// parameter. Never aliased, discarded or culled away.
+    pub fn import_external(
+        &mut self,
+        param_name: &str,
+        desc: ResourceDesc,
+    ) -> Result<ResourceId, BuildError> {
+        self.import_external_with_access(param_name, desc, None)
+    }
+
+    /// [`Self::import_external`] with the access state the resource enters and leaves the graph
+    /// in (the entry parameter's attributes, e.g. `[readonly(present)]`).
+    pub fn import_external_with_access(
+        &mut self,
+        param_name: &str,
+        desc: ResourceDesc,
+        access: Option<AccessDesc>,
+    ) -> Result<ResourceId, BuildError> {
+        self.check_recording()?;
+        let desc = desc.validate()?;
+        let key = self.unique_key(external_key(param_name));
+        let (slot, frames_alive) = self.storage_for(key, &desc);
+        self.graph.resources.push(ResourceRecord {
+            desc,
+            name: Some(param_name.to_string()),
+            identity_key: key,
+            external: true,
+            external_access: access,
+            storage: Some(slot),
+            frames_alive,
+        });
+        Ok(ResourceId::from_index(self.graph.resources.len() - 1))
+    }
+
+    /// Names a resource for the dump and debugging.
+    pub fn set_resource_name(
+        &mut self,
+        resource: ResourceId,
+        name: &str,
+    ) -> Result<(), BuildError> {
+        let record = self
+            .graph
+            .resources
+            .get_mut(resource.index())
+            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        record.name = Some(name.to_string());
+        Ok(())
+    }
+
+    /// The validated description of a resource of this frame.
+    pub fn describe(&self, resource: ResourceId) -> Result<ResourceDesc, BuildError> {
+        self.graph
+            .resources
+            .get(resource.index())
+            .map(|record| record.desc)
+            .ok_or(BuildError::NoSuchResource(resource.0))
+    }
+
+    /// The default (whole-resource) texture view of a resource.
+    pub fn default_texture_view(&self, resource: ResourceId) -> Result<TextureView, BuildError> {
+        Ok(TextureView::whole(resource, &self.describe(resource)?))
+    }
+
+    /// The default (whole-buffer) view of a buffer.
+    pub fn default_buffer_view(&self, resource: ResourceId) -> Result<BufferView, BuildError> {
+        Ok(BufferView::whole(resource, &self.describe(resource)?))
+    }
+
+    /// Records a node call. `args` is the flattened argument block laid out as the declaration's
+    /// params say ([`crate::ParamDesc::offset`]; see [`ArgsWriter`]), at least
+    /// [`NodeDeclDesc::args_end`] bytes; views are decoded from it
+    /// through the view slots, node handles become explicit dependencies. Returns the node's id
+    /// (its call index this frame).
+    pub fn call_node(
+        &mut self,
+        decl_id: DeclId,
+        args: &[u8],
+        flags: CallFlags,
+        identity_key: u64,
+    ) -> Result<NodeId, BuildError> {
+        self.check_recording()?;
+        let decls = Arc::clone(&self.graph.decls);
+        let decl = decls
+            .get(decl_id.index())
+            .ok_or(BuildError::UnknownDecl(decl_id))?;
+        if args.len() < decl.args_end as usize {
+            return Err(BuildError::ArgumentsTooShort {
+                node: decl.name.clone(),
+                expected: decl.args_end,
+                actual: args.len(),
+            });
+        }
+        let node = NodeId::from_index(self.graph.nodes.len());
+        let access_start = self.graph.accesses.len();
+        let deps_start = self.graph.explicit_deps.len();
+        let result = self.record_node_arguments(decl, args, node);
+        if let Err(err) = result {
+            self.graph.accesses.truncate(access_start);
+            self.graph.explicit_deps.truncate(deps_start);
+            return Err(err);
+        }
+        let args_start = self.graph.args.len().next_multiple_of(8);
+        self.graph.args.resize(args_start, 0);
+        let copied = args.len().min(decl.args_size as usize);
+        self.graph.args.extend_from_slice(&args[..copied]);
+        self.graph
+            .args
+            .resize(args_start + decl.args_size as usize, 0);
+        self.graph.nodes.push(NodeRecord {
+            decl: decl_id,
+            args: args_start as u32..self.graph.args.len() as u32,
+            flags,
+            identity_key,
+            accesses: access_start as u32..self.graph.accesses.len() as u32,
+            subgraph: self.subgraph_stack.last().copied(),
+            barrier_epoch: self.graph.barrier_count,
+        });
+        Ok(node)
+    }
+
+    fn record_node_arguments(
+        &mut self,
+        decl: &NodeDeclDesc,
+        args: &[u8],
+        node: NodeId,
+    ) -> Result<(), BuildError> {
+        for (param_index, param) in decl.params.iter().enumerate() {
+            for (slot_index, slot) in param.view_slots.iter().enumerate() {
+                let at = (param.offset + slot.offset) as usize;
+                let bytes = &args[at..at + VIEW_BYTES];
+                let (resource, temporal_layer, view_format, range) = match slot.kind {
+                    ViewKind::Texture => {
+                        let Some(view) = TextureView::from_bytes(bytes) else {
+                            continue;
+                        };
+                        if view.is_null() {
+                            continue;
+                        }
+                        let record = self.resource_for_view(view.resource, &slot.name)?;
+                        let range = view
+                            .resolve_range(&record.desc, slot.access.plane_bits())
+                            .map_err(|reason| BuildError::ViewOutOfRange {
+                                param: slot.name.clone(),
+                                reason,
+                            })?;
+                        (
+                            view.resource,
+                            view.temporal_layer,
+                            view.view_format,
+                            AccessRange::Texture(range),
+                        )
+                    }
+                    ViewKind::Buffer => {
+                        let Some(view) = BufferView::from_bytes(bytes) else {
+                            continue;
+                        };
+                        if view.is_null() {
+                            continue;
+                        }
+                        let record = self.resource_for_view(view.resource, &slot.name)?;
+                        let (offset, size) =
+                            view.resolve_range(&record.desc).map_err(|reason| {
+                                BuildError::ViewOutOfRange {
+                                    param: slot.name.clone(),
+                                    reason,
+                                }
+                            })?;
+                        (
+                            view.resource,
+                            view.temporal_layer,
+                            view.view_format,
+                            AccessRange::Buffer { offset, size },
+                        )
+                    }
+                };
+                let temporal_slice =
+                    self.graph.resources[resource as usize].temporal_slice(temporal_layer);
+                self.graph.accesses.push(AccessRecord {
+                    node,
+                    param: param_index as u16,
+                    slot: slot_index as u16,
+                    resource: ResourceId(resource),
+                    access: slot.access,
+                    range,
+                    temporal_layer,
+                    temporal_slice,
+                    view_format: Format(view_format),
+                });
+            }
+            self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;
+        }
+        Ok(())
+    }
+
+    fn record_node_handles(
+        &mut self,
+        value_type: &ValueType,
+        args: &[u8],
+        at: usize,
+        node: NodeId,
+    ) -> Result<(), BuildError> {
+        match value_type {
+            ValueType::NodeHandle => {
+                let handle =
+                    u32::from_le_bytes([args[at], args[at + 1], args[at + 2], args[at + 3]]);
+                if handle != u32::MAX {
+                    if handle >= node.0 {
+                        return Err(BuildError::UnknownNode(handle));
+                    }
+                    self.graph.explicit_deps.push((node, NodeId(handle)));
+                }
+            }
+            ValueType::Array(elem, count) if matches!(**elem, ValueType::NodeHandle) => {
+                for index in 0..*count as usize {
+                    self.record_node_handles(elem, args, at + index * 4, node)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn resource_for_view(&self, resource: u32, param: &str) -> Result<&ResourceRecord, BuildError> {
+        self.graph
+            .resources
+            .get(resource as usize)
+            .ok_or_else(|| BuildError::UnknownResource {
+                param: param.to_string(),
+                resource,
+            })
+    }
+
+    /// Makes `node` run after `on_node` (both called this frame, `on_node` earlier).
+    pub fn add_dependency(&mut self, node: NodeId, on_node: NodeId) -> Result<(), BuildError> {
+        self.check_recording()?;
+        let count = self.graph.nodes.len() as u32;
+        if node.0 >= count {
+            return Err(BuildError::UnknownNode(node.0));
+        }
+        if on_node.0 >= node.0 {
+            return Err(BuildError::UnknownNode(on_node.0));
+        }
+        self.graph.explicit_deps.push((node, on_node));
+        Ok(())
+    }
+
+    /// `sch_barrier()`: no node is scheduled across this point.
+    pub fn sch_barrier(&mut self) -> Result<(), BuildError> {
+        self.check_recording()?;
+        self.graph.barrier_count += 1;
+        Ok(())
+    }
+
+    /// Opens a `[subgraph(atomic?, sequential?)]` scope.
+    pub fn begin_subgraph(&mut self, atomic: bool, sequential: bool) -> Result<(), BuildError> {
+        self.check_recording()?;
+        let first = self.graph.nodes.len() as u32;
+        self.graph.subgraphs.push(SubgraphRecord {
+            parent: self.subgraph_stack.last().copied(),
+            atomic,
+            sequential,
+            first_node: first,
+            end_node: first,
+        });
+        self.subgraph_stack
+            .push(self.graph.subgraphs.len() as u32 - 1);
+        Ok(())
+    }
+
+    /// Closes the innermost subgraph.
+    pub fn end_subgraph(&mut self) -> Result<(), BuildError> {
+        self.check_recording()?;
+        let index = self
+            .subgraph_stack
+            .pop()
+            .ok_or(BuildError::UnbalancedSubgraph)?;
+        self.graph.subgraphs[index as usize].end_node = self.graph.nodes.len() as u32;
+        Ok(())
+    }
+
+    /// Ends the frame and lends the recorded graph (valid until the next `begin_frame`).
+    pub fn finish(&mut self) -> Result<&RecordedGraph, BuildError> {
+        self.check_recording()?;
+        self.recording = false;
+        if !self.subgraph_stack.is_empty() {
+            self.subgraph_stack.clear();
+            return Err(BuildError::UnbalancedSubgraph);
+        }
+        let frame = self.graph.frame_index;
+        self.storage.retain(|_, entry| entry.last_frame == frame);
+        Ok(&self.graph)
+    }
+
+    /// The graph recorded so far (or by the last finished frame).
+    pub fn graph(&self) -> &RecordedGraph {
+        &self.graph
+    }
+}
+
+/// Writes an argument block for a declaration (handy for tests, benches and hand-built graphs).
+#[derive(Clone, Debug)]
+pub struct ArgsWriter {
+    param_offsets: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
+impl ArgsWriter {
+    /// A zeroed block with every view parameter null.
+    pub fn new(decl: &NodeDeclDesc) -> ArgsWriter {
+        let mut bytes = vec![0u8; decl.args_size as usize];
+        for param in &decl.params {
+            for slot in &param.view_slots {
+                let at = (param.offset + slot.offset) as usize;
+                bytes[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+            }
+            if param.value_type == ValueType::NodeHandle {
+                let at = param.offset as usize;
+                bytes[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+            }
+        }
+        ArgsWriter {
+            param_offsets: decl.params.iter().map(|param| param.offset).collect(),
+            bytes,
+        }
+    }
+
+    /// Writes raw bytes at an offset within parameter `param`'s value.
+    pub fn write_raw(&mut self, param: usize, offset: u32, data: &[u8]) -> &mut Self {
+        let at = (self.param_offsets[param] + offset) as usize;
+        self.bytes[at..at + data.len()].copy_from_slice(data);
+        self
+    }
+
+    /// Writes a `u32` parameter.
+    pub fn write_u32(&mut self, param: usize, value: u32) -> &mut Self {
+        self.write_raw(param, 0, &value.to_le_bytes())
+    }
+
+    /// Writes an `f32` at an offset within a parameter.
+    pub fn write_f32(&mut self, param: usize, offset: u32, value: f32) -> &mut Self {
+        self.write_raw(param, offset, &value.to_le_bytes())
+    }
+
+    /// Writes a texture view parameter.
+    pub fn write_texture(&mut self, param: usize, view: &TextureView) -> &mut Self {
+        self.write_raw(param, 0, &view.to_bytes())
+    }
+
+    /// Writes the `index`-th texture of an array parameter.
+    pub fn write_texture_at(&mut self, param: usize, index: u32, view: &TextureView) -> &mut Self {
+        self.write_raw(param, index * VIEW_BYTES as u32, &view.to_bytes())
+    }
+
+    /// Writes a buffer view parameter.
+    pub fn write_buffer(&mut self, param: usize, view: &BufferView) -> &mut Self {
+        self.write_raw(param, 0, &view.to_bytes())
+    }
+
+    /// Writes a node handle parameter.
+    pub fn write_node(&mut self, param: usize, node: NodeId) -> &mut Self {
+        self.write_u32(param, node.0)
+    }
+
+    /// The block.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}

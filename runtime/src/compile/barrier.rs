@@ -1,0 +1,410 @@
+//! Barrier planning in Vulkan synchronization2 terms. One walk over the schedule tracks per
+//! subresource segment its layout, last write, reads since and the stages the data is visible
+//! to; an access needs a barrier for a layout change, after a write (unless both accesses are
+//! `[relaxed]` storage writes), for a write after reads, or for a read by stages the data is not
+//! yet visible to. Read states merge (no redundant transitions). Each barrier may sit anywhere
+//! after the subresource's previous access (or, for a transient's first use, after the last use
+//! of the memory it aliases) and before its access; a greedy interval stabbing puts barriers into
+//! the fewest batches. Accesses from a different queue than the previous one also get a
+//! semaphore wait. External, persistent and temporal resources rest between frames in a fixed
+//! state (external: the entry parameter's access, else `General`); a last batch at the end of
+//! the frame returns them to it.
+
+use super::access_map::{map_access, merge_layouts, AccessState};
+use super::deps::full_box;
+use super::region_map::RegionMap;
+use super::{CompiledFrame, DiscardFlags};
+use crate::decl::QueueClass;
+use crate::graph::RecordedGraph;
+use crate::ids::ResourceId;
+use crate::view::SubresourceBox;
+use crate::vk::{Accesses, ImageLayout, Stages};
+
+/// One image or buffer memory barrier.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Barrier {
+    /// The resource.
+    pub resource: ResourceId,
+    /// Subresources (mips x layers with temporal slices folded in x planes, or bytes).
+    pub region: SubresourceBox,
+    /// Source stages.
+    pub src_stages: Stages,
+    /// Source accesses.
+    pub src_accesses: Accesses,
+    /// Destination stages.
+    pub dst_stages: Stages,
+    /// Destination accesses.
+    pub dst_accesses: Accesses,
+    /// Layout before (`Undefined` discards the contents).
+    pub old_layout: ImageLayout,
+    /// Layout after.
+    pub new_layout: ImageLayout,
+    /// Queue of the previous access.
+    pub src_queue: u32,
+    /// Queue of the next access.
+    pub dst_queue: u32,
+}
+
+/// Barriers issued together before the node at execution position `position` (a position
+/// equal to the node count is the end of the frame).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct BarrierBatch {
+    /// Where the batch goes.
+    pub position: u32,
+    /// Range of its barriers in [`CompiledFrame::barriers`].
+    pub barriers: std::ops::Range<u32>,
+}
+
+/// A semaphore wait between queues.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct QueueWait {
+    /// The queue that waits.
+    pub wait_queue: u32,
+    /// The queue that signals.
+    pub signal_queue: u32,
+    /// Signal after the node at this execution position.
+    pub signal_after: u32,
+    /// Wait before the node at this execution position.
+    pub wait_before: u32,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+struct SubState {
+    layout: ImageLayout,
+    write_stages: Stages,
+    write_accesses: Accesses,
+    read_stages: Stages,
+    visible: Stages,
+    last_position: i64,
+    queue: u32,
+    relaxed_write: bool,
+    touched: bool,
+}
+
+/// Reusable scratch of barrier planning.
+#[derive(Debug, Default)]
+pub struct BarrierPlanner {
+    states: RegionMap<SubState>,
+    pending: Vec<(u32, Barrier)>,
+    node_needs: Vec<(usize, u32, SubresourceBox, AccessState, bool, bool)>,
+}
+
+/// The state an outliving resource rests in between frames.
+fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
+    let record = &graph.resources[resource];
+    let texture = record.desc.kind.is_texture();
+    match record.external_access {
+        Some(access) if record.external => map_access(
+            &access,
+            0,
+            texture,
+            record.desc.format.is_depth_stencil(),
+            QueueClass::Graphics,
+        ),
+        _ => AccessState {
+            stages: Stages::ALL_COMMANDS,
+            accesses: Accesses::MEMORY_READ | Accesses::MEMORY_WRITE,
+            layout: if texture {
+                ImageLayout::General
+            } else {
+                ImageLayout::Undefined
+            },
+            reads: true,
+            writes: true,
+        },
+    }
+}
+
+impl BarrierPlanner {
+    /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
+    /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
+    pub fn plan(&mut self, graph: &RecordedGraph, frame: &mut CompiledFrame) {
+        self.states
+            .reset(graph.resources.iter().enumerate().map(|(index, record)| {
+                let mut state = SubState {
+                    last_position: -1,
+                    ..SubState::default()
+                };
+                if record.outlives_frame() && (record.external || record.frames_alive > 0) {
+                    let rest = resting_state(graph, index);
+                    state.layout = rest.layout;
+                    state.write_stages = Stages::ALL_COMMANDS;
+                    state.write_accesses = Accesses::MEMORY_WRITE;
+                    state.touched = true;
+                }
+                (full_box(&record.desc), state)
+            }));
+        self.pending.clear();
+        frame.queue_waits.clear();
+        let mut batch_positions: Vec<u32> = Vec::new();
+        for (position, node) in frame.order.iter().enumerate() {
+            let queue = frame.node_queue[node.index()];
+            let class = graph.decls[graph.nodes[node.index()].decl.index()].queue;
+            let range = graph.nodes[node.index()].accesses.clone();
+            // What each access needs, per plane; overlapping accesses of one node share a layout.
+            self.node_needs.clear();
+            for access_index in range.start as usize..range.end as usize {
+                let access = &graph.accesses[access_index];
+                let desc = &graph.resources[access.resource.index()].desc;
+                let region = access.subresource_box(desc);
+                let texture = desc.kind.is_texture();
+                let discard = frame
+                    .access_discard
+                    .get(access_index)
+                    .copied()
+                    .unwrap_or_default();
+                for plane in region.lo[2]..region.hi[2] {
+                    let mut plane_region = region;
+                    if texture {
+                        plane_region.lo[2] = plane;
+                        plane_region.hi[2] = plane + 1;
+                    }
+                    let need = map_access(
+                        &access.access,
+                        plane as u32,
+                        texture,
+                        desc.format.is_depth_stencil(),
+                        class,
+                    );
+                    let discard_before = discard.contains(if plane == 1 {
+                        DiscardFlags::STENCIL_BEFORE
+                    } else {
+                        DiscardFlags::BEFORE
+                    });
+                    self.node_needs.push((
+                        access.resource.index(),
+                        plane as u32,
+                        plane_region,
+                        need,
+                        discard_before,
+                        access.access.relaxed,
+                    ));
+                    if !texture {
+                        break;
+                    }
+                }
+            }
+            for first in 0..self.node_needs.len() {
+                for second in first + 1..self.node_needs.len() {
+                    let (a, b) = (&self.node_needs[first], &self.node_needs[second]);
+                    if a.0 == b.0 && a.2.overlaps(&b.2) {
+                        // Overlapping accesses of one node act as one: union of their needs
+                        // (conservative for the non-overlapping parts).
+                        let merged = AccessState {
+                            stages: a.3.stages | b.3.stages,
+                            accesses: a.3.accesses | b.3.accesses,
+                            layout: merge_layouts(a.3.layout, b.3.layout),
+                            reads: a.3.reads || b.3.reads,
+                            writes: a.3.writes || b.3.writes,
+                        };
+                        let discard = a.4 && b.4;
+                        let relaxed = a.5 && b.5;
+                        for index in [first, second] {
+                            self.node_needs[index].3 = merged;
+                            self.node_needs[index].4 = discard;
+                            self.node_needs[index].5 = relaxed;
+                        }
+                    }
+                }
+            }
+            let needs = std::mem::take(&mut self.node_needs);
+            for &(resource, _, region, need, discard_before, relaxed) in &needs {
+                let alias_after = frame.alias_after.get(resource).copied().flatten();
+                let pending = &mut self.pending;
+                let waits = &mut frame.queue_waits;
+                self.states.update(resource, &region, |state| {
+                    if state.last_position == position as i64 {
+                        // Another access of this node (already merged into the first one).
+                        return;
+                    }
+                    let first_use = !state.touched;
+                    let layout_change = need.layout != state.layout;
+                    let pending_write = state.write_stages != Stages::NONE;
+                    let needs_barrier = layout_change
+                        || (first_use && alias_after.is_some())
+                        || (need.writes
+                            && pending_write
+                            && !(relaxed
+                                && state.relaxed_write
+                                && state.read_stages == Stages::NONE))
+                        || (need.writes && state.read_stages != Stages::NONE)
+                        || (!need.writes
+                            && pending_write
+                            && state.visible.0 & need.stages.0 != need.stages.0);
+                    if needs_barrier {
+                        let mut src_stages = state.write_stages | state.read_stages;
+                        let mut src_accesses = state.write_accesses;
+                        let mut earliest = state.last_position + 1;
+                        if first_use {
+                            if let Some(after) = alias_after {
+                                src_stages = Stages::ALL_COMMANDS;
+                                src_accesses = Accesses::MEMORY_WRITE;
+                                earliest = after as i64 + 1;
+                            }
+                        }
+                        let old_layout = if discard_before || first_use {
+                            ImageLayout::Undefined
+                        } else {
+                            state.layout
+                        };
+                        let barrier = Barrier {
+                            resource: ResourceId::from_index(resource),
+                            region,
+                            src_stages,
+                            src_accesses,
+                            dst_stages: need.stages,
+                            dst_accesses: need.accesses,
+                            old_layout,
+                            new_layout: need.layout,
+                            src_queue: if state.touched { state.queue } else { queue },
+                            dst_queue: queue,
+                        };
+                        let batch = match batch_positions.last() {
+                            Some(&last) if last as i64 >= earliest => {
+                                batch_positions.len() as u32 - 1
+                            }
+                            _ => {
+                                batch_positions.push(position as u32);
+                                batch_positions.len() as u32 - 1
+                            }
+                        };
+                        pending.push((batch, barrier));
+                        if state.touched && state.queue != queue && state.last_position >= 0 {
+                            waits.push(QueueWait {
+                                wait_queue: queue,
+                                signal_queue: state.queue,
+                                signal_after: state.last_position as u32,
+                                wait_before: position as u32,
+                            });
+                        }
+                        state.visible = need.stages;
+                        if need.writes {
+                            // The new data is visible to nobody until the next barrier.
+                            state.visible = Stages::NONE;
+                            state.write_stages = need.stages;
+                            state.write_accesses =
+                                Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
+                            state.read_stages = if need.reads {
+                                need.stages
+                            } else {
+                                Stages::NONE
+                            };
+                        } else {
+                            state.read_stages |= need.stages;
+                        }
+                    } else if need.writes {
+                        state.visible = Stages::NONE;
+                        state.write_stages |= need.stages;
+                        state.write_accesses |= Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
+                    } else {
+                        state.read_stages |= need.stages;
+                    }
+                    state.layout = need.layout;
+                    state.relaxed_write = need.writes && relaxed;
+                    state.last_position = position as i64;
+                    state.queue = queue;
+                    state.touched = true;
+                });
+            }
+            self.node_needs = needs;
+        }
+        self.plan_end_of_frame(graph, frame.order.len() as u32, &mut batch_positions);
+        // Gather barriers by batch.
+        frame.barriers.clear();
+        frame.batch_list.clear();
+        self.pending.sort_by_key(|(batch, _)| *batch);
+        let mut cursor = 0;
+        for (batch, &position) in batch_positions.iter().enumerate() {
+            let start = frame.barriers.len() as u32;
+            while cursor < self.pending.len() && self.pending[cursor].0 as usize == batch {
+                push_merged(&mut frame.barriers, start as usize, self.pending[cursor].1);
+                cursor += 1;
+            }
+            if frame.barriers.len() as u32 > start {
+                frame.batch_list.push(BarrierBatch {
+                    position,
+                    barriers: start..frame.barriers.len() as u32,
+                });
+            }
+        }
+        frame.batches = frame.batch_list.len() as u32;
+        frame.transitions = frame.barriers.len() as u32;
+    }
+
+    fn plan_end_of_frame(
+        &mut self,
+        graph: &RecordedGraph,
+        end: u32,
+        batch_positions: &mut Vec<u32>,
+    ) {
+        let mut batch: Option<u32> = None;
+        for (index, record) in graph.resources.iter().enumerate() {
+            if !record.outlives_frame() {
+                continue;
+            }
+            let rest = resting_state(graph, index);
+            let full = full_box(&record.desc);
+            let pending = &mut self.pending;
+            let mut plan = |state: &mut SubState, region: SubresourceBox| {
+                if !state.touched || state.last_position < 0 {
+                    return;
+                }
+                let pending_write = state.write_stages != Stages::NONE;
+                if state.layout == rest.layout && !pending_write {
+                    return;
+                }
+                let batch_index = *batch.get_or_insert_with(|| {
+                    batch_positions.push(end);
+                    batch_positions.len() as u32 - 1
+                });
+                pending.push((
+                    batch_index,
+                    Barrier {
+                        resource: ResourceId::from_index(index),
+                        region,
+                        src_stages: state.write_stages | state.read_stages,
+                        src_accesses: state.write_accesses,
+                        dst_stages: rest.stages,
+                        dst_accesses: rest.accesses,
+                        old_layout: state.layout,
+                        new_layout: rest.layout,
+                        src_queue: state.queue,
+                        dst_queue: 0,
+                    },
+                ));
+            };
+            self.states
+                .for_each(index, &full, |region, state| plan(state, *region));
+        }
+    }
+}
+
+/// Appends a barrier, merging it into the previous one of the batch when they differ only in
+/// adjacent regions.
+fn push_merged(barriers: &mut Vec<Barrier>, batch_start: usize, barrier: Barrier) {
+    if barriers.len() > batch_start {
+        let last = barriers.last_mut().unwrap_or_else(|| unreachable!());
+        let same = Barrier {
+            region: last.region,
+            ..barrier
+        } == *last;
+        if same {
+            let (a, b) = (last.region, barrier.region);
+            let mut differing = 0;
+            let mut axis_of = 0;
+            for axis in 0..3 {
+                if a.lo[axis] != b.lo[axis] || a.hi[axis] != b.hi[axis] {
+                    differing += 1;
+                    axis_of = axis;
+                }
+            }
+            if differing == 1 && (a.hi[axis_of] == b.lo[axis_of] || b.hi[axis_of] == a.lo[axis_of])
+            {
+                last.region.lo[axis_of] = a.lo[axis_of].min(b.lo[axis_of]);
+                last.region.hi[axis_of] = a.hi[axis_of].max(b.hi[axis_of]);
+                return;
+            }
+        }
+    }
+    barriers.push(barrier);
+}

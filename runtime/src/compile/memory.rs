@@ -1,0 +1,321 @@
+//! Transient lifetimes and aliasing: every transient (not external, persistent or temporal)
+//! resource lives from its first to its last live access in the chosen order; resources whose
+//! lifetimes overlap never overlap in memory. All placements use [`crate::ALLOCATION_ALIGNMENT`]
+//! granularity. Memory freed within a run of nodes at one dependency level is reused only from
+//! the next run on (so the aliasing barrier joins the batch at the start of that run).
+//!
+//! Packing over (time x offset): first fit by decreasing size, each resource at the lowest offset
+//! free of the resources already placed that overlap it in time (found through per-position
+//! buckets), when the summed lifetime lengths stay within a linear budget; otherwise a sweep in
+//! start order with best-fit free blocks coalesced on release, O(R log R). The better of the two
+//! is not searched for: the first applies whenever it is cheap.
+
+use super::{CompiledFrame, MemoryStats, Placement};
+use crate::graph::RecordedGraph;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Reusable scratch of lifetime analysis and placement.
+#[derive(Debug, Default)]
+pub struct MemoryPlanner {
+    by_start: Vec<u32>,
+    by_end: Vec<u32>,
+    free_by_offset: BTreeMap<u64, (u64, Option<u32>)>,
+    free_by_size: BTreeSet<(u64, u64)>,
+    deltas: Vec<i64>,
+    group_start: Vec<u32>,
+    buckets: Vec<Vec<u32>>,
+    stamp: Vec<u32>,
+    conflicts: Vec<(u64, u64)>,
+    paint: Vec<u32>,
+}
+
+const NO_PAINT: u32 = u32::MAX;
+
+impl MemoryPlanner {
+    /// Fills `frame.lifetimes`, `frame.placements` and `frame.memory` from `frame.order`.
+    pub fn plan(
+        &mut self,
+        graph: &RecordedGraph,
+        frame: &mut CompiledFrame,
+        levels: &[u32],
+        sizes: &[u64],
+    ) {
+        let resource_count = graph.resources.len();
+        frame.lifetimes.clear();
+        frame.lifetimes.resize(resource_count, None);
+        for (position, node) in frame.order.iter().enumerate() {
+            let position = position as u32;
+            for access in graph.node_accesses(*node) {
+                let lifetime = &mut frame.lifetimes[access.resource.index()];
+                *lifetime = Some(match *lifetime {
+                    None => (position, position),
+                    Some((first, last)) => (first.min(position), last.max(position)),
+                });
+            }
+        }
+        frame.placements.clear();
+        frame.placements.resize(resource_count, None);
+        frame.alias_after.clear();
+        frame.alias_after.resize(resource_count, None);
+        self.by_start.clear();
+        let mut unaliased = 0u64;
+        self.deltas.clear();
+        self.deltas.resize(frame.order.len() + 1, 0);
+        for (index, resource) in graph.resources.iter().enumerate() {
+            if resource.outlives_frame() {
+                continue;
+            }
+            if let Some((first, last)) = frame.lifetimes[index] {
+                let size = sizes[index];
+                unaliased += size;
+                self.by_start.push(index as u32);
+                self.deltas[first as usize] += size as i64;
+                self.deltas[last as usize + 1] -= size as i64;
+            }
+        }
+        let mut live = 0i64;
+        let mut peak = 0i64;
+        for delta in &self.deltas {
+            live += delta;
+            peak = peak.max(live);
+        }
+        let lifetimes = &frame.lifetimes;
+        let size_of = |index: u32| sizes[index as usize];
+        self.by_start.sort_unstable_by_key(|&index| {
+            (
+                lifetimes[index as usize].unwrap().0,
+                std::cmp::Reverse(size_of(index)),
+                index,
+            )
+        });
+        self.by_end.clear();
+        self.by_end.extend_from_slice(&self.by_start);
+        self.by_end
+            .sort_unstable_by_key(|&index| (lifetimes[index as usize].unwrap().1, index));
+        self.free_by_offset.clear();
+        self.free_by_size.clear();
+        // Memory freed inside a run of same-level nodes becomes reusable only from the next run,
+        // so the aliasing barrier can join the batch at the start of that run.
+        self.group_start.clear();
+        for position in 0..frame.order.len() {
+            let start = if position > 0 && levels.get(position) == levels.get(position - 1) {
+                self.group_start[position - 1]
+            } else {
+                position as u32
+            };
+            self.group_start.push(start);
+        }
+        let budget = 16 * (resource_count + frame.order.len()) + 1024;
+        let span: usize = self
+            .by_start
+            .iter()
+            .map(|&index| {
+                let (first, last) = lifetimes[index as usize].unwrap();
+                (last - self.group_start[first as usize]) as usize + 1
+            })
+            .sum();
+        if span <= budget {
+            let heap_end = self.first_fit_decreasing(frame, sizes);
+            self.compute_alias_after(frame, heap_end);
+            frame.memory = MemoryStats {
+                transient_bytes: heap_end,
+                unaliased_bytes: unaliased,
+                lower_bound_bytes: peak as u64,
+            };
+            return;
+        }
+        let mut heap_end = 0u64;
+        let mut end_cursor = 0;
+        let by_start = std::mem::take(&mut self.by_start);
+        for &index in &by_start {
+            let (first, _) = lifetimes[index as usize].unwrap();
+            while end_cursor < self.by_end.len() {
+                let ended = self.by_end[end_cursor];
+                let (_, last) = lifetimes[ended as usize].unwrap();
+                if last >= self.group_start[first as usize] {
+                    break;
+                }
+                end_cursor += 1;
+                if let Some(placement) = frame.placements[ended as usize] {
+                    self.release(placement.offset, placement.size, Some(last));
+                }
+            }
+            let size = size_of(index);
+            let (offset, previous_use) = self.allocate(size, &mut heap_end);
+            frame.placements[index as usize] = Some(Placement { offset, size });
+            frame.alias_after[index as usize] = previous_use;
+        }
+        self.by_start = by_start;
+        frame.memory = MemoryStats {
+            transient_bytes: heap_end,
+            unaliased_bytes: unaliased,
+            lower_bound_bytes: peak as u64,
+        };
+    }
+
+    /// Places `self.by_start`'s resources by decreasing size at the lowest offset free of
+    /// time-overlapping placed resources; returns the heap size.
+    fn first_fit_decreasing(&mut self, frame: &mut CompiledFrame, sizes: &[u64]) -> u64 {
+        let lifetimes = &frame.lifetimes;
+        let group_start = &self.group_start;
+        let extent = |index: u32| {
+            let (first, last) = lifetimes[index as usize].unwrap();
+            (group_start[first as usize], last)
+        };
+        let mut by_size = std::mem::take(&mut self.by_end);
+        by_size.clear();
+        by_size.extend_from_slice(&self.by_start);
+        by_size.sort_unstable_by_key(|&index| {
+            (
+                std::cmp::Reverse(sizes[index as usize]),
+                extent(index).0,
+                index,
+            )
+        });
+        let positions = frame.order.len() + 1;
+        self.buckets.iter_mut().for_each(Vec::clear);
+        if self.buckets.len() < positions {
+            self.buckets.resize_with(positions, Vec::new);
+        }
+        self.stamp.clear();
+        self.stamp.resize(sizes.len(), u32::MAX);
+        let mut heap_end = 0u64;
+        for (rank, &index) in by_size.iter().enumerate() {
+            let (start, end) = extent(index);
+            let size = sizes[index as usize];
+            self.conflicts.clear();
+            for position in start..=end {
+                for &other in &self.buckets[position as usize] {
+                    if self.stamp[other as usize] != rank as u32 {
+                        self.stamp[other as usize] = rank as u32;
+                        if let Some(placement) = frame.placements[other as usize] {
+                            self.conflicts
+                                .push((placement.offset, placement.offset + placement.size));
+                        }
+                    }
+                }
+            }
+            self.conflicts.sort_unstable();
+            let mut offset = 0u64;
+            for &(lo, hi) in &self.conflicts {
+                if lo >= offset + size {
+                    break;
+                }
+                offset = offset.max(hi);
+            }
+            frame.placements[index as usize] = Some(Placement { offset, size });
+            heap_end = heap_end.max(offset + size);
+            for position in start..=end {
+                self.buckets[position as usize].push(index);
+            }
+        }
+        self.by_end = by_size;
+        heap_end
+    }
+
+    /// For each placed resource, the last use of earlier resources in its memory: a sweep in
+    /// time painting released memory with the releasing resource's last position. Memory is
+    /// painted in units of at least 64 KiB and at most 1/256 of the heap (rounded outwards, so
+    /// the answer may be later than exact but never earlier: always safe).
+    fn compute_alias_after(&mut self, frame: &mut CompiledFrame, heap_end: u64) {
+        let unit_bytes = (heap_end / 256)
+            .next_power_of_two()
+            .max(crate::resource::ALLOCATION_ALIGNMENT);
+        let units = heap_end.div_ceil(unit_bytes) as usize;
+        self.paint.clear();
+        self.paint.resize(units, NO_PAINT);
+        let lifetimes = &frame.lifetimes;
+        let group_start = &self.group_start;
+        self.by_start.sort_unstable_by_key(|&index| {
+            (
+                group_start[lifetimes[index as usize].unwrap().0 as usize],
+                index,
+            )
+        });
+        let mut by_end = std::mem::take(&mut self.by_end);
+        by_end.clear();
+        by_end.extend_from_slice(&self.by_start);
+        by_end.sort_unstable_by_key(|&index| (lifetimes[index as usize].unwrap().1, index));
+        let unit_range = |placement: Placement| {
+            let unit = unit_bytes;
+            (placement.offset / unit) as usize
+                ..(placement.offset + placement.size).div_ceil(unit) as usize
+        };
+        let mut cursor = 0;
+        for &index in &self.by_start {
+            let start = group_start[lifetimes[index as usize].unwrap().0 as usize];
+            while cursor < by_end.len() && lifetimes[by_end[cursor] as usize].unwrap().1 < start {
+                let ended = by_end[cursor];
+                cursor += 1;
+                if let Some(placement) = frame.placements[ended as usize] {
+                    let last = lifetimes[ended as usize].unwrap().1;
+                    for unit in unit_range(placement) {
+                        self.paint[unit] = last;
+                    }
+                }
+            }
+            if let Some(placement) = frame.placements[index as usize] {
+                let previous = self.paint[unit_range(placement)]
+                    .iter()
+                    .copied()
+                    .filter(|&last| last != NO_PAINT)
+                    .max();
+                frame.alias_after[index as usize] = previous;
+            }
+        }
+        self.by_end = by_end;
+    }
+
+    /// Best fit: returns the offset and the last use position of data previously in that memory.
+    fn allocate(&mut self, size: u64, heap_end: &mut u64) -> (u64, Option<u32>) {
+        if let Some(&(block_size, offset)) = self.free_by_size.range((size, 0)..).next() {
+            self.free_by_size.remove(&(block_size, offset));
+            let (_, dirty) = self
+                .free_by_offset
+                .remove(&offset)
+                .unwrap_or((block_size, None));
+            if block_size > size {
+                self.insert_free(offset + size, block_size - size, dirty);
+            }
+            return (offset, dirty);
+        }
+        // Grow the heap, reusing a free block at its top.
+        if let Some((&offset, &(block_size, dirty))) = self.free_by_offset.iter().next_back() {
+            if offset + block_size == *heap_end {
+                self.free_by_offset.remove(&offset);
+                self.free_by_size.remove(&(block_size, offset));
+                *heap_end = offset + size;
+                return (offset, dirty);
+            }
+        }
+        let offset = *heap_end;
+        *heap_end += size;
+        (offset, None)
+    }
+
+    fn insert_free(&mut self, offset: u64, size: u64, dirty: Option<u32>) {
+        self.free_by_offset.insert(offset, (size, dirty));
+        self.free_by_size.insert((size, offset));
+    }
+
+    fn release(&mut self, mut offset: u64, mut size: u64, mut dirty: Option<u32>) {
+        if let Some((&prev_offset, &(prev_size, prev_dirty))) =
+            self.free_by_offset.range(..offset).next_back()
+        {
+            if prev_offset + prev_size == offset {
+                self.free_by_offset.remove(&prev_offset);
+                self.free_by_size.remove(&(prev_size, prev_offset));
+                offset = prev_offset;
+                size += prev_size;
+                dirty = dirty.max(prev_dirty);
+            }
+        }
+        if let Some(&(next_size, next_dirty)) = self.free_by_offset.get(&(offset + size)) {
+            self.free_by_offset.remove(&(offset + size));
+            self.free_by_size.remove(&(next_size, offset + size));
+            size += next_size;
+            dirty = dirty.max(next_dirty);
+        }
+        self.insert_free(offset, size, dirty);
+    }
+}

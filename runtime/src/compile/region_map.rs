@@ -1,0 +1,84 @@
+//! Per-resource maps from subresource boxes to a small state, kept as short lists of disjoint
+//! segments that split only where accesses cut them.
+
+use crate::view::SubresourceBox;
+
+/// Disjoint segments covering each resource's subresource space, each with a state.
+#[derive(Debug, Default)]
+pub struct RegionMap<T: Copy + PartialEq> {
+    lists: Vec<Vec<(SubresourceBox, T)>>,
+    pieces: Vec<SubresourceBox>,
+    fresh: Vec<(SubresourceBox, T)>,
+}
+
+impl<T: Copy + PartialEq> RegionMap<T> {
+    /// Resets to one segment per resource covering `full[r]` with state `init[r]`.
+    pub fn reset(&mut self, full: impl Iterator<Item = (SubresourceBox, T)>) {
+        let mut count = 0;
+        for (index, (region, state)) in full.enumerate() {
+            if index == self.lists.len() {
+                self.lists.push(Vec::new());
+            }
+            self.lists[index].clear();
+            self.lists[index].push((region, state));
+            count = index + 1;
+        }
+        self.lists.truncate(count);
+    }
+
+    /// Every segment overlapping `region` satisfies `pred`.
+    pub fn all(&self, resource: usize, region: &SubresourceBox, pred: impl Fn(&T) -> bool) -> bool {
+        self.lists[resource]
+            .iter()
+            .filter(|(segment, _)| segment.overlaps(region))
+            .all(|(_, state)| pred(state))
+    }
+
+    /// Applies `update` to the states of `region` (splitting segments at its border).
+    pub fn update(
+        &mut self,
+        resource: usize,
+        region: &SubresourceBox,
+        mut update: impl FnMut(&mut T),
+    ) {
+        let list = &mut self.lists[resource];
+        self.fresh.clear();
+        let mut index = 0;
+        while index < list.len() {
+            let (segment, state) = list[index];
+            if !segment.overlaps(region) {
+                index += 1;
+                continue;
+            }
+            if region.contains(&segment) {
+                update(&mut list[index].1);
+                index += 1;
+                continue;
+            }
+            list.swap_remove(index);
+            self.pieces.clear();
+            segment.subtract_into(region, &mut self.pieces);
+            for piece in &self.pieces {
+                self.fresh.push((*piece, state));
+            }
+            let mut inside = state;
+            update(&mut inside);
+            self.fresh.push((segment.intersection(region), inside));
+        }
+        list.append(&mut self.fresh);
+    }
+
+    /// Visits the segments overlapping `region` (without splitting).
+    pub fn for_each(
+        &mut self,
+        resource: usize,
+        region: &SubresourceBox,
+        mut visit: impl FnMut(&SubresourceBox, &mut T),
+    ) {
+        for (segment, state) in &mut self.lists[resource] {
+            if segment.overlaps(region) {
+                visit(segment, state);
+            }
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! Render passes of graphics nodes, from parameter semantics: color attachments (`SV_Target[n]`,
+//! arrays included), depth-stencil (`SV_DepthStencil`), resolve targets (`SV_ResolveTarget[n]`),
+//! load/store operations from clear and inferred discard flags, clear values
+//! (`SV_ClearColor[n]`, `SV_ClearDepth`, `SV_ClearStencil`), viewports and scissors (defaults:
+//! the whole attachment; overridden by `SV_Viewport[n]` / `SV_ScissorRect[n]`), and read-only
+//! depth/stencil. Validated: one mip per attachment, matching extents and sample
+//! counts (the pass renders the smallest layer count), resolve targets single-sampled with the source's extent, distinct attachments, finite
+//! clear values with depth in [0, 1] and stencil in [0, 255], read-only planes not cleared,
+//! viewports with positive finite size inside the attachment and depth range in [0, 1].
+
+use super::{CompileError, DiscardFlags};
+use crate::decl::{AccessFlags, ScalarType, SemanticKind, ValueType};
+use crate::graph::{AccessRange, RecordedGraph};
+use crate::ids::{NodeId, ResourceId};
+
+/// What happens to an attachment's contents at the start of the pass.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum LoadOp {
+    /// Keep them.
+    Load,
+    /// Clear to the clear value.
+    Clear,
+    /// Undefined (discarded).
+    DontCare,
+}
+
+/// What happens to an attachment's contents at the end of the pass.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum StoreOp {
+    /// Keep them.
+    Store,
+    /// Discard them.
+    DontCare,
+}
+
+/// One color attachment.
+#[derive(Copy, Clone, PartialEq, Debug)]
+pub struct ColorAttachment {
+    /// `SV_Target` index.
+    pub slot: u32,
+    /// The access (index into `RecordedGraph::accesses`).
+    pub access: u32,
+    /// The resource.
+    pub resource: ResourceId,
+    /// Load operation.
+    pub load: LoadOp,
+    /// Store operation.
+    pub store: StoreOp,
+    /// Clear color (raw `SV_ClearColor` words read as `f32`).
+    pub clear_color: [f32; 4],
+    /// The resolve target's access, if any.
+    pub resolve: Option<u32>,
+}
+
+/// The depth-stencil attachment.
+#[derive(Copy, Clone, PartialEq, Debug)]
+pub struct DepthStencilAttachment {
+    /// The access.
+    pub access: u32,
+    /// The resource.
+    pub resource: ResourceId,
+    /// Depth load.
+    pub depth_load: LoadOp,
+    /// Depth store.
+    pub depth_store: StoreOp,
+    /// Stencil load.
+    pub stencil_load: LoadOp,
+    /// Stencil store.
+    pub stencil_store: StoreOp,
+    /// Clear depth.
+    pub clear_depth: f32,
+    /// Clear stencil.
+    pub clear_stencil: u32,
+    /// Depth is read-only.
+    pub depth_read_only: bool,
+    /// Stencil is read-only.
+    pub stencil_read_only: bool,
+}
+
+/// A viewport.
+#[derive(Copy, Clone, PartialEq, Debug)]
+pub struct Viewport {
+    /// Left.
+    pub x: f32,
+    /// Top.
+    pub y: f32,
+    /// Width.
+    pub width: f32,
+    /// Height.
+    pub height: f32,
+    /// Minimum depth.
+    pub min_depth: f32,
+    /// Maximum depth.
+    pub max_depth: f32,
+}
+
+/// A scissor rectangle.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ScissorRect {
+    /// Left.
+    pub x: i32,
+    /// Top.
+    pub y: i32,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+}
+
+/// The render pass of one graphics node.
+#[derive(Clone, PartialEq, Debug)]
+pub struct RenderPass {
+    /// The node.
+    pub node: NodeId,
+    /// Color attachments by slot order.
+    pub colors: Vec<ColorAttachment>,
+    /// Depth-stencil attachment.
+    pub depth_stencil: Option<DepthStencilAttachment>,
+    /// Render area width.
+    pub width: u32,
+    /// Render area height.
+    pub height: u32,
+    /// Layers rendered.
+    pub layers: u32,
+    /// Samples per pixel.
+    pub samples: u32,
+    /// Viewports (at least one).
+    pub viewports: Vec<Viewport>,
+    /// Scissors (one per viewport).
+    pub scissors: Vec<ScissorRect>,
+}
+
+fn error(node: NodeId, message: String) -> CompileError {
+    CompileError::RenderPass { node, message }
+}
+
+/// Up to eight little-endian `u32` words of an argument block (no allocation).
+#[derive(Copy, Clone)]
+struct Words {
+    data: [u32; 8],
+    len: usize,
+}
+
+impl Words {
+    fn as_slice(&self) -> &[u32] {
+        &self.data[..self.len]
+    }
+}
+
+fn words(args: &[u8], at: usize, count: usize) -> Option<Words> {
+    let mut out = Words {
+        data: [0; 8],
+        len: count.min(8),
+    };
+    for index in 0..out.len {
+        let b = args.get(at + index * 4..at + index * 4 + 4)?;
+        out.data[index] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
+    Some(out)
+}
+
+/// Builds and validates the render pass of a node; `None` for nodes without attachments.
+pub fn build_render_pass(
+    graph: &RecordedGraph,
+    node: NodeId,
+    discard: &[DiscardFlags],
+) -> Result<Option<RenderPass>, CompileError> {
+    let decl = graph.decl_of(node);
+    if decl.builtin {
+        return Ok(None);
+    }
+    let args = graph.node_args(node);
+    let record = &graph.nodes[node.index()];
+    let mut colors: Vec<ColorAttachment> = Vec::new();
+    let mut resolves: Vec<(u32, u32)> = Vec::new();
+    let mut depth: Option<DepthStencilAttachment> = None;
+    let mut extent: Option<(u32, u32, u32, u32, ResourceId)> = None;
+    let mut used: Vec<(ResourceId, crate::view::SubresourceBox)> = Vec::new();
+    for access_index in record.accesses.clone() {
+        let access = &graph.accesses[access_index as usize];
+        let slot = &decl.params[access.param as usize].view_slots[access.slot as usize];
+        let Some((kind, index)) = slot.semantic else {
+            continue;
+        };
+        if !matches!(
+            kind,
+            SemanticKind::Target | SemanticKind::DepthStencil | SemanticKind::ResolveTarget
+        ) {
+            continue;
+        }
+        let desc = &graph.resources[access.resource.index()].desc;
+        let AccessRange::Texture(range) = access.range else {
+            return Err(error(
+                node,
+                format!("attachment `{}` must be a texture", slot.name),
+            ));
+        };
+        if range.mip_count != 1 {
+            return Err(error(
+                node,
+                format!("attachment `{}` must view exactly one mip level", slot.name),
+            ));
+        }
+        let region = access.subresource_box(desc);
+        if used
+            .iter()
+            .any(|(resource, other)| *resource == access.resource && other.overlaps(&region))
+        {
+            return Err(error(
+                node,
+                format!(
+                    "attachment `{}` overlaps another attachment of the pass",
+                    slot.name
+                ),
+            ));
+        }
+        used.push((access.resource, region));
+        let width = ((desc.width >> range.base_mip) as u32).max(1);
+        let height = (desc.height >> range.base_mip).max(1);
+        if kind != SemanticKind::ResolveTarget {
+            match extent {
+                None => {
+                    extent = Some((
+                        width,
+                        height,
+                        range.layer_count,
+                        desc.sample_count,
+                        access.resource,
+                    ))
+                }
+                Some((w, h, layers, samples, _)) => {
+                    if (w, h) != (width, height) {
+                        return Err(error(
+                            node,
+                            format!(
+                                "attachment `{}` is {width}x{height} but the pass is {w}x{h}",
+                                slot.name
+                            ),
+                        ));
+                    }
+                    if let Some(current) = extent.as_mut() {
+                        // Layered rendering covers the layers every attachment has.
+                        current.2 = layers.min(range.layer_count);
+                    }
+                    if samples != desc.sample_count {
+                        return Err(error(
+                            node,
+                            format!(
+                                "attachment `{}` has {} samples but the pass has {samples}",
+                                slot.name, desc.sample_count
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        let flags = discard
+            .get(access_index as usize)
+            .copied()
+            .unwrap_or_default();
+        let cleared = access.access.flags.contains(AccessFlags::CLEAR);
+        let load_for = |before: DiscardFlags, has_clear: bool| {
+            if has_clear {
+                LoadOp::Clear
+            } else if flags.contains(before) {
+                LoadOp::DontCare
+            } else {
+                LoadOp::Load
+            }
+        };
+        let store_for = |after: DiscardFlags| {
+            if flags.contains(after) {
+                StoreOp::DontCare
+            } else {
+                StoreOp::Store
+            }
+        };
+        match kind {
+            SemanticKind::Target => {
+                if colors.iter().any(|color| color.slot == index) {
+                    return Err(error(
+                        node,
+                        format!("two attachments bind SV_Target{index}"),
+                    ));
+                }
+                let clear_param = decl
+                    .params
+                    .iter()
+                    .find(|param| param.semantic == Some((SemanticKind::ClearColor, index)));
+                let mut clear_color = [0.0f32; 4];
+                if let Some(param) = clear_param {
+                    let raw = words(args, param.offset as usize, 4)
+                        .map(|w| w.data)
+                        .unwrap_or_default();
+                    for (channel, word) in raw.iter().take(4).enumerate() {
+                        clear_color[channel] = match param.value_type {
+                            ValueType::Vector(ScalarType::F32, _) => f32::from_bits(*word),
+                            _ => *word as f32,
+                        };
+                    }
+                    if clear_color.iter().any(|value| !value.is_finite()) {
+                        return Err(error(
+                            node,
+                            format!("clear color of SV_Target{index} is not finite"),
+                        ));
+                    }
+                }
+                colors.push(ColorAttachment {
+                    slot: index,
+                    access: access_index,
+                    resource: access.resource,
+                    load: load_for(DiscardFlags::BEFORE, cleared || clear_param.is_some()),
+                    store: store_for(DiscardFlags::AFTER),
+                    clear_color,
+                    resolve: None,
+                });
+            }
+            SemanticKind::ResolveTarget => {
+                if desc.sample_count != 1 {
+                    return Err(error(
+                        node,
+                        format!("resolve target `{}` must be single-sampled", slot.name),
+                    ));
+                }
+                resolves.push((index, access_index));
+            }
+            _ => {
+                if depth.is_some() {
+                    return Err(error(node, "two depth-stencil attachments".to_string()));
+                }
+                let clear_depth_param = decl
+                    .params
+                    .iter()
+                    .find(|param| param.semantic.map(|s| s.0) == Some(SemanticKind::ClearDepth));
+                let clear_stencil_param = decl
+                    .params
+                    .iter()
+                    .find(|param| param.semantic.map(|s| s.0) == Some(SemanticKind::ClearStencil));
+                let clear_depth = clear_depth_param
+                    .and_then(|param| words(args, param.offset as usize, 1))
+                    .map_or(1.0, |w| f32::from_bits(w.data[0]));
+                let clear_stencil = clear_stencil_param
+                    .and_then(|param| words(args, param.offset as usize, 1))
+                    .map_or(0, |w| w.data[0]);
+                if !(0.0..=1.0).contains(&clear_depth) {
+                    return Err(error(
+                        node,
+                        format!("clear depth {clear_depth} is not a finite value in [0, 1]"),
+                    ));
+                }
+                if clear_stencil > 255 {
+                    return Err(error(
+                        node,
+                        format!("clear stencil {clear_stencil} does not fit 8 bits"),
+                    ));
+                }
+                let depth_read_only = !access.access.mode_for_plane(0).writes();
+                let stencil_read_only = !access.access.mode_for_plane(1).writes();
+                let depth_clear = cleared && access.access.flags.contains(AccessFlags::DEPTH)
+                    || clear_depth_param.is_some();
+                let stencil_clear = cleared && access.access.flags.contains(AccessFlags::STENCIL)
+                    || clear_stencil_param.is_some();
+                if depth_read_only && depth_clear && desc.format.has_depth() {
+                    return Err(error(node, "read-only depth cannot be cleared".to_string()));
+                }
+                if stencil_read_only && stencil_clear && desc.format.has_stencil() {
+                    return Err(error(
+                        node,
+                        "read-only stencil cannot be cleared".to_string(),
+                    ));
+                }
+                depth = Some(DepthStencilAttachment {
+                    access: access_index,
+                    resource: access.resource,
+                    // Read-only planes always load (the pass must see the data as it is).
+                    depth_load: if depth_read_only {
+                        LoadOp::Load
+                    } else {
+                        load_for(DiscardFlags::BEFORE, depth_clear)
+                    },
+                    depth_store: store_for(DiscardFlags::AFTER),
+                    stencil_load: if stencil_read_only {
+                        LoadOp::Load
+                    } else {
+                        load_for(DiscardFlags::STENCIL_BEFORE, stencil_clear)
+                    },
+                    stencil_store: store_for(DiscardFlags::STENCIL_AFTER),
+                    clear_depth,
+                    clear_stencil,
+                    depth_read_only,
+                    stencil_read_only,
+                });
+            }
+        }
+    }
+    let Some((width, height, layers, samples, _)) = extent else {
+        return Ok(None);
+    };
+    for (index, access_index) in resolves {
+        let Some(color) = colors.iter_mut().find(|color| color.slot == index) else {
+            return Err(error(
+                node,
+                format!("SV_ResolveTarget{index} has no SV_Target{index} to resolve"),
+            ));
+        };
+        let access = &graph.accesses[access_index as usize];
+        let desc = &graph.resources[access.resource.index()].desc;
+        if let AccessRange::Texture(range) = access.range {
+            let w = ((desc.width >> range.base_mip) as u32).max(1);
+            let h = (desc.height >> range.base_mip).max(1);
+            if (w, h) != (width, height) {
+                return Err(error(
+                    node,
+                    format!("resolve target {index} is {w}x{h} but the pass is {width}x{height}"),
+                ));
+            }
+        }
+        if samples == 1 {
+            return Err(error(
+                node,
+                format!("SV_ResolveTarget{index} needs a multisampled SV_Target{index}"),
+            ));
+        }
+        color.resolve = Some(access_index);
+    }
+    colors.sort_by_key(|color| color.slot);
+    let (viewports, scissors) = viewports_and_scissors(graph, node, width, height)?;
+    Ok(Some(RenderPass {
+        node,
+        colors,
+        depth_stencil: depth,
+        width,
+        height,
+        layers,
+        samples,
+        viewports,
+        scissors,
+    }))
+}
+
+fn viewports_and_scissors(
+    graph: &RecordedGraph,
+    node: NodeId,
+    width: u32,
+    height: u32,
+) -> Result<(Vec<Viewport>, Vec<ScissorRect>), CompileError> {
+    let decl = graph.decl_of(node);
+    let args = graph.node_args(node);
+    let full = Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: width as f32,
+        height: height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    let mut viewports: Vec<(u32, Viewport)> = Vec::new();
+    let mut scissors: Vec<(u32, ScissorRect)> = Vec::new();
+    for param in &decl.params {
+        let Some((kind, index)) = param.semantic else {
+            continue;
+        };
+        if !matches!(kind, SemanticKind::Viewport | SemanticKind::ScissorRect) {
+            continue;
+        }
+        let count = param.value_type.size() as usize / 4;
+        let Some(raw_words) = words(args, param.offset as usize, count) else {
+            continue;
+        };
+        let raw = raw_words.as_slice();
+        match kind {
+            SemanticKind::Viewport => {
+                let float =
+                    |i: usize, default: f32| raw.get(i).map_or(default, |w| f32::from_bits(*w));
+                let viewport = Viewport {
+                    x: float(0, 0.0),
+                    y: float(1, 0.0),
+                    width: float(2, 0.0),
+                    height: float(3, 0.0),
+                    min_depth: float(4, 0.0),
+                    max_depth: float(5, 1.0),
+                };
+                let finite = [
+                    viewport.x,
+                    viewport.y,
+                    viewport.width,
+                    viewport.height,
+                    viewport.min_depth,
+                    viewport.max_depth,
+                ]
+                .iter()
+                .all(|v| v.is_finite());
+                if !finite || viewport.width <= 0.0 || viewport.height <= 0.0 {
+                    return Err(error(
+                        node,
+                        format!("viewport {index} must have a finite positive size"),
+                    ));
+                }
+                if viewport.x < 0.0
+                    || viewport.y < 0.0
+                    || viewport.x + viewport.width > width as f32
+                    || viewport.y + viewport.height > height as f32
+                {
+                    return Err(error(
+                        node,
+                        format!("viewport {index} does not fit the {width}x{height} attachment"),
+                    ));
+                }
+                if !(0.0..=1.0).contains(&viewport.min_depth)
+                    || !(0.0..=1.0).contains(&viewport.max_depth)
+                {
+                    return Err(error(
+                        node,
+                        format!("viewport {index} depth range must lie in [0, 1]"),
+                    ));
+                }
+                viewports.push((index, viewport));
+            }
+            SemanticKind::ScissorRect if raw.len() >= 4 => {
+                // (x, y, width, height), clipped to the attachment.
+                let x = raw[0] as i32;
+                let y = raw[1] as i32;
+                let right = (x.max(0) as u64 + raw[2] as u64).min(width as u64);
+                let bottom = (y.max(0) as u64 + raw[3] as u64).min(height as u64);
+                let x0 = (x.max(0) as u64).min(width as u64);
+                let y0 = (y.max(0) as u64).min(height as u64);
+                scissors.push((
+                    index,
+                    ScissorRect {
+                        x: x0 as i32,
+                        y: y0 as i32,
+                        width: (right - x0) as u32,
+                        height: (bottom - y0) as u32,
+                    },
+                ));
+            }
+            _ => {}
+        }
+    }
+    viewports.sort_by_key(|(index, _)| *index);
+    scissors.sort_by_key(|(index, _)| *index);
+    let mut out_viewports: Vec<Viewport> = viewports.iter().map(|(_, v)| *v).collect();
+    if out_viewports.is_empty() {
+        out_viewports.push(full);
+    }
+    let mut out_scissors: Vec<ScissorRect> = Vec::with_capacity(out_viewports.len());
+    for index in 0..out_viewports.len() {
+        let scissor = scissors
+            .iter()
+            .find(|(slot, _)| *slot as usize == index)
+            .map(|(_, s)| *s);
+        out_scissors.push(scissor.unwrap_or(ScissorRect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        }));
+    }
+    Ok((out_viewports, out_scissors))
+}

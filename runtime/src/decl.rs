@@ -1,0 +1,688 @@
+//! Node declarations: parameter value types and layouts, access attributes, semantics, and the
+//! view slots through which the builder finds the views inside an argument block.
+
+use crate::view::VIEW_BYTES;
+use std::sync::Arc;
+
+/// A scalar type of an argument value.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ScalarType {
+    /// HLSL `bool`, stored as 4 bytes (0 or 1).
+    Bool,
+    /// `int`.
+    I32,
+    /// `uint` (also enums).
+    U32,
+    /// `int64_t`.
+    I64,
+    /// `uint64_t`.
+    U64,
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+}
+
+impl ScalarType {
+    /// Bytes of one value (also its alignment).
+    pub fn size(self) -> u32 {
+        match self {
+            ScalarType::Bool | ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
+            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
+        }
+    }
+}
+
+/// A struct type of argument values, with explicit field offsets.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct StructType {
+    /// The struct's name.
+    pub name: String,
+    /// Fields in declaration order.
+    pub fields: Vec<StructField>,
+    /// Total size in bytes (a multiple of `align`).
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+}
+
+/// One field of a [`StructType`].
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct StructField {
+    /// Field name.
+    pub name: String,
+    /// Field type.
+    pub value_type: ValueType,
+    /// Byte offset within the struct.
+    pub offset: u32,
+}
+
+impl StructType {
+    /// A struct with C layout: each field at the next multiple of its alignment, the size rounded
+    /// up to the largest alignment.
+    ///
+    /// ```
+    /// use rpsl_runtime::{ScalarType, StructType, ValueType};
+    /// let s = StructType::with_c_layout("S", vec![("a".into(), ValueType::Scalar(ScalarType::U32)), ("b".into(), ValueType::Scalar(ScalarType::U64))]);
+    /// assert_eq!((s.fields[1].offset, s.size), (8, 16));
+    /// ```
+    pub fn with_c_layout(name: impl Into<String>, fields: Vec<(String, ValueType)>) -> StructType {
+        let mut offset = 0u32;
+        let mut align = 1u32;
+        let mut laid_out = Vec::with_capacity(fields.len());
+        for (field_name, value_type) in fields {
+            let field_align = value_type.align();
+            offset = offset.next_multiple_of(field_align);
+            align = align.max(field_align);
+            let size = value_type.size();
+            laid_out.push(StructField {
+                name: field_name,
+                value_type,
+                offset,
+            });
+            offset += size;
+        }
+        StructType {
+            name: name.into(),
+            fields: laid_out,
+            size: offset.next_multiple_of(align),
+            align,
+        }
+    }
+}
+
+/// The type of an argument value. Sizes and alignments follow C layout of the scalars; views are
+/// 40 bytes (see [`crate::TextureView`], [`crate::BufferView`]); a node handle is a `u32` node id
+/// (`u32::MAX` = none).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ValueType {
+    /// A scalar.
+    Scalar(ScalarType),
+    /// `float4` and the like: scalar, component count.
+    Vector(ScalarType, u32),
+    /// `float4x4` and the like: scalar, rows, columns (row-major, tightly packed).
+    Matrix(ScalarType, u32, u32),
+    /// A fixed-size array. A length of 0 stands for an unsized array (`int4 rects[]`): no bytes.
+    Array(Box<ValueType>, u32),
+    /// A struct.
+    Struct(Arc<StructType>),
+    /// A `texture` view.
+    Texture,
+    /// A `buffer` view.
+    Buffer,
+    /// A `node` handle.
+    NodeHandle,
+}
+
+impl ValueType {
+    /// Bytes of one value.
+    pub fn size(&self) -> u32 {
+        match self {
+            ValueType::Scalar(scalar) => scalar.size(),
+            ValueType::Vector(scalar, count) => scalar.size() * count,
+            ValueType::Matrix(scalar, rows, cols) => scalar.size() * rows * cols,
+            ValueType::Array(elem, count) => elem.stride() * count,
+            ValueType::Struct(ty) => ty.size,
+            ValueType::Texture | ValueType::Buffer => VIEW_BYTES as u32,
+            ValueType::NodeHandle => 4,
+        }
+    }
+
+    /// Alignment in bytes.
+    pub fn align(&self) -> u32 {
+        match self {
+            ValueType::Scalar(scalar)
+            | ValueType::Vector(scalar, _)
+            | ValueType::Matrix(scalar, _, _) => scalar.size(),
+            ValueType::Array(elem, _) => elem.align(),
+            ValueType::Struct(ty) => ty.align,
+            ValueType::Texture => 4,
+            ValueType::Buffer => 8,
+            ValueType::NodeHandle => 4,
+        }
+    }
+
+    /// Distance between array elements of this type: the size rounded up to the alignment.
+    pub fn stride(&self) -> u32 {
+        self.size().next_multiple_of(self.align())
+    }
+
+    /// The type contains a texture or buffer view.
+    pub fn has_views(&self) -> bool {
+        match self {
+            ValueType::Texture | ValueType::Buffer => true,
+            ValueType::Array(elem, _) => elem.has_views(),
+            ValueType::Struct(ty) => ty.fields.iter().any(|field| field.value_type.has_views()),
+            _ => false,
+        }
+    }
+}
+
+/// How a node accesses a view: rpsl.h's `readonly`, `writeonly` (= readwrite + discard_before) or
+/// `readwrite`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum AccessMode {
+    /// Reads only.
+    #[default]
+    ReadOnly,
+    /// Writes without reading; previous data may be discarded.
+    WriteOnly,
+    /// Reads and writes.
+    ReadWrite,
+}
+
+impl AccessMode {
+    /// The dump's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessMode::ReadOnly => "readonly",
+            AccessMode::WriteOnly => "writeonly",
+            AccessMode::ReadWrite => "readwrite",
+        }
+    }
+
+    /// The access reads existing data.
+    pub fn reads(self) -> bool {
+        self != AccessMode::WriteOnly
+    }
+
+    /// The access writes.
+    pub fn writes(self) -> bool {
+        self != AccessMode::ReadOnly
+    }
+}
+
+/// The arguments of an access attribute (`ps`, `rendertarget`, `discard_before`, ...) as bits.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct AccessFlags(pub u32);
+
+macro_rules! access_flags {
+    ($($name:ident = $bit:expr, $text:literal;)*) => {
+        impl AccessFlags {
+            $(
+                #[doc = concat!("The `", $text, "` attribute argument.")]
+                pub const $name: AccessFlags = AccessFlags(1 << $bit);
+            )*
+            /// Every flag with its RPSL name, in bit order.
+            pub const ALL: &'static [(AccessFlags, &'static str)] = &[$((AccessFlags::$name, $text)),*];
+        }
+    };
+}
+
+access_flags! {
+    VS = 0, "vs";
+    PS = 1, "ps";
+    CS = 2, "cs";
+    GS = 3, "gs";
+    HS = 4, "hs";
+    DS = 5, "ds";
+    TS = 6, "ts";
+    MS = 7, "ms";
+    RAYTRACING = 8, "raytracing";
+    RENDER_TARGET = 9, "rendertarget";
+    DEPTH = 10, "depth";
+    STENCIL = 11, "stencil";
+    COPY = 12, "copy";
+    RESOLVE = 13, "resolve";
+    PRESENT = 14, "present";
+    CPU = 15, "cpu";
+    INDIRECT_ARGS = 16, "indirectargs";
+    VB = 17, "vb";
+    IB = 18, "ib";
+    CB = 19, "cb";
+    SHADING_RATE = 20, "shadingrate";
+    PREDICATION = 21, "predication";
+    STREAM_OUT = 22, "streamout";
+    RTAS = 23, "rtas";
+    CUBEMAP = 24, "cubemap";
+    CLEAR = 25, "clear";
+    DISCARD_BEFORE = 26, "discard_before";
+    DISCARD_AFTER = 27, "discard_after";
+}
+
+impl AccessFlags {
+    /// No flags.
+    pub const NONE: AccessFlags = AccessFlags(0);
+    /// Shader stages (`vs ps cs gs hs ds ts ms raytracing`).
+    pub const SHADER_STAGES: AccessFlags = AccessFlags(0x1ff);
+
+    /// All of `other`'s bits are set.
+    pub fn contains(self, other: AccessFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Any of `other`'s bits is set.
+    pub fn intersects(self, other: AccessFlags) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// The flag of an attribute argument name (`"ps"`, `"rendertarget"`, ...).
+    pub fn from_name(name: &str) -> Option<AccessFlags> {
+        AccessFlags::ALL
+            .iter()
+            .find(|(_, text)| *text == name)
+            .map(|(flag, _)| *flag)
+    }
+
+    /// Names of the set flags, in bit order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        AccessFlags::ALL
+            .iter()
+            .filter(move |(flag, _)| self.contains(*flag))
+            .map(|(_, text)| *text)
+    }
+}
+
+impl std::ops::BitOr for AccessFlags {
+    type Output = AccessFlags;
+    fn bitor(self, rhs: AccessFlags) -> AccessFlags {
+        AccessFlags(self.0 | rhs.0)
+    }
+}
+
+impl std::ops::BitOrAssign for AccessFlags {
+    fn bitor_assign(&mut self, rhs: AccessFlags) {
+        self.0 |= rhs.0;
+    }
+}
+
+/// The access attributes of a view parameter.
+///
+/// Stacked attributes that differ per plane (`[readwrite(depth)][writeonly(stencil)]`) put the
+/// depth/color plane's mode in `mode` and the stencil plane's in `stencil_mode`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct AccessDesc {
+    /// Mode of the color or depth plane (and of the stencil plane unless `stencil_mode` is set).
+    pub mode: AccessMode,
+    /// Mode of the stencil plane when it differs.
+    pub stencil_mode: Option<AccessMode>,
+    /// Union of the attribute arguments.
+    pub flags: AccessFlags,
+    /// `[relaxed]`: may reorder with other relaxed accesses.
+    pub relaxed: bool,
+}
+
+impl AccessDesc {
+    /// An access with one mode for every plane.
+    pub fn new(mode: AccessMode, flags: AccessFlags) -> AccessDesc {
+        AccessDesc {
+            mode,
+            stencil_mode: None,
+            flags,
+            relaxed: false,
+        }
+    }
+
+    /// `[readonly(flags)]`.
+    pub fn readonly(flags: AccessFlags) -> AccessDesc {
+        AccessDesc::new(AccessMode::ReadOnly, flags)
+    }
+
+    /// `[writeonly(flags)]`.
+    pub fn writeonly(flags: AccessFlags) -> AccessDesc {
+        AccessDesc::new(AccessMode::WriteOnly, flags)
+    }
+
+    /// `[readwrite(flags)]`.
+    pub fn readwrite(flags: AccessFlags) -> AccessDesc {
+        AccessDesc::new(AccessMode::ReadWrite, flags)
+    }
+
+    /// The mode for plane 0 (color/depth) or 1 (stencil).
+    pub fn mode_for_plane(&self, plane: u32) -> AccessMode {
+        if plane == 1 {
+            self.stencil_mode.unwrap_or(self.mode)
+        } else {
+            self.mode
+        }
+    }
+
+    /// Some plane is written.
+    pub fn writes(&self) -> bool {
+        self.mode.writes() || self.stencil_mode.is_some_and(AccessMode::writes)
+    }
+
+    /// Some plane is read.
+    pub fn reads(&self) -> bool {
+        self.mode.reads() || self.stencil_mode.is_some_and(AccessMode::reads)
+    }
+
+    /// The planes named by `depth` / `stencil` flags (bit 0 depth, bit 1 stencil); 0 when neither.
+    pub fn plane_bits(&self) -> u8 {
+        (self.flags.contains(AccessFlags::DEPTH) as u8)
+            | ((self.flags.contains(AccessFlags::STENCIL) as u8) << 1)
+    }
+}
+
+/// System-value semantics the runtime understands.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum SemanticKind {
+    /// `SV_Target[n]`: color attachment n.
+    Target,
+    /// `SV_DepthStencil`.
+    DepthStencil,
+    /// `SV_ResolveTarget[n]`: resolve destination of color attachment n.
+    ResolveTarget,
+    /// `SV_ClearColor[n]`.
+    ClearColor,
+    /// `SV_ClearDepth`.
+    ClearDepth,
+    /// `SV_ClearStencil`.
+    ClearStencil,
+    /// `SV_Viewport[n]`.
+    Viewport,
+    /// `SV_ScissorRect[n]`.
+    ScissorRect,
+}
+
+impl SemanticKind {
+    /// The HLSL name without index (`SV_Target`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SemanticKind::Target => "SV_Target",
+            SemanticKind::DepthStencil => "SV_DepthStencil",
+            SemanticKind::ResolveTarget => "SV_ResolveTarget",
+            SemanticKind::ClearColor => "SV_ClearColor",
+            SemanticKind::ClearDepth => "SV_ClearDepth",
+            SemanticKind::ClearStencil => "SV_ClearStencil",
+            SemanticKind::Viewport => "SV_Viewport",
+            SemanticKind::ScissorRect => "SV_ScissorRect",
+        }
+    }
+
+    /// Parses `SV_Target3`, `SV_DepthStencil`, ... (case-insensitive) into kind and index.
+    pub fn parse(text: &str) -> Option<(SemanticKind, u32)> {
+        const KINDS: [SemanticKind; 8] = [
+            SemanticKind::Target,
+            SemanticKind::DepthStencil,
+            SemanticKind::ResolveTarget,
+            SemanticKind::ClearColor,
+            SemanticKind::ClearDepth,
+            SemanticKind::ClearStencil,
+            SemanticKind::Viewport,
+            SemanticKind::ScissorRect,
+        ];
+        let lower = text.to_ascii_lowercase();
+        let mut best: Option<(SemanticKind, u32)> = None;
+        for kind in KINDS {
+            let name = kind.name().to_ascii_lowercase();
+            if let Some(rest) = lower.strip_prefix(&name) {
+                let index = if rest.is_empty() {
+                    0
+                } else {
+                    rest.parse().ok()?
+                };
+                if best.is_none_or(|(prev, _)| prev.name().len() < kind.name().len()) {
+                    best = Some((kind, index));
+                }
+            }
+        }
+        best
+    }
+}
+
+/// A view inside a parameter's value: a texture or buffer at a byte offset.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ViewKind {
+    /// A [`crate::TextureView`].
+    Texture,
+    /// A [`crate::BufferView`].
+    Buffer,
+}
+
+/// One view of a parameter, flattened (`srcs[3]`, `gbuf.albedo`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ViewSlot {
+    /// Flattened name.
+    pub name: String,
+    /// Byte offset within the parameter's value.
+    pub offset: u32,
+    /// Texture or buffer.
+    pub kind: ViewKind,
+    /// The access (the parameter's).
+    pub access: AccessDesc,
+    /// The semantic with its index adjusted for array elements (`rts[2] : SV_Target1` = target 3).
+    pub semantic: Option<(SemanticKind, u32)>,
+}
+
+/// A parameter of a node declaration.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ParamDesc {
+    /// Name.
+    pub name: String,
+    /// Value type.
+    pub value_type: ValueType,
+    /// Access attributes of a view parameter (`None` on a view parameter = readonly, no flags).
+    pub access: Option<AccessDesc>,
+    /// Semantic and index.
+    pub semantic: Option<(SemanticKind, u32)>,
+    /// Byte offset of the value in the argument block (set by [`NodeDeclDesc::new`]).
+    pub offset: u32,
+    /// Views inside the value (set by [`NodeDeclDesc::new`]).
+    pub view_slots: Vec<ViewSlot>,
+}
+
+impl ParamDesc {
+    /// A parameter without access or semantic.
+    pub fn new(name: impl Into<String>, value_type: ValueType) -> ParamDesc {
+        ParamDesc {
+            name: name.into(),
+            value_type,
+            access: None,
+            semantic: None,
+            offset: 0,
+            view_slots: Vec::new(),
+        }
+    }
+
+    /// With access attributes.
+    pub fn with_access(mut self, access: AccessDesc) -> ParamDesc {
+        self.access = Some(access);
+        self
+    }
+
+    /// With a semantic.
+    pub fn with_semantic(mut self, kind: SemanticKind, index: u32) -> ParamDesc {
+        self.semantic = Some((kind, index));
+        self
+    }
+}
+
+/// The queue class a node needs.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
+pub enum QueueClass {
+    /// Graphics (the default).
+    #[default]
+    Graphics,
+    /// Compute.
+    Compute,
+    /// Copy / transfer.
+    Copy,
+}
+
+impl QueueClass {
+    /// The dump's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            QueueClass::Graphics => "graphics",
+            QueueClass::Compute => "compute",
+            QueueClass::Copy => "copy",
+        }
+    }
+}
+
+/// A node declaration, registered once per program.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct NodeDeclDesc {
+    /// RPSL name.
+    pub name: String,
+    /// Queue class.
+    pub queue: QueueClass,
+    /// Parameters with offsets and view slots.
+    pub params: Vec<ParamDesc>,
+    /// Size of the argument block (the end of the last parameter rounded up to 8 bytes).
+    pub args_size: u32,
+    /// The end of the last parameter: the fewest bytes `call_node` accepts.
+    pub args_end: u32,
+    /// A built-in node of rpsl.h (`clear`, `copy_texture`, ...).
+    pub builtin: bool,
+}
+
+impl NodeDeclDesc {
+    /// A declaration; lays out the parameters in C order (each at the next multiple of its
+    /// alignment) and flattens their views into `view_slots`.
+    pub fn new(
+        name: impl Into<String>,
+        queue: QueueClass,
+        mut params: Vec<ParamDesc>,
+    ) -> NodeDeclDesc {
+        let mut offset = 0u32;
+        for param in &mut params {
+            offset = offset.next_multiple_of(param.value_type.align());
+            param.offset = offset;
+            offset += param.value_type.size();
+            param.view_slots.clear();
+            let access = param.access.unwrap_or_default();
+            let mut slots = Vec::new();
+            flatten_views(
+                &param.value_type,
+                &param.name,
+                0,
+                access,
+                param.semantic,
+                &mut slots,
+            );
+            param.view_slots = slots;
+        }
+        NodeDeclDesc {
+            name: name.into(),
+            queue,
+            params,
+            args_size: offset.next_multiple_of(8),
+            args_end: offset,
+            builtin: false,
+        }
+    }
+
+    /// Marks the declaration as a built-in.
+    pub fn into_builtin(mut self) -> NodeDeclDesc {
+        self.builtin = true;
+        self
+    }
+
+    /// The parameter of a name.
+    pub fn param(&self, name: &str) -> Option<&ParamDesc> {
+        self.params.iter().find(|param| param.name == name)
+    }
+}
+
+fn flatten_views(
+    value_type: &ValueType,
+    name: &str,
+    offset: u32,
+    access: AccessDesc,
+    semantic: Option<(SemanticKind, u32)>,
+    out: &mut Vec<ViewSlot>,
+) {
+    match value_type {
+        ValueType::Texture | ValueType::Buffer => out.push(ViewSlot {
+            name: name.to_string(),
+            offset,
+            kind: if *value_type == ValueType::Texture {
+                ViewKind::Texture
+            } else {
+                ViewKind::Buffer
+            },
+            access,
+            semantic,
+        }),
+        ValueType::Array(elem, count) if elem.has_views() => {
+            for index in 0..*count {
+                let elem_semantic = semantic.map(|(kind, base)| (kind, base + index));
+                flatten_views(
+                    elem,
+                    &format!("{name}[{index}]"),
+                    offset + index * elem.stride(),
+                    access,
+                    elem_semantic,
+                    out,
+                );
+            }
+        }
+        ValueType::Struct(ty) => {
+            for field in &ty.fields {
+                if field.value_type.has_views() {
+                    flatten_views(
+                        &field.value_type,
+                        &format!("{name}.{}", field.name),
+                        offset + field.offset,
+                        access,
+                        semantic,
+                        out,
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_and_flattening() {
+        let gbuf = Arc::new(StructType::with_c_layout(
+            "GBuf",
+            vec![
+                ("scale".into(), ValueType::Scalar(ScalarType::F32)),
+                ("albedo".into(), ValueType::Texture),
+            ],
+        ));
+        let decl = NodeDeclDesc::new(
+            "blt_all",
+            QueueClass::Graphics,
+            vec![
+                ParamDesc::new("id", ValueType::Scalar(ScalarType::U32)),
+                ParamDesc::new("srcs", ValueType::Array(Box::new(ValueType::Texture), 3))
+                    .with_access(AccessDesc::readonly(AccessFlags::PS))
+                    .with_semantic(SemanticKind::Target, 1),
+                ParamDesc::new("g", ValueType::Struct(gbuf)),
+                ParamDesc::new("b", ValueType::Buffer),
+            ],
+        );
+        assert_eq!(decl.params[1].offset, 4);
+        let names: Vec<_> = decl.params[1]
+            .view_slots
+            .iter()
+            .map(|slot| (slot.name.as_str(), slot.offset, slot.semantic))
+            .collect();
+        assert_eq!(names[2], ("srcs[2]", 80, Some((SemanticKind::Target, 3))));
+        assert_eq!(decl.params[2].view_slots[0].name, "g.albedo");
+        assert_eq!(decl.params[2].view_slots[0].offset, 4);
+        assert_eq!(decl.params[3].offset, 168);
+        assert_eq!(decl.args_size, 208);
+    }
+
+    #[test]
+    fn semantics_parse() {
+        assert_eq!(
+            SemanticKind::parse("SV_Target3"),
+            Some((SemanticKind::Target, 3))
+        );
+        assert_eq!(
+            SemanticKind::parse("SV_DepthStencil"),
+            Some((SemanticKind::DepthStencil, 0))
+        );
+        assert_eq!(
+            SemanticKind::parse("SV_ClearColor1"),
+            Some((SemanticKind::ClearColor, 1))
+        );
+        assert_eq!(SemanticKind::parse("SV_Position"), None);
+        assert_eq!(
+            AccessFlags::from_name("discard_after"),
+            Some(AccessFlags::DISCARD_AFTER)
+        );
+    }
+}

@@ -1,0 +1,172 @@
+//! Synthetic graph shapes of `bench/rps_shapes.rpsl` (`chain`, `lanes`), recorded by hand
+//! through the [`GraphBuilder`], for benchmarks and tests that compare with the RPS figures.
+
+use crate::builder::{ArgsWriter, BuildError, GraphBuilder};
+use crate::decl::{
+    AccessDesc, AccessFlags, NodeDeclDesc, ParamDesc, QueueClass, SemanticKind, ValueType,
+};
+use crate::format::Format;
+use crate::graph::CallFlags;
+use crate::ids::DeclId;
+use crate::resource::ResourceDesc;
+use crate::view::TextureView;
+
+/// The two node declarations of the shapes.
+#[derive(Copy, Clone, Debug)]
+pub struct ShapeDecls {
+    /// `graphics node Raster([readonly(ps)] a, [readonly(ps)] b, [writeonly(rendertarget)] rt : SV_Target0)`.
+    pub raster: DeclId,
+    /// `compute node Compute([readonly(cs)] a, [readonly(cs)] b, [writeonly(cs)] uav)`.
+    pub compute: DeclId,
+}
+
+/// Declares `Raster` and `Compute`.
+pub fn declare_shapes(builder: &mut GraphBuilder) -> ShapeDecls {
+    let tex = |name: &str, access: AccessDesc| {
+        ParamDesc::new(name, ValueType::Texture).with_access(access)
+    };
+    let raster = builder.declare_node(NodeDeclDesc::new(
+        "Raster",
+        QueueClass::Graphics,
+        vec![
+            tex("a", AccessDesc::readonly(AccessFlags::PS)),
+            tex("b", AccessDesc::readonly(AccessFlags::PS)),
+            tex("rt", AccessDesc::writeonly(AccessFlags::RENDER_TARGET))
+                .with_semantic(SemanticKind::Target, 0),
+        ],
+    ));
+    let compute = builder.declare_node(NodeDeclDesc::new(
+        "Compute",
+        QueueClass::Compute,
+        vec![
+            tex("a", AccessDesc::readonly(AccessFlags::CS)),
+            tex("b", AccessDesc::readonly(AccessFlags::CS)),
+            tex("uav", AccessDesc::writeonly(AccessFlags::CS)),
+        ],
+    ));
+    ShapeDecls { raster, compute }
+}
+
+/// `makeResource(i)`: one of four size classes chosen by a hash of `i`.
+pub fn shape_resource(i: u32) -> ResourceDesc {
+    match (i.wrapping_mul(2654435761) >> 7) & 3 {
+        0 => ResourceDesc::tex2d(Format::R16G16B16A16_FLOAT, 1920, 1080),
+        1 => ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 1920, 1080),
+        2 => ResourceDesc::tex2d(Format::R16G16B16A16_FLOAT, 960, 540),
+        _ => ResourceDesc::tex2d(Format::R32_FLOAT, 480, 270),
+    }
+}
+
+fn call(
+    builder: &mut GraphBuilder,
+    decl: DeclId,
+    views: [TextureView; 3],
+    key: u64,
+) -> Result<(), BuildError> {
+    let mut args = ArgsWriter::new(builder.decl(decl).ok_or(BuildError::UnknownDecl(decl))?);
+    args.write_texture(0, &views[0])
+        .write_texture(1, &views[1])
+        .write_texture(2, &views[2]);
+    builder.call_node(decl, args.bytes(), CallFlags::default(), key)?;
+    Ok(())
+}
+
+fn backbuffer(builder: &mut GraphBuilder) -> Result<TextureView, BuildError> {
+    let id = builder.import_external_with_access(
+        "backbuffer",
+        ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 1920, 1080),
+        Some(AccessDesc::readonly(AccessFlags::PRESENT)),
+    )?;
+    builder.default_texture_view(id)
+}
+
+/// Records `chain(backbuffer, n)` into the current frame.
+pub fn record_chain(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    n: u32,
+) -> Result<(), BuildError> {
+    let back = backbuffer(builder)?;
+    let mut ring = [TextureView::NULL; 16];
+    for i in 0..n {
+        let k = (i * 7) % 8 + 2;
+        let mut a = if i >= 1 {
+            ring[((i - 1) % 16) as usize]
+        } else {
+            TextureView::NULL
+        };
+        let b = if i >= k {
+            ring[((i - k) % 16) as usize]
+        } else {
+            TextureView::NULL
+        };
+        if a.is_null() {
+            a = b;
+        }
+        let out = if i == n - 1 {
+            back
+        } else {
+            let id = builder.create_resource(shape_resource(i), i as u64)?;
+            builder.default_texture_view(id)?
+        };
+        ring[(i % 16) as usize] = out;
+        let decl = if i % 3 == 1 && i != n - 1 {
+            decls.compute
+        } else {
+            decls.raster
+        };
+        call(builder, decl, [a, b, out], 1_000_000 + i as u64)?;
+    }
+    Ok(())
+}
+
+/// Records `lanes(backbuffer, n)` into the current frame.
+pub fn record_lanes(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    n: u32,
+) -> Result<(), BuildError> {
+    const W: u32 = 8;
+    let back = backbuffer(builder)?;
+    let l = (n.max(1) - 1) / W;
+    let mut heads = [TextureView::NULL; W as usize];
+    for lane in 0..W {
+        let mut prev = TextureView::NULL;
+        for j in 0..l {
+            let i = lane * l + j;
+            let id = builder.create_resource(shape_resource(i), i as u64)?;
+            let out = builder.default_texture_view(id)?;
+            let decl = if j % 2 == 1 {
+                decls.compute
+            } else {
+                decls.raster
+            };
+            call(
+                builder,
+                decl,
+                [prev, TextureView::NULL, out],
+                1_000_000 + i as u64,
+            )?;
+            prev = out;
+        }
+        heads[lane as usize] = prev;
+    }
+    let mut acc = heads[0];
+    for m in 1..W {
+        let out = if m == W - 1 {
+            back
+        } else {
+            let i = W * l + m - 1;
+            let id = builder.create_resource(shape_resource(i), i as u64)?;
+            builder.default_texture_view(id)?
+        };
+        call(
+            builder,
+            decls.raster,
+            [acc, heads[m as usize], out],
+            2_000_000 + m as u64,
+        )?;
+        acc = out;
+    }
+    Ok(())
+}

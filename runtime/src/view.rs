@@ -1,0 +1,507 @@
+//! Texture and buffer views as plain data with rpsl.h's byte layout, and the subresource ranges
+//! they cover.
+
+use crate::format::Format;
+use crate::ids::ResourceId;
+use crate::resource::ResourceDesc;
+
+/// The `Resource` value of a null view.
+pub const NULL_RESOURCE: u32 = u32::MAX;
+/// Byte size of both view structs in an argument block.
+pub const VIEW_BYTES: usize = 40;
+/// A mip or layer count meaning "all remaining" (rpsl.h's `-1`). A count of 0 means the same.
+pub const REMAINING: u32 = u32::MAX;
+
+/// rpsl.h's `texture` (40 bytes, `#[repr(C)]`). Null: `resource == u32::MAX`, the rest zero.
+#[derive(Copy, Clone, PartialEq, Debug, Default)]
+#[repr(C)]
+pub struct TextureView {
+    /// The resource id (`NULL_RESOURCE` for null).
+    pub resource: u32,
+    /// View format; `UNKNOWN` (0) inherits the resource's.
+    pub view_format: u32,
+    /// Temporal layer: 0 = this frame, k = written k frames ago.
+    pub temporal_layer: u32,
+    /// `RESOURCE_VIEW_FLAGS` (bit 0 = cubemap).
+    pub flags: u32,
+    /// First mip.
+    pub base_mip_level: u32,
+    /// Mip count (`REMAINING` or 0 = to the end).
+    pub mip_level_count: u32,
+    /// First array layer.
+    pub base_array_layer: u32,
+    /// Layer count (`REMAINING` or 0 = to the end).
+    pub array_layer_count: u32,
+    /// Minimum LOD clamp.
+    pub min_lod_clamp: f32,
+    /// Component mapping.
+    pub component_mapping: u32,
+}
+
+/// rpsl.h's `buffer` (40 bytes, `#[repr(C)]`). Null: `resource == u32::MAX`, the rest zero.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+#[repr(C)]
+pub struct BufferView {
+    /// The resource id (`NULL_RESOURCE` for null).
+    pub resource: u32,
+    /// View format (`UNKNOWN` = unformatted).
+    pub view_format: u32,
+    /// Temporal layer.
+    pub temporal_layer: u32,
+    /// `RESOURCE_VIEW_FLAGS`.
+    pub flags: u32,
+    /// Byte offset.
+    pub offset: u64,
+    /// Byte size (0 or `u64::MAX` = to the end of the buffer).
+    pub size_in_bytes: u64,
+    /// Structure stride (0 = not structured).
+    pub stride: u32,
+    /// Padding to 40 bytes; always zero.
+    pub padding: u32,
+}
+
+/// The view component mapping of an identity swizzle (R, G, B, A = 0, 1, 2, 3 in bytes).
+pub const IDENTITY_COMPONENT_MAPPING: u32 = 0x0302_0100;
+
+fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    read_u32(bytes, at) as u64 | ((read_u32(bytes, at + 4) as u64) << 32)
+}
+
+impl TextureView {
+    /// The null view.
+    pub const NULL: TextureView = TextureView {
+        resource: NULL_RESOURCE,
+        view_format: 0,
+        temporal_layer: 0,
+        flags: 0,
+        base_mip_level: 0,
+        mip_level_count: 0,
+        base_array_layer: 0,
+        array_layer_count: 0,
+        min_lod_clamp: 0.0,
+        component_mapping: 0,
+    };
+
+    /// The default view of a whole resource: every mip and layer, the resource's format.
+    pub fn whole(resource: ResourceId, desc: &ResourceDesc) -> TextureView {
+        TextureView {
+            resource: resource.0,
+            view_format: 0,
+            temporal_layer: 0,
+            flags: 0,
+            base_mip_level: 0,
+            mip_level_count: desc.mip_levels,
+            base_array_layer: 0,
+            array_layer_count: desc.array_layers(),
+            min_lod_clamp: 0.0,
+            component_mapping: IDENTITY_COMPONENT_MAPPING,
+        }
+    }
+
+    /// The view is null.
+    pub fn is_null(&self) -> bool {
+        self.resource == NULL_RESOURCE
+    }
+
+    /// Decodes a view from 40 little-endian bytes; `None` when `bytes` is shorter.
+    pub fn from_bytes(bytes: &[u8]) -> Option<TextureView> {
+        if bytes.len() < VIEW_BYTES {
+            return None;
+        }
+        Some(TextureView {
+            resource: read_u32(bytes, 0),
+            view_format: read_u32(bytes, 4),
+            temporal_layer: read_u32(bytes, 8),
+            flags: read_u32(bytes, 12),
+            base_mip_level: read_u32(bytes, 16),
+            mip_level_count: read_u32(bytes, 20),
+            base_array_layer: read_u32(bytes, 24),
+            array_layer_count: read_u32(bytes, 28),
+            min_lod_clamp: f32::from_bits(read_u32(bytes, 32)),
+            component_mapping: read_u32(bytes, 36),
+        })
+    }
+
+    /// The 40 little-endian bytes of this view.
+    pub fn to_bytes(&self) -> [u8; VIEW_BYTES] {
+        let words = [
+            self.resource,
+            self.view_format,
+            self.temporal_layer,
+            self.flags,
+            self.base_mip_level,
+            self.mip_level_count,
+            self.base_array_layer,
+            self.array_layer_count,
+            self.min_lod_clamp.to_bits(),
+            self.component_mapping,
+        ];
+        let mut out = [0u8; VIEW_BYTES];
+        for (index, word) in words.iter().enumerate() {
+            out[index * 4..index * 4 + 4].copy_from_slice(&word.to_le_bytes());
+        }
+        out
+    }
+}
+
+impl BufferView {
+    /// The null view.
+    pub const NULL: BufferView = BufferView {
+        resource: NULL_RESOURCE,
+        view_format: 0,
+        temporal_layer: 0,
+        flags: 0,
+        offset: 0,
+        size_in_bytes: 0,
+        stride: 0,
+        padding: 0,
+    };
+
+    /// The default view of a whole buffer.
+    pub fn whole(resource: ResourceId, desc: &ResourceDesc) -> BufferView {
+        BufferView {
+            resource: resource.0,
+            size_in_bytes: desc.width,
+            ..BufferView::NULL
+        }
+    }
+
+    /// The view is null.
+    pub fn is_null(&self) -> bool {
+        self.resource == NULL_RESOURCE
+    }
+
+    /// Decodes a view from 40 little-endian bytes; `None` when `bytes` is shorter.
+    pub fn from_bytes(bytes: &[u8]) -> Option<BufferView> {
+        if bytes.len() < VIEW_BYTES {
+            return None;
+        }
+        Some(BufferView {
+            resource: read_u32(bytes, 0),
+            view_format: read_u32(bytes, 4),
+            temporal_layer: read_u32(bytes, 8),
+            flags: read_u32(bytes, 12),
+            offset: read_u64(bytes, 16),
+            size_in_bytes: read_u64(bytes, 24),
+            stride: read_u32(bytes, 32),
+            padding: 0,
+        })
+    }
+
+    /// The 40 little-endian bytes of this view.
+    pub fn to_bytes(&self) -> [u8; VIEW_BYTES] {
+        let mut out = [0u8; VIEW_BYTES];
+        for (at, word) in [
+            (0, self.resource),
+            (4, self.view_format),
+            (8, self.temporal_layer),
+            (12, self.flags),
+            (32, self.stride),
+        ] {
+            out[at..at + 4].copy_from_slice(&word.to_le_bytes());
+        }
+        out[16..24].copy_from_slice(&self.offset.to_le_bytes());
+        out[24..32].copy_from_slice(&self.size_in_bytes.to_le_bytes());
+        out
+    }
+}
+
+/// Bit set of texture planes: bit 0 = color or depth, bit 1 = stencil.
+pub type PlaneMask = u8;
+
+/// A set of subresources as a box: `[lo, hi)` on three axes. Textures: mips x layers x planes,
+/// with the temporal slice folded into the layer axis (`slice * array_layers + layer`). Buffers:
+/// bytes on the first axis (the temporal slice folded in as `slice * size + offset`), the others
+/// `[0, 1)`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct SubresourceBox {
+    /// Inclusive lower corner.
+    pub lo: [u64; 3],
+    /// Exclusive upper corner.
+    pub hi: [u64; 3],
+}
+
+impl SubresourceBox {
+    /// The box is empty.
+    pub fn is_empty(&self) -> bool {
+        (0..3).any(|axis| self.lo[axis] >= self.hi[axis])
+    }
+
+    /// The two boxes share at least one subresource.
+    pub fn overlaps(&self, other: &SubresourceBox) -> bool {
+        (0..3).all(|axis| self.lo[axis] < other.hi[axis] && other.lo[axis] < self.hi[axis])
+    }
+
+    /// `other` lies entirely within `self`.
+    pub fn contains(&self, other: &SubresourceBox) -> bool {
+        (0..3).all(|axis| self.lo[axis] <= other.lo[axis] && other.hi[axis] <= self.hi[axis])
+    }
+
+    /// The common part of two boxes (may be empty).
+    pub fn intersection(&self, other: &SubresourceBox) -> SubresourceBox {
+        let mut out = *self;
+        for axis in 0..3 {
+            out.lo[axis] = self.lo[axis].max(other.lo[axis]);
+            out.hi[axis] = self.hi[axis].min(other.hi[axis]);
+        }
+        out
+    }
+
+    /// Appends to `out` up to six disjoint boxes covering `self` minus `cut`.
+    pub fn subtract_into(&self, cut: &SubresourceBox, out: &mut Vec<SubresourceBox>) {
+        if !self.overlaps(cut) {
+            out.push(*self);
+            return;
+        }
+        let mut rest = *self;
+        for axis in 0..3 {
+            if rest.lo[axis] < cut.lo[axis] {
+                let mut piece = rest;
+                piece.hi[axis] = cut.lo[axis];
+                out.push(piece);
+                rest.lo[axis] = cut.lo[axis];
+            }
+            if rest.hi[axis] > cut.hi[axis] {
+                let mut piece = rest;
+                piece.lo[axis] = cut.hi[axis];
+                out.push(piece);
+                rest.hi[axis] = cut.hi[axis];
+            }
+        }
+    }
+
+    /// The number of subresources (or bytes) in the box.
+    pub fn volume(&self) -> u64 {
+        if self.is_empty() {
+            return 0;
+        }
+        (0..3).map(|axis| self.hi[axis] - self.lo[axis]).product()
+    }
+}
+
+/// Why a view does not fit its resource.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ViewRangeError {
+    /// Mips beyond the resource's.
+    Mips,
+    /// Layers beyond the resource's.
+    Layers,
+    /// Bytes beyond the buffer's.
+    Bytes,
+    /// A texture view of a buffer or the reverse.
+    Kind,
+}
+
+/// A resolved texture view range: counts are explicit.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct TextureRange {
+    /// First mip.
+    pub base_mip: u32,
+    /// Mip count.
+    pub mip_count: u32,
+    /// First layer.
+    pub base_layer: u32,
+    /// Layer count.
+    pub layer_count: u32,
+    /// Planes covered.
+    pub planes: PlaneMask,
+}
+
+fn resolve_count(base: u32, count: u32, total: u32) -> Option<u32> {
+    if base >= total {
+        return None;
+    }
+    let count = if count == 0 || count == REMAINING {
+        total - base
+    } else {
+        count
+    };
+    (count as u64 + base as u64 <= total as u64).then_some(count)
+}
+
+impl TextureView {
+    /// The view's format, or the resource's when the view inherits it.
+    pub fn effective_format(&self, desc: &ResourceDesc) -> Format {
+        if self.view_format == 0 {
+            desc.format
+        } else {
+            Format(self.view_format)
+        }
+    }
+
+    /// Resolves the mip and layer range against the resource (counts of `REMAINING` or 0 mean
+    /// the rest), with planes chosen by the view format or, for depth/stencil resources viewed
+    /// with their own format, by `access_planes` (from the access's depth/stencil flags; 0 = all).
+    pub fn resolve_range(
+        &self,
+        desc: &ResourceDesc,
+        access_planes: PlaneMask,
+    ) -> Result<TextureRange, ViewRangeError> {
+        if !desc.kind.is_texture() {
+            return Err(ViewRangeError::Kind);
+        }
+        let mip_count = resolve_count(self.base_mip_level, self.mip_level_count, desc.mip_levels)
+            .ok_or(ViewRangeError::Mips)?;
+        let layer_count = resolve_count(
+            self.base_array_layer,
+            self.array_layer_count,
+            desc.array_layers(),
+        )
+        .ok_or(ViewRangeError::Layers)?;
+        let all_planes: PlaneMask = if desc.format.plane_count() == 2 {
+            0b11
+        } else {
+            0b01
+        };
+        let view_format = Format(self.view_format);
+        let planes = if desc.format.plane_count() == 2 {
+            if self.view_format != 0 && view_format.info().is_some_and(|info| info.plane_view) {
+                view_format.plane_bits()
+            } else if access_planes != 0 {
+                access_planes & all_planes
+            } else {
+                all_planes
+            }
+        } else {
+            1
+        };
+        Ok(TextureRange {
+            base_mip: self.base_mip_level,
+            mip_count,
+            base_layer: self.base_array_layer,
+            layer_count,
+            planes: planes.max(1),
+        })
+    }
+}
+
+impl BufferView {
+    /// Resolves the byte range `[offset, offset + size)` against the buffer (size 0 or
+    /// `u64::MAX` = to the end).
+    pub fn resolve_range(&self, desc: &ResourceDesc) -> Result<(u64, u64), ViewRangeError> {
+        if desc.kind.is_texture() {
+            return Err(ViewRangeError::Kind);
+        }
+        if self.offset >= desc.width {
+            return Err(ViewRangeError::Bytes);
+        }
+        let size = if self.size_in_bytes == 0 || self.size_in_bytes == u64::MAX {
+            desc.width - self.offset
+        } else {
+            self.size_in_bytes
+        };
+        if self
+            .offset
+            .checked_add(size)
+            .is_none_or(|end| end > desc.width)
+        {
+            return Err(ViewRangeError::Bytes);
+        }
+        Ok((self.offset, size))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_pinned() {
+        assert_eq!(std::mem::size_of::<TextureView>(), 40);
+        assert_eq!(std::mem::size_of::<BufferView>(), 40);
+        let view = TextureView {
+            resource: 3,
+            base_mip_level: 2,
+            mip_level_count: REMAINING,
+            min_lod_clamp: 1.5,
+            ..TextureView::NULL
+        };
+        assert_eq!(TextureView::from_bytes(&view.to_bytes()), Some(view));
+        let buffer = BufferView {
+            resource: 1,
+            offset: 1 << 40,
+            size_in_bytes: 9,
+            stride: 4,
+            ..BufferView::NULL
+        };
+        assert_eq!(BufferView::from_bytes(&buffer.to_bytes()), Some(buffer));
+        assert!(TextureView::from_bytes(&[0; 39]).is_none());
+    }
+
+    #[test]
+    fn ranges_resolve_remaining_counts() {
+        let mut desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+        desc.mip_levels = 7;
+        desc.depth_or_array_size = 4;
+        let view = TextureView {
+            resource: 0,
+            base_mip_level: 2,
+            mip_level_count: REMAINING,
+            base_array_layer: 1,
+            array_layer_count: 0,
+            ..TextureView::NULL
+        };
+        let range = view.resolve_range(&desc, 0).unwrap();
+        assert_eq!(
+            (range.mip_count, range.layer_count, range.planes),
+            (5, 3, 1)
+        );
+        let bad = TextureView {
+            mip_level_count: 6,
+            ..view
+        };
+        assert_eq!(bad.resolve_range(&desc, 0), Err(ViewRangeError::Mips));
+        let ds = ResourceDesc::tex2d(Format::D32_FLOAT_S8X24_UINT, 8, 8);
+        let stencil_view = TextureView {
+            resource: 0,
+            view_format: Format::X32_TYPELESS_G8X24_UINT.0,
+            mip_level_count: 1,
+            array_layer_count: 1,
+            ..TextureView::NULL
+        };
+        assert_eq!(stencil_view.resolve_range(&ds, 0).unwrap().planes, 2);
+        let buffer = ResourceDesc::buffer(100);
+        assert_eq!(
+            BufferView {
+                resource: 0,
+                offset: 10,
+                ..BufferView::NULL
+            }
+            .resolve_range(&buffer),
+            Ok((10, 90))
+        );
+        assert_eq!(
+            BufferView {
+                resource: 0,
+                offset: 10,
+                size_in_bytes: 91,
+                ..BufferView::NULL
+            }
+            .resolve_range(&buffer),
+            Err(ViewRangeError::Bytes)
+        );
+    }
+
+    #[test]
+    fn box_subtraction_covers_the_rest() {
+        let whole = SubresourceBox {
+            lo: [0, 0, 0],
+            hi: [4, 4, 1],
+        };
+        let cut = SubresourceBox {
+            lo: [1, 1, 0],
+            hi: [2, 3, 1],
+        };
+        let mut pieces = Vec::new();
+        whole.subtract_into(&cut, &mut pieces);
+        assert_eq!(
+            pieces.iter().map(SubresourceBox::volume).sum::<u64>(),
+            16 - 2
+        );
+        assert!(pieces.iter().all(|piece| !piece.overlaps(&cut)));
+    }
+}
