@@ -1,0 +1,121 @@
+//! Shared helpers of the bytecode tests: build small functions and run them on every engine.
+//!
+//! Every run goes through [`engines`], which today lists the interpreter only; the JIT issue
+//! adds the JIT there so that every run test checks both (Cranelift filetests' `test interpret`
+//! plus `test run`).
+
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different subset of the helpers"
+)]
+
+use rpsl_vm::{
+    FuncId, Function, FunctionBuilder, FunctionBuilderContext, Host, Interpreter, Limits, LocId,
+    Module, RecordingHost, RuntimeError, Signature, Value, VerifiedModule,
+};
+
+/// An engine that runs verified bytecode.
+pub trait Engine {
+    /// Name for assertion messages.
+    fn name(&self) -> &'static str;
+    /// Runs `func`.
+    fn run(
+        &mut self,
+        module: &VerifiedModule,
+        func: FuncId,
+        args: &[Value],
+        io: &mut [u8],
+        host: &mut dyn Host,
+    ) -> Result<Vec<Value>, RuntimeError>;
+}
+
+impl Engine for Interpreter {
+    fn name(&self) -> &'static str {
+        "interpreter"
+    }
+    fn run(
+        &mut self,
+        module: &VerifiedModule,
+        func: FuncId,
+        args: &[Value],
+        io: &mut [u8],
+        host: &mut dyn Host,
+    ) -> Result<Vec<Value>, RuntimeError> {
+        Interpreter::run(self, module, func, args, io, host)
+    }
+}
+
+/// One engine's outcome: result, host recording and the I/O block after the run.
+type Outcome = (Result<Vec<Value>, RuntimeError>, RecordingHost, Vec<u8>);
+
+/// Every engine, with these limits.
+pub fn engines(limits: Limits) -> Vec<Box<dyn Engine>> {
+    vec![Box::new(Interpreter::new(limits))]
+}
+
+/// Builds one function with `body`, which starts in a fresh entry block at `loc0`.
+pub fn build(
+    name: &str,
+    signature: Signature,
+    body: impl FnOnce(&mut FunctionBuilder),
+) -> Function {
+    let mut ctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut ctx, name, signature);
+    let entry = b.create_block();
+    b.switch_to_block(entry);
+    b.set_loc(LocId::from_u32(0));
+    body(&mut b);
+    b.finish()
+}
+
+/// Verifies a module, panicking with the verifier's findings.
+pub fn verified(module: Module) -> VerifiedModule {
+    match module.verify() {
+        Ok(module) => module,
+        Err(errors) => panic!("verification failed:\n{errors}\n{}", errors),
+    }
+}
+
+/// Runs function 0 of `module` on every engine with a fresh recording host; checks that all
+/// engines agree (results, I/O block and host events) and returns the first engine's outcome.
+pub fn run_module(
+    module: &VerifiedModule,
+    args: &[Value],
+    io: &mut [u8],
+    limits: Limits,
+) -> (Result<Vec<Value>, RuntimeError>, RecordingHost) {
+    let mut first: Option<Outcome> = None;
+    for mut engine in engines(limits) {
+        let mut host = RecordingHost::new();
+        let mut engine_io = io.to_vec();
+        let result = engine.run(module, FuncId::from_u32(0), args, &mut engine_io, &mut host);
+        match &first {
+            None => first = Some((result, host, engine_io)),
+            Some((expected, expected_host, expected_io)) => {
+                assert_eq!(&result, expected, "{} disagrees", engine.name());
+                assert_eq!(
+                    &host.events,
+                    &expected_host.events,
+                    "{} host calls disagree",
+                    engine.name()
+                );
+                assert_eq!(
+                    &engine_io,
+                    expected_io,
+                    "{} I/O block disagrees",
+                    engine.name()
+                );
+            }
+        }
+    }
+    let (result, host, engine_io) = first.expect("at least one engine");
+    io.copy_from_slice(&engine_io);
+    (result, host)
+}
+
+/// Builds, verifies and runs a single function with default limits.
+pub fn run_fn(function: Function, args: &[Value]) -> Result<Vec<Value>, RuntimeError> {
+    let mut module = Module::new();
+    module.add_function(function);
+    run_module(&verified(module), args, &mut [], Limits::default()).0
+}
