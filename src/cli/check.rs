@@ -1,0 +1,46 @@
+//! `rpsl check FILE...`: diagnostics on stderr, exit 0 when every file is clean.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+
+/// Intermediate forms `rpsl check --emit` can print.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Emit {
+    /// The typed, resolved module.
+    Hir,
+}
+
+pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCode {
+    let mut failed = false;
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    for path in files {
+        let compilation = rpsl::check_file(path);
+        let has_errors = compilation.has_errors() || (deny_warnings && !compilation.diagnostics.is_empty());
+        if !compilation.diagnostics.is_empty() {
+            let mut err = stderr.lock();
+            let _ = write!(err, "{}", compilation.render_diagnostics());
+        }
+        failed |= has_errors;
+        if has_errors {
+            continue;
+        }
+        let mut out = stdout.lock();
+        match emit {
+            Some(Emit::Hir) => {
+                if let Some(module) = &compilation.module {
+                    let _ = write!(out, "{module}");
+                }
+            }
+            None => {}
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

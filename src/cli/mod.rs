@@ -1,0 +1,39 @@
+//! Argument parsing and dispatch of the `rpsl` subcommands.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod check;
+
+/// rpsl: a fast implementation of RPSL, the render-graph language of AMD's Render Pipeline Shaders.
+#[derive(Parser, Debug)]
+#[command(name = "rpsl", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Preprocess, parse and type-check scripts; exit 0 when clean, 1 with errors.
+    Check {
+        /// Scripts to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print an intermediate form of each clean script instead of only checking it.
+        #[arg(long, value_enum)]
+        emit: Option<check::Emit>,
+        /// Treat warnings as errors.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+}
+
+/// Runs a parsed command line and returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Check { files, emit, deny_warnings } => check::run(&files, emit, deny_warnings),
+    }
+}
