@@ -12,9 +12,13 @@ if ! command -v cargo >/dev/null 2>&1; then
     fi
 fi
 
-# System packages: a C compiler for the -sys crates (mimalloc).
+# System packages: a C compiler for the -sys crates (mimalloc); the Vulkan loader, Mesa's CPU
+# Vulkan driver (lavapipe) and the Khronos validation layers for the Vulkan backend's tests.
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+for package in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"

@@ -68,3 +68,14 @@ fn rendered_diagnostics_start_with_path_line_col() {
     assert!(rendered.contains("did you mean `count`?"), "{rendered}");
     assert!(rendered.contains('^'), "excerpt with a caret: {rendered}");
 }
+
+#[test]
+fn errors_inside_macro_expansions_name_the_macro() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad/macro_error_through_expansion.rpsl");
+    let compilation = rpsl::check_file(&path);
+    let first = compilation.first_error().expect("an error");
+    assert_eq!(
+        first.notes,
+        vec![format!("in expansion of macro `ADD_MISSING` defined at {}:1:9", path.display())]
+    );
+}

@@ -123,6 +123,9 @@ pub(crate) fn run(
         },
     ];
     let module = sema::check(&units, &mut diagnostics);
+    for diagnostic in &mut diagnostics {
+        note_macro_expansion(diagnostic, &expanded.map, &files);
+    }
 
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start));
     (files, module, diagnostics)
@@ -173,4 +176,17 @@ mod tests {
             compilation.render_diagnostics()
         );
     }
+}
+
+/// A diagnostic about text that a macro produced points at the macro's invocation; say which macro
+/// it was and where it is defined, so the user can find the faulty body.
+fn note_macro_expansion(diagnostic: &mut Diagnostic, map: &crate::preprocess::SourceMap, files: &SourceFiles) {
+    let Some(expansion) = map.expansions().iter().find(|e| e.invocation == diagnostic.span) else {
+        return;
+    };
+    diagnostic.notes.push(format!(
+        "in expansion of macro `{}` defined at {}",
+        expansion.macro_name,
+        files.location(expansion.definition)
+    ));
 }

@@ -72,6 +72,11 @@ impl SourceMap {
         self.expansions.get(id.0 as usize)
     }
 
+    /// Every macro expansion of the run, in the order they happened.
+    pub fn expansions(&self) -> &[Expansion] {
+        &self.expansions
+    }
+
     /// The expansion with this id.
     pub fn expansion_by_id(&self, id: ExpansionId) -> Option<&Expansion> {
         self.expansions.get(id.0 as usize)
