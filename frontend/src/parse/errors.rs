@@ -388,7 +388,13 @@ fn join_alternatives(parts: &[String]) -> String {
 fn printable_token(token: &str) -> String {
     token
         .chars()
-        .map(|c| if c.is_control() || c == '\u{fffd}' { c.escape_unicode().to_string() } else { c.to_string() })
+        .map(|c| {
+            if c.is_control() || c == '\u{fffd}' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
         .collect()
 }
 

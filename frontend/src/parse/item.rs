@@ -2,7 +2,7 @@
 
 use pest::iterators::Pair;
 
-use super::{Lowered, Lowerer, Rule, KEYWORDS};
+use super::{is_keyword, Lowered, Lowerer, Rule};
 use crate::ast::{
     ArrayDim, Attribute, Declarator, EnumDef, EnumVariant, Expr, ExprKind, Function, Ident, Item,
     NodeQueue, Param, ParamDirection, Semantic, StructDef, StructField, TypeRef, TypeRefKind,
@@ -421,7 +421,7 @@ impl Lowerer<'_> {
     /// goes on).
     pub(crate) fn ident(&mut self, pair: Pair<'_, Rule>) -> Ident {
         let ident = self.word(pair);
-        if KEYWORDS.contains(&ident.name.as_str()) {
+        if is_keyword(&ident.name) {
             self.report(Diagnostic::error(
                 ident.span,
                 format!("expected identifier, found keyword `{}`", ident.name),

@@ -10,7 +10,9 @@
 //!
 //! Nesting limits keep the recursive-descent parser and every later recursive pass off the end of
 //! the stack: an item whose brackets nest deeper than [`MAX_BRACKET_DEPTH`] is rejected before it
-//! is parsed, and expressions and statements deeper than [`MAX_EXPR_DEPTH`] /
+//! is parsed, so is an item whose statements and conditional expressions nest without brackets
+//! more than [`MAX_UNBRACKETED_NESTING`] deep (counted by keywords, conservatively), and
+//! expressions and statements deeper than [`MAX_EXPR_DEPTH`] /
 //! [`MAX_STMT_DEPTH`] are rejected while lowering.
 //!
 //! # Casts
@@ -25,6 +27,7 @@
 
 mod errors;
 mod expr;
+mod extent;
 mod item;
 pub mod print;
 mod stmt;
@@ -42,6 +45,9 @@ use crate::diagnostic::Diagnostic;
 use crate::preprocess::{Expanded, SourceMap};
 use crate::source::Span;
 
+use extent::scan_item_extent;
+pub use extent::MAX_UNBRACKETED_NESTING;
+
 /// The reserved words of RPSL: never identifiers (they may still be attribute names and
 /// arguments, member names and semantics).
 pub const KEYWORDS: &[&str] = &[
@@ -49,6 +55,43 @@ pub const KEYWORDS: &[&str] = &[
     "for", "while", "do", "switch", "case", "default", "break", "continue", "return", "true",
     "false", "null", "sizeof", "async", "graphics", "compute", "copy", "unsigned", "signed",
 ];
+
+/// Whether `word` is one of [`KEYWORDS`] (a `match`, cheaper than a search of the list).
+pub(crate) fn is_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "struct"
+            | "enum"
+            | "typedef"
+            | "static"
+            | "const"
+            | "export"
+            | "inout"
+            | "in"
+            | "out"
+            | "if"
+            | "else"
+            | "for"
+            | "while"
+            | "do"
+            | "switch"
+            | "case"
+            | "default"
+            | "break"
+            | "continue"
+            | "return"
+            | "true"
+            | "false"
+            | "null"
+            | "sizeof"
+            | "async"
+            | "graphics"
+            | "compute"
+            | "copy"
+            | "unsigned"
+            | "signed"
+    )
+}
 
 /// The most brackets (`(`, `[`, `{` together) that may be open at once inside one item.
 pub const MAX_BRACKET_DEPTH: usize = 64;
@@ -82,6 +125,37 @@ pub(crate) use generated::{RpslParser, Rule};
 /// assert_eq!(module.items.len(), 1);
 /// ```
 pub fn parse_module(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> Module {
+    // pest recurses once per nesting level, and its stack use per level is large in unoptimized
+    // builds; the nesting limits bound the depth, and a thread with a stack of known size makes
+    // that bound safe whatever the caller's stack (the spawn costs microseconds). Should the
+    // thread not start, the parse runs on the caller's stack.
+    std::thread::scope(|scope| {
+        let parser = std::thread::Builder::new()
+            .name("rpsl-parse".to_string())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, || {
+                let mut thread_diagnostics = Vec::new();
+                let module = parse_module_here(expanded, &mut thread_diagnostics);
+                (module, thread_diagnostics)
+            });
+        match parser.map(|handle| handle.join()) {
+            Ok(Ok((module, thread_diagnostics))) => {
+                diagnostics.extend(thread_diagnostics);
+                module
+            }
+            // The parser never panics; if it did, the panic carries on in the caller.
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => parse_module_here(expanded, diagnostics),
+        }
+    })
+}
+
+/// The stack of the parser thread: enough for [`MAX_BRACKET_DEPTH`] brackets and
+/// [`MAX_UNBRACKETED_NESTING`] unbracketed levels in an unoptimized build.
+const PARSER_STACK_BYTES: usize = 64 << 20;
+
+/// [`parse_module`] on the current thread's stack.
+fn parse_module_here(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> Module {
     let text = expanded.text.as_str();
     let mut module = Module::default();
     let mut pos = skip_trivia(text, 0);
@@ -99,6 +173,15 @@ pub fn parse_module(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> M
                     "more than {MAX_BRACKET_DEPTH} brackets are open here"
                 )),
             );
+            pos = skip_trivia(text, extent.end.max(pos + 1));
+            continue;
+        }
+        if let Some(nested) = extent.too_nested_at {
+            let span = expanded.map.span(nested as u32, nested as u32);
+            diagnostics.push(Diagnostic::error(
+                span,
+                "the program is nested too deeply to parse",
+            ));
             pos = skip_trivia(text, extent.end.max(pos + 1));
             continue;
         }
@@ -122,70 +205,6 @@ pub fn parse_module(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> M
         }
     }
     module
-}
-
-/// Where an item that starts at some offset ends, by bracket counting.
-struct ItemExtent {
-    /// One past the `;` (outside brackets) or `}` (closing the outermost brace) that ends the
-    /// item, or the end of the text.
-    end: usize,
-    /// The offset of the first bracket opened beyond [`MAX_BRACKET_DEPTH`], if any.
-    too_deep_at: Option<usize>,
-}
-
-/// Finds the end of the item starting at `start`: the first `;` outside braces, or the `}` that
-/// closes the first brace (followed by an optional `;`). Parentheses and square brackets do not
-/// hide a `;` (an unclosed `(` in a declaration must not swallow the rest of the file). Skips
-/// comments; unbalanced closing brackets are ignored.
-fn scan_item_extent(text: &str, start: usize) -> ItemExtent {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut brace_depth = 0usize;
-    let mut too_deep_at = None;
-    let mut i = start;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') || bytes.get(i + 1) == Some(&b'*') => {
-                i = skip_comment(text, i);
-                continue;
-            }
-            open @ (b'(' | b'[' | b'{') => {
-                depth += 1;
-                if open == b'{' {
-                    brace_depth += 1;
-                }
-                if depth > MAX_BRACKET_DEPTH && too_deep_at.is_none() {
-                    too_deep_at = Some(i);
-                }
-            }
-            b')' | b']' => depth = depth.saturating_sub(1),
-            b'}' => {
-                depth = depth.saturating_sub(1);
-                brace_depth = brace_depth.saturating_sub(1);
-                if brace_depth == 0 {
-                    let mut end = skip_trivia(text, i + 1);
-                    if bytes.get(end) == Some(&b';') {
-                        end += 1;
-                    } else {
-                        end = i + 1;
-                    }
-                    return ItemExtent { end, too_deep_at };
-                }
-            }
-            b';' if brace_depth == 0 => {
-                return ItemExtent {
-                    end: i + 1,
-                    too_deep_at,
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    ItemExtent {
-        end: bytes.len(),
-        too_deep_at,
-    }
 }
 
 /// Skips blanks and comments from `pos`; returns the offset of the next token (or the end).

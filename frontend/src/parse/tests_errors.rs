@@ -305,3 +305,48 @@ proptest! {
         let _ = headlines(&text, &diagnostics);
     }
 }
+
+#[test]
+fn keyword_table_and_match_agree() {
+    for keyword in super::KEYWORDS {
+        assert!(super::is_keyword(keyword), "{keyword}");
+    }
+    assert!(!super::is_keyword("node"));
+    assert!(!super::is_keyword("inputs"));
+}
+
+#[test]
+fn unbracketed_nesting_is_an_error_not_a_crash() {
+    let text = format!("void f() {{ {}b(); }}", "if (a) ".repeat(100_000));
+    assert_eq!(
+        error(&text),
+        "t.rpsl:1:3596: error: the program is nested too deeply to parse"
+    );
+    let text = format!("void f() {{ x = {}1; }}", "a ? ".repeat(100_000));
+    assert_eq!(
+        error(&text),
+        "t.rpsl:1:2066: error: the program is nested too deeply to parse"
+    );
+    let text = format!(
+        "void f() {{ if (a) b(); {} }}",
+        "else if (a) b(); ".repeat(100_000)
+    );
+    let errors = errors(&text);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].ends_with("error: the program is nested too deeply to parse"));
+    // Just under the limit, the parser copes and the lowering reports the depth.
+    let text = format!("void f() {{ {}b(); }}", "if (a) ".repeat(500));
+    assert!(error(&text).ends_with("error: statements are nested too deeply"));
+    let text = format!(
+        "void f() {{ x = {}1{}; }}",
+        "a ? ".repeat(500),
+        " : 1".repeat(500)
+    );
+    assert!(error(&text).ends_with("error: expression is too deeply nested"));
+    // Many statements one after the other are not nested.
+    let text = format!(
+        "void f() {{ {} }}",
+        "if (a) b(); else c(); for (;;) {} while (a ? b : c) d(); ".repeat(2_000)
+    );
+    assert_eq!(self::errors(&text), Vec::<String>::new());
+}
