@@ -1,6 +1,9 @@
 //! Frame-compiler benchmarks on the `chain` and `lanes` shapes of `bench/rps_shapes.rpsl`
 //! (built by hand with the builder) at 1k and 10k nodes: recording, compiling per frame (cache
-//! off) and a cached frame (cache on, unchanged graph).
+//! off), a cached frame (cache on, unchanged graph: the builder's structure serial matches), the
+//! same with the serial dropped (the compiler compares the structure exactly) and a whole
+//! unchanged frame (recording, which includes the builder's record-by-record check, plus the
+//! cache hit).
 //! Run: `cargo bench -p rpsl-runtime --bench compile`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -42,6 +45,28 @@ fn benches(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(format!("{shape}/cached"), n), |b| {
                 b.iter(|| {
                     let frame = cached.compile(black_box(&graph)).unwrap();
+                    assert!(frame.cache_hit);
+                    black_box(frame.batches)
+                })
+            });
+            let mut unserialed = graph.clone();
+            unserialed.invalidate_structure();
+            let mut exact = FrameCompiler::new(CompileOptions::default());
+            exact.compile(&unserialed).unwrap();
+            group.bench_function(BenchmarkId::new(format!("{shape}/cached_exact"), n), |b| {
+                b.iter(|| {
+                    let frame = exact.compile(black_box(&unserialed)).unwrap();
+                    assert!(frame.cache_hit);
+                    black_box(frame.batches)
+                })
+            });
+            let mut whole = FrameCompiler::new(CompileOptions::default());
+            record(&mut builder, decls, lanes, n);
+            whole.compile(builder.graph()).unwrap();
+            group.bench_function(BenchmarkId::new(format!("{shape}/record_cached"), n), |b| {
+                b.iter(|| {
+                    record(&mut builder, decls, lanes, black_box(n));
+                    let frame = whole.compile(builder.graph()).unwrap();
                     assert!(frame.cache_hit);
                     black_box(frame.batches)
                 })

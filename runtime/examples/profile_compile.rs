@@ -1,5 +1,7 @@
 //! Compiles the `chain` or `lanes` shape repeatedly, for profiling: `profile_compile chain|lanes N
-//! FRAMES [cached]` (use `perf stat` task-clock on a busy machine).
+//! FRAMES [cached|loop]` (use `perf stat` task-clock or callgrind on a busy machine). `cached`
+//! compiles one recorded graph with the cache on; `loop` records and compiles every frame (cache
+//! on), as an application's frame loop does.
 
 use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes};
 use rpsl_runtime::*;
@@ -23,15 +25,26 @@ fn main() {
         record_chain(&mut builder, decls, n).unwrap();
     }
     let graph = builder.finish().unwrap().clone();
-    let cache = std::env::args().any(|arg| arg == "cached");
+    let cache = std::env::args().any(|arg| arg == "cached" || arg == "loop");
+    let frame_loop = std::env::args().any(|arg| arg == "loop");
     let mut compiler = FrameCompiler::new(CompileOptions {
         cache,
         ..CompileOptions::default()
     });
     let start = std::time::Instant::now();
     let mut batches = 0;
-    for _ in 0..frames {
-        batches += compiler.compile(&graph).unwrap().batches;
+    for frame in 0..frames {
+        if frame_loop {
+            builder.begin_frame(frame as u64 + 1);
+            if lanes {
+                record_lanes(&mut builder, decls, n).unwrap();
+            } else {
+                record_chain(&mut builder, decls, n).unwrap();
+            }
+            batches += compiler.compile(builder.finish().unwrap()).unwrap().batches;
+        } else {
+            batches += compiler.compile(&graph).unwrap().batches;
+        }
     }
     println!("{batches} {:?} per frame", start.elapsed() / frames);
 }

@@ -32,6 +32,7 @@
 //! frame without the key starts a new slot with `frames_alive` 0. A key used twice in one frame
 //! gets a deterministic second identity (the key mixed with its occurrence count).
 
+use crate::compile::cache::{same_access, same_node, same_resource};
 use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
 use crate::format::Format;
 use crate::graph::{
@@ -42,6 +43,7 @@ use crate::resource::{ResourceDesc, ResourceError};
 use crate::view::{BufferView, TextureView, ViewRangeError, VIEW_BYTES};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Why a builder call failed. The VM turns these into located runtime faults.
@@ -151,7 +153,16 @@ pub struct GraphBuilder {
     storage: HashMap<u64, StorageEntry>,
     keys_this_frame: HashMap<u64, u32>,
     next_slot: u32,
+    /// The previous frame's graph (double buffer), compared record by record while recording.
+    previous: RecordedGraph,
+    /// The previous frame was finished without error.
+    previous_finished: bool,
+    /// Every record pushed this frame equals the previous frame's at the same index.
+    unchanged: bool,
 }
+
+/// Structure serials handed out by all builders (0 = unknown).
+static NEXT_STRUCTURE_SERIAL: AtomicU64 = AtomicU64::new(1);
 
 /// Mixes a key with a salt (splitmix64 finaliser); used for duplicate keys and parameter names.
 pub fn mix_key(key: u64, salt: u64) -> u64 {
@@ -183,6 +194,9 @@ impl GraphBuilder {
     pub fn declare_node(&mut self, decl: NodeDeclDesc) -> DeclId {
         let decls = Arc::make_mut(&mut self.graph.decls);
         decls.push(decl);
+        // The next frame's structure differs from the previous frame's (new declarations).
+        self.previous_finished = false;
+        self.unchanged = false;
         DeclId::from_index(decls.len() - 1)
     }
 
@@ -198,6 +212,10 @@ impl GraphBuilder {
 
     /// Starts recording a frame; clears the previous frame's contents.
     pub fn begin_frame(&mut self, frame_index: u64) {
+        std::mem::swap(&mut self.graph, &mut self.previous);
+        self.graph.decls = Arc::clone(&self.previous.decls);
+        self.unchanged = self.previous_finished && !self.recording;
+        self.previous_finished = false;
         self.graph.clear();
         self.graph.frame_index = frame_index;
         self.subgraph_stack.clear();
@@ -276,6 +294,7 @@ impl GraphBuilder {
             storage,
             frames_alive,
         });
+        self.note_resource();
         Ok(ResourceId::from_index(self.graph.resources.len() - 1))
     }
 
@@ -310,6 +329,7 @@ impl GraphBuilder {
             storage: Some(slot),
             frames_alive,
         });
+        self.note_resource();
         Ok(ResourceId::from_index(self.graph.resources.len() - 1))
     }
 
@@ -396,6 +416,12 @@ impl GraphBuilder {
             subgraph: self.subgraph_stack.last().copied(),
             barrier_epoch: self.graph.barrier_count,
         });
+        let index = node.index();
+        self.unchanged &= self
+            .previous
+            .nodes
+            .get(index)
+            .is_some_and(|previous| same_node(previous, &self.graph.nodes[index]));
         Ok(node)
     }
 
@@ -467,6 +493,12 @@ impl GraphBuilder {
                     temporal_slice,
                     view_format: Format(view_format),
                 });
+                let index = self.graph.accesses.len() - 1;
+                self.unchanged &= self
+                    .previous
+                    .accesses
+                    .get(index)
+                    .is_some_and(|previous| same_access(previous, &self.graph.accesses[index]));
             }
             self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;
         }
@@ -569,7 +601,32 @@ impl GraphBuilder {
         }
         let frame = self.graph.frame_index;
         self.storage.retain(|_, entry| entry.last_frame == frame);
+        let (graph, previous) = (&self.graph, &self.previous);
+        let unchanged = self.unchanged
+            && previous.structure_serial != 0
+            && Arc::ptr_eq(&graph.decls, &previous.decls)
+            && graph.barrier_count == previous.barrier_count
+            && graph.resources.len() == previous.resources.len()
+            && graph.nodes.len() == previous.nodes.len()
+            && graph.accesses.len() == previous.accesses.len()
+            && graph.explicit_deps == previous.explicit_deps
+            && graph.subgraphs == previous.subgraphs;
+        self.graph.structure_serial = if unchanged {
+            previous.structure_serial
+        } else {
+            NEXT_STRUCTURE_SERIAL.fetch_add(1, Ordering::Relaxed)
+        };
+        self.previous_finished = true;
         Ok(&self.graph)
+    }
+
+    fn note_resource(&mut self) {
+        let index = self.graph.resources.len() - 1;
+        self.unchanged &= self
+            .previous
+            .resources
+            .get(index)
+            .is_some_and(|previous| same_resource(previous, &self.graph.resources[index]));
     }
 
     /// The graph recorded so far (or by the last finished frame).

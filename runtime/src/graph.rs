@@ -177,6 +177,8 @@ pub struct RecordedGraph {
     pub subgraphs: Vec<SubgraphRecord>,
     /// The number of `sch_barrier` calls.
     pub barrier_count: u32,
+    /// See [`RecordedGraph::structure_serial`].
+    pub(crate) structure_serial: u64,
 }
 
 impl RecordedGraph {
@@ -197,8 +199,25 @@ impl RecordedGraph {
         &self.args[range.start as usize..range.end as usize]
     }
 
+    /// Identifies the recorded structure (everything the compiled-frame cache compares:
+    /// declarations, node calls with their accesses, resource descriptions and history, explicit
+    /// dependencies, subgraphs and barriers). [`crate::GraphBuilder::finish`] sets it and keeps
+    /// it equal to the previous frame's when it found, while recording, that nothing of the
+    /// structure changed; then [`crate::FrameCompiler`] gets a cache hit without comparing the
+    /// graph. 0 means unknown (the compiler then compares the structure itself). Code that edits
+    /// the public fields of a recorded graph must call [`RecordedGraph::invalidate_structure`].
+    pub fn structure_serial(&self) -> u64 {
+        self.structure_serial
+    }
+
+    /// Forgets the structure serial after the graph's contents were edited by hand.
+    pub fn invalidate_structure(&mut self) {
+        self.structure_serial = 0;
+    }
+
     /// Clears the per-frame contents, keeping allocations.
     pub(crate) fn clear(&mut self) {
+        self.structure_serial = 0;
         self.resources.clear();
         self.nodes.clear();
         self.accesses.clear();

@@ -11,6 +11,7 @@
     reason = "index loops over parallel per-node and per-access arrays read clearer"
 )]
 
+pub mod backend;
 mod builder;
 mod builtins;
 pub mod compile;
@@ -25,6 +26,7 @@ pub mod shapes;
 mod view;
 pub mod vk;
 
+pub use backend::{Backend, BackendError, NullBackend, NullCommand};
 pub use builder::{external_key, mix_key, ArgsWriter, BuildError, GraphBuilder};
 pub use builtins::builtin_declarations;
 pub use compile::deps::{DepGraph, EdgeKind};

@@ -14,7 +14,7 @@ use super::access_map::{map_access, merge_layouts, AccessState};
 use super::deps::full_box;
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
-use crate::decl::QueueClass;
+use crate::decl::{AccessDesc, QueueClass};
 use crate::graph::RecordedGraph;
 use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
@@ -87,6 +87,23 @@ pub struct BarrierPlanner {
     states: RegionMap<SubState>,
     pending: Vec<(u32, Barrier)>,
     node_needs: Vec<(usize, u32, SubresourceBox, AccessState, bool, bool)>,
+    mapped: Vec<(MapKey, AccessState)>,
+}
+
+/// The inputs of [`map_access`]: access, plane, texture, depth format, queue class.
+type MapKey = (AccessDesc, u32, bool, bool, QueueClass);
+
+/// [`map_access`] through a small memo (a frame has few distinct access kinds).
+fn map_access_memo(memo: &mut Vec<(MapKey, AccessState)>, key: MapKey) -> AccessState {
+    if let Some((_, state)) = memo.iter().find(|(known, _)| *known == key) {
+        return *state;
+    }
+    let state = map_access(&key.0, key.1, key.2, key.3, key.4);
+    if memo.len() == 64 {
+        memo.clear();
+    }
+    memo.push((key, state));
+    state
 }
 
 /// The state an outliving resource rests in between frames.
@@ -118,7 +135,12 @@ fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
 impl BarrierPlanner {
     /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
     /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
-    pub fn plan(&mut self, graph: &RecordedGraph, frame: &mut CompiledFrame) {
+    pub fn plan(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        frame: &mut CompiledFrame,
+    ) {
         self.states
             .reset(graph.resources.iter().enumerate().map(|(index, record)| {
                 let mut state = SubState {
@@ -146,7 +168,7 @@ impl BarrierPlanner {
             for access_index in range.start as usize..range.end as usize {
                 let access = &graph.accesses[access_index];
                 let desc = &graph.resources[access.resource.index()].desc;
-                let region = access.subresource_box(desc);
+                let region = boxes[access_index];
                 let texture = desc.kind.is_texture();
                 let discard = frame
                     .access_discard
@@ -159,12 +181,15 @@ impl BarrierPlanner {
                         plane_region.lo[2] = plane;
                         plane_region.hi[2] = plane + 1;
                     }
-                    let need = map_access(
-                        &access.access,
-                        plane as u32,
-                        texture,
-                        desc.format.is_depth_stencil(),
-                        class,
+                    let need = map_access_memo(
+                        &mut self.mapped,
+                        (
+                            access.access,
+                            plane as u32,
+                            texture,
+                            desc.format.is_depth_stencil(),
+                            class,
+                        ),
                     );
                     let discard_before = discard.contains(if plane == 1 {
                         DiscardFlags::STENCIL_BEFORE

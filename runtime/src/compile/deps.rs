@@ -74,6 +74,17 @@ pub fn full_box(desc: &crate::resource::ResourceDesc) -> SubresourceBox {
     }
 }
 
+/// The subresource box of every access of `graph` (indexed like `graph.accesses`).
+pub fn access_boxes(graph: &RecordedGraph, out: &mut Vec<SubresourceBox>) {
+    out.clear();
+    out.extend(
+        graph
+            .accesses
+            .iter()
+            .map(|access| access.subresource_box(&graph.resources[access.resource.index()].desc)),
+    );
+}
+
 struct Touch {
     node: u32,
     reads: bool,
@@ -148,6 +159,19 @@ impl DepBuilder {
     /// (no accesses, no edges), so order between live nodes is kept even where it ran through
     /// a culled node.
     pub fn build(&mut self, graph: &RecordedGraph, alive: Option<&[bool]>, out: &mut DepGraph) {
+        let mut boxes = Vec::new();
+        access_boxes(graph, &mut boxes);
+        self.build_boxed(graph, &boxes, alive, out);
+    }
+
+    /// [`DepBuilder::build`] with the accesses' boxes already computed (see [`access_boxes`]).
+    pub(crate) fn build_boxed(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        alive: Option<&[bool]>,
+        out: &mut DepGraph,
+    ) {
         out.pred_start.clear();
         out.edges.clear();
         self.segments
@@ -189,11 +213,10 @@ impl DepBuilder {
             }
             // Reads see the data from before the node: all reads first, then all writes.
             for phase_writes in [false, true] {
-                for access in
-                    &graph.accesses[node.accesses.start as usize..node.accesses.end as usize]
-                {
+                for access_index in node.accesses.start as usize..node.accesses.end as usize {
+                    let access = &graph.accesses[access_index];
                     let desc = &graph.resources[access.resource.index()].desc;
-                    let region = access.subresource_box(desc);
+                    let region = boxes[access_index];
                     let desc_access = access.access;
                     for plane in region.lo[2]..region.hi[2] {
                         let mut plane_region = region;

@@ -29,15 +29,15 @@ struct ForwardState {
 pub struct DiscardInference {
     forward: RegionMap<ForwardState>,
     needed: RegionMap<bool>,
+    full: Vec<SubresourceBox>,
+    simple: Vec<bool>,
+    valid: Vec<bool>,
+    keep_mark: Vec<u32>,
+    needed_simple: Vec<bool>,
 }
 
-fn plane_regions(
-    access: &AccessRecord,
-    graph: &RecordedGraph,
-) -> [(Option<SubresourceBox>, u32); 2] {
-    let desc = &graph.resources[access.resource.index()].desc;
-    let region = access.subresource_box(desc);
-    if !desc.kind.is_texture() {
+fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceBox>, u32); 2] {
+    if !texture {
         return [(Some(region), 0), (None, 1)];
     }
     let mut out = [(None, 0), (None, 1)];
@@ -54,21 +54,55 @@ fn plane_regions(
 
 impl DiscardInference {
     /// Fills `flags` (one per access, indexed like `graph.accesses`) for the live nodes in
-    /// execution `order`.
-    pub fn infer(&mut self, graph: &RecordedGraph, order: &[NodeId], flags: &mut [DiscardFlags]) {
+    /// execution `order`. `boxes` are the accesses' subresource boxes.
+    pub fn infer(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        order: &[NodeId],
+        flags: &mut [DiscardFlags],
+    ) {
+        let plane_regions = |access_index: usize| {
+            let access = &graph.accesses[access_index];
+            let texture = graph.resources[access.resource.index()]
+                .desc
+                .kind
+                .is_texture();
+            plane_regions(boxes[access_index], texture)
+        };
         flags.iter_mut().for_each(|flag| *flag = DiscardFlags::NONE);
+        self.full.clear();
+        self.full.extend(
+            graph
+                .resources
+                .iter()
+                .map(|resource| full_box(&resource.desc)),
+        );
+        // One-plane resources that every access covers whole keep one state each (the fast
+        // path); the rest go through the region maps.
+        self.simple.clear();
+        self.simple
+            .extend(self.full.iter().map(|full| full.hi[2] - full.lo[2] == 1));
+        for (access, region) in graph.accesses.iter().zip(boxes) {
+            let resource = access.resource.index();
+            if *region != self.full[resource] {
+                self.simple[resource] = false;
+            }
+        }
+        let count = graph.resources.len();
+        self.valid.clear();
+        self.valid.resize(count, false);
+        self.keep_mark.clear();
+        self.keep_mark.resize(count, 0);
+        self.needed_simple.clear();
+        self.needed_simple.resize(count, false);
         self.forward.reset(
-            graph
-                .resources
+            self.full
                 .iter()
-                .map(|resource| (full_box(&resource.desc), ForwardState::default())),
+                .map(|full| (*full, ForwardState::default())),
         );
-        self.needed.reset(
-            graph
-                .resources
-                .iter()
-                .map(|resource| (full_box(&resource.desc), false)),
-        );
+        self.needed
+            .reset(self.full.iter().map(|full| (*full, false)));
         let skip =
             |access: &AccessRecord| graph.resources[access.resource.index()].outlives_frame();
 
@@ -81,13 +115,18 @@ impl DiscardInference {
                 if skip(access) {
                     continue;
                 }
+                let resource = access.resource.index();
                 let explicit_before = access.access.flags.contains(AccessFlags::DISCARD_BEFORE);
-                for (region, plane) in plane_regions(access, graph) {
+                if self.simple[resource] {
+                    if explicit_before || !access.access.mode.reads() || !self.valid[resource] {
+                        flags[access_index] = flags[access_index] | DiscardFlags::BEFORE;
+                    }
+                    continue;
+                }
+                for (region, plane) in plane_regions(access_index) {
                     let Some(region) = region else { continue };
                     let mode = access.access.mode_for_plane(plane);
-                    let no_data = self
-                        .forward
-                        .all(access.resource.index(), &region, |state| !state.valid);
+                    let no_data = self.forward.all(resource, &region, |state| !state.valid);
                     if explicit_before || !mode.reads() || no_data {
                         flags[access_index] = flags[access_index]
                             | if plane == 1 {
@@ -98,37 +137,54 @@ impl DiscardInference {
                     }
                 }
             }
-            for access in &graph.accesses[range.start as usize..range.end as usize] {
+            for access_index in range.start as usize..range.end as usize {
+                let access = &graph.accesses[access_index];
                 if skip(access) {
                     continue;
                 }
+                let resource = access.resource.index();
                 let has_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
-                for (region, plane) in plane_regions(access, graph) {
+                if self.simple[resource] {
+                    if access.access.mode.writes() {
+                        self.valid[resource] = true;
+                    }
+                    if !has_after {
+                        self.keep_mark[resource] = mark;
+                    }
+                    continue;
+                }
+                for (region, plane) in plane_regions(access_index) {
                     let Some(region) = region else { continue };
                     let writes = access.access.mode_for_plane(plane).writes();
-                    self.forward
-                        .update(access.resource.index(), &region, |state| {
-                            if writes {
-                                state.valid = true;
-                            }
-                            if !has_after {
-                                state.keep_mark = mark;
-                            }
-                        });
+                    self.forward.update(resource, &region, |state| {
+                        if writes {
+                            state.valid = true;
+                        }
+                        if !has_after {
+                            state.keep_mark = mark;
+                        }
+                    });
                 }
             }
-            for access in &graph.accesses[range.start as usize..range.end as usize] {
+            for access_index in range.start as usize..range.end as usize {
+                let access = &graph.accesses[access_index];
                 if skip(access) || !access.access.flags.contains(AccessFlags::DISCARD_AFTER) {
                     continue;
                 }
-                for (region, _) in plane_regions(access, graph) {
+                let resource = access.resource.index();
+                if self.simple[resource] {
+                    if self.keep_mark[resource] != mark {
+                        self.valid[resource] = false;
+                    }
+                    continue;
+                }
+                for (region, _) in plane_regions(access_index) {
                     let Some(region) = region else { continue };
-                    self.forward
-                        .update(access.resource.index(), &region, |state| {
-                            if state.keep_mark != mark {
-                                state.valid = false;
-                            }
-                        });
+                    self.forward.update(resource, &region, |state| {
+                        if state.keep_mark != mark {
+                            state.valid = false;
+                        }
+                    });
                 }
             }
         }
@@ -141,12 +197,17 @@ impl DiscardInference {
                 if skip(access) {
                     continue;
                 }
+                let resource = access.resource.index();
                 let explicit_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
-                for (region, plane) in plane_regions(access, graph) {
+                if self.simple[resource] {
+                    if explicit_after || !self.needed_simple[resource] {
+                        flags[access_index] = flags[access_index] | DiscardFlags::AFTER;
+                    }
+                    continue;
+                }
+                for (region, plane) in plane_regions(access_index) {
                     let Some(region) = region else { continue };
-                    let unneeded = self
-                        .needed
-                        .all(access.resource.index(), &region, |needed| !needed);
+                    let unneeded = self.needed.all(resource, &region, |needed| !needed);
                     if explicit_after || unneeded {
                         flags[access_index] = flags[access_index]
                             | if plane == 1 {
@@ -157,25 +218,39 @@ impl DiscardInference {
                     }
                 }
             }
-            for access in &graph.accesses[range.start as usize..range.end as usize] {
+            for access_index in range.start as usize..range.end as usize {
+                let access = &graph.accesses[access_index];
                 if skip(access) {
                     continue;
                 }
-                for (region, _) in plane_regions(access, graph) {
+                let resource = access.resource.index();
+                if self.simple[resource] {
+                    self.needed_simple[resource] = false;
+                    continue;
+                }
+                for (region, _) in plane_regions(access_index) {
                     let Some(region) = region else { continue };
                     self.needed
-                        .update(access.resource.index(), &region, |needed| *needed = false);
+                        .update(resource, &region, |needed| *needed = false);
                 }
             }
-            for access in &graph.accesses[range.start as usize..range.end as usize] {
+            for access_index in range.start as usize..range.end as usize {
+                let access = &graph.accesses[access_index];
                 if skip(access) || access.access.flags.contains(AccessFlags::DISCARD_BEFORE) {
                     continue;
                 }
-                for (region, plane) in plane_regions(access, graph) {
+                let resource = access.resource.index();
+                if self.simple[resource] {
+                    if access.access.mode.reads() {
+                        self.needed_simple[resource] = true;
+                    }
+                    continue;
+                }
+                for (region, plane) in plane_regions(access_index) {
                     let Some(region) = region else { continue };
                     if access.access.mode_for_plane(plane).reads() {
                         self.needed
-                            .update(access.resource.index(), &region, |needed| *needed = true);
+                            .update(resource, &region, |needed| *needed = true);
                     }
                 }
             }

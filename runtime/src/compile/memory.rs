@@ -27,6 +27,38 @@ pub struct MemoryPlanner {
     stamp: Vec<u32>,
     conflicts: Vec<(u64, u64)>,
     paint: Vec<u32>,
+    /// Sort keys (largest first, extent start, index) of the first-fit order.
+    size_keys: Vec<(std::cmp::Reverse<u64>, u32, u32)>,
+    /// Transients in index order.
+    indexed: Vec<u32>,
+    counts: Vec<u32>,
+    by_size: Vec<u32>,
+}
+
+/// Fills `out` with `items` (resource indices in increasing order) sorted by
+/// `(position(index), index)`: a stable counting sort over positions `0..positions`.
+fn sort_by_position(
+    items: &[u32],
+    positions: usize,
+    counts: &mut Vec<u32>,
+    out: &mut Vec<u32>,
+    position: impl Fn(u32) -> u32,
+) {
+    counts.clear();
+    counts.resize(positions + 1, 0);
+    for &index in items {
+        counts[position(index) as usize + 1] += 1;
+    }
+    for slot in 1..counts.len() {
+        counts[slot] += counts[slot - 1];
+    }
+    out.clear();
+    out.resize(items.len(), 0);
+    for &index in items {
+        let slot = &mut counts[position(index) as usize];
+        out[*slot as usize] = index;
+        *slot += 1;
+    }
 }
 
 const NO_PAINT: u32 = u32::MAX;
@@ -81,17 +113,40 @@ impl MemoryPlanner {
         }
         let lifetimes = &frame.lifetimes;
         let size_of = |index: u32| sizes[index as usize];
-        self.by_start.sort_unstable_by_key(|&index| {
-            (
-                lifetimes[index as usize].unwrap().0,
-                std::cmp::Reverse(size_of(index)),
-                index,
-            )
-        });
-        self.by_end.clear();
-        self.by_end.extend_from_slice(&self.by_start);
-        self.by_end
-            .sort_unstable_by_key(|&index| (lifetimes[index as usize].unwrap().1, index));
+        let first_of = |index: u32| lifetimes[index as usize].map_or(0, |(first, _)| first);
+        let last_of = |index: u32| lifetimes[index as usize].map_or(0, |(_, last)| last);
+        // Sorted by (first, largest first, index): by first position, then each run of equal
+        // first positions (a few resources) by size.
+        let positions = frame.order.len();
+        self.indexed.clear();
+        self.indexed.extend_from_slice(&self.by_start);
+        sort_by_position(
+            &self.indexed,
+            positions,
+            &mut self.counts,
+            &mut self.by_start,
+            first_of,
+        );
+        let mut run_start = 0;
+        while run_start < self.by_start.len() {
+            let first = first_of(self.by_start[run_start]);
+            let mut run_end = run_start + 1;
+            while run_end < self.by_start.len() && first_of(self.by_start[run_end]) == first {
+                run_end += 1;
+            }
+            if run_end - run_start > 1 {
+                self.by_start[run_start..run_end]
+                    .sort_unstable_by_key(|&index| (std::cmp::Reverse(size_of(index)), index));
+            }
+            run_start = run_end;
+        }
+        sort_by_position(
+            &self.indexed,
+            positions,
+            &mut self.counts,
+            &mut self.by_end,
+            last_of,
+        );
         self.free_by_offset.clear();
         self.free_by_size.clear();
         // Memory freed inside a run of same-level nodes becomes reusable only from the next run,
@@ -162,16 +217,18 @@ impl MemoryPlanner {
             let (first, last) = lifetimes[index as usize].unwrap();
             (group_start[first as usize], last)
         };
-        let mut by_size = std::mem::take(&mut self.by_end);
-        by_size.clear();
-        by_size.extend_from_slice(&self.by_start);
-        by_size.sort_unstable_by_key(|&index| {
+        let mut by_size = std::mem::take(&mut self.by_size);
+        self.size_keys.clear();
+        self.size_keys.extend(self.by_start.iter().map(|&index| {
             (
                 std::cmp::Reverse(sizes[index as usize]),
                 extent(index).0,
                 index,
             )
-        });
+        }));
+        self.size_keys.sort_unstable();
+        by_size.clear();
+        by_size.extend(self.size_keys.iter().map(|&(_, _, index)| index));
         let positions = frame.order.len() + 1;
         self.buckets.iter_mut().for_each(Vec::clear);
         if self.buckets.len() < positions {
@@ -209,7 +266,7 @@ impl MemoryPlanner {
                 self.buckets[position as usize].push(index);
             }
         }
-        self.by_end = by_size;
+        self.by_size = by_size;
         heap_end
     }
 
@@ -226,16 +283,15 @@ impl MemoryPlanner {
         self.paint.resize(units, NO_PAINT);
         let lifetimes = &frame.lifetimes;
         let group_start = &self.group_start;
-        self.by_start.sort_unstable_by_key(|&index| {
-            (
-                group_start[lifetimes[index as usize].unwrap().0 as usize],
-                index,
-            )
-        });
-        let mut by_end = std::mem::take(&mut self.by_end);
-        by_end.clear();
-        by_end.extend_from_slice(&self.by_start);
-        by_end.sort_unstable_by_key(|&index| (lifetimes[index as usize].unwrap().1, index));
+        sort_by_position(
+            &self.indexed,
+            frame.order.len(),
+            &mut self.counts,
+            &mut self.by_start,
+            |index| group_start[lifetimes[index as usize].map_or(0, |(first, _)| first) as usize],
+        );
+        // `by_end` still holds the same resources sorted by (last position, index).
+        let by_end = std::mem::take(&mut self.by_end);
         let unit_range = |placement: Placement| {
             let unit = unit_bytes;
             (placement.offset / unit) as usize

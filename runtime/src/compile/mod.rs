@@ -19,7 +19,7 @@
 
 mod access_map;
 mod barrier;
-mod cache;
+pub(crate) mod cache;
 mod dce;
 pub mod deps;
 mod discard;
@@ -208,6 +208,7 @@ pub struct FrameCompiler {
     frame: CompiledFrame,
     key: StructureKey,
     cached: bool,
+    boxes: Vec<crate::view::SubresourceBox>,
 }
 
 impl FrameCompiler {
@@ -245,7 +246,9 @@ impl FrameCompiler {
             self.key.store(graph);
         }
         self.cached = false;
-        self.dep_builder.build(graph, None, &mut self.deps);
+        deps::access_boxes(graph, &mut self.boxes);
+        self.dep_builder
+            .build_boxed(graph, &self.boxes, None, &mut self.deps);
         dce::find_live_nodes(
             graph,
             &self.deps,
@@ -255,7 +258,7 @@ impl FrameCompiler {
         );
         if self.alive.iter().any(|live| !live) {
             self.dep_builder
-                .build(graph, Some(&self.alive), &mut self.deps);
+                .build_boxed(graph, &self.boxes, Some(&self.alive), &mut self.deps);
         }
         self.sizes.clear();
         self.sizes.extend(
@@ -297,10 +300,10 @@ impl FrameCompiler {
             .access_discard
             .resize(graph.accesses.len(), DiscardFlags::NONE);
         self.discard
-            .infer(graph, &frame.order, &mut frame.access_discard);
+            .infer(graph, &self.boxes, &frame.order, &mut frame.access_discard);
         self.memory
             .plan(graph, frame, &self.level_scratch, &self.sizes);
-        self.barriers.plan(graph, frame);
+        self.barriers.plan(graph, &self.boxes, frame);
         frame.render_passes.clear();
         for &node in &frame.order {
             if graph.decls[graph.nodes[node.index()].decl.index()].queue != QueueClass::Graphics {

@@ -28,8 +28,12 @@ impl<T: Copy + PartialEq> RegionMap<T> {
 
     /// Every segment overlapping `region` satisfies `pred`.
     pub fn all(&self, resource: usize, region: &SubresourceBox, pred: impl Fn(&T) -> bool) -> bool {
-        self.lists[resource]
-            .iter()
+        let list = &self.lists[resource];
+        if let [(segment, state)] = list.as_slice() {
+            // Fast path: most resources stay one segment.
+            return !segment.overlaps(region) || pred(state);
+        }
+        list.iter()
             .filter(|(segment, _)| segment.overlaps(region))
             .all(|(_, state)| pred(state))
     }
@@ -42,6 +46,13 @@ impl<T: Copy + PartialEq> RegionMap<T> {
         mut update: impl FnMut(&mut T),
     ) {
         let list = &mut self.lists[resource];
+        if let [(segment, state)] = list.as_mut_slice() {
+            // Fast path: a whole-resource access of a one-segment resource.
+            if region.contains(segment) {
+                update(state);
+                return;
+            }
+        }
         self.fresh.clear();
         let mut index = 0;
         while index < list.len() {

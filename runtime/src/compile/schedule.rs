@@ -39,6 +39,7 @@ pub struct Scheduler {
     unit_allocs: Vec<u64>,
     unit_done: Vec<bool>,
     edge_scratch: Vec<(u32, u32)>,
+    succ_cursor: Vec<u32>,
     epoch_remaining: Vec<u32>,
     waiting: Vec<Vec<u32>>,
     spanning_waiting: Vec<u32>,
@@ -258,22 +259,60 @@ impl Scheduler {
                 previous = Some(unit);
             }
         }
-        self.edge_scratch.sort_unstable();
-        self.edge_scratch.dedup();
+        // Successor lists sorted by (from, to) without duplicates. Edges from the dependency
+        // graph arrive with `to` non-decreasing (units follow call order), so a stable counting
+        // sort by `from` sorts them; sequential-subgraph edges may break that, then sort.
+        let targets_sorted = self
+            .edge_scratch
+            .windows(2)
+            .all(|pair| pair[0].1 <= pair[1].1);
+        if !targets_sorted {
+            self.edge_scratch.sort_unstable();
+            self.edge_scratch.dedup();
+        }
         self.unit_succ_start.clear();
         self.unit_succ_start.resize(unit_count + 1, 0);
-        self.unit_pending.clear();
-        self.unit_pending.resize(unit_count, 0);
-        for &(from, to) in &self.edge_scratch {
+        for &(from, _) in &self.edge_scratch {
             self.unit_succ_start[from as usize + 1] += 1;
-            self.unit_pending[to as usize] += 1;
         }
         for unit in 0..unit_count {
             self.unit_succ_start[unit + 1] += self.unit_succ_start[unit];
         }
         self.unit_succs.clear();
-        self.unit_succs
-            .extend(self.edge_scratch.iter().map(|&(_, to)| to));
+        self.unit_succs.resize(self.edge_scratch.len(), 0);
+        self.succ_cursor.clear();
+        self.succ_cursor
+            .extend_from_slice(&self.unit_succ_start[..unit_count]);
+        for &(from, to) in &self.edge_scratch {
+            let cursor = &mut self.succ_cursor[from as usize];
+            self.unit_succs[*cursor as usize] = to;
+            *cursor += 1;
+        }
+        if targets_sorted {
+            // Drop duplicates within each (sorted) successor list.
+            let mut write = 0usize;
+            let mut read_start = 0usize;
+            for unit in 0..unit_count {
+                let read_end = self.unit_succ_start[unit + 1] as usize;
+                self.unit_succ_start[unit] = write as u32;
+                let list_start = write;
+                for read in read_start..read_end {
+                    let to = self.unit_succs[read];
+                    if write == list_start || self.unit_succs[write - 1] != to {
+                        self.unit_succs[write] = to;
+                        write += 1;
+                    }
+                }
+                read_start = read_end;
+            }
+            self.unit_succ_start[unit_count] = write as u32;
+            self.unit_succs.truncate(write);
+        }
+        self.unit_pending.clear();
+        self.unit_pending.resize(unit_count, 0);
+        for &to in &self.unit_succs {
+            self.unit_pending[to as usize] += 1;
+        }
         // Levels: edges go from earlier to later units, so one pass in unit order suffices.
         self.unit_level.clear();
         self.unit_level.resize(unit_count, 0);

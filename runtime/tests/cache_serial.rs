@@ -1,0 +1,114 @@
+//! The builder's structure serial and the compiled-frame cache: unchanged frames share a serial
+//! and hit without a comparison in the compiler; any structural change gets a new serial and
+//! misses; graphs without a serial (edited by hand) fall back to the exact comparison.
+
+use rpsl_runtime::shapes::{declare_shapes, record_chain, shape_resource, ShapeDecls};
+use rpsl_runtime::*;
+
+fn record(builder: &mut GraphBuilder, decls: ShapeDecls, frame: u64, n: u32) -> RecordedGraph {
+    builder.begin_frame(frame);
+    record_chain(builder, decls, n).unwrap();
+    builder.finish().unwrap().clone()
+}
+
+#[test]
+fn unchanged_frames_share_a_serial_and_hit() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    let mut compiler = FrameCompiler::new(CompileOptions::default());
+    let mut serials = Vec::new();
+    let mut hits = Vec::new();
+    for (frame, n) in [(0, 40), (1, 40), (2, 40), (3, 41), (4, 41), (5, 40)] {
+        let graph = record(&mut builder, decls, frame, n);
+        assert_ne!(graph.structure_serial(), 0);
+        serials.push(graph.structure_serial());
+        let compiled = compiler.compile(&graph).unwrap();
+        hits.push(compiled.cache_hit);
+        assert_eq!(compiled.order.len(), n as usize);
+    }
+    assert_eq!(hits, vec![false, true, true, false, true, false]);
+    assert_eq!(serials[0], serials[1]);
+    assert_eq!(serials[1], serials[2]);
+    assert_ne!(serials[2], serials[3]);
+    assert_eq!(serials[3], serials[4]);
+    assert_ne!(serials[4], serials[5]);
+    assert_ne!(serials[0], serials[5]);
+}
+
+#[test]
+fn a_changed_resource_description_changes_the_serial() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    let first = record(&mut builder, decls, 0, 8);
+    // Same calls, but one resource three times as wide.
+    builder.begin_frame(1);
+    let back = builder
+        .import_external_with_access(
+            "backbuffer",
+            ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 1920, 1080),
+            Some(AccessDesc::readonly(AccessFlags::PRESENT)),
+        )
+        .unwrap();
+    let mut wide = shape_resource(0);
+    wide.width *= 3;
+    let tex = builder.create_resource(wide, 0).unwrap();
+    let views = [
+        builder.default_texture_view(tex).unwrap(),
+        builder.default_texture_view(back).unwrap(),
+    ];
+    let mut args = ArgsWriter::new(builder.decl(decls.raster).unwrap());
+    args.write_texture(0, &TextureView::NULL)
+        .write_texture(1, &TextureView::NULL)
+        .write_texture(2, &views[0]);
+    builder
+        .call_node(decls.raster, args.bytes(), CallFlags::default(), 1)
+        .unwrap();
+    let second = builder.finish().unwrap().clone();
+    assert_ne!(first.structure_serial(), second.structure_serial());
+    // Recording the original again after a different frame is a change too.
+    let third = record(&mut builder, decls, 2, 8);
+    assert_ne!(third.structure_serial(), second.structure_serial());
+    let fourth = record(&mut builder, decls, 3, 8);
+    assert_eq!(third.structure_serial(), fourth.structure_serial());
+}
+
+#[test]
+fn graphs_edited_by_hand_are_compared_exactly() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    let graph = record(&mut builder, decls, 0, 30);
+    let mut compiler = FrameCompiler::new(CompileOptions::default());
+    let order = compiler.compile(&graph).unwrap().order.clone();
+
+    let mut same = graph.clone();
+    same.invalidate_structure();
+    assert_eq!(same.structure_serial(), 0);
+    let compiled = compiler.compile(&same).unwrap();
+    assert!(!compiled.cache_hit, "a serial and no serial never match");
+    let compiled = compiler.compile(&same).unwrap();
+    assert!(compiled.cache_hit, "an exact comparison finds no change");
+    assert_eq!(compiled.order, order);
+
+    let mut edited = same.clone();
+    edited.resources[3].desc.width += 64;
+    let compiled = compiler.compile(&edited).unwrap();
+    assert!(!compiled.cache_hit);
+    let mut edited_access = same.clone();
+    edited_access.accesses[5].access.flags = AccessFlags::CS;
+    let compiled = compiler.compile(&edited_access).unwrap();
+    assert!(!compiled.cache_hit);
+}
+
+#[test]
+fn declaring_a_node_between_frames_changes_the_serial() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    let first = record(&mut builder, decls, 0, 10);
+    let second = record(&mut builder, decls, 1, 10);
+    assert_eq!(first.structure_serial(), second.structure_serial());
+    builder.declare_node(NodeDeclDesc::new("extra", QueueClass::Graphics, vec![]));
+    let third = record(&mut builder, decls, 2, 10);
+    assert_ne!(second.structure_serial(), third.structure_serial());
+    let fourth = record(&mut builder, decls, 3, 10);
+    assert_eq!(third.structure_serial(), fourth.structure_serial());
+}
