@@ -22,9 +22,32 @@ pub enum ArithFault {
     DivisionByZero,
 }
 
+/// The canonical quiet NaN of `f32` (Cranelift's `Ieee32::NAN`).
+pub const CANONICAL_NAN_F32: u32 = 0x7FC0_0000;
+/// The canonical quiet NaN of `f64` (Cranelift's `Ieee64::NAN`).
+pub const CANONICAL_NAN_F64: u64 = 0x7FF8_0000_0000_0000;
+
+/// Replaces a NaN result of type `ty` by the canonical quiet NaN. Every arithmetic op does this
+/// (NaN payloads and signs never propagate through arithmetic), because which operand's payload
+/// a two-NaN operation returns depends on how the compiler ordered the operands; moves, selects,
+/// bitcasts, loads and stores keep bits as they are.
+#[inline]
+pub fn canonical_nan(ty: Type, bits: u64) -> u64 {
+    match ty {
+        Type::F32 if f32::from_bits(bits as u32).is_nan() => CANONICAL_NAN_F32 as u64,
+        Type::F64 if f64::from_bits(bits).is_nan() => CANONICAL_NAN_F64,
+        _ => bits,
+    }
+}
+
 /// Evaluates a [`UnaryOp`].
 #[inline]
 pub fn unary(op: UnaryOp, x: u64) -> u64 {
+    canonical_nan(op.result_type(), unary_raw(op, x))
+}
+
+#[inline]
+fn unary_raw(op: UnaryOp, x: u64) -> u64 {
     use UnaryOp::*;
     match op {
         NegI32 => ((x as u32 as i32).wrapping_neg()) as u32 as u64,
@@ -113,6 +136,11 @@ pub fn unary(op: UnaryOp, x: u64) -> u64 {
 /// Evaluates a [`BinaryOp`]; integer `div`/`rem` by zero fail.
 #[inline]
 pub fn binary(op: BinaryOp, a: u64, b: u64) -> Result<u64, ArithFault> {
+    binary_raw(op, a, b).map(|bits| canonical_nan(op.result_type(), bits))
+}
+
+#[inline]
+fn binary_raw(op: BinaryOp, a: u64, b: u64) -> Result<u64, ArithFault> {
     use BinaryOp::*;
     Ok(match op {
         AddI32 => ((a as u32 as i32).wrapping_add(b as u32 as i32)) as u32 as u64,
@@ -284,6 +312,11 @@ pub fn binary(op: BinaryOp, a: u64, b: u64) -> Result<u64, ArithFault> {
 /// Evaluates a [`TernaryOp`].
 #[inline]
 pub fn ternary(op: TernaryOp, a: u64, b: u64, c: u64) -> u64 {
+    canonical_nan(op.result_type(), ternary_raw(op, a, b, c))
+}
+
+#[inline]
+fn ternary_raw(op: TernaryOp, a: u64, b: u64, c: u64) -> u64 {
     use TernaryOp::*;
     match op {
         LerpF32 => (intrinsics::float32::lerp(
@@ -358,6 +391,11 @@ enum Wide {
 /// `bool` is `!= 0` (NaN is true, as `NaN != 0`); `bool` to anything is 0 or 1.
 #[inline]
 pub fn convert(to: Type, from: Type, x: u64) -> u64 {
+    canonical_nan(to, convert_raw(to, from, x))
+}
+
+#[inline]
+fn convert_raw(to: Type, from: Type, x: u64) -> u64 {
     let wide = match from {
         Type::Bool => Wide::Unsigned((x != 0) as u64),
         Type::I32 => Wide::Signed(x as u32 as i32 as i64),
@@ -418,6 +456,13 @@ pub fn convert(to: Type, from: Type, x: u64) -> u64 {
 /// Evaluates a [`VectorOp`]: reads `srcs`, writes `dsts` (lengths as [`VectorOp::arity`] gives).
 /// Lanes beyond the arity are ignored; a shape with a bad width or type writes nothing.
 pub fn vector(shape: VectorShape, srcs: &[u64], dsts: &mut [u64]) {
+    vector_raw(shape, srcs, dsts);
+    for dst in dsts.iter_mut() {
+        *dst = canonical_nan(shape.ty, *dst);
+    }
+}
+
+fn vector_raw(shape: VectorShape, srcs: &[u64], dsts: &mut [u64]) {
     let Some((n_srcs, n_dsts)) = shape.op.arity(shape.width) else {
         return;
     };

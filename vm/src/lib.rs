@@ -28,6 +28,7 @@ pub mod host;
 pub mod inst;
 pub mod interp;
 pub mod intrinsics;
+pub mod jit;
 pub mod lower;
 pub mod ops;
 pub mod types;

@@ -1,14 +1,15 @@
 //! Shared helpers of the bytecode tests: build small functions and run them on every engine.
 //!
-//! Every run goes through [`engines`], which today lists the interpreter only; the JIT issue
-//! adds the JIT there so that every run test checks both (Cranelift filetests' `test interpret`
-//! plus `test run`).
+//! Every run goes through [`engines`], which lists the interpreter and the Cranelift JIT, so
+//! that every run test checks both (Cranelift filetests' `test interpret` plus `test run`) and
+//! that they agree on results, host calls, I/O block and located errors.
 
 #![allow(
     dead_code,
     reason = "each test binary uses a different subset of the helpers"
 )]
 
+use rpsl_vm::jit::JitModule;
 use rpsl_vm::{
     FuncId, Function, FunctionBuilder, FunctionBuilderContext, Host, Interpreter, Limits, LocId,
     Module, RecordingHost, RuntimeError, Signature, Value, VerifiedModule,
@@ -45,12 +46,52 @@ impl Engine for Interpreter {
     }
 }
 
+/// The Cranelift JIT as an engine: compiles the module on every run (test modules are small).
+pub struct JitEngine {
+    /// Limits of each run.
+    pub limits: Limits,
+}
+
+impl Engine for JitEngine {
+    fn name(&self) -> &'static str {
+        "jit"
+    }
+    fn run(
+        &mut self,
+        module: &VerifiedModule,
+        func: FuncId,
+        args: &[Value],
+        io: &mut [u8],
+        host: &mut dyn Host,
+    ) -> Result<Vec<Value>, RuntimeError> {
+        let mut jit = match JitModule::compile(module) {
+            Ok(jit) => jit,
+            Err(error) => panic!("JIT compilation failed: {error}"),
+        };
+        jit.set_limits(self.limits);
+        jit.run(func, args, io, host)
+    }
+}
+
 /// One engine's outcome: result, host recording and the I/O block after the run.
 type Outcome = (Result<Vec<Value>, RuntimeError>, RecordingHost, Vec<u8>);
 
+/// A run's outcome with values as (type, register bits), so that NaNs compare by their bits.
+pub fn exact(
+    result: &Result<Vec<Value>, RuntimeError>,
+) -> Result<Vec<(rpsl_vm::Type, u64)>, RuntimeError> {
+    result
+        .as_ref()
+        .map(|values| values.iter().map(|v| (v.ty(), v.to_bits())).collect())
+        .map_err(Clone::clone)
+}
+
 /// Every engine, with these limits.
 pub fn engines(limits: Limits) -> Vec<Box<dyn Engine>> {
-    vec![Box::new(Interpreter::new(limits))]
+    vec![
+        Box::new(Interpreter::new(limits)),
+        Box::new(JitEngine { limits }),
+    ]
 }
 
 /// Builds one function with `body`, which starts in a fresh entry block at `loc0`.
@@ -92,7 +133,12 @@ pub fn run_module(
         match &first {
             None => first = Some((result, host, engine_io)),
             Some((expected, expected_host, expected_io)) => {
-                assert_eq!(&result, expected, "{} disagrees", engine.name());
+                assert_eq!(
+                    exact(&result),
+                    exact(expected),
+                    "{} disagrees",
+                    engine.name()
+                );
                 assert_eq!(
                     &host.events,
                     &expected_host.events,

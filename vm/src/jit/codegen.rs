@@ -1,0 +1,698 @@
+//! Translation of one bytecode function to Cranelift IR: registers become `Variable`s, blocks
+//! become blocks, every fault a cold block that records (kind, loc) and returns the fault status.
+//!
+//! Compiled function ABI (the same for every function, so the runner needs one pointer type):
+//! `extern "C" fn(ctx, mem_base: i64, depth: i64, args: *const u64, results: *mut u64) -> i32`,
+//! returning 0 on success and 1 after a fault was recorded in the context. Arguments and results
+//! are 8-byte slots holding the register's value in their low bytes.
+
+use super::context::{fault_kind, RunContext};
+use super::helpers::Helper;
+use crate::entities::FuncId;
+use crate::function::Function;
+use crate::inst::Inst;
+use crate::types::Type;
+use cranelift_codegen::ir::{
+    self, condcodes::IntCC, types, AbiParam, FuncRef, InstBuilder, MemFlagsData, SigRef,
+    StackSlotData, StackSlotKind,
+};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use std::collections::HashMap;
+
+/// The Cranelift type holding a register of type `ty`.
+pub(crate) fn cl_type(ty: Type) -> ir::Type {
+    match ty {
+        Type::Bool | Type::I32 | Type::U32 | Type::Addr => types::I32,
+        Type::I64 | Type::U64 => types::I64,
+        Type::F32 => types::F32,
+        Type::F64 => types::F64,
+    }
+}
+
+/// Memory flags of VM memory accesses (bounds-checked, possibly unaligned).
+pub(crate) fn vm_mem() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// Byte offsets of the context fields generated code reads.
+pub(crate) struct ContextOffsets {
+    pub mem_ptr: i32,
+    pub steps_left: i32,
+    pub max_call_depth: i32,
+}
+
+pub(crate) const CONTEXT: ContextOffsets = ContextOffsets {
+    mem_ptr: std::mem::offset_of!(RunContext<'static>, mem_ptr) as i32,
+    steps_left: std::mem::offset_of!(RunContext<'static>, steps_left) as i32,
+    max_call_depth: std::mem::offset_of!(RunContext<'static>, max_call_depth) as i32,
+};
+
+/// The state of translating one function.
+pub(crate) struct Translator<'a, 'b> {
+    pub b: FunctionBuilder<'b>,
+    pub func: &'a Function,
+    pub ptr_ty: ir::Type,
+    pub call_conv: cranelift_codegen::isa::CallConv,
+    vars: Vec<Variable>,
+    blocks: Vec<ir::Block>,
+    pub ctx: ir::Value,
+    mem_top: ir::Value,
+    depth: ir::Value,
+    results_ptr: ir::Value,
+    max_depth: ir::Value,
+    mem_ptr: Variable,
+    steps: Variable,
+    sigs: HashMap<Helper, SigRef>,
+    propagate: Option<ir::Block>,
+    fault_block: Option<ir::Block>,
+    frame_offsets: HashMap<crate::entities::Reg, u64>,
+    mem_base: ir::Value,
+    /// Loc of the instruction being translated (`-1` when none).
+    pub loc: i64,
+    callee_refs: &'a HashMap<FuncId, FuncRef>,
+    frame_sizes: &'a [u32],
+}
+
+impl<'a, 'b> Translator<'a, 'b> {
+    /// Starts translating `func` into `b` (whose signature is already set).
+    pub fn new(
+        mut b: FunctionBuilder<'b>,
+        func: &'a Function,
+        ptr_ty: ir::Type,
+        call_conv: cranelift_codegen::isa::CallConv,
+        callee_refs: &'a HashMap<FuncId, FuncRef>,
+        frame_sizes: &'a [u32],
+    ) -> Translator<'a, 'b> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let (ctx, mem_base, depth, args_ptr, results_ptr) =
+            (params[0], params[1], params[2], params[3], params[4]);
+        let mem_top = b.ins().iadd_imm_s(mem_base, func.frame_size as i64);
+        let mem_ptr = b.declare_var(ptr_ty);
+        let raw_mem = b
+            .ins()
+            .load(ptr_ty, MemFlagsData::trusted(), ctx, CONTEXT.mem_ptr);
+        b.def_var(mem_ptr, raw_mem);
+        let steps = b.declare_var(types::I64);
+        let raw_steps = b
+            .ins()
+            .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.steps_left);
+        b.def_var(steps, raw_steps);
+        let max_depth = b.ins().load(
+            types::I64,
+            MemFlagsData::trusted(),
+            ctx,
+            CONTEXT.max_call_depth,
+        );
+        let n_params = func.signature.params.len();
+        let mut vars = Vec::with_capacity(func.reg_types.len());
+        for (index, &ty) in func.reg_types.iter().enumerate() {
+            let cl = cl_type(ty);
+            let var = b.declare_var(cl);
+            let value = if index < n_params {
+                b.ins()
+                    .load(cl, MemFlagsData::trusted(), args_ptr, (8 * index) as i32)
+            } else {
+                zero(&mut b, cl)
+            };
+            b.def_var(var, value);
+            vars.push(var);
+        }
+        let blocks: Vec<ir::Block> = func.blocks.iter().map(|_| b.create_block()).collect();
+        b.ins().jump(blocks[0], &[]);
+        Translator {
+            b,
+            func,
+            ptr_ty,
+            call_conv,
+            vars,
+            blocks,
+            ctx,
+            mem_top,
+            depth,
+            results_ptr,
+            max_depth,
+            mem_ptr,
+            steps,
+            sigs: HashMap::new(),
+            propagate: None,
+            fault_block: None,
+            frame_offsets: HashMap::new(),
+            mem_base,
+            loc: -1,
+            callee_refs,
+            frame_sizes,
+        }
+    }
+
+    /// Translates every block and finishes the function.
+    pub fn translate(mut self, target: cranelift_codegen::isa::TargetFrontendConfig) {
+        for (index, &block) in self.blocks.clone().iter().enumerate() {
+            self.b.switch_to_block(block);
+            self.frame_offsets.clear();
+            let range = self
+                .func
+                .block_range(crate::entities::Block::from_u32(index as u32))
+                .unwrap_or(0..0);
+            for pc in range {
+                self.loc = self.func.locs.get(pc).map_or(-1, |loc| loc.as_u32() as i64);
+                let inst = self.func.insts[pc];
+                self.inst(inst);
+                self.track_frame_offsets(&inst);
+            }
+        }
+        self.b.seal_all_blocks();
+        self.b.finalize(target);
+    }
+
+    /// The current value of a register.
+    pub fn get(&mut self, reg: crate::entities::Reg) -> ir::Value {
+        self.b.use_var(self.vars[reg.index()])
+    }
+
+    /// Sets a register.
+    pub fn set(&mut self, reg: crate::entities::Reg, value: ir::Value) {
+        self.b.def_var(self.vars[reg.index()], value);
+    }
+
+    /// The bytecode type of a register.
+    pub fn ty(&self, reg: crate::entities::Reg) -> Type {
+        self.func.reg_types[reg.index()]
+    }
+
+    /// Calls a helper at its address.
+    pub fn call_helper(&mut self, helper: Helper, args: &[ir::Value]) -> Option<ir::Value> {
+        let sig = match self.sigs.get(&helper) {
+            Some(&sig) => sig,
+            None => {
+                let mut signature = ir::Signature::new(self.call_conv);
+                for param in helper.params(self.ptr_ty) {
+                    signature.params.push(AbiParam::new(param));
+                }
+                if let Some(ret) = helper.ret(self.ptr_ty) {
+                    signature.returns.push(AbiParam::new(ret));
+                }
+                let sig = self.b.import_signature(signature);
+                self.sigs.insert(helper, sig);
+                sig
+            }
+        };
+        let address = self.b.ins().iconst(self.ptr_ty, helper.address() as i64);
+        let call = self.b.ins().call_indirect(sig, address, args);
+        self.b.inst_results(call).first().copied()
+    }
+
+    /// Continues only when `bad` is zero; otherwise records the fault and returns 1.
+    pub fn guard(&mut self, bad: ir::Value, kind: i32, a: ir::Value, b: ir::Value) {
+        // One shared cold block per function records the fault: its parameters are the kind,
+        // the loc and the two payload values.
+        let kind = self.b.ins().iconst(types::I32, kind as i64);
+        let loc = self.b.ins().iconst(types::I64, self.loc);
+        let (fault, fresh) = match self.fault_block {
+            Some(block) => (block, false),
+            None => {
+                let block = self.b.create_block();
+                self.b.set_cold_block(block);
+                for ty in [types::I32, types::I64, types::I64, types::I64] {
+                    self.b.append_block_param(block, ty);
+                }
+                self.fault_block = Some(block);
+                (block, true)
+            }
+        };
+        let cont = self.b.create_block();
+        let args = [kind.into(), loc.into(), a.into(), b.into()];
+        self.b.ins().brif(bad, fault, &args, cont, &[]);
+        if fresh {
+            self.b.switch_to_block(fault);
+            let params = self.b.block_params(fault).to_vec();
+            let ctx = self.ctx;
+            self.call_helper(
+                Helper::Fault,
+                &[ctx, params[0], params[1], params[2], params[3]],
+            );
+            let one = self.b.ins().iconst(types::I32, 1);
+            self.b.ins().return_(&[one]);
+        }
+        self.b.switch_to_block(cont);
+    }
+
+    /// Continues only when `failed` is zero; otherwise returns 1 (the fault is recorded).
+    fn propagate_if(&mut self, failed: ir::Value) {
+        let (propagate, fresh) = match self.propagate {
+            Some(block) => (block, false),
+            None => {
+                let block = self.b.create_block();
+                self.b.set_cold_block(block);
+                self.propagate = Some(block);
+                (block, true)
+            }
+        };
+        let cont = self.b.create_block();
+        self.b.ins().brif(failed, propagate, &[], cont, &[]);
+        if fresh {
+            self.b.switch_to_block(propagate);
+            let one = self.b.ins().iconst(types::I32, 1);
+            self.b.ins().return_(&[one]);
+        }
+        self.b.switch_to_block(cont);
+    }
+
+    /// A constant `i64`.
+    pub fn i64c(&mut self, value: i64) -> ir::Value {
+        self.b.ins().iconst(types::I64, value)
+    }
+
+    /// The 64 register bits of a Cranelift value of register type `ty`.
+    pub fn to_bits(&mut self, value: ir::Value, ty: Type) -> ir::Value {
+        match cl_type(ty) {
+            types::I32 => self.b.ins().uextend(types::I64, value),
+            types::F32 => {
+                let int = self.b.ins().bitcast(types::I32, MemFlagsData::new(), value);
+                self.b.ins().uextend(types::I64, int)
+            }
+            types::F64 => self.b.ins().bitcast(types::I64, MemFlagsData::new(), value),
+            _ => value,
+        }
+    }
+
+    /// A value of register type `ty` from 64 register bits.
+    pub fn from_bits(&mut self, bits: ir::Value, ty: Type) -> ir::Value {
+        match cl_type(ty) {
+            types::I32 => self.b.ins().ireduce(types::I32, bits),
+            types::F32 => {
+                let int = self.b.ins().ireduce(types::I32, bits);
+                self.b.ins().bitcast(types::F32, MemFlagsData::new(), int)
+            }
+            types::F64 => self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits),
+            _ => bits,
+        }
+    }
+
+    /// `bool` register value (`i32` 0/1) from an `icmp`/`fcmp` result.
+    pub fn bool_of(&mut self, flag: ir::Value) -> ir::Value {
+        self.b.ins().uextend(types::I32, flag)
+    }
+
+    /// The host address of VM address `addr + offset` after checking `size` bytes against the
+    /// frame top.
+    fn checked_address(&mut self, addr: crate::entities::Reg, offset: u32, size: u32) -> ir::Value {
+        // An address known to be `frame base + k` with the access inside the frame cannot fault:
+        // skip the check.
+        if let Some(&known) = self.frame_offsets.get(&addr) {
+            let end = known + offset as u64 + size as u64;
+            if end <= self.func.frame_size as u64 {
+                let mem = self.b.use_var(self.mem_ptr);
+                let base = self.b.ins().iadd(mem, self.mem_base);
+                return self.b.ins().iadd_imm_s(base, (known + offset as u64) as i64);
+            }
+        }
+        let addr = self.get(addr);
+        let wide = self.b.ins().uextend(types::I64, addr);
+        let at = self.b.ins().iadd_imm_s(wide, offset as i64);
+        let end = self.b.ins().iadd_imm_s(at, size as i64);
+        let bad = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThan, end, self.mem_top);
+        let size_value = self.i64c(size as i64);
+        self.guard(bad, fault_kind::MEMORY_OUT_OF_BOUNDS, at, size_value);
+        let mem = self.b.use_var(self.mem_ptr);
+        self.b.ins().iadd(mem, at)
+    }
+
+    /// A VM address register widened to `i64`.
+    fn wide_addr(&mut self, reg: crate::entities::Reg) -> ir::Value {
+        let value = self.get(reg);
+        self.b.ins().uextend(types::I64, value)
+    }
+
+    /// Tracks, within a block, registers holding `frame base + k` (from `frame_addr` and
+    /// `addr_add`); every other definition forgets the register.
+    fn track_frame_offsets(&mut self, inst: &Inst) {
+        let known = match *inst {
+            Inst::FrameAddr { dst, offset } => Some((dst, offset as u64)),
+            Inst::AddrAdd { dst, base, offset } => self
+                .frame_offsets
+                .get(&base)
+                .map(|&k| (dst, k + offset as u64)),
+            _ => None,
+        };
+        let func = self.func;
+        let offsets = &mut self.frame_offsets;
+        inst.for_each_operand(|operand| match operand {
+            crate::inst::Operand::Def(reg) => {
+                offsets.remove(&reg);
+            }
+            crate::inst::Operand::DefList(list) => {
+                for reg in func.list(list) {
+                    offsets.remove(reg);
+                }
+            }
+            _ => {}
+        });
+        if let Some((dst, k)) = known {
+            if k <= u32::MAX as u64 {
+                self.frame_offsets.insert(dst, k);
+            }
+        }
+    }
+
+    fn inst(&mut self, inst: Inst) {
+        match inst {
+            Inst::Const { ty, dst, bits } => {
+                let bits = bits.to_u64();
+                let value = match cl_type(ty) {
+                    types::I32 => self.b.ins().iconst(types::I32, bits as u32 as i64),
+                    types::I64 => self.b.ins().iconst(types::I64, bits as i64),
+                    types::F32 => self.b.ins().f32const(f32::from_bits(bits as u32)),
+                    _ => self.b.ins().f64const(f64::from_bits(bits)),
+                };
+                self.set(dst, value);
+            }
+            Inst::Move { dst, src } => {
+                let value = self.get(src);
+                self.set(dst, value);
+            }
+            Inst::Unary { op, dst, src } => {
+                let value = self.unary(op, src);
+                self.set(dst, value);
+            }
+            Inst::Binary { op, dst, a, b } => {
+                let value = self.binary(op, a, b);
+                self.set(dst, value);
+            }
+            Inst::Ternary { op, dst, a, b, c } => {
+                let value = self.ternary(op, a, b, c);
+                self.set(dst, value);
+            }
+            Inst::Convert { to, from, dst, src } => {
+                let value = self.convert(to, from, src);
+                self.set(dst, value);
+            }
+            Inst::Bitcast { to, from, dst, src } => {
+                let value = self.get(src);
+                let value = if cl_type(to) == cl_type(from) {
+                    value
+                } else {
+                    self.b
+                        .ins()
+                        .bitcast(cl_type(to), MemFlagsData::new(), value)
+                };
+                self.set(dst, value);
+            }
+            Inst::Select { dst, cond, a, b } => {
+                let (cond, a, b) = (self.get(cond), self.get(a), self.get(b));
+                let value = self.b.ins().select(cond, a, b);
+                self.set(dst, value);
+            }
+            Inst::Vector { shape, dsts, srcs } => self.vector(shape, dsts, srcs),
+            Inst::FrameAddr { dst, offset } => {
+                let mem_top = self.mem_top;
+                let base = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(mem_top, -(self.func.frame_size as i64));
+                let narrow = self.b.ins().ireduce(types::I32, base);
+                let value = self.b.ins().iadd_imm_s(narrow, offset as i32 as i64);
+                self.set(dst, value);
+            }
+            Inst::AddrAdd { dst, base, offset } => {
+                let base = self.get(base);
+                let value = self.b.ins().iadd_imm_s(base, offset as i32 as i64);
+                self.set(dst, value);
+            }
+            Inst::IndexAddr {
+                dst,
+                base,
+                index,
+                stride,
+                len,
+            } => {
+                let idx = self.get(index);
+                let bad =
+                    self.b
+                        .ins()
+                        .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, idx, len as i64);
+                let shown = if self.ty(index) == Type::I32 {
+                    self.b.ins().sextend(types::I64, idx)
+                } else {
+                    self.b.ins().uextend(types::I64, idx)
+                };
+                let len_value = self.i64c(len as i64);
+                self.guard(bad, fault_kind::INDEX_OUT_OF_BOUNDS, shown, len_value);
+                let scaled = self.b.ins().imul_imm_s(idx, stride as i32 as i64);
+                let base = self.get(base);
+                let value = self.b.ins().iadd(base, scaled);
+                self.set(dst, value);
+            }
+            Inst::Load {
+                ty,
+                dst,
+                addr,
+                offset,
+            } => {
+                let size = ty.mem_size().unwrap_or(4);
+                let host = self.checked_address(addr, offset, size);
+                let value = if ty == Type::Bool {
+                    let word = self.b.ins().load(types::I32, vm_mem(), host, 0);
+                    let flag = self.b.ins().icmp_imm_u(IntCC::NotEqual, word, 0);
+                    self.bool_of(flag)
+                } else {
+                    self.b.ins().load(cl_type(ty), vm_mem(), host, 0)
+                };
+                self.set(dst, value);
+            }
+            Inst::Store {
+                ty,
+                addr,
+                offset,
+                src,
+            } => {
+                let size = ty.mem_size().unwrap_or(4);
+                let host = self.checked_address(addr, offset, size);
+                let value = self.get(src);
+                self.b.ins().store(vm_mem(), value, host, 0);
+            }
+            Inst::MemCopy {
+                dst_addr,
+                src_addr,
+                size,
+            } => {
+                let (dst, src) = (self.wide_addr(dst_addr), self.wide_addr(src_addr));
+                let size = self.i64c(size as i64);
+                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+                let status =
+                    self.call_helper(Helper::MemCopy, &[ctx, dst, src, size, mem_top, loc]);
+                self.propagate_if(status.expect("status"));
+            }
+            Inst::MemZero { addr, size } => {
+                let addr = self.wide_addr(addr);
+                let size = self.i64c(size as i64);
+                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+                let status = self.call_helper(Helper::MemZero, &[ctx, addr, size, mem_top, loc]);
+                self.propagate_if(status.expect("status"));
+            }
+            Inst::MemEq { dst, a, b, size } => {
+                let (a, b) = (self.wide_addr(a), self.wide_addr(b));
+                let size = self.i64c(size as i64);
+                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+                let result = self
+                    .call_helper(Helper::MemEq, &[ctx, a, b, size, mem_top, loc])
+                    .expect("result");
+                let failed = self.b.ins().icmp_imm_u(IntCC::Equal, result, 2);
+                self.propagate_if(failed);
+                self.set(dst, result);
+            }
+            Inst::CreateResource { desc, view_out } => {
+                let (desc, view) = (self.wide_addr(desc), self.wide_addr(view_out));
+                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+                let status =
+                    self.call_helper(Helper::CreateResource, &[ctx, desc, view, mem_top, loc]);
+                self.propagate_if(status.expect("status"));
+            }
+            Inst::DescribeResource { view, desc_out } => {
+                let (view, desc) = (self.wide_addr(view), self.wide_addr(desc_out));
+                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+                let status =
+                    self.call_helper(Helper::DescribeResource, &[ctx, view, desc, mem_top, loc]);
+                self.propagate_if(status.expect("status"));
+            }
+            Inst::CallNode {
+                dst,
+                decl,
+                args,
+                size,
+                flags,
+            } => {
+                let args = self.wide_addr(args);
+                let decl = self.i64c(decl.as_u32() as i64);
+                let size = self.i64c(size as i64);
+                let flags = self.i64c(flags as i64);
+                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+                let node = self
+                    .call_helper(
+                        Helper::CallNode,
+                        &[ctx, decl, args, size, flags, mem_top, loc],
+                    )
+                    .expect("node");
+                let failed = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, node, 0);
+                self.propagate_if(failed);
+                let node = self.b.ins().ireduce(types::I32, node);
+                self.set(dst, node);
+            }
+            Inst::Marker { kind, arg } => {
+                let kind = self.i64c(kind as u8 as i64);
+                let arg = self.i64c(arg as i64);
+                let (ctx, loc) = (self.ctx, self.i64c(self.loc));
+                let status = self.call_helper(Helper::Marker, &[ctx, kind, arg, loc]);
+                self.propagate_if(status.expect("status"));
+            }
+            Inst::Call {
+                callee,
+                args,
+                results,
+            } => self.call(callee, args, results),
+            Inst::Jump { target } => {
+                let block = self.blocks[target.index()];
+                self.b.ins().jump(block, &[]);
+            }
+            Inst::LoopJump { target } => {
+                self.count_step();
+                let block = self.blocks[target.index()];
+                self.b.ins().jump(block, &[]);
+            }
+            Inst::Branch {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let cond = self.get(cond);
+                let (then_block, else_block) = (
+                    self.blocks[then_block.index()],
+                    self.blocks[else_block.index()],
+                );
+                self.b.ins().brif(cond, then_block, &[], else_block, &[]);
+            }
+            Inst::Return { values } => {
+                for (index, &reg) in self.func.list(values).to_vec().iter().enumerate() {
+                    let value = self.get(reg);
+                    let results = self.results_ptr;
+                    self.b
+                        .ins()
+                        .store(MemFlagsData::trusted(), value, results, (8 * index) as i32);
+                }
+                self.store_steps();
+                let zero = self.b.ins().iconst(types::I32, 0);
+                self.b.ins().return_(&[zero]);
+            }
+            Inst::Abort { code } => {
+                let code = self.get(code);
+                let code = self.b.ins().sextend(types::I64, code);
+                let zero = self.i64c(0);
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.guard(one, fault_kind::ABORT, code, zero);
+                // Unreachable continuation: end it.
+                let one = self.b.ins().iconst(types::I32, 1);
+                self.b.ins().return_(&[one]);
+            }
+        }
+    }
+
+    /// Checks and counts one step of the budget.
+    fn count_step(&mut self) {
+        let steps = self.b.use_var(self.steps);
+        let out = self.b.ins().icmp_imm_u(IntCC::Equal, steps, 0);
+        let zero = self.i64c(0);
+        self.guard(out, fault_kind::STEP_BUDGET, zero, zero);
+        let left = self.b.ins().iadd_imm_s(steps, -1);
+        self.b.def_var(self.steps, left);
+    }
+
+    fn store_steps(&mut self) {
+        let steps = self.b.use_var(self.steps);
+        let ctx = self.ctx;
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), steps, ctx, CONTEXT.steps_left);
+    }
+
+    fn call(
+        &mut self,
+        callee: FuncId,
+        args: crate::entities::RegList,
+        results: crate::entities::RegList,
+    ) {
+        self.count_step();
+        let next_depth = self.b.ins().iadd_imm_s(self.depth, 1);
+        let too_deep = self.b.ins().icmp(
+            IntCC::UnsignedGreaterThanOrEqual,
+            next_depth,
+            self.max_depth,
+        );
+        let zero = self.i64c(0);
+        self.guard(too_deep, fault_kind::CALL_DEPTH, zero, zero);
+        let rounded = self.b.ins().iadd_imm_s(self.mem_top, 15);
+        let new_base = self.b.ins().band_imm_u(rounded, !15i64);
+        let frame_size = self.frame_sizes.get(callee.index()).copied().unwrap_or(0);
+        let size = self.i64c(frame_size as i64);
+        let (ctx, loc) = (self.ctx, self.i64c(self.loc));
+        let mem = self
+            .call_helper(Helper::EnterFrame, &[ctx, new_base, size, loc])
+            .expect("memory");
+        let failed = self.b.ins().icmp_imm_u(IntCC::Equal, mem, 0);
+        self.propagate_if(failed);
+        let arg_regs = self.func.list(args).to_vec();
+        let result_regs = self.func.list(results).to_vec();
+        let slots = arg_regs.len().max(result_regs.len()).max(1);
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (8 * slots) as u32,
+            3,
+        ));
+        for (index, &reg) in arg_regs.iter().enumerate() {
+            let value = self.get(reg);
+            self.b
+                .ins()
+                .stack_store(self.ptr_ty, value, slot, (8 * index) as i32);
+        }
+        self.store_steps();
+        let slot_addr = self.b.ins().stack_addr(self.ptr_ty, slot, 0);
+        let func_ref = self.callee_refs[&callee];
+        let call = self
+            .b
+            .ins()
+            .call(func_ref, &[ctx, new_base, next_depth, slot_addr, slot_addr]);
+        let status = self.b.inst_results(call)[0];
+        self.propagate_if(status);
+        let mem = self
+            .b
+            .ins()
+            .load(self.ptr_ty, MemFlagsData::trusted(), ctx, CONTEXT.mem_ptr);
+        self.b.def_var(self.mem_ptr, mem);
+        let steps = self
+            .b
+            .ins()
+            .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.steps_left);
+        self.b.def_var(self.steps, steps);
+        for (index, &reg) in result_regs.iter().enumerate() {
+            let ty = cl_type(self.ty(reg));
+            let value = self
+                .b
+                .ins()
+                .stack_load(self.ptr_ty, ty, slot, (8 * index) as i32);
+            self.set(reg, value);
+        }
+    }
+}
+
+fn zero(b: &mut FunctionBuilder<'_>, ty: ir::Type) -> ir::Value {
+    match ty {
+        types::F32 => b.ins().f32const(0.0),
+        types::F64 => b.ins().f64const(0.0),
+        _ => b.ins().iconst(ty, 0),
+    }
+}

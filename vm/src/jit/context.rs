@@ -1,0 +1,399 @@
+//! The run context the generated code works on, and the `extern "C"` helpers it calls: faults,
+//! frame entry, memory block ops, host calls and the shared evaluators of [`crate::eval`].
+//!
+//! Generated code reads three fields of [`RunContext`] at fixed offsets (memory pointer, steps
+//! left, call-depth limit); everything else is only touched by the helpers here. No helper may
+//! unwind: the ones that run embedder code or index memory catch panics and record them as a
+//! host fault.
+
+use crate::entities::{LocId, NodeDeclId};
+use crate::eval;
+use crate::host::{
+    CallSite, Host, HostError, ResourceDesc, ViewBytes, RESOURCE_DESC_SIZE, VIEW_SIZE,
+};
+use crate::inst::VectorShape;
+use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
+use crate::ops::{BinaryOp, MarkerKind, TernaryOp, UnaryOp, VectorOp};
+use crate::types::Type;
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Fault kinds as generated code passes them to [`jit_fault`].
+pub(crate) mod fault_kind {
+    /// `IndexOutOfBounds { index: a, len: b }`.
+    pub const INDEX_OUT_OF_BOUNDS: i32 = 0;
+    /// `DivisionByZero`.
+    pub const DIVISION_BY_ZERO: i32 = 1;
+    /// `StepBudgetExhausted`.
+    pub const STEP_BUDGET: i32 = 2;
+    /// `CallDepthExceeded`.
+    pub const CALL_DEPTH: i32 = 3;
+    /// `MemoryOutOfBounds { addr: a, size: b }`.
+    pub const MEMORY_OUT_OF_BOUNDS: i32 = 5;
+    /// `Abort { code: a }`.
+    pub const ABORT: i32 = 6;
+}
+
+/// The state of one run, shared by generated code and helpers.
+#[repr(C)]
+pub(crate) struct RunContext<'h> {
+    /// Base of VM memory (read by generated code; reloaded after every call).
+    pub mem_ptr: *mut u8,
+    /// Steps left (read before and written after calls and returns by generated code).
+    pub steps_left: u64,
+    /// The call-depth limit, widened.
+    pub max_call_depth: u64,
+    /// VM memory: the I/O block then the frames.
+    pub memory: Vec<u8>,
+    /// The limits of the run.
+    pub limits: Limits,
+    /// The first fault of the run.
+    pub fault: Option<RuntimeError>,
+    /// The embedder.
+    pub host: &'h mut dyn Host,
+    /// Host calls so far per location (for [`CallSite::key`]).
+    pub site_counts: HashMap<LocId, u32>,
+}
+
+impl RunContext<'_> {
+    fn record(&mut self, kind: RuntimeErrorKind, loc: i64) {
+        if self.fault.is_none() {
+            self.fault = Some(RuntimeError {
+                kind,
+                loc: loc_of(loc),
+            });
+        }
+    }
+
+    fn next_site(&mut self, loc: i64) -> CallSite {
+        let loc = loc_of(loc).unwrap_or(LocId::from_u32(0));
+        let count = self.site_counts.entry(loc).or_insert(0);
+        let key = (loc.as_u32() as u64) << 32 | *count as u64;
+        *count = count.wrapping_add(1);
+        CallSite { loc, key }
+    }
+
+    /// The range `addr..addr + size` when it lies below `mem_top`, else records the interpreter's
+    /// `MemoryOutOfBounds` fault.
+    fn range(
+        &mut self,
+        addr: i64,
+        size: u32,
+        mem_top: i64,
+        loc: i64,
+    ) -> Option<std::ops::Range<usize>> {
+        let addr = addr as u64;
+        let end = addr + size as u64;
+        if end > mem_top as u64 || end > self.memory.len() as u64 {
+            self.record(RuntimeErrorKind::MemoryOutOfBounds { addr, size }, loc);
+            return None;
+        }
+        Some(addr as usize..end as usize)
+    }
+}
+
+fn loc_of(loc: i64) -> Option<LocId> {
+    (loc >= 0).then(|| LocId::from_u32(loc as u32))
+}
+
+/// Runs a helper body, turning a panic into a recorded host fault; `failed` is returned then.
+fn guarded<T>(
+    ctx: *mut RunContext<'_>,
+    loc: i64,
+    failed: T,
+    body: impl FnOnce(&mut RunContext<'_>) -> T,
+) -> T {
+    // SAFETY: generated code passes the context pointer the runner gave it; it is live and not
+    // aliased for the duration of the run (the runner does not touch it while code runs).
+    let ctx = unsafe { &mut *ctx };
+    match catch_unwind(AssertUnwindSafe(|| body(&mut *ctx))) {
+        Ok(value) => value,
+        Err(_) => {
+            ctx.record(
+                RuntimeErrorKind::Host(HostError::new("host call panicked")),
+                loc,
+            );
+            failed
+        }
+    }
+}
+
+/// Records a fault raised by generated code.
+pub(crate) extern "C" fn jit_fault(ctx: *mut RunContext<'_>, kind: i32, loc: i64, a: i64, b: i64) {
+    // SAFETY: see `guarded`.
+    let ctx = unsafe { &mut *ctx };
+    let limits = ctx.limits;
+    let kind = match kind {
+        fault_kind::INDEX_OUT_OF_BOUNDS => RuntimeErrorKind::IndexOutOfBounds {
+            index: a,
+            len: b as u32,
+        },
+        fault_kind::DIVISION_BY_ZERO => RuntimeErrorKind::DivisionByZero,
+        fault_kind::STEP_BUDGET => RuntimeErrorKind::StepBudgetExhausted {
+            budget: limits.step_budget,
+        },
+        fault_kind::CALL_DEPTH => RuntimeErrorKind::CallDepthExceeded {
+            limit: limits.max_call_depth,
+        },
+        fault_kind::MEMORY_OUT_OF_BOUNDS => RuntimeErrorKind::MemoryOutOfBounds {
+            addr: a as u64,
+            size: b as u32,
+        },
+        _ => RuntimeErrorKind::Abort { code: a as i32 },
+    };
+    ctx.record(kind, loc);
+}
+
+/// Enters a callee frame at `base` of `size` bytes: checks the memory limit, grows and zeroes
+/// memory. Returns the (possibly moved) memory pointer, or null after recording `OutOfMemory`.
+pub(crate) extern "C" fn jit_enter_frame(
+    ctx: *mut RunContext<'_>,
+    base: i64,
+    size: i64,
+    loc: i64,
+) -> *mut u8 {
+    guarded(ctx, loc, std::ptr::null_mut(), |ctx| {
+        let base = base as usize;
+        let top = base + size as usize;
+        if top > ctx.limits.max_memory as usize {
+            let limit = ctx.limits.max_memory;
+            ctx.record(RuntimeErrorKind::OutOfMemory { limit }, loc);
+            return std::ptr::null_mut();
+        }
+        if ctx.memory.len() < top {
+            ctx.memory.resize(top, 0);
+        }
+        ctx.memory[base..top].fill(0);
+        ctx.mem_ptr = ctx.memory.as_mut_ptr();
+        ctx.mem_ptr
+    })
+}
+
+/// `mem_copy`; returns 0, or 1 after recording a fault.
+pub(crate) extern "C" fn jit_mem_copy(
+    ctx: *mut RunContext<'_>,
+    dst: i64,
+    src: i64,
+    size: i64,
+    mem_top: i64,
+    loc: i64,
+) -> i32 {
+    guarded(ctx, loc, 1, |ctx| {
+        let Some(dst) = ctx.range(dst, size as u32, mem_top, loc) else {
+            return 1;
+        };
+        let Some(src) = ctx.range(src, size as u32, mem_top, loc) else {
+            return 1;
+        };
+        ctx.memory.copy_within(src, dst.start);
+        0
+    })
+}
+
+/// `mem_zero`; returns 0, or 1 after recording a fault.
+pub(crate) extern "C" fn jit_mem_zero(
+    ctx: *mut RunContext<'_>,
+    addr: i64,
+    size: i64,
+    mem_top: i64,
+    loc: i64,
+) -> i32 {
+    guarded(ctx, loc, 1, |ctx| {
+        let Some(range) = ctx.range(addr, size as u32, mem_top, loc) else {
+            return 1;
+        };
+        ctx.memory[range].fill(0);
+        0
+    })
+}
+
+/// `mem_eq`; returns 0 or 1, or 2 after recording a fault.
+pub(crate) extern "C" fn jit_mem_eq(
+    ctx: *mut RunContext<'_>,
+    a: i64,
+    b: i64,
+    size: i64,
+    mem_top: i64,
+    loc: i64,
+) -> i32 {
+    guarded(ctx, loc, 2, |ctx| {
+        let Some(a) = ctx.range(a, size as u32, mem_top, loc) else {
+            return 2;
+        };
+        let Some(b) = ctx.range(b, size as u32, mem_top, loc) else {
+            return 2;
+        };
+        (ctx.memory[a] == ctx.memory[b]) as i32
+    })
+}
+
+/// `create_resource`; returns 0, or 1 after recording a fault.
+pub(crate) extern "C" fn jit_create_resource(
+    ctx: *mut RunContext<'_>,
+    desc: i64,
+    view_out: i64,
+    mem_top: i64,
+    loc: i64,
+) -> i32 {
+    guarded(ctx, loc, 1, |ctx| {
+        let Some(desc_range) = ctx.range(desc, RESOURCE_DESC_SIZE, mem_top, loc) else {
+            return 1;
+        };
+        let Some(view_range) = ctx.range(view_out, VIEW_SIZE, mem_top, loc) else {
+            return 1;
+        };
+        let mut desc_bytes = [0u8; RESOURCE_DESC_SIZE as usize];
+        desc_bytes.copy_from_slice(&ctx.memory[desc_range]);
+        let site = ctx.next_site(loc);
+        match ctx
+            .host
+            .create_resource(site, &ResourceDesc::from_bytes(&desc_bytes))
+        {
+            Ok(view) => {
+                ctx.memory[view_range].copy_from_slice(&view);
+                0
+            }
+            Err(error) => {
+                ctx.record(RuntimeErrorKind::Host(error), loc);
+                1
+            }
+        }
+    })
+}
+
+/// `describe_resource`; returns 0, or 1 after recording a fault.
+pub(crate) extern "C" fn jit_describe_resource(
+    ctx: *mut RunContext<'_>,
+    view: i64,
+    desc_out: i64,
+    mem_top: i64,
+    loc: i64,
+) -> i32 {
+    guarded(ctx, loc, 1, |ctx| {
+        let Some(view_range) = ctx.range(view, VIEW_SIZE, mem_top, loc) else {
+            return 1;
+        };
+        let Some(desc_range) = ctx.range(desc_out, RESOURCE_DESC_SIZE, mem_top, loc) else {
+            return 1;
+        };
+        let mut view_bytes: ViewBytes = [0u8; VIEW_SIZE as usize];
+        view_bytes.copy_from_slice(&ctx.memory[view_range]);
+        let site = ctx.next_site(loc);
+        match ctx.host.describe_resource(site, &view_bytes) {
+            Ok(desc) => {
+                ctx.memory[desc_range].copy_from_slice(&desc.to_bytes());
+                0
+            }
+            Err(error) => {
+                ctx.record(RuntimeErrorKind::Host(error), loc);
+                1
+            }
+        }
+    })
+}
+
+/// `call_node`; returns the node id, or -1 after recording a fault.
+pub(crate) extern "C" fn jit_call_node(
+    ctx: *mut RunContext<'_>,
+    decl: i64,
+    args: i64,
+    size: i64,
+    flags: i64,
+    mem_top: i64,
+    loc: i64,
+) -> i64 {
+    guarded(ctx, loc, -1, |ctx| {
+        let Some(range) = ctx.range(args, size as u32, mem_top, loc) else {
+            return -1;
+        };
+        let site = ctx.next_site(loc);
+        let decl = NodeDeclId::from_u32(decl as u32);
+        match ctx
+            .host
+            .call_node(site, decl, &ctx.memory[range], flags as u32)
+        {
+            Ok(node) => node as i64,
+            Err(error) => {
+                ctx.record(RuntimeErrorKind::Host(error), loc);
+                -1
+            }
+        }
+    })
+}
+
+/// A scheduler marker; returns 0, or 1 after recording a fault.
+pub(crate) extern "C" fn jit_marker(
+    ctx: *mut RunContext<'_>,
+    kind: i64,
+    arg: i64,
+    loc: i64,
+) -> i32 {
+    guarded(ctx, loc, 1, |ctx| {
+        let Some(kind) = MarkerKind::from_u8(kind as u8) else {
+            ctx.record(
+                RuntimeErrorKind::Host(HostError::new("bad marker kind")),
+                loc,
+            );
+            return 1;
+        };
+        let site = ctx.next_site(loc);
+        match ctx.host.marker(site, kind, arg as u32) {
+            Ok(()) => 0,
+            Err(error) => {
+                ctx.record(RuntimeErrorKind::Host(error), loc);
+                1
+            }
+        }
+    })
+}
+
+/// [`eval::unary`] on register bits (`op` is the encoding byte).
+pub(crate) extern "C" fn jit_unary(op: i32, x: i64) -> i64 {
+    match UnaryOp::from_u8(op as u8) {
+        Some(op) => eval::unary(op, x as u64) as i64,
+        None => 0,
+    }
+}
+
+/// [`eval::binary`] on register bits, for ops that cannot fault.
+pub(crate) extern "C" fn jit_binary(op: i32, a: i64, b: i64) -> i64 {
+    match BinaryOp::from_u8(op as u8).map(|op| eval::binary(op, a as u64, b as u64)) {
+        Some(Ok(bits)) => bits as i64,
+        _ => 0,
+    }
+}
+
+/// [`eval::ternary`] on register bits.
+pub(crate) extern "C" fn jit_ternary(op: i32, a: i64, b: i64, c: i64) -> i64 {
+    match TernaryOp::from_u8(op as u8) {
+        Some(op) => eval::ternary(op, a as u64, b as u64, c as u64) as i64,
+        None => 0,
+    }
+}
+
+/// [`eval::vector`]: reads 8 source lanes at `srcs`, writes 4 result lanes at `dsts`.
+pub(crate) extern "C" fn jit_vector(
+    op: i32,
+    ty: i32,
+    width: i32,
+    n_srcs: i32,
+    srcs: *const u64,
+    dsts: *mut u64,
+) {
+    let (Some(op), Some(ty)) = (VectorOp::from_u8(op as u8), Type::from_u8(ty as u8)) else {
+        return;
+    };
+    let shape = VectorShape {
+        op,
+        ty,
+        width: width as u8,
+    };
+    // SAFETY: generated code passes two stack slots of 8 and 4 lanes.
+    let (srcs, dsts) = unsafe {
+        (
+            std::slice::from_raw_parts(srcs, 8),
+            std::slice::from_raw_parts_mut(dsts, 4),
+        )
+    };
+    eval::vector(shape, &srcs[..(n_srcs as usize).min(8)], dsts);
+}

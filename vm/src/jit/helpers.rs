@@ -1,0 +1,114 @@
+//! The table of `extern "C"` helpers generated code calls: their Cranelift signatures and
+//! addresses (calls go through `call_indirect` on the address, so no symbols are declared).
+
+use super::context::{self as c, RunContext};
+use cranelift_codegen::ir::{self, types};
+
+/// A helper generated code calls.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Helper {
+    /// [`c::jit_fault`].
+    Fault,
+    /// [`c::jit_enter_frame`].
+    EnterFrame,
+    /// [`c::jit_mem_copy`].
+    MemCopy,
+    /// [`c::jit_mem_zero`].
+    MemZero,
+    /// [`c::jit_mem_eq`].
+    MemEq,
+    /// [`c::jit_create_resource`].
+    CreateResource,
+    /// [`c::jit_describe_resource`].
+    DescribeResource,
+    /// [`c::jit_call_node`].
+    CallNode,
+    /// [`c::jit_marker`].
+    Marker,
+    /// [`c::jit_unary`].
+    Unary,
+    /// [`c::jit_binary`].
+    Binary,
+    /// [`c::jit_ternary`].
+    Ternary,
+    /// [`c::jit_vector`].
+    Vector,
+}
+
+const P: ir::Type = types::INVALID;
+const I32: ir::Type = types::I32;
+const I64: ir::Type = types::I64;
+
+impl Helper {
+    /// Parameter types; `P` (invalid) stands for the pointer type.
+    fn raw_params(self) -> &'static [ir::Type] {
+        match self {
+            Helper::Fault => &[P, I32, I64, I64, I64],
+            Helper::EnterFrame => &[P, I64, I64, I64],
+            Helper::MemCopy | Helper::MemEq => &[P, I64, I64, I64, I64, I64],
+            Helper::MemZero | Helper::CreateResource | Helper::DescribeResource => {
+                &[P, I64, I64, I64, I64]
+            }
+            Helper::CallNode => &[P, I64, I64, I64, I64, I64, I64],
+            Helper::Marker => &[P, I64, I64, I64],
+            Helper::Unary => &[I32, I64],
+            Helper::Binary => &[I32, I64, I64],
+            Helper::Ternary => &[I32, I64, I64, I64],
+            Helper::Vector => &[I32, I32, I32, I32, P, P],
+        }
+    }
+
+    /// Parameter types with the pointer type filled in.
+    pub fn params(self, ptr: ir::Type) -> Vec<ir::Type> {
+        self.raw_params()
+            .iter()
+            .map(|&ty| if ty == P { ptr } else { ty })
+            .collect()
+    }
+
+    /// The result type, if any.
+    pub fn ret(self, ptr: ir::Type) -> Option<ir::Type> {
+        match self {
+            Helper::Fault | Helper::Vector => None,
+            Helper::EnterFrame => Some(ptr),
+            Helper::CallNode | Helper::Unary | Helper::Binary | Helper::Ternary => Some(I64),
+            _ => Some(I32),
+        }
+    }
+
+    /// The helper's code address.
+    pub fn address(self) -> usize {
+        type Ctx = *mut RunContext<'static>;
+        match self {
+            Helper::Fault => c::jit_fault as extern "C" fn(Ctx, i32, i64, i64, i64) as usize,
+            Helper::EnterFrame => {
+                c::jit_enter_frame as extern "C" fn(Ctx, i64, i64, i64) -> *mut u8 as usize
+            }
+            Helper::MemCopy => {
+                c::jit_mem_copy as extern "C" fn(Ctx, i64, i64, i64, i64, i64) -> i32 as usize
+            }
+            Helper::MemEq => {
+                c::jit_mem_eq as extern "C" fn(Ctx, i64, i64, i64, i64, i64) -> i32 as usize
+            }
+            Helper::MemZero => {
+                c::jit_mem_zero as extern "C" fn(Ctx, i64, i64, i64, i64) -> i32 as usize
+            }
+            Helper::CreateResource => {
+                c::jit_create_resource as extern "C" fn(Ctx, i64, i64, i64, i64) -> i32 as usize
+            }
+            Helper::DescribeResource => {
+                c::jit_describe_resource as extern "C" fn(Ctx, i64, i64, i64, i64) -> i32 as usize
+            }
+            Helper::CallNode => {
+                c::jit_call_node as extern "C" fn(Ctx, i64, i64, i64, i64, i64, i64) -> i64 as usize
+            }
+            Helper::Marker => c::jit_marker as extern "C" fn(Ctx, i64, i64, i64) -> i32 as usize,
+            Helper::Unary => c::jit_unary as extern "C" fn(i32, i64) -> i64 as usize,
+            Helper::Binary => c::jit_binary as extern "C" fn(i32, i64, i64) -> i64 as usize,
+            Helper::Ternary => c::jit_ternary as extern "C" fn(i32, i64, i64, i64) -> i64 as usize,
+            Helper::Vector => {
+                c::jit_vector as extern "C" fn(i32, i32, i32, i32, *const u64, *mut u64) as usize
+            }
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! The Cranelift JIT: compiles a whole [`VerifiedModule`] to native code once, then runs any of
+//! its functions with exactly the interpreter's results, host calls and located faults.
+//!
+//! # Example
+//! ```
+//! use rpsl_vm::jit::JitModule;
+//! use rpsl_vm::{BinaryOp, FuncId, FunctionBuilder, FunctionBuilderContext, LocId, Module,
+//!     RecordingHost, Signature, Type, Value};
+//!
+//! let mut ctx = FunctionBuilderContext::new();
+//! let mut b = FunctionBuilder::new(&mut ctx, "add", Signature::new([Type::I32, Type::I32], [Type::I32]));
+//! let entry = b.create_block();
+//! b.switch_to_block(entry);
+//! b.set_loc(LocId::from_u32(0));
+//! let (x, y) = (b.param(0), b.param(1));
+//! let sum = b.binary(BinaryOp::AddI32, x, y);
+//! b.ret(&[sum]);
+//! let mut module = Module::new();
+//! module.add_function(b.finish());
+//! let jit = JitModule::compile(&module.verify().unwrap()).unwrap();
+//! let result = jit.run(FuncId::from_u32(0), &[Value::I32(2), Value::I32(40)], &mut [], &mut RecordingHost::new());
+//! assert_eq!(result, Ok(vec![Value::I32(42)]));
+//! ```
+//!
+//! # Design
+//! - Registers are Cranelift `Variable`s of their natural type (`bool`/`i32`/`u32`/`addr` as
+//!   `i32`). Each bytecode function becomes one native function with one ABI (see
+//!   [`codegen`]); bytecode calls are direct native calls, limited by the call-depth limit.
+//! - VM memory is the interpreter's: one byte vector (I/O block, then frames); every access is
+//!   checked against the current frame top inline; block ops and host calls go through
+//!   `extern "C"` helpers ([`context`]) that catch panics.
+//! - Ops whose exact bits Cranelift does not guarantee to share with Rust (transcendentals,
+//!   float `min`/`max`/`%`, rounding) call the shared evaluators of [`crate::eval`].
+
+mod arith;
+pub mod codegen;
+pub mod context;
+mod helpers;
+
+use crate::entities::{FuncId, LocId, NodeDeclId};
+use crate::function::VerifiedModule;
+use crate::host::{CallSite, Host, HostError, ResourceDesc, ViewBytes};
+use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
+use crate::ops::MarkerKind;
+use crate::types::{Type, Value};
+use context::RunContext;
+use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module as _};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+
+/// Why a module could not be compiled.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum JitError {
+    /// The host machine is not supported by Cranelift or the flags were rejected.
+    Target(String),
+    /// Cranelift rejected a function (a JIT bug; the message names the function).
+    Codegen {
+        /// The bytecode function's name.
+        function: String,
+        /// Cranelift's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for JitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JitError::Target(message) => write!(f, "JIT target setup failed: {message}"),
+            JitError::Codegen { function, message } => {
+                write!(f, "JIT compilation of `{function}` failed: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for JitError {}
+
+/// The native entry of a compiled function (see [`codegen`] for the ABI).
+type NativeFn = unsafe extern "C" fn(*mut u8, i64, i64, *mut u64, *mut u64) -> i32;
+
+/// What the runner needs to know about each function.
+struct FnInfo {
+    name: String,
+    params: Vec<Type>,
+    returns: Vec<Type>,
+    frame_size: u32,
+    first_loc: Option<LocId>,
+    code: NativeFn,
+}
+
+/// A compiled module: native code for every function of a [`VerifiedModule`]. Compile once,
+/// run every frame.
+pub struct JitModule {
+    module: Option<JITModule>,
+    functions: Vec<FnInfo>,
+    limits: Limits,
+    scratch: Mutex<Vec<u8>>,
+}
+
+impl JitModule {
+    /// Compiles every function of `module`, with [`Limits::default`] for later runs.
+    pub fn compile(module: &VerifiedModule) -> Result<JitModule, JitError> {
+        let verifier = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
+        let builder = JITBuilder::with_flags(
+            &[
+                ("opt_level", "speed"),
+                ("enable_verifier", verifier),
+                ("enable_nan_canonicalization", "true"),
+            ],
+            default_libcall_names(),
+        )
+        .map_err(|error| JitError::Target(error.to_string()))?;
+        let mut jit = JITModule::new(builder);
+        let ptr_ty = jit.target_config().pointer_type();
+        let call_conv = jit.target_config().default_call_conv;
+        let mut signature = jit.make_signature();
+        for ty in [ptr_ty, types::I64, types::I64, ptr_ty, ptr_ty] {
+            signature.params.push(AbiParam::new(ty));
+        }
+        signature.returns.push(AbiParam::new(types::I32));
+        let mut ids = Vec::with_capacity(module.functions.len());
+        for index in 0..module.functions.len() {
+            let id = jit
+                .declare_function(&format!("rpsl_fn{index}"), Linkage::Local, &signature)
+                .map_err(|error| JitError::Target(error.to_string()))?;
+            ids.push(id);
+        }
+        let frame_sizes: Vec<u32> = module.functions.iter().map(|f| f.frame_size).collect();
+        let mut ctx = jit.make_context();
+        let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
+        for (index, function) in module.functions.iter().enumerate() {
+            ctx.func.signature = signature.clone();
+            ctx.func.name = UserFuncName::user(0, index as u32);
+            let mut callee_refs = HashMap::new();
+            for inst in &function.insts {
+                if let crate::inst::Inst::Call { callee, .. } = *inst {
+                    if let (Some(&id), std::collections::hash_map::Entry::Vacant(slot)) =
+                        (ids.get(callee.index()), callee_refs.entry(callee))
+                    {
+                        slot.insert(jit.declare_func_in_func(id, &mut ctx.func));
+                    }
+                }
+            }
+            let builder = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            codegen::Translator::new(
+                builder,
+                function,
+                ptr_ty,
+                call_conv,
+                &callee_refs,
+                &frame_sizes,
+            )
+            .translate(jit.target_config());
+            jit.define_function(ids[index], &mut ctx)
+                .map_err(|error| JitError::Codegen {
+                    function: function.name.clone(),
+                    message: format!("{error:?}"),
+                })?;
+            jit.clear_context(&mut ctx);
+        }
+        jit.finalize_definitions()
+            .map_err(|error| JitError::Target(error.to_string()))?;
+        let functions = module
+            .functions
+            .iter()
+            .zip(&ids)
+            .map(|(function, &id)| {
+                let code = jit.get_finalized_function(id);
+                FnInfo {
+                    name: function.name.clone(),
+                    params: function.signature.params.clone(),
+                    returns: function.signature.returns.clone(),
+                    frame_size: function.frame_size,
+                    first_loc: function.locs.first().copied(),
+                    // SAFETY: the code was compiled with the `NativeFn` signature above.
+                    code: unsafe { std::mem::transmute::<*const u8, NativeFn>(code) },
+                }
+            })
+            .collect();
+        Ok(JitModule {
+            module: Some(jit),
+            functions,
+            limits: Limits::default(),
+            scratch: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The limits of each run.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Changes the limits of later runs.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// Runs `func` with `args`, exactly like [`crate::Interpreter::run`]: `io` is placed at VM
+    /// address 0 and copied back after a successful run; faults come back located.
+    pub fn run<H: Host + ?Sized>(
+        &self,
+        func: FuncId,
+        args: &[Value],
+        io: &mut [u8],
+        host: &mut H,
+    ) -> Result<Vec<Value>, RuntimeError> {
+        let bad_entry = |message: String| RuntimeError {
+            kind: RuntimeErrorKind::BadEntry(message),
+            loc: None,
+        };
+        let info = self
+            .functions
+            .get(func.index())
+            .ok_or_else(|| bad_entry(format!("no function {func}")))?;
+        if args.len() != info.params.len()
+            || args
+                .iter()
+                .zip(&info.params)
+                .any(|(arg, &ty)| arg.ty() != ty)
+        {
+            return Err(bad_entry(format!(
+                "arguments do not match the signature of `{}`",
+                info.name
+            )));
+        }
+        let limits = self.limits;
+        if io.len() > limits.max_memory as usize {
+            return Err(bad_entry(format!(
+                "I/O block exceeds {} bytes",
+                limits.max_memory
+            )));
+        }
+        let mem_base = io.len().div_ceil(16) * 16;
+        let mem_top = mem_base + info.frame_size as usize;
+        if mem_top > limits.max_memory as usize {
+            return Err(RuntimeError {
+                kind: RuntimeErrorKind::OutOfMemory {
+                    limit: limits.max_memory,
+                },
+                loc: info.first_loc,
+            });
+        }
+        let mut memory = self
+            .scratch
+            .try_lock()
+            .map(|mut scratch| std::mem::take(&mut *scratch))
+            .unwrap_or_default();
+        memory.clear();
+        memory.extend_from_slice(io);
+        memory.resize(mem_top, 0);
+        let mut slots = vec![0u64; info.params.len().max(info.returns.len()).max(1)];
+        for (slot, arg) in slots.iter_mut().zip(args) {
+            *slot = arg.to_bits();
+        }
+        let mut adapter = HostAdapter(host);
+        let mut ctx = RunContext {
+            mem_ptr: std::ptr::null_mut(),
+            steps_left: limits.step_budget,
+            max_call_depth: limits.max_call_depth as u64,
+            memory,
+            limits,
+            fault: None,
+            host: &mut adapter,
+            site_counts: HashMap::new(),
+        };
+        ctx.mem_ptr = ctx.memory.as_mut_ptr();
+        let ctx_ptr = (&mut ctx as *mut RunContext<'_>).cast::<u8>();
+        let slots_ptr = slots.as_mut_ptr();
+        // SAFETY: `code` was compiled for this module with the `NativeFn` ABI; the context, the
+        // memory it points to and the slots outlive the call; generated code checks every
+        // memory access against the frame top, which never exceeds `ctx.memory.len()`.
+        let status = unsafe { (info.code)(ctx_ptr, mem_base as i64, 0, slots_ptr, slots_ptr) };
+        let RunContext { memory, fault, .. } = ctx;
+        let outcome = if status == 0 {
+            io.copy_from_slice(&memory[..io.len()]);
+            Ok(info
+                .returns
+                .iter()
+                .zip(&slots)
+                .map(|(&ty, &bits)| {
+                    let bits = if ty.is_32bit() {
+                        bits & 0xFFFF_FFFF
+                    } else {
+                        bits
+                    };
+                    Value::from_bits(ty, bits)
+                })
+                .collect())
+        } else {
+            Err(fault.unwrap_or(RuntimeError {
+                kind: RuntimeErrorKind::Host(HostError::new("JIT fault without a record")),
+                loc: None,
+            }))
+        };
+        if let Ok(mut scratch) = self.scratch.try_lock() {
+            *scratch = memory;
+        }
+        outcome
+    }
+}
+
+impl Drop for JitModule {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: the function pointers die with `self`; no run is in progress (runs borrow
+            // `self`).
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+impl fmt::Debug for JitModule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JitModule")
+            .field("functions", &self.functions.len())
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+/// Lets a possibly unsized `H` travel as `&mut dyn Host`.
+struct HostAdapter<'a, H: Host + ?Sized>(&'a mut H);
+
+impl<H: Host + ?Sized> Host for HostAdapter<'_, H> {
+    fn create_resource(
+        &mut self,
+        site: CallSite,
+        desc: &ResourceDesc,
+    ) -> Result<ViewBytes, HostError> {
+        self.0.create_resource(site, desc)
+    }
+
+    fn describe_resource(
+        &mut self,
+        site: CallSite,
+        view: &ViewBytes,
+    ) -> Result<ResourceDesc, HostError> {
+        self.0.describe_resource(site, view)
+    }
+
+    fn call_node(
+        &mut self,
+        site: CallSite,
+        decl: NodeDeclId,
+        args: &[u8],
+        flags: u32,
+    ) -> Result<u32, HostError> {
+        self.0.call_node(site, decl, args, flags)
+    }
+
+    fn marker(&mut self, site: CallSite, kind: MarkerKind, arg: u32) -> Result<(), HostError> {
+        self.0.marker(site, kind, arg)
+    }
+}
