@@ -1,1 +1,741 @@
-//! The Vulkan backend of rpsl (coming with its issue).
+//! The Vulkan backend of rpsl: executes frames compiled by `rpsl_runtime::FrameCompiler` on a
+//! headless Vulkan 1.3 device (ash + gpu-allocator), optionally under the validation layer with
+//! synchronization validation, where any message fails the run.
+//!
+//! ```no_run
+//! use rpsl_vulkan::{VulkanBackend, VulkanOptions};
+//! let backend = VulkanBackend::new(VulkanOptions { validate: true, ..VulkanOptions::default() });
+//! ```
+
+mod builtins;
+mod context;
+mod format;
+mod node;
+mod readback;
+mod record;
+mod resources;
+mod slots;
+
+pub use context::{EnabledFeatures, QueueFamilies};
+pub use format::vk_format;
+pub use node::{BoundView, NodeCallback, NodeContext};
+pub use readback::write_png;
+
+use ash::vk;
+use context::{vk_error, Context};
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use record::{access_region, FrameRecorder, ResourceHandle};
+use resources::{
+    create_unbound, place_transients, supported_usage, usage_per_resource, GpuResource,
+};
+use rpsl_runtime::{
+    Backend, BackendError, CompiledFrame, RecordedGraph, ResourceDesc, StorageSlot,
+};
+use slots::{wait_fence, FrameSlot};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Options of the Vulkan backend.
+#[derive(Copy, Clone, Debug)]
+pub struct VulkanOptions {
+    /// Enable VK_LAYER_KHRONOS_validation with synchronization validation; every warning or
+    /// error message fails the frame (`--validate`).
+    pub validate: bool,
+    /// Nodes without an implementation run as empty passes instead of failing.
+    pub allow_unbound: bool,
+    /// The longest wait for a frame's fence.
+    pub fence_timeout: Duration,
+    /// Frames recorded ahead of the GPU (1 to 4). With 1, `execute_frame` returns when the
+    /// frame is complete; with more, once it is submitted (its slot is waited for on reuse).
+    pub frames_in_flight: u32,
+}
+
+impl Default for VulkanOptions {
+    fn default() -> VulkanOptions {
+        VulkanOptions {
+            validate: false,
+            allow_unbound: false,
+            fence_timeout: Duration::from_secs(20),
+            frames_in_flight: 1,
+        }
+    }
+}
+
+/// Figures of the last executed frame.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct FrameStats {
+    /// Bytes of the transient heap allocation.
+    pub transient_heap_bytes: u64,
+    /// Transients whose real memory requirements did not fit the planned slot (given their own
+    /// memory instead).
+    pub unplaced_transients: u32,
+    /// Image and buffer barriers recorded.
+    pub barriers: u32,
+    /// The transients (and their heap) were reused from an earlier frame.
+    pub reused_transients: bool,
+}
+
+/// An external resource the runner created, with the layout it rests in between frames.
+pub(crate) struct External {
+    pub resource: GpuResource,
+    pub rest_layout: [vk::ImageLayout; 2],
+}
+
+/// The Vulkan backend: one graphics queue, `frames_in_flight` frame slots.
+// TODO: multi-queue. Frames with several queues (`CompiledFrame::queues`, async compute) run in
+// execution order on the graphics queue, which satisfies every `QueueWait`; submitting to the
+// async-compute and transfer families with timeline semaphores at the compiler's queue waits
+// (and queue-family ownership transfers) is still to do. An external resource keeps the resting
+// layout of the frame that created it.
+pub struct VulkanBackend {
+    options: VulkanOptions,
+    allocator: Option<Allocator>,
+    pool: vk::CommandPool,
+    command_buffer: vk::CommandBuffer,
+    fence: vk::Fence,
+    slots: Vec<FrameSlot>,
+    next_slot: usize,
+    externals: HashMap<String, External>,
+    persistent: HashMap<StorageSlot, GpuResource>,
+    nodes: HashMap<String, Box<NodeCallback>>,
+    stats: FrameStats,
+    frames: u64,
+    context: Context,
+}
+
+impl VulkanBackend {
+    /// Creates the instance, device, allocator and command objects.
+    pub fn new(options: VulkanOptions) -> Result<VulkanBackend, BackendError> {
+        let context = Context::new(options.validate)?;
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: context.instance.clone(),
+            device: context.device.clone(),
+            physical_device: context.physical,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|e| resources::map_alloc_error("gpu-allocator", e))?;
+        let device = &context.device;
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
+            .queue_family_index(context.families.graphics);
+        // SAFETY: valid create infos on a live device.
+        let pool = unsafe { device.create_command_pool(&pool_info, None) }
+            .map_err(|r| vk_error("vkCreateCommandPool", r))?;
+        let alloc_info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: as above.
+        let command_buffer = unsafe { device.allocate_command_buffers(&alloc_info) }
+            .map_err(|r| vk_error("vkAllocateCommandBuffers", r))?[0];
+        // SAFETY: as above.
+        let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
+            .map_err(|r| vk_error("vkCreateFence", r))?;
+        context.name(context.queue, "rpsl graphics queue");
+        context.name(pool, "rpsl command pool");
+        context.name(command_buffer, "rpsl frame commands");
+        context.name(fence, "rpsl frame fence");
+        let mut slots = Vec::new();
+        for index in 0..options.frames_in_flight.clamp(1, 4) as usize {
+            slots.push(FrameSlot::new(&context, pool, index)?);
+        }
+        let backend = VulkanBackend {
+            options,
+            allocator: Some(allocator),
+            pool,
+            command_buffer,
+            fence,
+            slots,
+            next_slot: 0,
+            externals: HashMap::new(),
+            persistent: HashMap::new(),
+            nodes: HashMap::new(),
+            stats: FrameStats::default(),
+            frames: 0,
+            context,
+        };
+        backend.check_messages()?;
+        Ok(backend)
+    }
+
+    /// The device's name.
+    pub fn device_name(&self) -> &str {
+        &self.context.device_name
+    }
+
+    /// Optional features found and enabled.
+    pub fn features(&self) -> EnabledFeatures {
+        self.context.features
+    }
+
+    /// The queue families the device was created with.
+    pub fn queue_families(&self) -> QueueFamilies {
+        self.context.families
+    }
+
+    /// Figures of the last frame.
+    pub fn stats(&self) -> FrameStats {
+        self.stats
+    }
+
+    /// Binds an implementation to the nodes declared with `name`.
+    pub fn bind_node(
+        &mut self,
+        name: &str,
+        callback: impl FnMut(&mut NodeContext<'_>) -> Result<(), String> + 'static,
+    ) {
+        self.nodes.insert(name.to_string(), Box::new(callback));
+    }
+
+    /// Creates (or recreates, when `desc` differs) the external resource named `name` (the entry
+    /// parameter it is passed as). Frames that import a missing external create it themselves.
+    pub fn create_external(&mut self, name: &str, desc: &ResourceDesc) -> Result<(), BackendError> {
+        let desc = desc
+            .validate()
+            .map_err(|e| BackendError::Api(format!("external `{name}`: {e}")))?;
+        self.ensure_external(name, &desc, [vk::ImageLayout::GENERAL; 2])
+    }
+
+    fn allocator(&mut self) -> &mut Allocator {
+        self.allocator
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("allocator lives until drop"))
+    }
+
+    fn ensure_external(
+        &mut self,
+        name: &str,
+        desc: &ResourceDesc,
+        rest_layout: [vk::ImageLayout; 2],
+    ) -> Result<(), BackendError> {
+        if let Some(existing) = self.externals.get(name) {
+            if existing.resource.desc == *desc {
+                return Ok(());
+            }
+            self.wait_idle()?;
+            if let Some(old) = self.externals.remove(name) {
+                let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+                old.resource.destroy(&self.context, allocator);
+            }
+        }
+        let mut resource = self.create_outliving(desc, name)?;
+        let result = self.initialise_layout(&resource, rest_layout);
+        if let Err(error) = result {
+            resource.allocation.take().map(|a| self.allocator().free(a));
+            return Err(error);
+        }
+        self.externals.insert(
+            name.to_string(),
+            External {
+                resource,
+                rest_layout,
+            },
+        );
+        Ok(())
+    }
+
+    fn create_outliving(
+        &mut self,
+        desc: &ResourceDesc,
+        name: &str,
+    ) -> Result<GpuResource, BackendError> {
+        let usage = match vk_format(desc.format) {
+            Some(format) if desc.kind.is_texture() => supported_usage(&self.context, desc, format),
+            _ => vk::ImageUsageFlags::empty(),
+        };
+        let mut resource = create_unbound(&self.context, desc, usage, name)?;
+        let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+        if let Err(error) = resource.allocate_own(&self.context, allocator, name) {
+            resource.destroy(&self.context, allocator);
+            return Err(error);
+        }
+        Ok(resource)
+    }
+
+    /// Moves a new image from UNDEFINED to the layout(s) it rests in between frames.
+    fn initialise_layout(
+        &mut self,
+        resource: &GpuResource,
+        rest: [vk::ImageLayout; 2],
+    ) -> Result<(), BackendError> {
+        if resource.image == vk::Image::null() {
+            return Ok(());
+        }
+        let aspects = resource.aspect();
+        let mut barriers = Vec::new();
+        let planes: &[(vk::ImageAspectFlags, usize)] =
+            if aspects.contains(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL) {
+                &[
+                    (vk::ImageAspectFlags::DEPTH, 0),
+                    (vk::ImageAspectFlags::STENCIL, 1),
+                ]
+            } else {
+                &[(vk::ImageAspectFlags::empty(), 0)]
+            };
+        for &(aspect, plane) in planes {
+            barriers.push(
+                vk::ImageMemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::NONE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
+                    .old_layout(vk::ImageLayout::UNDEFINED)
+                    .new_layout(rest[plane])
+                    .image(resource.image)
+                    .subresource_range(vk::ImageSubresourceRange {
+                        aspect_mask: if aspect.is_empty() { aspects } else { aspect },
+                        base_mip_level: 0,
+                        level_count: vk::REMAINING_MIP_LEVELS,
+                        base_array_layer: 0,
+                        layer_count: vk::REMAINING_ARRAY_LAYERS,
+                    }),
+            );
+        }
+        self.one_shot(|device, cb| {
+            // SAFETY: recording a fresh one-shot command buffer.
+            unsafe {
+                device.cmd_pipeline_barrier2(
+                    cb,
+                    &vk::DependencyInfo::default().image_memory_barriers(&barriers),
+                )
+            };
+            Ok(())
+        })
+    }
+
+    /// Records commands with `record`, submits them and waits (with the fence timeout).
+    pub(crate) fn one_shot(
+        &mut self,
+        record: impl FnOnce(&ash::Device, vk::CommandBuffer) -> Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
+        let device = &self.context.device;
+        let cb = self.command_buffer;
+        // SAFETY: the command buffer is not in flight (every submit is waited for).
+        unsafe {
+            device
+                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
+                .map_err(|r| vk_error("vkResetCommandBuffer", r))?;
+            device
+                .begin_command_buffer(
+                    cb,
+                    &vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .map_err(|r| vk_error("vkBeginCommandBuffer", r))?;
+        }
+        let recorded = record(device, cb);
+        // SAFETY: the command buffer is recording.
+        let ended =
+            unsafe { device.end_command_buffer(cb) }.map_err(|r| vk_error("vkEndCommandBuffer", r));
+        recorded?;
+        ended?;
+        self.submit(self.command_buffer, self.fence)?;
+        wait_fence(&self.context.device, self.fence, self.options.fence_timeout)?;
+        self.check_messages()
+    }
+
+    fn submit(&self, cb: vk::CommandBuffer, fence: vk::Fence) -> Result<(), BackendError> {
+        let buffers = [vk::CommandBufferSubmitInfo::default().command_buffer(cb)];
+        let submit = vk::SubmitInfo2::default().command_buffer_infos(&buffers);
+        // SAFETY: the command buffer is executable; the fence is unsignalled.
+        unsafe {
+            self.context
+                .device
+                .queue_submit2(self.context.queue, &[submit], fence)
+        }
+        .map_err(|r| vk_error("vkQueueSubmit2", r))
+    }
+
+    /// Retires every frame slot: waits for its work (with the timeout) and frees its views.
+    fn retire_all(&mut self) -> Result<(), BackendError> {
+        for slot in &mut self.slots {
+            slot.retire(&self.context, self.options.fence_timeout)?;
+        }
+        Ok(())
+    }
+
+    fn check_messages(&self) -> Result<(), BackendError> {
+        let messages = self.context.take_messages();
+        if messages.is_empty() {
+            Ok(())
+        } else {
+            Err(BackendError::Validation(messages))
+        }
+    }
+
+    /// The resting layout per plane of an external resource in this frame: the old layout of its
+    /// first barrier that keeps contents, else the end-of-frame barrier's new layout, else GENERAL.
+    fn rest_layout_of(
+        graph: &RecordedGraph,
+        frame: &CompiledFrame,
+        resource: usize,
+    ) -> [vk::ImageLayout; 2] {
+        let mut rest = [None, None];
+        for barrier in frame
+            .barriers
+            .iter()
+            .filter(|b| b.resource.index() == resource)
+        {
+            if barrier.old_layout != rpsl_runtime::vk::ImageLayout::Undefined {
+                for plane in barrier.region.lo[2]..barrier.region.hi[2].min(2) {
+                    rest[plane as usize].get_or_insert(barrier.old_layout);
+                }
+            }
+        }
+        let end = frame.order.len() as u32;
+        if let Some(batch) = frame.batch_list.iter().find(|b| b.position == end) {
+            for barrier in
+                &frame.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
+            {
+                if barrier.resource.index() == resource {
+                    for plane in barrier.region.lo[2]..barrier.region.hi[2].min(2) {
+                        rest[plane as usize].get_or_insert(barrier.new_layout);
+                    }
+                }
+            }
+        }
+        let _ = graph;
+        rest.map(|layout| {
+            layout.map_or(vk::ImageLayout::GENERAL, |l| {
+                vk::ImageLayout::from_raw(l as i32)
+            })
+        })
+    }
+
+    fn execute(
+        &mut self,
+        graph: &RecordedGraph,
+        frame: &CompiledFrame,
+    ) -> Result<(), BackendError> {
+        let slot_index = self.next_slot;
+        self.slots[slot_index].retire(&self.context, self.options.fence_timeout)?;
+        self.check_messages()?;
+        let count = graph.resources.len();
+        let mut handles: Vec<Option<ResourceHandle>> = vec![None; count];
+        let usage = usage_per_resource(graph);
+        let used = |index: usize| frame.lifetimes.get(index).copied().flatten().is_some();
+        // Outliving resources.
+        for (index, record) in graph.resources.iter().enumerate() {
+            let handle_of = |r: &GpuResource| ResourceHandle {
+                desc: r.desc,
+                image: r.image,
+                buffer: r.buffer,
+                format: r.format,
+            };
+            if record.external {
+                let name = record
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("external{index}"));
+                let rest = Self::rest_layout_of(graph, frame, index);
+                self.ensure_external(&name, &record.desc, rest)?;
+                handles[index] = self.externals.get(&name).map(|e| handle_of(&e.resource));
+            } else if record.desc.is_persistent() && used(index) {
+                let slot = record
+                    .storage
+                    .unwrap_or(StorageSlot(u32::MAX - index as u32));
+                let fresh = self
+                    .persistent
+                    .get(&slot)
+                    .is_none_or(|r| r.desc != record.desc);
+                if fresh {
+                    if self.persistent.contains_key(&slot) {
+                        self.retire_all()?;
+                    }
+                    if let Some(old) = self.persistent.remove(&slot) {
+                        old.destroy(
+                            &self.context,
+                            self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
+                        );
+                    }
+                    let name = record
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| format!("persistent r{index}"));
+                    let resource = self.create_outliving(&record.desc, &name)?;
+                    let init = self.initialise_layout(&resource, [vk::ImageLayout::GENERAL; 2]);
+                    self.persistent.insert(slot, resource);
+                    init?;
+                }
+                handles[index] = self.persistent.get(&slot).map(handle_of);
+            }
+        }
+        // Transients, placed in one heap as planned; reused from the slot's previous frame
+        // when that frame had the same transients.
+        let key: slots::TransientKey = graph
+            .resources
+            .iter()
+            .enumerate()
+            .filter(|&(index, record)| !record.outlives_frame() && used(index))
+            .map(|(index, record)| {
+                let placement = frame.placements.get(index).copied().flatten();
+                (
+                    index,
+                    record.desc,
+                    usage[index],
+                    placement.map(|p| (p.offset, p.size)),
+                )
+            })
+            .collect();
+        let mut failure = None;
+        let mut heap = None;
+        let mut transients: Vec<Option<GpuResource>> = (0..count).map(|_| None).collect();
+        let reuse = {
+            let slot = &mut self.slots[slot_index];
+            slot.key == key && slot.transients.len() == key.len()
+        };
+        if reuse {
+            let slot = &mut self.slots[slot_index];
+            for (index, resource) in slot.transients.drain(..) {
+                transients[index] = Some(resource);
+            }
+            heap = slot.heap.take();
+            self.stats.reused_transients = true;
+        } else {
+            let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+            self.slots[slot_index].release(&self.context, allocator);
+            self.stats.reused_transients = false;
+            let mut planned = Vec::new();
+            for &(index, desc, usage, placement) in &key {
+                let name = graph.resources[index]
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("transient r{index}"));
+                match create_unbound(&self.context, &desc, usage, &name) {
+                    Ok(resource) => {
+                        let (offset, size) = placement.unwrap_or((u64::MAX / 2, 0));
+                        planned.push((index, offset, size));
+                        transients[index] = Some(resource);
+                    }
+                    Err(error) => {
+                        failure = Some(error);
+                        break;
+                    }
+                }
+            }
+            if failure.is_none() {
+                let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+                match place_transients(&self.context, allocator, &mut transients, &planned) {
+                    Ok((placed, unplaced)) => {
+                        self.stats.transient_heap_bytes =
+                            placed.as_ref().map_or(0, |h| h.allocation.size());
+                        self.stats.unplaced_transients = unplaced;
+                        heap = placed;
+                    }
+                    Err(error) => failure = Some(error),
+                }
+            }
+        }
+        for (index, resource) in transients.iter().enumerate() {
+            if let Some(resource) = resource {
+                handles[index] = Some(ResourceHandle {
+                    desc: resource.desc,
+                    image: resource.image,
+                    buffer: resource.buffer,
+                    format: resource.format,
+                });
+            }
+        }
+        let mut views = Vec::new();
+        let mut result = match failure {
+            Some(error) => Err(error),
+            None => self.record_and_submit(slot_index, graph, frame, &handles, &mut views),
+        };
+        // The frame's objects live in its slot until the slot is retired.
+        let single_slot = self.slots.len() == 1;
+        let slot = &mut self.slots[slot_index];
+        slot.views = views;
+        slot.transients = transients
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, resource)| resource.map(|resource| (index, resource)))
+            .collect();
+        slot.heap = heap;
+        slot.key = if failure_free(&result) {
+            key
+        } else {
+            Vec::new()
+        };
+        if !slot.in_flight || single_slot {
+            let retired = slot.retire(&self.context, self.options.fence_timeout);
+            if result.is_ok() {
+                result = retired;
+            }
+        }
+        // Messages of a frame that failed for another reason go with that failure.
+        let messages = self.context.take_messages();
+        if result.is_ok() && !messages.is_empty() {
+            result = Err(BackendError::Validation(messages));
+        }
+        self.next_slot = (slot_index + 1) % self.slots.len();
+        self.frames += 1;
+        result
+    }
+
+    fn record_and_submit(
+        &mut self,
+        slot_index: usize,
+        graph: &RecordedGraph,
+        frame: &CompiledFrame,
+        handles: &[Option<ResourceHandle>],
+        views_out: &mut Vec<vk::ImageView>,
+    ) -> Result<(), BackendError> {
+        let device = self.context.device.clone();
+        let cb = self.slots[slot_index].cb;
+        // SAFETY: the slot was retired: its command buffer is not in flight.
+        unsafe {
+            device
+                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
+                .map_err(|r| vk_error("vkResetCommandBuffer", r))?;
+            device
+                .begin_command_buffer(
+                    cb,
+                    &vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .map_err(|r| vk_error("vkBeginCommandBuffer", r))?;
+        }
+        let mut recorder = FrameRecorder {
+            context: &self.context,
+            cb,
+            graph,
+            frame,
+            handles,
+            views: Vec::new(),
+        };
+        let recorded = record_frame(&mut recorder, &mut self.nodes, self.options.allow_unbound);
+        views_out.append(&mut recorder.views);
+        // SAFETY: the command buffer is recording.
+        let ended =
+            unsafe { device.end_command_buffer(cb) }.map_err(|r| vk_error("vkEndCommandBuffer", r));
+        recorded?;
+        ended?;
+        self.stats.barriers = frame.barriers.len() as u32;
+        self.submit(cb, self.slots[slot_index].fence)?;
+        self.slots[slot_index].in_flight = true;
+        Ok(())
+    }
+}
+
+/// The frame succeeded so far: its transients may be reused.
+fn failure_free(result: &Result<(), BackendError>) -> bool {
+    result.is_ok()
+}
+
+fn record_frame(
+    recorder: &mut FrameRecorder<'_>,
+    nodes: &mut HashMap<String, Box<NodeCallback>>,
+    allow_unbound: bool,
+) -> Result<(), BackendError> {
+    let graph = recorder.graph;
+    let frame = recorder.frame;
+    let mut passes = frame.render_passes.iter().peekable();
+    for (position, &node) in frame.order.iter().enumerate() {
+        recorder.barriers_at(position as u32)?;
+        let decl = graph.decl_of(node);
+        let pass = passes.next_if(|pass| pass.node == node);
+        recorder.begin_label(&decl.name);
+        if decl.builtin {
+            recorder.record_builtin(node)?;
+        } else {
+            let callback = nodes.get_mut(&decl.name);
+            if callback.is_none() && !allow_unbound {
+                return Err(BackendError::UnboundNode {
+                    node,
+                    name: decl.name.clone(),
+                });
+            }
+            if let Some(pass) = pass {
+                recorder.begin_pass(pass)?;
+            }
+            if let Some(callback) = callback {
+                let mut views = Vec::new();
+                let start = graph.nodes[node.index()].accesses.start;
+                for (offset, access) in graph.node_accesses(node).iter().enumerate() {
+                    let handle = recorder.handle(access.resource)?;
+                    let region = access_region(access, &handle.desc);
+                    let image_view = if handle.image != vk::Image::null() {
+                        recorder.view_of(start + offset as u32, false)?
+                    } else {
+                        vk::ImageView::null()
+                    };
+                    views.push(BoundView {
+                        param: access.param,
+                        slot: access.slot,
+                        image: handle.image,
+                        image_view,
+                        range: region.range,
+                        buffer: handle.buffer,
+                        offset: region.offset,
+                        size: region.size,
+                    });
+                }
+                let mut context = NodeContext {
+                    device: &recorder.context.device,
+                    command_buffer: recorder.cb,
+                    node,
+                    graph,
+                    args: graph.node_args(node),
+                    views: &views,
+                    render_pass: pass,
+                };
+                callback(&mut context).map_err(|message| BackendError::Node {
+                    node,
+                    name: decl.name.clone(),
+                    message,
+                })?;
+            }
+            if let Some(pass) = pass {
+                recorder.end_pass(pass)?;
+            }
+        }
+        recorder.end_label();
+    }
+    recorder.barriers_at(frame.order.len() as u32)
+}
+
+impl Backend for VulkanBackend {
+    fn name(&self) -> &str {
+        "vulkan"
+    }
+
+    fn execute_frame(
+        &mut self,
+        graph: &RecordedGraph,
+        frame: &CompiledFrame,
+    ) -> Result<(), BackendError> {
+        self.execute(graph, frame)
+    }
+
+    fn wait_idle(&mut self) -> Result<(), BackendError> {
+        self.retire_all()?;
+        self.check_messages()
+    }
+}
+
+impl Drop for VulkanBackend {
+    fn drop(&mut self) {
+        let _ = self.retire_all();
+        // SAFETY: plain wait on a live device (also covers slots whose wait timed out).
+        let _ = unsafe { self.context.device.device_wait_idle() };
+        if let Some(mut allocator) = self.allocator.take() {
+            for mut slot in std::mem::take(&mut self.slots) {
+                slot.release(&self.context, &mut allocator);
+                slot.destroy(&self.context);
+            }
+            for (_, external) in self.externals.drain() {
+                external.resource.destroy(&self.context, &mut allocator);
+            }
+            for (_, resource) in self.persistent.drain() {
+                resource.destroy(&self.context, &mut allocator);
+            }
+            drop(allocator);
+        }
+        // SAFETY: the device is idle; these objects are ours.
+        unsafe {
+            self.context.device.destroy_fence(self.fence, None);
+            self.context.device.destroy_command_pool(self.pool, None);
+        }
+    }
+}

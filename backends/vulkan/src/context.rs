@@ -1,0 +1,424 @@
+//! The headless Vulkan context: instance (with the validation layer and synchronization
+//! validation when asked), the physical device, queue families for graphics, async compute and
+//! transfer, the logical device with the features the backend uses, debug names, and the
+//! mapping of `VkResult` failures to typed [`BackendError`]s.
+
+use ash::vk;
+use ash::vk::Handle;
+use rpsl_runtime::BackendError;
+use std::ffi::{c_void, CStr, CString};
+use std::sync::{Arc, Mutex};
+
+/// Maps a failed Vulkan call to a typed error; `what` names the call.
+pub(crate) fn vk_error(what: &str, result: vk::Result) -> BackendError {
+    let message = format!("{what} failed with {result:?}");
+    match result {
+        vk::Result::ERROR_DEVICE_LOST => BackendError::DeviceLost(message),
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        | vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+        | vk::Result::ERROR_OUT_OF_POOL_MEMORY => BackendError::OutOfMemory(message),
+        vk::Result::TIMEOUT => BackendError::Timeout(message),
+        vk::Result::ERROR_FEATURE_NOT_PRESENT
+        | vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        | vk::Result::ERROR_LAYER_NOT_PRESENT
+        | vk::Result::ERROR_FORMAT_NOT_SUPPORTED => BackendError::MissingFeature(message),
+        vk::Result::ERROR_INCOMPATIBLE_DRIVER | vk::Result::ERROR_INITIALIZATION_FAILED => {
+            BackendError::NoDevice(message)
+        }
+        _ => BackendError::Api(message),
+    }
+}
+
+/// Validation messages (warnings and errors) collected by the debug messenger.
+#[derive(Default, Debug)]
+pub(crate) struct MessageLog {
+    pub messages: Mutex<Vec<String>>,
+}
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    let counted = vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR;
+    if !severity.intersects(counted) || data.is_null() || user.is_null() {
+        return vk::FALSE;
+    }
+    // SAFETY: the layer passes valid callback data for the duration of the call, and `user` is
+    // the `MessageLog` the context keeps alive (in an `Arc`) until the messenger is destroyed.
+    let (data, log) = unsafe { (&*data, &*(user as *const MessageLog)) };
+    // SAFETY: the strings of valid callback data are null-terminated or null.
+    let id = unsafe { data.message_id_name_as_c_str() }
+        .map(|id| id.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // SAFETY: as above.
+    let text = unsafe { data.message_as_c_str() }
+        .map(|text| text.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let Ok(mut messages) = log.messages.lock() {
+        messages.push(format!("{severity:?} {id}: {text}"));
+    }
+    vk::FALSE
+}
+
+/// Optional features that were found and enabled.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct EnabledFeatures {
+    /// Timeline semaphores.
+    pub timeline_semaphore: bool,
+    /// `robustImageAccess2` of VK_EXT_robustness2.
+    pub robust_image_access2: bool,
+    /// Separate depth and stencil layouts.
+    pub separate_depth_stencil_layouts: bool,
+    /// VK_EXT_debug_utils names and labels.
+    pub debug_utils: bool,
+}
+
+/// Queue family indices the device was created with.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct QueueFamilies {
+    /// Graphics + compute.
+    pub graphics: u32,
+    /// A compute family without graphics, if any.
+    pub async_compute: Option<u32>,
+    /// A transfer-only family, if any.
+    pub transfer: Option<u32>,
+}
+
+/// Instance, device and queues.
+pub(crate) struct Context {
+    _entry: ash::Entry,
+    pub instance: ash::Instance,
+    debug_instance: Option<ash::ext::debug_utils::Instance>,
+    messenger: vk::DebugUtilsMessengerEXT,
+    pub debug_device: Option<ash::ext::debug_utils::Device>,
+    pub physical: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub families: QueueFamilies,
+    pub queue: vk::Queue,
+    pub features: EnabledFeatures,
+    pub device_name: String,
+    pub log: Arc<MessageLog>,
+}
+
+fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    list.iter()
+        .any(|ext| ext.extension_name_as_c_str().is_ok_and(|n| n == name))
+}
+
+impl Context {
+    /// Creates the instance and device. `validate`: enable VK_LAYER_KHRONOS_validation with
+    /// synchronization validation.
+    pub fn new(validate: bool) -> Result<Context, BackendError> {
+        // SAFETY: loading the Vulkan loader library has no preconditions beyond it being a
+        // conforming loader.
+        let entry = unsafe { ash::Entry::load() }
+            .map_err(|error| BackendError::NoDevice(format!("no Vulkan loader: {error}")))?;
+        let layer_name = c"VK_LAYER_KHRONOS_validation";
+        // SAFETY: plain enumeration calls on a loaded entry.
+        let instance_extensions = unsafe { entry.enumerate_instance_extension_properties(None) }
+            .map_err(|r| vk_error("vkEnumerateInstanceExtensionProperties", r))?;
+        let mut debug_utils = has_extension(&instance_extensions, ash::ext::debug_utils::NAME);
+        let mut layers = Vec::new();
+        let mut extensions = Vec::new();
+        if validate {
+            // SAFETY: as above.
+            let available = unsafe { entry.enumerate_instance_layer_properties() }
+                .map_err(|r| vk_error("vkEnumerateInstanceLayerProperties", r))?;
+            if !available
+                .iter()
+                .any(|layer| layer.layer_name_as_c_str().is_ok_and(|n| n == layer_name))
+            {
+                return Err(BackendError::MissingFeature(
+                    "validation asked for, but VK_LAYER_KHRONOS_validation is not installed".into(),
+                ));
+            }
+            layers.push(layer_name.as_ptr());
+            extensions.push(ash::ext::validation_features::NAME.as_ptr());
+            debug_utils = true;
+        }
+        if debug_utils {
+            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        let log = Arc::new(MessageLog::default());
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"rpsl")
+            .api_version(vk::API_VERSION_1_3);
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut validation_features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(on_message))
+            .user_data(Arc::as_ptr(&log) as *mut c_void);
+        let mut create = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&extensions);
+        if validate {
+            create = create
+                .push_next(&mut messenger_info)
+                .push_next(&mut validation_features);
+        }
+        // SAFETY: every pointer in `create` refers to locals that outlive the call.
+        let instance = unsafe { entry.create_instance(&create, None) }
+            .map_err(|r| vk_error("vkCreateInstance", r))?;
+        let (debug_instance, messenger) = if validate {
+            let debug = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT {
+                p_next: std::ptr::null(),
+                ..messenger_info
+            };
+            // SAFETY: the instance is live; the callback's user data outlives the messenger.
+            match unsafe { debug.create_debug_utils_messenger(&messenger_info, None) } {
+                Ok(messenger) => (Some(debug), messenger),
+                Err(result) => {
+                    // SAFETY: nothing else was created from the instance yet.
+                    unsafe { instance.destroy_instance(None) };
+                    return Err(vk_error("vkCreateDebugUtilsMessengerEXT", result));
+                }
+            }
+        } else {
+            (None, vk::DebugUtilsMessengerEXT::null())
+        };
+        let mut context = Context::with_device(entry, instance, debug_instance, messenger, log);
+        if let Ok(context) = &mut context {
+            context.features.debug_utils = debug_utils;
+            if !debug_utils {
+                context.debug_device = None;
+            }
+        }
+        context
+    }
+
+    fn with_device(
+        entry: ash::Entry,
+        instance: ash::Instance,
+        debug_instance: Option<ash::ext::debug_utils::Instance>,
+        messenger: vk::DebugUtilsMessengerEXT,
+        log: Arc<MessageLog>,
+    ) -> Result<Context, BackendError> {
+        let cleanup = |instance: &ash::Instance| {
+            // SAFETY: called only on failure, before any device exists.
+            unsafe {
+                if let Some(debug) = &debug_instance {
+                    debug.destroy_debug_utils_messenger(messenger, None);
+                }
+                instance.destroy_instance(None);
+            }
+        };
+        let picked = pick_device(&instance);
+        let (physical, families, device_name) = match picked {
+            Ok(picked) => picked,
+            Err(error) => {
+                cleanup(&instance);
+                return Err(error);
+            }
+        };
+        match create_device(&instance, physical, families) {
+            Ok((device, features)) => {
+                // SAFETY: family `graphics` was created with one queue.
+                let queue = unsafe { device.get_device_queue(families.graphics, 0) };
+                let debug_device = Some(ash::ext::debug_utils::Device::new(&instance, &device));
+                let context = Context {
+                    _entry: entry,
+                    instance,
+                    debug_instance,
+                    messenger,
+                    debug_device,
+                    physical,
+                    device,
+                    families,
+                    queue,
+                    features,
+                    device_name,
+                    log,
+                };
+                Ok(context)
+            }
+            Err(error) => {
+                cleanup(&instance);
+                Err(error)
+            }
+        }
+    }
+
+    /// Gives a Vulkan object a debug name (no-op without VK_EXT_debug_utils).
+    pub fn name<H: Handle>(&self, handle: H, name: &str) {
+        if let Some(debug) = &self.debug_device {
+            let name = CString::new(name.replace('\0', " ")).unwrap_or_default();
+            let info = vk::DebugUtilsObjectNameInfoEXT::default()
+                .object_handle(handle)
+                .object_name(&name);
+            // SAFETY: the handle belongs to this device; naming failures are harmless.
+            let _ = unsafe { debug.set_debug_utils_object_name(&info) };
+        }
+    }
+
+    /// Takes the validation messages collected so far.
+    pub fn take_messages(&self) -> Vec<String> {
+        self.log
+            .messages
+            .lock()
+            .map(|mut messages| std::mem::take(&mut *messages))
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: the backend destroyed every child object before dropping the context.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_device(None);
+            if let Some(debug) = &self.debug_instance {
+                debug.destroy_debug_utils_messenger(self.messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+fn pick_device(
+    instance: &ash::Instance,
+) -> Result<(vk::PhysicalDevice, QueueFamilies, String), BackendError> {
+    // SAFETY: plain enumeration on a live instance.
+    let devices = unsafe { instance.enumerate_physical_devices() }
+        .map_err(|r| vk_error("vkEnumeratePhysicalDevices", r))?;
+    let mut best: Option<(u32, vk::PhysicalDevice, QueueFamilies, String)> = None;
+    for physical in devices {
+        // SAFETY: `physical` came from this instance.
+        let properties = unsafe { instance.get_physical_device_properties(physical) };
+        if properties.api_version < vk::API_VERSION_1_3 {
+            continue;
+        }
+        // SAFETY: as above.
+        let family_list = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+        let find = |want: vk::QueueFlags, avoid: vk::QueueFlags| {
+            family_list
+                .iter()
+                .position(|f| f.queue_flags.contains(want) && !f.queue_flags.intersects(avoid))
+                .map(|index| index as u32)
+        };
+        let Some(graphics) = find(
+            vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE,
+            vk::QueueFlags::empty(),
+        ) else {
+            continue;
+        };
+        let families = QueueFamilies {
+            graphics,
+            async_compute: find(vk::QueueFlags::COMPUTE, vk::QueueFlags::GRAPHICS),
+            transfer: find(
+                vk::QueueFlags::TRANSFER,
+                vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE,
+            ),
+        };
+        let score = match properties.device_type {
+            vk::PhysicalDeviceType::DISCRETE_GPU => 4,
+            vk::PhysicalDeviceType::INTEGRATED_GPU => 3,
+            vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+            _ => 1,
+        };
+        let name = properties
+            .device_name_as_c_str()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if best.as_ref().is_none_or(|b| score > b.0) {
+            best = Some((score, physical, families, name));
+        }
+    }
+    best.map(|(_, physical, families, name)| (physical, families, name))
+        .ok_or_else(|| {
+            BackendError::NoDevice(
+                "no Vulkan 1.3 device with a graphics and compute queue".to_string(),
+            )
+        })
+}
+
+fn create_device(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    families: QueueFamilies,
+) -> Result<(ash::Device, EnabledFeatures), BackendError> {
+    // SAFETY: `physical` came from this instance.
+    let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }
+        .map_err(|r| vk_error("vkEnumerateDeviceExtensionProperties", r))?;
+    let robustness2 = has_extension(&extensions, ash::ext::robustness2::NAME);
+    let mut have12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut have13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut have_robust = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+    {
+        let mut query = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut have12)
+            .push_next(&mut have13);
+        if robustness2 {
+            query = query.push_next(&mut have_robust);
+        }
+        // SAFETY: the chain refers to live locals.
+        unsafe { instance.get_physical_device_features2(physical, &mut query) };
+    }
+    if have13.synchronization2 == vk::FALSE {
+        return Err(BackendError::MissingFeature(
+            "the device lacks synchronization2".into(),
+        ));
+    }
+    if have13.dynamic_rendering == vk::FALSE {
+        return Err(BackendError::MissingFeature(
+            "the device lacks dynamic rendering".into(),
+        ));
+    }
+    let features = EnabledFeatures {
+        timeline_semaphore: have12.timeline_semaphore == vk::TRUE,
+        robust_image_access2: robustness2 && have_robust.robust_image_access2 == vk::TRUE,
+        separate_depth_stencil_layouts: have12.separate_depth_stencil_layouts == vk::TRUE,
+        debug_utils: true,
+    };
+    let mut enable12 = vk::PhysicalDeviceVulkan12Features::default()
+        .timeline_semaphore(features.timeline_semaphore)
+        .separate_depth_stencil_layouts(features.separate_depth_stencil_layouts);
+    let mut enable13 = vk::PhysicalDeviceVulkan13Features::default()
+        .synchronization2(true)
+        .dynamic_rendering(true)
+        .maintenance4(have13.maintenance4 == vk::TRUE);
+    let mut enable_robust =
+        vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_image_access2(true);
+    let mut device_extensions = Vec::new();
+    if features.robust_image_access2 {
+        device_extensions.push(ash::ext::robustness2::NAME.as_ptr());
+    }
+    let mut family_indices = vec![families.graphics];
+    family_indices.extend(families.async_compute);
+    family_indices.extend(families.transfer);
+    let priorities = [1.0f32];
+    let queue_infos: Vec<_> = family_indices
+        .iter()
+        .map(|&family| {
+            vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(family)
+                .queue_priorities(&priorities)
+        })
+        .collect();
+    let mut create = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_infos)
+        .enabled_extension_names(&device_extensions)
+        .push_next(&mut enable12)
+        .push_next(&mut enable13);
+    if features.robust_image_access2 {
+        create = create.push_next(&mut enable_robust);
+    }
+    // SAFETY: the create info refers to live locals; the features were queried as present.
+    let device = unsafe { instance.create_device(physical, &create, None) }
+        .map_err(|r| vk_error("vkCreateDevice", r))?;
+    Ok((device, features))
+}

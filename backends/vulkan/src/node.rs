@@ -1,0 +1,54 @@
+//! The Rust callback API of node implementations: a [`NodeContext`] with the command buffer,
+//! the node's resolved views and buffers, its argument bytes and its render pass.
+
+use ash::vk;
+use rpsl_runtime::{NodeId, RecordedGraph, RenderPass};
+
+/// One view argument of a node, resolved to Vulkan objects.
+#[derive(Copy, Clone, Debug)]
+pub struct BoundView {
+    /// Parameter index in the declaration.
+    pub param: u16,
+    /// Slot within the parameter (array element).
+    pub slot: u16,
+    /// The image (null for buffers).
+    pub image: vk::Image,
+    /// An image view of exactly the accessed subresources (null for buffers).
+    pub image_view: vk::ImageView,
+    /// The image's subresources (temporal slice folded into the layers).
+    pub range: vk::ImageSubresourceRange,
+    /// The buffer (null for textures).
+    pub buffer: vk::Buffer,
+    /// Byte offset of a buffer view.
+    pub offset: u64,
+    /// Byte size of a buffer view.
+    pub size: u64,
+}
+
+/// What a node implementation gets while its commands are recorded.
+pub struct NodeContext<'a> {
+    /// The device.
+    pub device: &'a ash::Device,
+    /// The command buffer (inside the node's render pass when it has one).
+    pub command_buffer: vk::CommandBuffer,
+    /// The node.
+    pub node: NodeId,
+    /// The recorded graph of the frame.
+    pub graph: &'a RecordedGraph,
+    /// The node's argument block (laid out as its declaration's params say).
+    pub args: &'a [u8],
+    /// The node's view arguments, in access order.
+    pub views: &'a [BoundView],
+    /// The render pass the node runs in, if any.
+    pub render_pass: Option<&'a RenderPass>,
+}
+
+impl NodeContext<'_> {
+    /// The views of parameter `param`, in slot order.
+    pub fn param_views(&self, param: u16) -> impl Iterator<Item = &BoundView> {
+        self.views.iter().filter(move |view| view.param == param)
+    }
+}
+
+/// A node implementation; an `Err` message fails the frame with [`rpsl_runtime::BackendError::Node`].
+pub type NodeCallback = dyn FnMut(&mut NodeContext<'_>) -> Result<(), String>;

@@ -1,0 +1,496 @@
+//! Command recording of one compiled frame: the compiler's barrier batches as
+//! `vkCmdPipelineBarrier2`, render passes with dynamic rendering (load/store/clear, viewports and
+//! scissors), per-node debug labels and image views.
+
+use crate::context::{vk_error, Context};
+use crate::format::{plane_aspect, vk_format};
+use ash::vk;
+use rpsl_runtime::{
+    AccessRecord, BackendError, CompiledFrame, Format, LoadOp, RecordedGraph, RenderPass,
+    ResourceDesc, ResourceKind, StoreOp,
+};
+use std::ffi::CString;
+
+/// The Vulkan objects of one resource for this frame.
+#[derive(Copy, Clone, Debug)]
+pub struct ResourceHandle {
+    /// The description.
+    pub desc: ResourceDesc,
+    /// The image (null for buffers).
+    pub image: vk::Image,
+    /// The buffer (null for textures).
+    pub buffer: vk::Buffer,
+    /// Vulkan format of the image.
+    pub format: vk::Format,
+}
+
+/// What recording one frame works with.
+pub struct FrameRecorder<'a> {
+    /// The context.
+    pub context: &'a Context,
+    /// The command buffer.
+    pub cb: vk::CommandBuffer,
+    /// The graph.
+    pub graph: &'a RecordedGraph,
+    /// The compiled frame.
+    pub frame: &'a CompiledFrame,
+    /// Resources by id (`None`: not realised, unused this frame).
+    pub handles: &'a [Option<ResourceHandle>],
+    /// Image views created this frame (destroyed after the frame completes).
+    pub views: Vec<vk::ImageView>,
+}
+
+/// Subresources of an access in Vulkan terms (temporal slice folded into the layers).
+pub struct AccessRegion {
+    /// Image subresource range (textures).
+    pub range: vk::ImageSubresourceRange,
+    /// Byte offset (buffers).
+    pub offset: u64,
+    /// Byte size (buffers).
+    pub size: u64,
+}
+
+/// The region an access covers.
+pub fn access_region(access: &AccessRecord, desc: &ResourceDesc) -> AccessRegion {
+    let sub = access.subresource_box(desc);
+    if desc.kind == ResourceKind::Buffer {
+        return AccessRegion {
+            range: vk::ImageSubresourceRange::default(),
+            offset: sub.lo[0],
+            size: sub.hi[0] - sub.lo[0],
+        };
+    }
+    AccessRegion {
+        range: vk::ImageSubresourceRange {
+            aspect_mask: plane_aspect(desc.format, sub.lo[2], sub.hi[2]),
+            base_mip_level: sub.lo[0] as u32,
+            level_count: (sub.hi[0] - sub.lo[0]) as u32,
+            base_array_layer: sub.lo[1] as u32,
+            layer_count: (sub.hi[1] - sub.lo[1]) as u32,
+        },
+        offset: 0,
+        size: 0,
+    }
+}
+
+fn load_op(op: LoadOp) -> vk::AttachmentLoadOp {
+    match op {
+        LoadOp::Load => vk::AttachmentLoadOp::LOAD,
+        LoadOp::Clear => vk::AttachmentLoadOp::CLEAR,
+        LoadOp::DontCare => vk::AttachmentLoadOp::DONT_CARE,
+    }
+}
+
+fn store_op(op: StoreOp) -> vk::AttachmentStoreOp {
+    match op {
+        StoreOp::Store => vk::AttachmentStoreOp::STORE,
+        StoreOp::DontCare => vk::AttachmentStoreOp::DONT_CARE,
+    }
+}
+
+/// Depth and stencil attachment of a dynamic-rendering pass.
+pub struct DepthTarget {
+    /// The access.
+    pub access: u32,
+    /// Depth load/store, `None` when the depth plane is not part of the pass.
+    pub depth: Option<(vk::AttachmentLoadOp, vk::AttachmentStoreOp, bool)>,
+    /// Stencil load/store, `None` when the stencil plane is not part of the pass.
+    pub stencil: Option<(vk::AttachmentLoadOp, vk::AttachmentStoreOp, bool)>,
+    /// Clear depth.
+    pub clear_depth: f32,
+    /// Clear stencil.
+    pub clear_stencil: u32,
+}
+
+impl<'a> FrameRecorder<'a> {
+    fn device(&self) -> &ash::Device {
+        &self.context.device
+    }
+
+    /// The handle of a resource.
+    pub fn handle(
+        &self,
+        resource: rpsl_runtime::ResourceId,
+    ) -> Result<ResourceHandle, BackendError> {
+        self.handles
+            .get(resource.index())
+            .copied()
+            .flatten()
+            .ok_or_else(|| BackendError::Api(format!("resource {} was not realised", resource.0)))
+    }
+
+    /// Records the barrier batch at `position`, if the compiler planned one there.
+    pub fn barriers_at(&self, position: u32) -> Result<(), BackendError> {
+        let Some(batch) = self
+            .frame
+            .batch_list
+            .iter()
+            .find(|batch| batch.position == position)
+        else {
+            return Ok(());
+        };
+        let mut images = Vec::new();
+        let mut buffers = Vec::new();
+        for barrier in
+            &self.frame.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
+        {
+            let handle = self.handle(barrier.resource)?;
+            let src_stage = vk::PipelineStageFlags2::from_raw(barrier.src_stages.0);
+            let src_access = vk::AccessFlags2::from_raw(barrier.src_accesses.0);
+            let dst_stage = vk::PipelineStageFlags2::from_raw(barrier.dst_stages.0);
+            let dst_access = vk::AccessFlags2::from_raw(barrier.dst_accesses.0);
+            let region = barrier.region;
+            if handle.image != vk::Image::null() {
+                images.push(
+                    vk::ImageMemoryBarrier2::default()
+                        .src_stage_mask(src_stage)
+                        .src_access_mask(src_access)
+                        .dst_stage_mask(dst_stage)
+                        .dst_access_mask(dst_access)
+                        .old_layout(vk::ImageLayout::from_raw(barrier.old_layout as i32))
+                        .new_layout(vk::ImageLayout::from_raw(barrier.new_layout as i32))
+                        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                        .image(handle.image)
+                        .subresource_range(vk::ImageSubresourceRange {
+                            aspect_mask: plane_aspect(
+                                handle.desc.format,
+                                region.lo[2],
+                                region.hi[2],
+                            ),
+                            base_mip_level: region.lo[0] as u32,
+                            level_count: (region.hi[0] - region.lo[0]) as u32,
+                            base_array_layer: region.lo[1] as u32,
+                            layer_count: (region.hi[1] - region.lo[1]) as u32,
+                        }),
+                );
+            } else {
+                buffers.push(
+                    vk::BufferMemoryBarrier2::default()
+                        .src_stage_mask(src_stage)
+                        .src_access_mask(src_access)
+                        .dst_stage_mask(dst_stage)
+                        .dst_access_mask(dst_access)
+                        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                        .buffer(handle.buffer)
+                        .offset(region.lo[0])
+                        .size(region.hi[0] - region.lo[0]),
+                );
+            }
+        }
+        let info = vk::DependencyInfo::default()
+            .image_memory_barriers(&images)
+            .buffer_memory_barriers(&buffers);
+        // SAFETY: the command buffer is recording; every handle is live.
+        unsafe { self.device().cmd_pipeline_barrier2(self.cb, &info) };
+        Ok(())
+    }
+
+    /// Opens a debug label.
+    pub fn begin_label(&self, name: &str) {
+        if let Some(debug) = &self.context.debug_device {
+            let name = CString::new(name.replace('\0', " ")).unwrap_or_default();
+            let label = vk::DebugUtilsLabelEXT::default().label_name(&name);
+            // SAFETY: the command buffer is recording.
+            unsafe { debug.cmd_begin_debug_utils_label(self.cb, &label) };
+        }
+    }
+
+    /// Closes the last debug label.
+    pub fn end_label(&self) {
+        if let Some(debug) = &self.context.debug_device {
+            // SAFETY: a label is open on the recording command buffer.
+            unsafe { debug.cmd_end_debug_utils_label(self.cb) };
+        }
+    }
+
+    /// An image view of an access (kept until the frame completes).
+    pub fn view_of(
+        &mut self,
+        access_index: u32,
+        whole_aspect: bool,
+    ) -> Result<vk::ImageView, BackendError> {
+        let access = self.graph.accesses[access_index as usize];
+        let handle = self.handle(access.resource)?;
+        let mut region = access_region(&access, &handle.desc).range;
+        if whole_aspect {
+            region.aspect_mask = crate::format::full_aspect(handle.desc.format);
+        }
+        let format = if access.view_format != Format::UNKNOWN {
+            vk_format(access.view_format).unwrap_or(handle.format)
+        } else {
+            handle.format
+        };
+        let view_type = match handle.desc.kind {
+            ResourceKind::Tex1d if region.layer_count > 1 => vk::ImageViewType::TYPE_1D_ARRAY,
+            ResourceKind::Tex1d => vk::ImageViewType::TYPE_1D,
+            ResourceKind::Tex3d => vk::ImageViewType::TYPE_3D,
+            _ if region.layer_count > 1 => vk::ImageViewType::TYPE_2D_ARRAY,
+            _ => vk::ImageViewType::TYPE_2D,
+        };
+        let info = vk::ImageViewCreateInfo::default()
+            .image(handle.image)
+            .view_type(view_type)
+            .format(format)
+            .subresource_range(region);
+        // SAFETY: valid create info for a live image.
+        let view = unsafe { self.device().create_image_view(&info, None) }
+            .map_err(|r| vk_error("vkCreateImageView", r))?;
+        let name = self.graph.resources[access.resource.index()]
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("r{}", access.resource.0));
+        self.context
+            .name(view, &format!("{name} view (node {})", access.node.0));
+        self.views.push(view);
+        Ok(view)
+    }
+
+    /// Begins dynamic rendering: colour attachments `(access, load, store, clear)`, an optional
+    /// depth/stencil target, the render area, and sets viewports and scissors.
+    #[allow(clippy::too_many_arguments, reason = "one render pass description")]
+    pub fn begin_rendering(
+        &mut self,
+        colors: &[(u32, vk::AttachmentLoadOp, vk::AttachmentStoreOp, [f32; 4])],
+        depth: Option<&DepthTarget>,
+        width: u32,
+        height: u32,
+        layers: u32,
+        viewports: &[vk::Viewport],
+        scissors: &[vk::Rect2D],
+    ) -> Result<(), BackendError> {
+        let mut color_infos = Vec::with_capacity(colors.len());
+        for &(access, load, store, clear) in colors {
+            let view = self.view_of(access, false)?;
+            color_infos.push(
+                vk::RenderingAttachmentInfo::default()
+                    .image_view(view)
+                    .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                    .load_op(load)
+                    .store_op(store)
+                    .clear_value(vk::ClearValue {
+                        color: vk::ClearColorValue { float32: clear },
+                    }),
+            );
+        }
+        let mut depth_info = None;
+        let mut stencil_info = None;
+        if let Some(target) = depth {
+            let view = self.view_of(target.access, true)?;
+            let clear = vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue {
+                    depth: target.clear_depth,
+                    stencil: target.clear_stencil,
+                },
+            };
+            if let Some((load, store, read_only)) = target.depth {
+                depth_info = Some(
+                    vk::RenderingAttachmentInfo::default()
+                        .image_view(view)
+                        .image_layout(if read_only {
+                            vk::ImageLayout::DEPTH_READ_ONLY_OPTIMAL
+                        } else {
+                            vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL
+                        })
+                        .load_op(load)
+                        .store_op(store)
+                        .clear_value(clear),
+                );
+            }
+            if let Some((load, store, read_only)) = target.stencil {
+                stencil_info = Some(
+                    vk::RenderingAttachmentInfo::default()
+                        .image_view(view)
+                        .image_layout(if read_only {
+                            vk::ImageLayout::STENCIL_READ_ONLY_OPTIMAL
+                        } else {
+                            vk::ImageLayout::STENCIL_ATTACHMENT_OPTIMAL
+                        })
+                        .load_op(load)
+                        .store_op(store)
+                        .clear_value(clear),
+                );
+            }
+        }
+        let mut info = vk::RenderingInfo::default()
+            .render_area(vk::Rect2D {
+                offset: vk::Offset2D { x: 0, y: 0 },
+                extent: vk::Extent2D { width, height },
+            })
+            .layer_count(layers.max(1))
+            .color_attachments(&color_infos);
+        if let Some(depth_info) = &depth_info {
+            info = info.depth_attachment(depth_info);
+        }
+        if let Some(stencil_info) = &stencil_info {
+            info = info.stencil_attachment(stencil_info);
+        }
+        // SAFETY: the command buffer is recording outside a render pass; views are live.
+        unsafe {
+            self.device().cmd_begin_rendering(self.cb, &info);
+            if !viewports.is_empty() {
+                self.device().cmd_set_viewport(self.cb, 0, viewports);
+            }
+            if !scissors.is_empty() {
+                self.device().cmd_set_scissor(self.cb, 0, scissors);
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends dynamic rendering.
+    pub fn end_rendering(&self) {
+        // SAFETY: a dynamic render pass is open on the command buffer.
+        unsafe { self.device().cmd_end_rendering(self.cb) };
+    }
+
+    /// Begins the compiler's render pass of a node.
+    pub fn begin_pass(&mut self, pass: &RenderPass) -> Result<(), BackendError> {
+        let colors: Vec<_> = pass
+            .colors
+            .iter()
+            .map(|c| {
+                // A resolved attachment must keep its samples until the resolve after the pass.
+                let store = if c.resolve.is_some() {
+                    vk::AttachmentStoreOp::STORE
+                } else {
+                    store_op(c.store)
+                };
+                (c.access, load_op(c.load), store, c.clear_color)
+            })
+            .collect();
+        let depth = pass.depth_stencil.as_ref().map(|ds| {
+            let access = &self.graph.accesses[ds.access as usize];
+            let desc = &self.graph.resources[access.resource.index()].desc;
+            let sub = access.subresource_box(desc);
+            let covers = |plane: u64| sub.lo[2] <= plane && plane < sub.hi[2];
+            DepthTarget {
+                access: ds.access,
+                depth: (desc.format.has_depth() && covers(0)).then_some((
+                    load_op(ds.depth_load),
+                    store_op(ds.depth_store),
+                    ds.depth_read_only,
+                )),
+                stencil: (desc.format.has_stencil() && covers(1)).then_some((
+                    load_op(ds.stencil_load),
+                    store_op(ds.stencil_store),
+                    ds.stencil_read_only,
+                )),
+                clear_depth: ds.clear_depth,
+                clear_stencil: ds.clear_stencil,
+            }
+        });
+        let viewports: Vec<_> = pass
+            .viewports
+            .iter()
+            .map(|v| vk::Viewport {
+                x: v.x,
+                y: v.y,
+                width: v.width,
+                height: v.height,
+                min_depth: v.min_depth,
+                max_depth: v.max_depth,
+            })
+            .collect();
+        let scissors: Vec<_> = pass
+            .scissors
+            .iter()
+            .map(|s| vk::Rect2D {
+                offset: vk::Offset2D { x: s.x, y: s.y },
+                extent: vk::Extent2D {
+                    width: s.width,
+                    height: s.height,
+                },
+            })
+            .collect();
+        self.begin_rendering(
+            &colors,
+            depth.as_ref(),
+            pass.width,
+            pass.height,
+            pass.layers,
+            &viewports,
+            &scissors,
+        )
+    }
+
+    /// Ends the compiler's render pass of a node, then resolves its `SV_ResolveTarget`s: the
+    /// compiler plans resolve targets in TRANSFER_DST layout, so each multisampled colour
+    /// attachment moves to TRANSFER_SRC, is resolved with `vkCmdResolveImage` (average) and
+    /// returns to COLOR_ATTACHMENT_OPTIMAL, the state the compiler's plan expects after the node.
+    pub fn end_pass(&mut self, pass: &RenderPass) -> Result<(), BackendError> {
+        self.end_rendering();
+        for color in &pass.colors {
+            let Some(resolve) = color.resolve else {
+                continue;
+            };
+            let src = self.graph.accesses[color.access as usize];
+            let dst = self.graph.accesses[resolve as usize];
+            let src_handle = self.handle(src.resource)?;
+            let dst_handle = self.handle(dst.resource)?;
+            let src_range = access_region(&src, &src_handle.desc).range;
+            let dst_range = access_region(&dst, &dst_handle.desc).range;
+            let to_transfer = vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+                .src_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
+                .dst_stage_mask(vk::PipelineStageFlags2::RESOLVE)
+                .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+                .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                .image(src_handle.image)
+                .subresource_range(src_range);
+            let back = vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::RESOLVE)
+                .src_access_mask(vk::AccessFlags2::NONE)
+                .dst_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
+                .dst_access_mask(
+                    vk::AccessFlags2::COLOR_ATTACHMENT_READ
+                        | vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                )
+                .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .image(src_handle.image)
+                .subresource_range(src_range);
+            let layers = |range: &vk::ImageSubresourceRange| vk::ImageSubresourceLayers {
+                aspect_mask: range.aspect_mask,
+                mip_level: range.base_mip_level,
+                base_array_layer: range.base_array_layer,
+                layer_count: range.layer_count.min(pass.layers.max(1)),
+            };
+            let region = vk::ImageResolve {
+                src_subresource: layers(&src_range),
+                src_offset: vk::Offset3D::default(),
+                dst_subresource: layers(&dst_range),
+                dst_offset: vk::Offset3D::default(),
+                extent: vk::Extent3D {
+                    width: pass.width,
+                    height: pass.height,
+                    depth: 1,
+                },
+            };
+            // SAFETY: outside the render pass; both images are live, the resolve target is in
+            // the TRANSFER_DST layout the compiler planned.
+            unsafe {
+                let device = self.device();
+                device.cmd_pipeline_barrier2(
+                    self.cb,
+                    &vk::DependencyInfo::default().image_memory_barriers(&[to_transfer]),
+                );
+                device.cmd_resolve_image(
+                    self.cb,
+                    src_handle.image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    dst_handle.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &[region],
+                );
+                device.cmd_pipeline_barrier2(
+                    self.cb,
+                    &vk::DependencyInfo::default().image_memory_barriers(&[back]),
+                );
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,352 @@
+//! Vulkan images and buffers of a frame's resources: usage flags from the union of accesses,
+//! transient heaps with resources placed at the compiler's offsets (one gpu-allocator allocation
+//! per heap), and outliving (external, persistent, temporal) resources kept across frames.
+
+use crate::context::{vk_error, Context};
+use crate::format::{full_aspect, vk_format};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
+use gpu_allocator::MemoryLocation;
+use rpsl_runtime::{AccessFlags, BackendError, RecordedGraph, ResourceDesc, ResourceKind};
+
+/// A Vulkan image or buffer of one resource.
+#[derive(Debug)]
+pub struct GpuResource {
+    /// The description it was created for.
+    pub desc: ResourceDesc,
+    /// The image (null for buffers).
+    pub image: vk::Image,
+    /// The buffer (null for textures).
+    pub buffer: vk::Buffer,
+    /// Its Vulkan format (`UNDEFINED` for buffers).
+    pub format: vk::Format,
+    /// Byte size of a buffer (all temporal slices).
+    pub size: u64,
+    /// Its own memory (`None` when placed in a transient heap).
+    pub allocation: Option<Allocation>,
+}
+
+pub(crate) fn map_alloc_error(what: &str, error: gpu_allocator::AllocationError) -> BackendError {
+    match error {
+        gpu_allocator::AllocationError::OutOfMemory => {
+            BackendError::OutOfMemory(format!("{what}: out of device memory"))
+        }
+        other => BackendError::Api(format!("{what}: {other}")),
+    }
+}
+
+/// Usage flags of an image from the access flags of its accesses.
+pub fn image_usage(flags: AccessFlags, writes: bool) -> vk::ImageUsageFlags {
+    let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    if flags.contains(AccessFlags::RENDER_TARGET) {
+        usage |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+    }
+    if flags.intersects(AccessFlags::DEPTH | AccessFlags::STENCIL) {
+        usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    }
+    let shader = AccessFlags::VS
+        | AccessFlags::PS
+        | AccessFlags::CS
+        | AccessFlags::GS
+        | AccessFlags::HS
+        | AccessFlags::DS
+        | AccessFlags::TS
+        | AccessFlags::MS
+        | AccessFlags::RAYTRACING;
+    if flags.intersects(shader) {
+        usage |= if writes {
+            vk::ImageUsageFlags::STORAGE
+        } else {
+            vk::ImageUsageFlags::SAMPLED
+        };
+    }
+    usage
+}
+
+/// Usage flags of every resource of the graph: the union over its accesses (images), or every
+/// buffer usage (buffers have no format restrictions).
+pub fn usage_per_resource(graph: &RecordedGraph) -> Vec<vk::ImageUsageFlags> {
+    let mut usage = vec![vk::ImageUsageFlags::empty(); graph.resources.len()];
+    for access in &graph.accesses {
+        usage[access.resource.index()] |=
+            image_usage(access.access.flags, access.access.mode.writes());
+    }
+    usage
+}
+
+/// Every usage the format supports, for resources that outlive the frame (later frames may use
+/// them differently).
+pub fn supported_usage(
+    context: &Context,
+    desc: &ResourceDesc,
+    format: vk::Format,
+) -> vk::ImageUsageFlags {
+    // SAFETY: plain query on a live physical device.
+    let properties = unsafe {
+        context
+            .instance
+            .get_physical_device_format_properties(context.physical, format)
+    };
+    let features = properties.optimal_tiling_features;
+    let mut usage = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    if features.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) {
+        usage |= vk::ImageUsageFlags::COLOR_ATTACHMENT;
+    }
+    if features.contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT) {
+        usage |= vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+    }
+    if features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE) {
+        usage |= vk::ImageUsageFlags::SAMPLED;
+    }
+    if features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) && desc.sample_count <= 1 {
+        usage |= vk::ImageUsageFlags::STORAGE;
+    }
+    usage
+}
+
+/// Creates the image or buffer of `desc` without memory.
+pub fn create_unbound(
+    context: &Context,
+    desc: &ResourceDesc,
+    usage: vk::ImageUsageFlags,
+    name: &str,
+) -> Result<GpuResource, BackendError> {
+    let temporal = desc.temporal_layers.max(1);
+    let device = &context.device;
+    if desc.kind == ResourceKind::Buffer {
+        let size = desc.width.max(4) * temporal as u64;
+        let info = vk::BufferCreateInfo::default().size(size).usage(
+            vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST
+                | vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::UNIFORM_BUFFER
+                | vk::BufferUsageFlags::VERTEX_BUFFER
+                | vk::BufferUsageFlags::INDEX_BUFFER
+                | vk::BufferUsageFlags::INDIRECT_BUFFER,
+        );
+        // SAFETY: valid create info on a live device.
+        let buffer = unsafe { device.create_buffer(&info, None) }
+            .map_err(|r| vk_error("vkCreateBuffer", r))?;
+        context.name(buffer, name);
+        return Ok(GpuResource {
+            desc: *desc,
+            image: vk::Image::null(),
+            buffer,
+            format: vk::Format::UNDEFINED,
+            size,
+            allocation: None,
+        });
+    }
+    let format = vk_format(desc.format).ok_or_else(|| {
+        BackendError::Unsupported(format!(
+            "format {} of `{name}`",
+            desc.format.name().unwrap_or("?")
+        ))
+    })?;
+    let layers = desc.array_layers() * temporal;
+    if desc.kind == ResourceKind::Tex3d && temporal > 1 {
+        // TODO: temporal 3-D textures (one image per slice).
+        return Err(BackendError::Unsupported(format!(
+            "temporal 3-D texture `{name}`"
+        )));
+    }
+    let (image_type, extent) = match desc.kind {
+        ResourceKind::Tex1d => (vk::ImageType::TYPE_1D, (desc.width as u32, 1, 1)),
+        ResourceKind::Tex3d => (
+            vk::ImageType::TYPE_3D,
+            (desc.width as u32, desc.height, desc.depth()),
+        ),
+        _ => (vk::ImageType::TYPE_2D, (desc.width as u32, desc.height, 1)),
+    };
+    let mut flags = vk::ImageCreateFlags::empty();
+    if desc
+        .flags
+        .contains(rpsl_runtime::ResourceFlags::CUBEMAP_COMPATIBLE)
+    {
+        flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
+    }
+    let usage = if desc.format.is_depth_stencil() {
+        usage & !vk::ImageUsageFlags::COLOR_ATTACHMENT
+    } else {
+        usage & !vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+    };
+    let info = vk::ImageCreateInfo::default()
+        .flags(flags)
+        .image_type(image_type)
+        .format(format)
+        .extent(vk::Extent3D {
+            width: extent.0,
+            height: extent.1,
+            depth: extent.2,
+        })
+        .mip_levels(desc.mip_levels.max(1))
+        .array_layers(layers)
+        .samples(vk::SampleCountFlags::from_raw(desc.sample_count.max(1)))
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(usage)
+        .initial_layout(vk::ImageLayout::UNDEFINED);
+    // SAFETY: valid create info on a live device.
+    let image = unsafe { device.create_image(&info, None) }.map_err(|r| {
+        let error = vk_error("vkCreateImage", r);
+        match error {
+            BackendError::MissingFeature(message) => {
+                BackendError::MissingFeature(format!("{message} for `{name}` ({format:?})"))
+            }
+            other => other,
+        }
+    })?;
+    context.name(image, name);
+    Ok(GpuResource {
+        desc: *desc,
+        image,
+        buffer: vk::Buffer::null(),
+        format,
+        size: 0,
+        allocation: None,
+    })
+}
+
+impl GpuResource {
+    /// Memory requirements of the image or buffer.
+    pub fn requirements(&self, context: &Context) -> vk::MemoryRequirements {
+        // SAFETY: the handle is live.
+        unsafe {
+            if self.image != vk::Image::null() {
+                context.device.get_image_memory_requirements(self.image)
+            } else {
+                context.device.get_buffer_memory_requirements(self.buffer)
+            }
+        }
+    }
+
+    /// Binds it at `offset` of `memory`.
+    pub fn bind(
+        &self,
+        context: &Context,
+        memory: vk::DeviceMemory,
+        offset: u64,
+    ) -> Result<(), BackendError> {
+        // SAFETY: the resource is unbound; the caller checked size and alignment.
+        unsafe {
+            if self.image != vk::Image::null() {
+                context.device.bind_image_memory(self.image, memory, offset)
+            } else {
+                context
+                    .device
+                    .bind_buffer_memory(self.buffer, memory, offset)
+            }
+        }
+        .map_err(|r| vk_error("vkBind*Memory", r))
+    }
+
+    /// Gives it its own GPU-only allocation.
+    pub fn allocate_own(
+        &mut self,
+        context: &Context,
+        allocator: &mut Allocator,
+        name: &str,
+    ) -> Result<(), BackendError> {
+        let requirements = self.requirements(context);
+        let allocation = allocator
+            .allocate(&AllocationCreateDesc {
+                name,
+                requirements,
+                location: MemoryLocation::GpuOnly,
+                linear: self.image == vk::Image::null(),
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(|e| map_alloc_error(name, e))?;
+        // SAFETY: the allocation is live; gpu-allocator's offsets honour the requirements.
+        self.bind(context, unsafe { allocation.memory() }, allocation.offset())?;
+        self.allocation = Some(allocation);
+        Ok(())
+    }
+
+    /// The aspect of the whole image.
+    pub fn aspect(&self) -> vk::ImageAspectFlags {
+        full_aspect(self.desc.format)
+    }
+
+    /// Destroys it and frees its memory.
+    pub fn destroy(mut self, context: &Context, allocator: &mut Allocator) {
+        // SAFETY: the device is idle with respect to this resource (callers wait first).
+        unsafe {
+            if self.image != vk::Image::null() {
+                context.device.destroy_image(self.image, None);
+            }
+            if self.buffer != vk::Buffer::null() {
+                context.device.destroy_buffer(self.buffer, None);
+            }
+        }
+        if let Some(allocation) = self.allocation.take() {
+            let _ = allocator.free(allocation);
+        }
+    }
+}
+
+/// A transient heap: one allocation holding placed resources.
+pub struct TransientHeap {
+    /// The allocation.
+    pub allocation: Allocation,
+}
+
+/// Allocates one heap for the placed resources (`(resource, offset, size)` as planned) and
+/// binds each at its offset. Resources whose real requirements do not fit their planned slot
+/// (size, alignment or memory type) get their own memory instead; returns how many did.
+pub fn place_transients(
+    context: &Context,
+    allocator: &mut Allocator,
+    resources: &mut [Option<GpuResource>],
+    planned: &[(usize, u64, u64)],
+) -> Result<(Option<TransientHeap>, u32), BackendError> {
+    let mut type_bits = u32::MAX;
+    let mut heap_size = 0u64;
+    let mut fitting = Vec::new();
+    let mut fallback = Vec::new();
+    for &(index, offset, size) in planned {
+        let Some(resource) = resources[index].as_ref() else {
+            continue;
+        };
+        let requirements = resource.requirements(context);
+        let fits = requirements.size <= size
+            && offset % requirements.alignment.max(1) == 0
+            && type_bits & requirements.memory_type_bits != 0;
+        if fits {
+            type_bits &= requirements.memory_type_bits;
+            heap_size = heap_size.max(offset + size);
+            fitting.push((index, offset));
+        } else {
+            fallback.push(index);
+        }
+    }
+    for &index in &fallback {
+        if let Some(resource) = resources[index].as_mut() {
+            resource.allocate_own(context, allocator, "transient (unplaced)")?;
+        }
+    }
+    if fitting.is_empty() {
+        return Ok((None, fallback.len() as u32));
+    }
+    let allocation = allocator
+        .allocate(&AllocationCreateDesc {
+            name: "transient heap",
+            requirements: vk::MemoryRequirements {
+                size: heap_size,
+                alignment: rpsl_runtime::ALLOCATION_ALIGNMENT,
+                memory_type_bits: type_bits,
+            },
+            location: MemoryLocation::GpuOnly,
+            linear: false,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        })
+        .map_err(|e| map_alloc_error("transient heap", e))?;
+    // SAFETY: the allocation is live.
+    let memory = unsafe { allocation.memory() };
+    context.name(memory, "rpsl transient heap");
+    for (index, offset) in fitting {
+        if let Some(resource) = resources[index].as_ref() {
+            resource.bind(context, memory, allocation.offset() + offset)?;
+        }
+    }
+    Ok((Some(TransientHeap { allocation }), fallback.len() as u32))
+}
