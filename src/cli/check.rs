@@ -1,4 +1,5 @@
-//! `rpsl check FILE...`: diagnostics on stderr, exit 0 when every file is clean.
+//! `rpsl check FILE...`: diagnostics on stderr, exit 0 when every file is clean; `--emit hir`
+//! or `--emit bytecode` prints an intermediate form of each clean file.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,6 +12,8 @@ use clap::ValueEnum;
 pub enum Emit {
     /// The typed, resolved module.
     Hir,
+    /// The disassembly of the lowered, verified bytecode.
+    Bytecode,
 }
 
 pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCode {
@@ -19,7 +22,8 @@ pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCo
     let stderr = std::io::stderr();
     for path in files {
         let compilation = rpsl::check_file(path);
-        let has_errors = compilation.has_errors() || (deny_warnings && !compilation.diagnostics.is_empty());
+        let has_errors =
+            compilation.has_errors() || (deny_warnings && !compilation.diagnostics.is_empty());
         if !compilation.diagnostics.is_empty() {
             let mut err = stderr.lock();
             let _ = write!(err, "{}", compilation.render_diagnostics());
@@ -35,6 +39,16 @@ pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCo
                     let _ = write!(out, "{module}");
                 }
             }
+            Some(Emit::Bytecode) => match rpsl::Program::from_compilation(compilation) {
+                Ok(program) => {
+                    let _ = write!(out, "{}", program.disassembly());
+                }
+                Err(error) => {
+                    let mut err = stderr.lock();
+                    let _ = write!(err, "{}", error.rendered);
+                    failed = true;
+                }
+            },
             None => {}
         }
     }

@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod frames;
+mod graph;
+mod run;
 
 /// rpsl: a fast implementation of RPSL, the render-graph language of AMD's Render Pipeline Shaders.
 #[derive(Parser, Debug)]
@@ -29,11 +32,21 @@ enum Command {
         #[arg(long)]
         deny_warnings: bool,
     },
+    /// Run an entry point for N frames on a backend and optionally dump every frame's graph.
+    Run(run::RunArgs),
+    /// Print the compiled render graph of frame 0 as JSON or Graphviz dot.
+    Graph(graph::GraphArgs),
 }
 
 /// Runs a parsed command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Check { files, emit, deny_warnings } => check::run(&files, emit, deny_warnings),
+        Command::Check {
+            files,
+            emit,
+            deny_warnings,
+        } => check::run(&files, emit, deny_warnings),
+        Command::Run(args) => run::run(&args),
+        Command::Graph(args) => graph::run(&args),
     }
 }

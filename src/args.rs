@@ -1,0 +1,394 @@
+//! Entry-point arguments: `--arg NAME=VALUE` parsing (`docs/cli.md`) and the flattened layout of
+//! each parameter in the I/O block.
+//!
+//! Data parameters take their scalar leaves in declaration order, comma separated (`3`, `true`,
+//! `1.5`, `0xff`, `1,2,3,4`, struct fields flattened: `0,0,1280,720,0,1`); enums take a value or
+//! an enumerator name; floats also take `inf`, `-inf`, `nan` or `0x` bit patterns. A parameter
+//! that is a `texture` takes `WxH[:FORMAT]`, a `buffer` its size in bytes.
+
+use std::fmt;
+
+use rpsl_frontend::hir::{self, ScalarKind, Type, TypeTable};
+use rpsl_runtime::{Format, ResourceDesc};
+use rpsl_vm::lower::EntryInfo;
+
+use crate::Program;
+
+/// The default size of an external texture argument.
+pub const DEFAULT_TEXTURE: (u32, u32) = (1280, 720);
+/// The default size in bytes of an external buffer argument.
+pub const DEFAULT_BUFFER_BYTES: u64 = 65536;
+
+/// A bad `--arg`: unknown parameter, unparsable value or wrong number of values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgError {
+    /// What is wrong, naming the parameter.
+    pub message: String,
+}
+
+impl fmt::Display for ArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ArgError {}
+
+fn arg_error<T>(message: impl Into<String>) -> Result<T, ArgError> {
+    Err(ArgError {
+        message: message.into(),
+    })
+}
+
+/// One scalar argument value, typed like the leaf it fills.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// `bool` (stored as a 4-byte 0 or 1).
+    Bool(bool),
+    /// `int` and enums.
+    I32(i32),
+    /// `uint`.
+    U32(u32),
+    /// `int64_t`.
+    I64(i64),
+    /// `uint64_t`.
+    U64(u64),
+    /// `float` and `half`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+}
+
+impl Scalar {
+    /// Writes the little-endian bytes at `offset`.
+    pub(crate) fn write(&self, io: &mut [u8], offset: usize) {
+        let mut put = |bytes: &[u8]| {
+            if let Some(dst) = io.get_mut(offset..offset + bytes.len()) {
+                dst.copy_from_slice(bytes);
+            }
+        };
+        match *self {
+            Scalar::Bool(v) => put(&(v as u32).to_le_bytes()),
+            Scalar::I32(v) => put(&v.to_le_bytes()),
+            Scalar::U32(v) => put(&v.to_le_bytes()),
+            Scalar::I64(v) => put(&v.to_le_bytes()),
+            Scalar::U64(v) => put(&v.to_le_bytes()),
+            Scalar::F32(v) => put(&v.to_le_bytes()),
+            Scalar::F64(v) => put(&v.to_le_bytes()),
+        }
+    }
+}
+
+/// What a leaf of a parameter's value is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeafKind {
+    /// A scalar of this kind.
+    Scalar(ScalarKind),
+    /// An enum value (`int`), parsed by value or enumerator name.
+    Enum(hir::EnumId),
+    /// A `node` handle (`uint`).
+    Node,
+    /// A texture view: imported as an external resource named `path`.
+    Texture,
+    /// A buffer view: imported as an external resource named `path`.
+    Buffer,
+}
+
+/// One scalar or view inside an entry parameter, at a byte offset of the I/O block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    /// What it holds.
+    pub kind: LeafKind,
+    /// Byte offset in the I/O block.
+    pub offset: u32,
+    /// Flattened name (`viewport.x`, `srcs[1]`).
+    pub path: String,
+}
+
+/// The leaves of a value of `ty` at `offset`, in declaration order.
+pub fn leaves_of(types: &TypeTable, ty: &Type, offset: u32, path: &str, out: &mut Vec<Leaf>) {
+    let mut push = |kind| {
+        out.push(Leaf {
+            kind,
+            offset,
+            path: path.to_string(),
+        })
+    };
+    match ty {
+        Type::Scalar(kind) => push(LeafKind::Scalar(kind.concrete())),
+        Type::Enum(id) => push(LeafKind::Enum(*id)),
+        Type::Node => push(LeafKind::Node),
+        Type::Texture => push(LeafKind::Texture),
+        Type::Buffer => push(LeafKind::Buffer),
+        Type::Vector(kind, n) => {
+            for i in 0..*n as u32 {
+                out.push(Leaf {
+                    kind: LeafKind::Scalar(kind.concrete()),
+                    offset: offset + i * kind.size(),
+                    path: format!("{path}.{}", ["x", "y", "z", "w"][i as usize % 4]),
+                });
+            }
+        }
+        Type::Matrix(kind, rows, cols) => {
+            for i in 0..(*rows as u32 * *cols as u32) {
+                out.push(Leaf {
+                    kind: LeafKind::Scalar(kind.concrete()),
+                    offset: offset + i * kind.size(),
+                    path: format!("{path}[{}][{}]", i / *cols as u32, i % *cols as u32),
+                });
+            }
+        }
+        Type::Array(elem, len) => {
+            let stride = types.layout_of(elem).map_or(0, |l| l.size);
+            for i in 0..len.unwrap_or(0) {
+                leaves_of(
+                    types,
+                    elem,
+                    offset + i * stride,
+                    &format!("{path}[{i}]"),
+                    out,
+                );
+            }
+        }
+        Type::Struct(id) => {
+            if let Some(def) = types.struct_def(*id) {
+                for field in &def.fields {
+                    let field_path = format!("{path}.{}", field.name);
+                    leaves_of(types, &field.ty, offset + field.offset, &field_path, out);
+                }
+            }
+        }
+        Type::Void | Type::Null | Type::Error => {}
+    }
+}
+
+/// The value given for one parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    /// The data leaves, in order (view leaves excluded).
+    Data(Vec<Scalar>),
+    /// The description of an external texture or buffer parameter.
+    Resource(ResourceDesc),
+}
+
+/// The arguments of one entry point: a value per parameter, or `None` for the default (zero,
+/// the frame counter for `uint frameIndex`, a 1280x720 RGBA8 texture).
+///
+/// ```
+/// let program = rpsl::Program::from_source("a.rpsl", "export void main(uint n, float2 s) {}\n").unwrap();
+/// let entry = program.entry(None).unwrap();
+/// let args = rpsl::EntryArgs::parse(&program, entry, ["n=0x10", "s=1.5,-2"]).unwrap();
+/// assert_eq!(args.value(0), Some(&rpsl::ArgValue::Data(vec![rpsl::Scalar::U32(16)])));
+/// assert!(rpsl::EntryArgs::parse(&program, entry, ["s=1"]).is_err());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EntryArgs {
+    values: Vec<Option<ArgValue>>,
+}
+
+impl EntryArgs {
+    /// Every parameter at its default.
+    pub fn defaults(entry: &EntryInfo) -> EntryArgs {
+        EntryArgs {
+            values: vec![None; entry.params.len()],
+        }
+    }
+
+    /// Parses `NAME=VALUE` strings (the CLI's `--arg`s); later ones override earlier ones.
+    pub fn parse<S: AsRef<str>>(
+        program: &Program,
+        entry: &EntryInfo,
+        args: impl IntoIterator<Item = S>,
+    ) -> Result<EntryArgs, ArgError> {
+        let mut parsed = EntryArgs::defaults(entry);
+        for arg in args {
+            let arg = arg.as_ref();
+            let Some((name, value)) = arg.split_once('=') else {
+                return arg_error(format!("`--arg` expects NAME=VALUE, got `{arg}`"));
+            };
+            parsed.set(program, entry, name.trim(), value.trim())?;
+        }
+        Ok(parsed)
+    }
+
+    /// Sets parameter `name` from its textual value.
+    pub fn set(
+        &mut self,
+        program: &Program,
+        entry: &EntryInfo,
+        name: &str,
+        text: &str,
+    ) -> Result<(), ArgError> {
+        let Some(index) = entry.params.iter().position(|p| p.name == name) else {
+            let names: Vec<String> = entry
+                .params
+                .iter()
+                .map(|p| format!("`{}`", p.name))
+                .collect();
+            let known = if names.is_empty() {
+                "it takes no parameters".to_string()
+            } else {
+                format!("parameters: {}", names.join(", "))
+            };
+            return arg_error(format!(
+                "entry point `{}` has no parameter `{name}` ({known})",
+                entry.name
+            ));
+        };
+        let param = &entry.params[index];
+        let types = &program.hir().types;
+        let value = match &param.ty {
+            Type::Texture => ArgValue::Resource(parse_texture(name, text)?),
+            Type::Buffer => ArgValue::Resource(parse_buffer(name, text)?),
+            ty => {
+                let mut leaves = Vec::new();
+                leaves_of(types, ty, 0, name, &mut leaves);
+                let data: Vec<&Leaf> = leaves
+                    .iter()
+                    .filter(|l| !matches!(l.kind, LeafKind::Texture | LeafKind::Buffer))
+                    .collect();
+                let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+                if parts.len() != data.len() {
+                    return arg_error(format!(
+                        "parameter `{name}` ({}) takes {} value{}, got {}",
+                        ty.display(types),
+                        data.len(),
+                        if data.len() == 1 { "" } else { "s" },
+                        parts.len()
+                    ));
+                }
+                let mut scalars = Vec::with_capacity(parts.len());
+                for (leaf, part) in data.iter().zip(parts) {
+                    scalars.push(parse_leaf(types, leaf, part).map_err(|why| ArgError {
+                        message: format!("bad value `{part}` for `{}`: {why}", leaf.path),
+                    })?);
+                }
+                ArgValue::Data(scalars)
+            }
+        };
+        self.values[index] = Some(value);
+        Ok(())
+    }
+
+    /// The value given for parameter `index`, `None` when it keeps its default.
+    pub fn value(&self, index: usize) -> Option<&ArgValue> {
+        self.values.get(index).and_then(Option::as_ref)
+    }
+}
+
+fn parse_integer(text: &str) -> Result<i128, String> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let magnitude = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        i128::from_str_radix(hex, 16)
+    } else {
+        digits.parse::<i128>()
+    }
+    .map_err(|_| "not an integer".to_string())?;
+    Ok(if negative { -magnitude } else { magnitude })
+}
+
+fn ranged<T: TryFrom<i128>>(value: i128, what: &str) -> Result<T, String> {
+    T::try_from(value).map_err(|_| format!("{value} is out of range for {what}"))
+}
+
+fn parse_leaf(types: &TypeTable, leaf: &Leaf, text: &str) -> Result<Scalar, String> {
+    Ok(match &leaf.kind {
+        LeafKind::Scalar(ScalarKind::Bool) => match text {
+            "true" | "1" => Scalar::Bool(true),
+            "false" | "0" => Scalar::Bool(false),
+            _ => return Err("expected `true` or `false`".to_string()),
+        },
+        LeafKind::Scalar(ScalarKind::Int) => Scalar::I32(ranged(parse_integer(text)?, "int")?),
+        LeafKind::Scalar(ScalarKind::Uint) | LeafKind::Node => {
+            Scalar::U32(ranged(parse_integer(text)?, "uint")?)
+        }
+        LeafKind::Scalar(ScalarKind::Int64) => {
+            Scalar::I64(ranged(parse_integer(text)?, "int64_t")?)
+        }
+        LeafKind::Scalar(ScalarKind::Uint64) => {
+            Scalar::U64(ranged(parse_integer(text)?, "uint64_t")?)
+        }
+        LeafKind::Scalar(ScalarKind::Double) => Scalar::F64(parse_float(text)?),
+        LeafKind::Scalar(_) => {
+            if let Some(hex) = text.strip_prefix("0x") {
+                let bits = u32::from_str_radix(hex, 16).map_err(|_| "not a hex bit pattern")?;
+                Scalar::F32(f32::from_bits(bits))
+            } else {
+                Scalar::F32(parse_float(text)? as f32)
+            }
+        }
+        LeafKind::Enum(id) => {
+            if let Ok(value) = parse_integer(text) {
+                Scalar::I32(ranged(value, "an enum")?)
+            } else {
+                let def = types.enum_def(*id).ok_or("unknown enum")?;
+                let name = text.rsplit("::").next().unwrap_or(text);
+                let value = def.values.iter().find(|v| v.name == name).ok_or_else(|| {
+                    let names: Vec<&str> = def.values.iter().map(|v| v.name.as_str()).collect();
+                    format!(
+                        "`{}` has no enumerator `{name}` ({})",
+                        def.name,
+                        names.join(", ")
+                    )
+                })?;
+                Scalar::I32(ranged(value.value as i128, "an enum")?)
+            }
+        }
+        LeafKind::Texture | LeafKind::Buffer => return Err("a view takes no data value".into()),
+    })
+}
+
+fn parse_float(text: &str) -> Result<f64, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "nan" => Ok(f64::NAN),
+        "inf" | "+inf" => Ok(f64::INFINITY),
+        "-inf" => Ok(f64::NEG_INFINITY),
+        _ => text.parse::<f64>().map_err(|_| "not a number".to_string()),
+    }
+}
+
+/// Parses `WxH[:FORMAT]` into a 2D texture description.
+pub fn parse_texture(name: &str, text: &str) -> Result<ResourceDesc, ArgError> {
+    let bad = |why: &str| ArgError {
+        message: format!("bad texture `{text}` for `{name}`: {why} (expected WxH[:FORMAT])"),
+    };
+    let (size, format) = match text.split_once(':') {
+        Some((size, format)) => (size, Some(format)),
+        None => (text, None),
+    };
+    let (w, h) = size.split_once(['x', 'X']).ok_or_else(|| bad("no `x`"))?;
+    let width: u32 = w.trim().parse().map_err(|_| bad("bad width"))?;
+    let height: u32 = h.trim().parse().map_err(|_| bad("bad height"))?;
+    let format = match format {
+        Some(format) => Format::from_name(format.trim()).ok_or_else(|| bad("unknown format"))?,
+        None => Format::R8G8B8A8_UNORM,
+    };
+    let desc = ResourceDesc::tex2d(format, width, height);
+    desc.validate().map_err(|err| bad(&err.to_string()))?;
+    Ok(desc)
+}
+
+fn parse_buffer(name: &str, text: &str) -> Result<ResourceDesc, ArgError> {
+    let size = parse_integer(text)
+        .ok()
+        .and_then(|v| u64::try_from(v).ok())
+        .filter(|&v| v > 0)
+        .ok_or_else(|| ArgError {
+            message: format!("bad buffer size `{text}` for `{name}` (expected a byte count)"),
+        })?;
+    Ok(ResourceDesc::buffer(size))
+}
+
+/// The description an external view parameter gets without `--arg`.
+pub fn default_resource(kind: &LeafKind) -> ResourceDesc {
+    match kind {
+        LeafKind::Buffer => ResourceDesc::buffer(DEFAULT_BUFFER_BYTES),
+        _ => ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, DEFAULT_TEXTURE.0, DEFAULT_TEXTURE.1),
+    }
+}

@@ -1,0 +1,126 @@
+//! Options shared by `run` and `graph` (entry, arguments, mode, scheduling) and the steps they
+//! share: loading the program, choosing the entry, parsing `--arg`s, making a session.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use rpsl::runtime::{CompileOptions, SchedulePreference};
+use rpsl::{EntryArgs, Mode, Program, Session, SessionOptions};
+
+/// Exit code of a script error (diagnostics on stderr).
+pub const EXIT_SCRIPT: u8 = 1;
+/// Exit code of a usage error.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a runtime or backend error.
+pub const EXIT_RUNTIME: u8 = 3;
+
+/// Where the graph is executed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// No GPU: record and compile only.
+    Null,
+    /// Vulkan (not available yet).
+    Vulkan,
+}
+
+/// How the script executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Native code through Cranelift (not available yet).
+    Jit,
+    /// The bytecode interpreter.
+    Interp,
+}
+
+/// Scheduling preference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScheduleArg {
+    /// Batch barriers, group queues, then save memory.
+    Default,
+    /// Keep call order.
+    ProgramOrder,
+    /// Minimise live transient memory.
+    Memory,
+}
+
+/// Options common to `run` and `graph`.
+#[derive(Args, Debug)]
+pub struct FrameOptions {
+    /// The script.
+    pub file: PathBuf,
+    /// Exported function to run (default: `main`, else the only export).
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// An entry argument NAME=VALUE; repeatable (see docs/cli.md).
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    pub args: Vec<String>,
+    /// How the script executes (default: the fastest available, the interpreter today).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Scheduling preference.
+    #[arg(long, value_enum, default_value = "default")]
+    pub schedule: ScheduleArg,
+    /// Keep nodes whose results nobody uses.
+    #[arg(long)]
+    pub no_cull: bool,
+}
+
+/// A usage error: `error: MESSAGE` on stderr, exit 2.
+pub fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Loads the program, printing diagnostics; `Err` carries the exit code.
+pub fn load_program(path: &Path) -> Result<Program, ExitCode> {
+    match Program::from_file(path) {
+        Ok(program) => {
+            eprint!("{}", program.warnings());
+            Ok(program)
+        }
+        Err(error) => {
+            eprint!("{}", error.rendered);
+            Err(ExitCode::from(EXIT_SCRIPT))
+        }
+    }
+}
+
+/// The session options of the command line.
+pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCode> {
+    let mode = match options.mode {
+        None | Some(ModeArg::Interp) => Mode::Interp,
+        Some(ModeArg::Jit) => {
+            return Err(usage_error(
+                "`--mode jit` is not available yet; use `--mode interp`",
+            ))
+        }
+    };
+    let schedule = match options.schedule {
+        ScheduleArg::Default => SchedulePreference::Default,
+        ScheduleArg::ProgramOrder => SchedulePreference::ProgramOrder,
+        ScheduleArg::Memory => SchedulePreference::Memory,
+    };
+    Ok(SessionOptions {
+        mode,
+        compile: CompileOptions {
+            schedule,
+            cull: !options.no_cull,
+            ..CompileOptions::default()
+        },
+        ..SessionOptions::default()
+    })
+}
+
+/// Makes the session and parses the arguments of its entry point.
+pub fn start<'p>(
+    program: &'p Program,
+    options: &FrameOptions,
+) -> Result<(Session<'p>, EntryArgs), ExitCode> {
+    let session_options = session_options(options)?;
+    let session = Session::new(program, options.entry.as_deref(), session_options)
+        .map_err(|error| usage_error(&error.message))?;
+    let args = EntryArgs::parse(program, session.entry(), &options.args)
+        .map_err(|error| usage_error(&error.message))?;
+    Ok((session, args))
+}

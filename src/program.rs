@@ -1,0 +1,245 @@
+//! [`Program`]: a script checked, lowered to bytecode and verified, with its source files kept so
+//! that runtime faults render as located diagnostics.
+
+use std::fmt;
+use std::path::Path;
+
+use rpsl_frontend::diagnostic::{render_all, Diagnostic};
+use rpsl_frontend::hir;
+use rpsl_frontend::source::{SourceFiles, Span};
+use rpsl_frontend::Compilation;
+use rpsl_runtime::NodeDeclDesc;
+use rpsl_vm::lower::{lower_module, EntryInfo};
+use rpsl_vm::{LocId, RuntimeError, VerifiedModule};
+
+use crate::decls::node_declarations;
+
+/// Why a script could not be turned into a runnable [`Program`]: its diagnostics, rendered as
+/// `PATH:LINE:COL: error: MESSAGE` with source excerpts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramError {
+    /// The rendered diagnostics (errors and warnings), one after the other.
+    pub rendered: String,
+    /// Number of errors among them.
+    pub error_count: usize,
+}
+
+impl fmt::Display for ProgramError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rendered.trim_end())
+    }
+}
+
+impl std::error::Error for ProgramError {}
+
+/// The chosen entry point does not exist, or none was chosen and the choice is ambiguous.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryError {
+    /// What is wrong, listing the exported entry points.
+    pub message: String,
+}
+
+impl fmt::Display for EntryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EntryError {}
+
+/// A checked, lowered and verified script, ready to run every frame.
+///
+/// ```
+/// let program = rpsl::Program::from_source(
+///     "inline.rpsl",
+///     "graphics node Draw(rtv rt);\nexport void main(texture bb) { Draw(bb); }\n",
+/// ).unwrap();
+/// assert_eq!(program.entry(None).unwrap().name, "main");
+/// assert!(program.disassembly().contains("call_node"));
+/// ```
+#[derive(Debug)]
+pub struct Program {
+    files: SourceFiles,
+    hir: hir::Module,
+    verified: VerifiedModule,
+    locs: Vec<Span>,
+    entries: Vec<EntryInfo>,
+    decls: Vec<NodeDeclDesc>,
+    warnings: String,
+}
+
+impl Program {
+    /// Loads, checks, lowers and verifies the script at `path` (includes come from the file system).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Program, ProgramError> {
+        Program::from_compilation(rpsl_frontend::check_file(path.as_ref()))
+    }
+
+    /// Checks, lowers and verifies a script held in memory; `path` names it in diagnostics.
+    pub fn from_source(path: &str, text: &str) -> Result<Program, ProgramError> {
+        Program::from_compilation(rpsl_frontend::check_source(path, text))
+    }
+
+    /// Lowers and verifies an already checked script.
+    pub fn from_compilation(compilation: Compilation) -> Result<Program, ProgramError> {
+        let Compilation {
+            files,
+            module,
+            diagnostics,
+        } = compilation;
+        let warnings = render_all(&diagnostics, &files);
+        let error_count = diagnostics.iter().filter(|d| d.is_error()).count();
+        let module = match module {
+            Some(module) if error_count == 0 => module,
+            _ => {
+                return Err(ProgramError {
+                    rendered: warnings,
+                    error_count: error_count.max(1),
+                })
+            }
+        };
+        let failed = |diagnostics: Vec<Diagnostic>| ProgramError {
+            rendered: render_all(&diagnostics, &files),
+            error_count: diagnostics.len(),
+        };
+        let lowered = match lower_module(&module) {
+            Ok(lowered) => lowered,
+            Err(errors) => {
+                return Err(failed(
+                    errors
+                        .into_iter()
+                        .map(|error| Diagnostic::error(error.span, error.message))
+                        .collect(),
+                ))
+            }
+        };
+        let decls = match node_declarations(&module) {
+            Ok(decls) => decls,
+            Err(error) => return Err(failed(vec![Diagnostic::error(error.span, error.message)])),
+        };
+        let verified = match lowered.module.verify() {
+            Ok(verified) => verified,
+            Err(errors) => {
+                let span = module
+                    .entries
+                    .first()
+                    .map_or(Span::new(rpsl_frontend::source::FileId(0), 0, 0), |&f| {
+                        module.function(f).span
+                    });
+                let message = format!("internal error: bytecode fails verification: {errors}");
+                return Err(failed(vec![Diagnostic::error(span, message)]));
+            }
+        };
+        Ok(Program {
+            files,
+            hir: module,
+            verified,
+            locs: lowered.locs,
+            entries: lowered.entries,
+            decls,
+            warnings,
+        })
+    }
+
+    /// The exported entry points, in source order.
+    pub fn entries(&self) -> &[EntryInfo] {
+        &self.entries
+    }
+
+    /// The entry point called `name`; without a name, `main`, else the only export.
+    pub fn entry(&self, name: Option<&str>) -> Result<&EntryInfo, EntryError> {
+        let names = || {
+            let list: Vec<String> = self
+                .entries
+                .iter()
+                .map(|e| format!("`{}`", e.name))
+                .collect();
+            if list.is_empty() {
+                "the script exports no entry point".to_string()
+            } else {
+                format!("exported: {}", list.join(", "))
+            }
+        };
+        match name {
+            Some(name) => self
+                .entries
+                .iter()
+                .find(|e| e.name == name)
+                .ok_or_else(|| EntryError {
+                    message: format!("no exported entry point `{name}` ({})", names()),
+                }),
+            None => {
+                if let Some(main) = self.entries.iter().find(|e| e.name == "main") {
+                    return Ok(main);
+                }
+                match self.entries.as_slice() {
+                    [only] => Ok(only),
+                    _ => Err(EntryError {
+                        message: format!(
+                            "no `main` entry point; choose one with --entry ({})",
+                            names()
+                        ),
+                    }),
+                }
+            }
+        }
+    }
+
+    /// The HIR function of an entry point.
+    pub fn entry_function(&self, entry: &EntryInfo) -> &hir::Function {
+        &self.hir.functions[entry.func.index()]
+    }
+
+    /// The checked module.
+    pub fn hir(&self) -> &hir::Module {
+        &self.hir
+    }
+
+    /// The verified bytecode.
+    pub fn bytecode(&self) -> &VerifiedModule {
+        &self.verified
+    }
+
+    /// The runtime node declarations, indexed like the HIR's node declarations.
+    pub fn node_declarations(&self) -> &[NodeDeclDesc] {
+        &self.decls
+    }
+
+    /// The source files (prelude, script, includes).
+    pub fn files(&self) -> &SourceFiles {
+        &self.files
+    }
+
+    /// Warnings found while checking, rendered (empty when there are none).
+    pub fn warnings(&self) -> &str {
+        &self.warnings
+    }
+
+    /// The bytecode disassembly.
+    pub fn disassembly(&self) -> String {
+        self.verified.module().to_string()
+    }
+
+    /// The source span of a bytecode location.
+    pub fn span_of(&self, loc: LocId) -> Option<Span> {
+        self.locs.get(loc.index()).copied()
+    }
+
+    /// An error diagnostic at a bytecode location (at the script's start when unknown).
+    pub fn diagnostic_at(&self, loc: Option<LocId>, message: impl Into<String>) -> Diagnostic {
+        let span = loc
+            .and_then(|loc| self.span_of(loc))
+            .unwrap_or_else(|| self.script_start());
+        Diagnostic::error(span, message)
+    }
+
+    /// A runtime fault rendered as `PATH:LINE:COL: error: MESSAGE` with a source excerpt.
+    pub fn render_runtime_error(&self, error: &RuntimeError) -> String {
+        self.diagnostic_at(error.loc, error.kind.to_string())
+            .render(&self.files)
+    }
+
+    fn script_start(&self) -> Span {
+        let file = if self.files.len() > 1 { 1 } else { 0 };
+        Span::new(rpsl_frontend::source::FileId(file), 0, 0)
+    }
+}

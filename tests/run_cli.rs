@@ -1,0 +1,139 @@
+//! The `rpsl` binary: `run`, `graph` and `check --emit bytecode`, their exit codes (0 success,
+//! 1 script error, 2 usage error, 3 runtime error) and the dump file.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const SCRIPT: &str = "graphics node Draw(rtv rt, uint v);\n\
+export void main([readonly(present)] texture bb, uint n, uint frameIndex)\n\
+{\n\
+    uint arr[2] = { 1, 2 };\n\
+    Draw(bb, arr[n] + frameIndex);\n\
+}\n";
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpsl-run-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn rpsl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rpsl"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exit code")
+}
+
+#[test]
+fn run_writes_the_dump_of_every_frame() {
+    let script = scratch("ok.rpsl", SCRIPT);
+    let dump = script.with_extension("json");
+    let out = rpsl(&[
+        "run",
+        script.to_str().unwrap(),
+        "--backend",
+        "null",
+        "--mode",
+        "interp",
+        "--frames",
+        "3",
+        "--arg",
+        "n=1",
+        "--dump",
+        dump.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["entry"], "main");
+    let frames = json["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 3);
+    for (i, frame) in frames.iter().enumerate() {
+        assert_eq!(frame["index"], i as u64);
+        assert_eq!(frame["nodes"][0]["name"], "Draw");
+        assert_eq!(frame["nodes"][0]["args"][1]["value"], 2 + i as u64);
+        assert_eq!(frame["schedule"]["order"], serde_json::json!([0]));
+        assert_eq!(frame["resources"][0]["name"], "bb");
+    }
+}
+
+#[test]
+fn exit_codes() {
+    let script = scratch("codes.rpsl", SCRIPT);
+    let path = script.to_str().unwrap();
+    let base = ["run", path, "--backend", "null"];
+    let with = |extra: &[&str]| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(extra);
+        rpsl(&args)
+    };
+    assert_eq!(code(&with(&[])), 0);
+    // Usage errors.
+    for extra in [
+        &["--arg", "missing=1"][..],
+        &["--arg", "n=abc"],
+        &["--entry", "other"],
+        &["--mode", "jit"],
+        &["--frames", "x"],
+    ] {
+        let out = with(extra);
+        assert_eq!(
+            code(&out),
+            2,
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("error"));
+    }
+    let vulkan = rpsl(&["run", path, "--backend", "vulkan"]);
+    assert_eq!(code(&vulkan), 2);
+    assert!(String::from_utf8_lossy(&vulkan.stderr).contains("--backend null"));
+    // Runtime error: located, exit 3.
+    let out = with(&["--arg", "n=5"]);
+    assert_eq!(code(&out), 3);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let first = stderr.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!("{path}:5:10: error: array index 5 is out of bounds for length 2")
+    );
+    // Script error: exit 1.
+    let bad = scratch("bad.rpsl", "export void main() { undefined_thing(); }\n");
+    let out = rpsl(&["run", bad.to_str().unwrap(), "--backend", "null"]);
+    assert_eq!(code(&out), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.rpsl:1:"));
+}
+
+#[test]
+fn graph_and_bytecode() {
+    let script = scratch("graph.rpsl", SCRIPT);
+    let path = script.to_str().unwrap();
+    let dot = rpsl(&["graph", path, "--format", "dot"]);
+    assert_eq!(code(&dot), 0);
+    let text = String::from_utf8_lossy(&dot.stdout);
+    assert!(text.starts_with("digraph \"main\" {"), "{text}");
+    assert!(text.contains("n0 [label=\"0: Draw"));
+    let out = script.with_extension("graph.json");
+    let json = rpsl(&[
+        "graph",
+        path,
+        "--format",
+        "json",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&json), 0);
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(value["frames"].as_array().unwrap().len(), 1);
+    let bytecode = rpsl(&["check", "--emit", "bytecode", path]);
+    assert_eq!(code(&bytecode), 0);
+    assert!(String::from_utf8_lossy(&bytecode.stdout).contains("call_node"));
+}
