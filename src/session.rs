@@ -254,7 +254,7 @@ impl<'p> Session<'p> {
             let rendered = self.program.render_runtime_error(&error);
             return Err(FrameError::Runtime { error, rendered });
         }
-        self.name_out_resources();
+        self.mark_out_resources();
         self.builder.finish().map_err(FrameError::Build)
     }
 
@@ -325,12 +325,16 @@ impl<'p> Session<'p> {
         Ok(())
     }
 
-    /// Names the resources a script assigned to its `out` view parameters after the parameter.
-    fn name_out_resources(&mut self) {
+    /// Marks the resources a script assigned to its `out` view parameters as outputs of the frame
+    /// (kept by dead-node elimination, never aliased, left in the parameter's access state) and
+    /// names them after the parameter.
+    fn mark_out_resources(&mut self) {
+        let function = self.program.entry_function(self.entry);
         for (index, param) in self.entry.params.iter().enumerate() {
-            if param.direction == ParamDirection::In {
+            if param.direction != ParamDirection::Out {
                 continue;
             }
+            let access = function.params.get(index).and_then(|p| p.access.as_ref()).map(access_desc);
             for leaf in &self.leaves[index] {
                 if !matches!(leaf.kind, LeafKind::Texture | LeafKind::Buffer) {
                     continue;
@@ -340,13 +344,13 @@ impl<'p> Session<'p> {
                     continue;
                 };
                 let resource = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                if resource != u32::MAX && param.direction == ParamDirection::Out {
-                    // A resource that does not exist is not an error of the frame: the name is
-                    // only for the dump.
-                    let _ = self
-                        .builder
-                        .set_resource_name(ResourceId(resource), &leaf.path);
+                if resource == u32::MAX {
+                    continue;
                 }
+                // The VM only hands out ids of resources it created, so these cannot fail; a
+                // stale id would only lose the name and the output mark.
+                let _ = self.builder.mark_output(ResourceId(resource), access.clone());
+                let _ = self.builder.set_resource_name(ResourceId(resource), &leaf.path);
             }
         }
     }

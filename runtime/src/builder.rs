@@ -348,6 +348,22 @@ impl GraphBuilder {
         Ok(())
     }
 
+    /// Marks a resource the script created as an output of the frame (assigned to an entry's `out`
+    /// parameter): like an imported external, its data must survive the frame, so the nodes
+    /// writing it are kept by dead-node elimination and it is never aliased. `access` is the state
+    /// the resource is left in after the frame (the `out` parameter's access attributes).
+    pub fn mark_output(&mut self, resource: ResourceId, access: Option<AccessDesc>) -> Result<(), BuildError> {
+        let index = resource.index();
+        let record = self.graph.resources.get_mut(index).ok_or(BuildError::NoSuchResource(resource.0))?;
+        record.external = true;
+        if access.is_some() {
+            record.external_access = access;
+        }
+        let record = &self.graph.resources[index];
+        self.unchanged &= self.previous.resources.get(index).is_some_and(|previous| same_resource(previous, record));
+        Ok(())
+    }
+
     /// The validated description of a resource of this frame.
     pub fn describe(&self, resource: ResourceId) -> Result<ResourceDesc, BuildError> {
         self.graph
