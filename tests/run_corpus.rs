@@ -166,13 +166,7 @@ const TABLE: &[(&str, &str, &[&str])] = &[
 /// Known failures of the frame compiler (not of the script or the VM): the entry, and the start
 /// of the error. The test accepts these so that it keeps checking every other entry; a fix in
 /// the runtime turns them into passes.
-const KNOWN_RUNTIME_GAPS: &[(&str, &str)] = &[
-    // The 10th pass's viewport lies below the back buffer; D3D12/Vulkan clip such viewports.
-    (
-        "examples_rps_multithreading.rpsl:main",
-        "frame compilation failed: RenderPass",
-    ),
-];
+const KNOWN_RUNTIME_GAPS: &[(&str, &str)] = &[];
 
 #[test]
 fn every_corpus_entry_runs_three_frames() {

@@ -117,7 +117,7 @@ fn render_pass_validation_errors() {
     let cases: [(&str, u32, f32, f32); 3] = [
         ("extent", 960, 1.0, 1.0),
         ("depth", 1920, 2.0, 1.0),
-        ("viewport", 1920, 1.0, 5000.0),
+        ("viewport", 1920, 1.0, 40000.0),
     ];
     for (what, width, clear_depth, viewport_width) in cases {
         let mut rec = Recorder::new();
@@ -157,7 +157,7 @@ fn render_pass_validation_errors() {
         let expected = match what {
             "extent" => "node 0: attachment `ds` is 960x1080 but the pass is 1920x1080",
             "depth" => "node 0: clear depth 2 is not a finite value in [0, 1]",
-            _ => "node 0: viewport 0 does not fit the 1920x1080 attachment",
+            _ => "node 0: viewport 0 lies outside the viewport bounds [-32768, 32767]",
         };
         assert_eq!(text, expected);
     }

@@ -77,6 +77,10 @@ pub struct DepthStencilAttachment {
     pub stencil_read_only: bool,
 }
 
+/// The viewport bounds range every Vulkan implementation supports (`viewportBoundsRange` is at
+/// least [-2 x 16384, 2 x 16384 - 1] for the minimum `maxViewportDimensions` of 16384).
+const VIEWPORT_BOUNDS: (f32, f32) = (-32768.0, 32767.0);
+
 /// A viewport.
 #[derive(Copy, Clone, PartialEq, Debug)]
 pub struct Viewport {
@@ -496,14 +500,21 @@ fn viewports_and_scissors(
                         format!("viewport {index} must have a finite positive size"),
                     ));
                 }
-                if viewport.x < 0.0
-                    || viewport.y < 0.0
-                    || viewport.x + viewport.width > width as f32
-                    || viewport.y + viewport.height > height as f32
+                // A viewport may reach past the attachment: rasterization is clipped to the
+                // render area (D3D12 and Vulkan both clip, and the SDK's own multithreading
+                // example draws its last tile below the back buffer). It must stay within the
+                // viewport bounds every Vulkan device supports.
+                if viewport.x < VIEWPORT_BOUNDS.0
+                    || viewport.y < VIEWPORT_BOUNDS.0
+                    || viewport.x + viewport.width > VIEWPORT_BOUNDS.1
+                    || viewport.y + viewport.height > VIEWPORT_BOUNDS.1
                 {
                     return Err(error(
                         node,
-                        format!("viewport {index} does not fit the {width}x{height} attachment"),
+                        format!(
+                            "viewport {index} lies outside the viewport bounds [{}, {}]",
+                            VIEWPORT_BOUNDS.0, VIEWPORT_BOUNDS.1
+                        ),
                     ));
                 }
                 if !(0.0..=1.0).contains(&viewport.min_depth)
