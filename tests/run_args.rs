@@ -130,3 +130,30 @@ fn argument_errors_name_the_problem() {
     assert!(error("bb=64x64:NOT_A_FORMAT").contains("unknown format"));
     assert_eq!(error("b"), "`--arg` expects NAME=VALUE, got `b`");
 }
+
+/// `.elements()` sizes elements by the view's stride, else its format, else one byte (rpsl.h).
+#[test]
+fn buffer_elements_use_stride_then_format_then_bytes() {
+    let script = r#"compute node Use([readwrite(cs)] buffer a, [readwrite(cs)] buffer b, [readwrite(cs)] buffer c);
+export void main()
+{
+    buffer buf = create_buffer(4096);
+    Use(buf.stride(12).elements(2, 3),
+        buf.format(RPS_FORMAT_R32G32B32A32_FLOAT).elements(1, 4),
+        buf.bytes(100, 1000).elements(5, 7));
+}
+"#;
+    let program = rpsl::Program::from_source("elements.rpsl", script).unwrap();
+    let mut session = rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+    let args = rpsl::EntryArgs::defaults(session.entry());
+    let graph = session.record_frame(&args).unwrap();
+    let ranges: Vec<(u64, u64)> = graph
+        .accesses
+        .iter()
+        .map(|a| match a.range {
+            rpsl::runtime::AccessRange::Buffer { offset, size } => (offset, size),
+            rpsl::runtime::AccessRange::Texture(_) => panic!("buffer accesses only"),
+        })
+        .collect();
+    assert_eq!(ranges, vec![(24, 36), (16, 64), (105, 7)]);
+}

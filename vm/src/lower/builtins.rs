@@ -59,6 +59,46 @@ impl FnLower<'_> {
         Ok(Val::Mem(view))
     }
 
+    /// The element size in bytes of a buffer view (as a `u64` register): its stride when non-zero,
+    /// else the texel size of its view format, else 1. Formats are numbered as `RPS_FORMAT`
+    /// (DXGI order), so the size is a step function of the format value, evaluated with selects.
+    fn buffer_element_size(&mut self, view: Reg) -> Reg {
+        use view_offsets as off;
+        let format = self.b.load(VmType::U32, view, off::VIEW_FORMAT);
+        // (first format value of a run, bytes per element of the run); runs end where the next
+        // begins. Block-compressed and video formats have no per-element size: 1.
+        const RUNS: &[(u32, u64)] = &[
+            (0, 1),   // UNKNOWN
+            (1, 16),  // R32G32B32A32_*
+            (5, 12),  // R32G32B32_*
+            (9, 8),   // R16G16B16A16_*, R32G32_*, R32G8X24 and its depth views
+            (23, 4),  // R10G10B10A2, R11G11B10, R8G8B8A8, R16G16, R32, R24G8 families
+            (48, 2),  // R8G8_*
+            (54, 2),  // R16_*, D16
+            (60, 1),  // R8_*, A8_UNORM
+            (66, 1),  // R1_UNORM (stored in whole bytes here)
+            (67, 4),  // R9G9B9E5, R8G8_B8G8, G8R8_G8B8
+            (70, 1),  // BC1-BC5
+            (85, 2),  // B5G6R5, B5G5R5A1
+            (87, 4),  // B8G8R8A8 / B8G8R8X8 families, R10G10B10_XR_BIAS_A2
+            (94, 1),  // BC6H, BC7, video formats
+            (115, 2), // B4G4R4A4_UNORM
+            (116, 1), // beyond the enum
+        ];
+        let mut size = self.b.constant(Value::U64(1));
+        for &(start, bytes) in RUNS {
+            let start_reg = self.b.iconst_u32(start);
+            let at_or_after = self.b.binary(VmBinary::GeU32, format, start_reg);
+            let run_size = self.b.constant(Value::U64(bytes));
+            size = self.b.select(at_or_after, run_size, size);
+        }
+        let raw_stride = self.b.load(VmType::U32, view, off::STRIDE);
+        let stride = self.b.convert(VmType::U64, raw_stride);
+        let zero = self.b.iconst_u32(0);
+        let has_stride = self.b.binary(VmBinary::NeU32, raw_stride, zero);
+        self.b.select(has_stride, stride, size)
+    }
+
     pub(super) fn call_builtin(
         &mut self,
         builtin: Builtin,
@@ -274,6 +314,23 @@ impl FnLower<'_> {
                 }
                 Ok(result)
             }
+            Builtin::BufferElements => {
+                // rpsl.h: the element size is the view's stride, else the size of its format,
+                // else one byte (unformatted, unstructured).
+                let view = mem(0).ok_or_else(missing)?;
+                let (first, count) = (lane(1).ok_or_else(missing)?, lane(2).ok_or_else(missing)?);
+                let element_size = self.buffer_element_size(view);
+                let result = self.edit_view(view, &[], span)?;
+                if let Val::Mem(addr) = result {
+                    let byte_offset = self.b.binary(VmBinary::MulU64, first, element_size);
+                    let byte_size = self.b.binary(VmBinary::MulU64, count, element_size);
+                    let old = self.b.load(VmType::U64, view, off::OFFSET);
+                    let new = self.b.binary(VmBinary::AddU64, old, byte_offset);
+                    self.b.store(addr, off::OFFSET, new);
+                    self.b.store(addr, off::SIZE, byte_size);
+                }
+                Ok(result)
+            }
             Builtin::TextureCubemap => {
                 let view = mem(0).ok_or_else(missing)?;
                 let flags = self.b.load(VmType::U32, view, off::FLAGS);
@@ -347,10 +404,6 @@ impl FnLower<'_> {
                 }
                 Ok(Val::Mem(result))
             }
-            other => self.error(
-                span,
-                format!("built-in `{}` is not supported yet", other.name()),
-            ),
         }
     }
 }
