@@ -157,3 +157,32 @@ export void main()
         .collect();
     assert_eq!(ranges, vec![(24, 36), (16, 64), (105, 7)]);
 }
+
+/// `out` and `inout` arguments may be swizzles: copied in (for `inout`) and copied back after the
+/// call, as HLSL does.
+#[test]
+fn swizzled_out_and_inout_arguments_copy_back() {
+    let script = r#"node Show(float4 value);
+void fill(out float2 v) { v = float2(1.5f, 2.5f); }
+void twice(inout float2 v) { v *= 2.0f; }
+export void main()
+{
+    float4 c = float4(10.0f, 20.0f, 30.0f, 40.0f);
+    fill(c.wy);
+    twice(c.xz);
+    Show(c);
+}
+"#;
+    let program = rpsl::Program::from_source("swizzle_out.rpsl", script).unwrap();
+    let mut session = rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+    let args = rpsl::EntryArgs::defaults(session.entry());
+    let graph = session.record_frame(&args).unwrap();
+    let node = graph.nodes.last().expect("Show was called");
+    let block = &graph.args[node.args.start as usize..node.args.end as usize];
+    let values: Vec<f32> = block
+        .chunks(4)
+        .take(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(values, vec![20.0, 2.5, 60.0, 1.5]);
+}

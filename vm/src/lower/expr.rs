@@ -514,6 +514,9 @@ impl FnLower<'_> {
     ) -> Result<Val, LowerError> {
         let func = self.hir.function(id);
         let mut regs = Vec::new();
+        // `out`/`inout` arguments that are not plain memory (swizzles such as `v.zw`, register
+        // locals) go through a temporary: copied in for `inout`, copied back after the call.
+        let mut copy_backs = Vec::new();
         for arg in args {
             match arg {
                 Arg::In(expr) => match self.lower_expr(expr)? {
@@ -525,9 +528,14 @@ impl FnLower<'_> {
                         addr,
                         swizzle: None,
                     } => regs.push(addr),
-                    _ => {
-                        return self
-                            .error(place.span, "swizzled out arguments are not supported yet")
+                    target => {
+                        let temp = self.temp(&place.ty, place.span)?;
+                        if matches!(arg, Arg::InOut(_)) {
+                            let current = self.load_place(&target, &place.ty, place.span)?;
+                            self.store(&place.ty, temp, 0, &current, place.span)?;
+                        }
+                        regs.push(temp);
+                        copy_backs.push((target, place, temp));
                     }
                 },
             }
@@ -545,6 +553,10 @@ impl FnLower<'_> {
         self.subgraph_markers(func.subgraph, true);
         let results = self.b.call(VmFuncId::from_u32(id.0), &signature, &regs);
         self.subgraph_markers(func.subgraph, false);
+        for (target, place, temp) in copy_backs {
+            let value = self.load(&place.ty, temp, 0);
+            self.store_place(&target, &place.ty, &value, place.span)?;
+        }
         Ok(match result {
             Some(tmp) => Val::Mem(tmp),
             None => Val::Lanes(results),
