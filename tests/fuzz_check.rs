@@ -120,6 +120,7 @@ fn pathological_nesting_is_an_error_not_a_crash() {
                       #define G H H H H H H H H\n#define H 1+1+1+1+1+1+1+1\nexport void main() { uint a = A; }\n";
     for text in [deep_parens.as_str(), deep_blocks.as_str(), deep_unary.as_str(), macro_bomb] {
         let compilation = rpsl::check_source("deep.rpsl", text);
-        let _ = compilation.render_diagnostics();
+        let rendered = compilation.render_diagnostics();
+        assert!(compilation.has_errors(), "a limit must be reported: {}", &rendered[..rendered.len().min(300)]);
     }
 }
