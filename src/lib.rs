@@ -38,4 +38,4 @@ pub use rpsl_frontend as frontend;
 pub use rpsl_frontend::{check_file, check_source, Compilation};
 pub use rpsl_runtime as runtime;
 pub use rpsl_vm as vm;
-pub use session::{abort_code, Frame, FrameError, Mode, Session, SessionOptions};
+pub use session::{abort_code, Frame, FrameError, Mode, Session, SessionError, SessionOptions};

@@ -13,6 +13,7 @@ use rpsl_runtime::{
 };
 use rpsl_vm::host::NULL_VIEW;
 use rpsl_vm::lower::EntryInfo;
+use rpsl_vm::jit::{JitError, JitModule};
 use rpsl_vm::{
     FuncId, Host, Interpreter, Limits, RuntimeError, RuntimeErrorKind, Value, VerifiedModule,
 };
@@ -24,25 +25,30 @@ use crate::program::{EntryError, Program};
 
 /// How scripts execute.
 ///
-/// Only the interpreter exists today; the Cranelift JIT (`rpsl_vm::jit`, same `run` signature)
-/// becomes one more variant.
+/// The JIT (the default) compiles the program's bytecode to native code with Cranelift once, when
+/// the session starts, and runs that every frame; the interpreter stays for debugging and
+/// differential testing. Both give identical graphs and identical runtime errors.
 ///
 /// ```
 /// assert_eq!("interp".parse::<rpsl::Mode>(), Ok(rpsl::Mode::Interp));
-/// assert!("jit".parse::<rpsl::Mode>().is_err());
+/// assert_eq!("jit".parse::<rpsl::Mode>(), Ok(rpsl::Mode::Jit));
+/// assert_eq!(rpsl::Mode::default(), rpsl::Mode::Jit);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Mode {
-    /// The bytecode interpreter.
+    /// Native code compiled by Cranelift.
     #[default]
+    Jit,
+    /// The bytecode interpreter.
     Interp,
 }
 
 impl Mode {
-    /// The CLI's name (`interp`).
+    /// The CLI's name (`jit` or `interp`).
     pub fn name(self) -> &'static str {
         match self {
+            Mode::Jit => "jit",
             Mode::Interp => "interp",
         }
     }
@@ -53,10 +59,10 @@ impl FromStr for Mode {
 
     fn from_str(text: &str) -> Result<Mode, String> {
         match text {
+            "jit" => Ok(Mode::Jit),
             "interp" => Ok(Mode::Interp),
-            "jit" => Err("the JIT is not available yet; use `--mode interp`".to_string()),
             other => Err(format!(
-                "unknown mode `{other}` (expected `interp` or `jit`)"
+                "unknown mode `{other}` (expected `jit` or `interp`)"
             )),
         }
     }
@@ -64,22 +70,29 @@ impl FromStr for Mode {
 
 /// The executor behind a [`Mode`].
 enum Executor {
+    Jit(Box<JitModule>),
     Interp(Interpreter),
 }
 
 impl fmt::Debug for Executor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Executor::Jit(_) => f.write_str("Executor::Jit"),
             Executor::Interp(_) => f.write_str("Executor::Interp"),
         }
     }
 }
 
 impl Executor {
-    fn new(mode: Mode, limits: Limits) -> Executor {
-        match mode {
+    fn new(mode: Mode, module: &VerifiedModule, limits: Limits) -> Result<Executor, JitError> {
+        Ok(match mode {
+            Mode::Jit => {
+                let mut jit = JitModule::compile(module)?;
+                jit.set_limits(limits);
+                Executor::Jit(Box::new(jit))
+            }
             Mode::Interp => Executor::Interp(Interpreter::new(limits)),
-        }
+        })
     }
 
     fn run<H: Host>(
@@ -89,8 +102,10 @@ impl Executor {
         io: &mut [u8],
         host: &mut H,
     ) -> Result<Vec<Value>, RuntimeError> {
+        let args = [Value::Addr(0)];
         match self {
-            Executor::Interp(interp) => interp.run(module, func, &[Value::Addr(0)], io, host),
+            Executor::Jit(jit) => jit.run(func, &args, io, host),
+            Executor::Interp(interp) => interp.run(module, func, &args, io, host),
         }
     }
 }
@@ -104,6 +119,40 @@ pub struct SessionOptions {
     pub compile: CompileOptions,
     /// The script's limits per frame (step budget, call depth, memory).
     pub limits: Limits,
+}
+
+/// Why a [`Session`] could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionError {
+    /// The entry point does not exist or the choice is ambiguous.
+    Entry(EntryError),
+    /// Cranelift could not compile the program (an internal error: verified bytecode always
+    /// compiles on supported targets).
+    Jit(String),
+}
+
+impl SessionError {
+    /// The message to show a user.
+    pub fn message(&self) -> String {
+        match self {
+            SessionError::Entry(error) => error.message.clone(),
+            SessionError::Jit(message) => format!("JIT compilation failed: {message}"),
+        }
+    }
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+impl From<EntryError> for SessionError {
+    fn from(error: EntryError) -> SessionError {
+        SessionError::Entry(error)
+    }
 }
 
 /// Why a frame failed. The session stays usable: the next frame starts afresh.
@@ -182,13 +231,16 @@ pub struct Session<'p> {
 }
 
 impl<'p> Session<'p> {
-    /// A session for entry `entry` (see [`Program::entry`] for the default).
+    /// A session for entry `entry` (see [`Program::entry`] for the default). In [`Mode::Jit`]
+    /// this compiles the program to native code (once; every frame reuses it).
     pub fn new(
         program: &'p Program,
         entry: Option<&str>,
         options: SessionOptions,
-    ) -> Result<Session<'p>, EntryError> {
+    ) -> Result<Session<'p>, SessionError> {
         let entry = program.entry(entry)?;
+        let executor = Executor::new(options.mode, program.bytecode(), options.limits)
+            .map_err(|error: JitError| SessionError::Jit(error.to_string()))?;
         let mut builder = GraphBuilder::new();
         for decl in program.node_declarations() {
             builder.declare_node(decl.clone());
@@ -209,7 +261,7 @@ impl<'p> Session<'p> {
             leaves,
             builder,
             compiler: FrameCompiler::new(options.compile),
-            executor: Executor::new(options.mode, options.limits),
+            executor,
             io: vec![0; entry.io_size as usize],
             next_frame: 0,
         })
@@ -218,6 +270,14 @@ impl<'p> Session<'p> {
     /// The entry point this session runs.
     pub fn entry(&self) -> &'p EntryInfo {
         self.entry
+    }
+
+    /// How this session executes the script.
+    pub fn mode(&self) -> Mode {
+        match self.executor {
+            Executor::Jit(_) => Mode::Jit,
+            Executor::Interp(_) => Mode::Interp,
+        }
     }
 
     /// The program.

@@ -80,7 +80,7 @@ fn exit_codes() {
         &["--arg", "missing=1"][..],
         &["--arg", "n=abc"],
         &["--entry", "other"],
-        &["--mode", "jit"],
+        &["--mode", "fast"],
         &["--frames", "x"],
     ] {
         let out = with(extra);
@@ -92,18 +92,18 @@ fn exit_codes() {
         );
         assert!(String::from_utf8_lossy(&out.stderr).contains("error"));
     }
-    let vulkan = rpsl(&["run", path, "--backend", "vulkan"]);
-    assert_eq!(code(&vulkan), 2);
-    assert!(String::from_utf8_lossy(&vulkan.stderr).contains("--backend null"));
-    // Runtime error: located, exit 3.
-    let out = with(&["--arg", "n=5"]);
-    assert_eq!(code(&out), 3);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let first = stderr.lines().next().unwrap();
-    assert_eq!(
-        first,
-        format!("{path}:5:10: error: array index 5 is out of bounds for length 2")
-    );
+    // Runtime error: located, exit 3, the same under both engines.
+    for mode in ["jit", "interp"] {
+        let out = with(&["--arg", "n=5", "--mode", mode]);
+        assert_eq!(code(&out), 3, "{mode}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let first = stderr.lines().next().unwrap();
+        assert_eq!(
+            first,
+            format!("{path}:5:10: error: array index 5 is out of bounds for length 2"),
+            "{mode}"
+        );
+    }
     // Script error: exit 1.
     let bad = scratch("bad.rpsl", "export void main() { undefined_thing(); }\n");
     let out = rpsl(&["run", bad.to_str().unwrap(), "--backend", "null"]);

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use rpsl::runtime::{CompileOptions, SchedulePreference};
-use rpsl::{EntryArgs, Mode, Program, Session, SessionOptions};
+use rpsl::{EntryArgs, Mode, Program, Session, SessionError, SessionOptions};
 
 /// Exit code of a script error (diagnostics on stderr).
 pub const EXIT_SCRIPT: u8 = 1;
@@ -27,7 +27,7 @@ pub enum Backend {
 /// How the script executes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
-    /// Native code through Cranelift (not available yet).
+    /// Native code through Cranelift (the default).
     Jit,
     /// The bytecode interpreter.
     Interp,
@@ -55,7 +55,7 @@ pub struct FrameOptions {
     /// An entry argument NAME=VALUE; repeatable (see docs/cli.md).
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     pub args: Vec<String>,
-    /// How the script executes (default: the fastest available, the interpreter today).
+    /// How the script executes (default: jit).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Scheduling preference.
@@ -89,12 +89,8 @@ pub fn load_program(path: &Path) -> Result<Program, ExitCode> {
 /// The session options of the command line.
 pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCode> {
     let mode = match options.mode {
-        None | Some(ModeArg::Interp) => Mode::Interp,
-        Some(ModeArg::Jit) => {
-            return Err(usage_error(
-                "`--mode jit` is not available yet; use `--mode interp`",
-            ))
-        }
+        None | Some(ModeArg::Jit) => Mode::Jit,
+        Some(ModeArg::Interp) => Mode::Interp,
     };
     let schedule = match options.schedule {
         ScheduleArg::Default => SchedulePreference::Default,
@@ -119,7 +115,13 @@ pub fn start<'p>(
 ) -> Result<(Session<'p>, EntryArgs), ExitCode> {
     let session_options = session_options(options)?;
     let session = Session::new(program, options.entry.as_deref(), session_options)
-        .map_err(|error| usage_error(&error.message))?;
+        .map_err(|error| match error {
+            SessionError::Entry(error) => usage_error(&error.message),
+            other => {
+                eprintln!("error: {other}");
+                ExitCode::from(EXIT_RUNTIME)
+            }
+        })?;
     let args = EntryArgs::parse(program, session.entry(), &options.args)
         .map_err(|error| usage_error(&error.message))?;
     Ok((session, args))
