@@ -11,7 +11,6 @@
 //! the frame returns them to it.
 
 use super::access_map::{map_access, merge_layouts, AccessState};
-use super::deps::full_box;
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
 use crate::decl::{AccessDesc, QueueClass};
@@ -85,8 +84,11 @@ struct SubState {
 #[derive(Debug, Default)]
 pub struct BarrierPlanner {
     states: RegionMap<SubState>,
-    pending: Vec<(u32, Barrier)>,
-    node_needs: Vec<(usize, u32, SubresourceBox, AccessState, bool, bool)>,
+    /// The batch barriers go to now: its position and first barrier.
+    open_batch: Option<(u32, u32)>,
+    /// Per access and plane: resource, whole-resource access, region, need, discard before,
+    /// relaxed.
+    node_needs: Vec<(usize, bool, SubresourceBox, AccessState, bool, bool)>,
     mapped: Vec<(MapKey, AccessState)>,
 }
 
@@ -135,10 +137,16 @@ fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
 impl BarrierPlanner {
     /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
     /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
+    /// `boxes` are the accesses' subresource boxes, `full` the resources' whole boxes and `whole`
+    /// the accesses' whole flags (see `deps::whole_accesses`). Barriers go straight into the
+    /// frame's list in batch order.
+    #[inline(never)]
     pub fn plan(
         &mut self,
         graph: &RecordedGraph,
         boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        whole: &[bool],
         frame: &mut CompiledFrame,
     ) {
         self.states
@@ -154,11 +162,12 @@ impl BarrierPlanner {
                     state.write_accesses = Accesses::MEMORY_WRITE;
                     state.touched = true;
                 }
-                (full_box(&record.desc), state)
+                (full[index], state)
             }));
-        self.pending.clear();
+        self.open_batch = None;
         frame.queue_waits.clear();
-        let mut batch_positions: Vec<u32> = Vec::new();
+        frame.barriers.clear();
+        frame.batch_list.clear();
         for (position, node) in frame.order.iter().enumerate() {
             let queue = frame.node_queue[node.index()];
             let class = graph.decls[graph.nodes[node.index()].decl.index()].queue;
@@ -198,7 +207,7 @@ impl BarrierPlanner {
                     });
                     self.node_needs.push((
                         access.resource.index(),
-                        plane as u32,
+                        whole[access_index],
                         plane_region,
                         need,
                         discard_before,
@@ -233,124 +242,42 @@ impl BarrierPlanner {
                 }
             }
             let needs = std::mem::take(&mut self.node_needs);
-            for &(resource, _, region, need, discard_before, relaxed) in &needs {
-                let alias_after = frame.alias_after.get(resource).copied().flatten();
-                let pending = &mut self.pending;
-                let waits = &mut frame.queue_waits;
-                self.states.update(resource, &region, |state| {
-                    if state.last_position == position as i64 {
-                        // Another access of this node (already merged into the first one).
-                        return;
-                    }
-                    let first_use = !state.touched;
-                    let layout_change = need.layout != state.layout;
-                    let pending_write = state.write_stages != Stages::NONE;
-                    let needs_barrier = layout_change
-                        || (first_use && alias_after.is_some())
-                        || (need.writes
-                            && pending_write
-                            && !(relaxed
-                                && state.relaxed_write
-                                && state.read_stages == Stages::NONE))
-                        || (need.writes && state.read_stages != Stages::NONE)
-                        || (!need.writes
-                            && pending_write
-                            && state.visible.0 & need.stages.0 != need.stages.0);
-                    if needs_barrier {
-                        let mut src_stages = state.write_stages | state.read_stages;
-                        let mut src_accesses = state.write_accesses;
-                        let mut earliest = state.last_position + 1;
-                        if first_use {
-                            if let Some(after) = alias_after {
-                                src_stages = Stages::ALL_COMMANDS;
-                                src_accesses = Accesses::MEMORY_WRITE;
-                                earliest = after as i64 + 1;
-                            }
-                        }
-                        let old_layout = if discard_before || first_use {
-                            ImageLayout::Undefined
-                        } else {
-                            state.layout
-                        };
-                        let barrier = Barrier {
-                            resource: ResourceId::from_index(resource),
-                            region,
-                            src_stages,
-                            src_accesses,
-                            dst_stages: need.stages,
-                            dst_accesses: need.accesses,
-                            old_layout,
-                            new_layout: need.layout,
-                            src_queue: if state.touched { state.queue } else { queue },
-                            dst_queue: queue,
-                        };
-                        let batch = match batch_positions.last() {
-                            Some(&last) if last as i64 >= earliest => {
-                                batch_positions.len() as u32 - 1
-                            }
-                            _ => {
-                                batch_positions.push(position as u32);
-                                batch_positions.len() as u32 - 1
-                            }
-                        };
-                        pending.push((batch, barrier));
-                        if state.touched && state.queue != queue && state.last_position >= 0 {
-                            waits.push(QueueWait {
-                                wait_queue: queue,
-                                signal_queue: state.queue,
-                                signal_after: state.last_position as u32,
-                                wait_before: position as u32,
-                            });
-                        }
-                        state.visible = need.stages;
-                        if need.writes {
-                            // The new data is visible to nobody until the next barrier.
-                            state.visible = Stages::NONE;
-                            state.write_stages = need.stages;
-                            state.write_accesses =
-                                Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
-                            state.read_stages = if need.reads {
-                                need.stages
-                            } else {
-                                Stages::NONE
-                            };
-                        } else {
-                            state.read_stages |= need.stages;
-                        }
-                    } else if need.writes {
-                        state.visible = Stages::NONE;
-                        state.write_stages |= need.stages;
-                        state.write_accesses |= Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
-                    } else {
-                        state.read_stages |= need.stages;
-                    }
-                    state.layout = need.layout;
-                    state.relaxed_write = need.writes && relaxed;
-                    state.last_position = position as i64;
-                    state.queue = queue;
-                    state.touched = true;
-                });
+            for &(resource, whole_access, region, need, discard_before, relaxed) in &needs {
+                let step = Step {
+                    resource,
+                    position: position as u32,
+                    queue,
+                    need,
+                    discard_before,
+                    relaxed,
+                    alias_after: frame.alias_after.get(resource).copied().flatten(),
+                };
+                let out = &mut Emitter {
+                    barriers: &mut frame.barriers,
+                    batch_list: &mut frame.batch_list,
+                    open: &mut self.open_batch,
+                    waits: &mut frame.queue_waits,
+                };
+                let single = if whole_access {
+                    self.states.single_whole_mut(resource)
+                } else {
+                    self.states.single_mut(resource, &region)
+                };
+                if let Some(state) = single {
+                    step.apply(state, region, out);
+                } else {
+                    self.states
+                        .update(resource, &region, |state| step.apply(state, region, out));
+                }
             }
             self.node_needs = needs;
         }
-        self.plan_end_of_frame(graph, frame.order.len() as u32, &mut batch_positions);
-        // Gather barriers by batch.
-        frame.barriers.clear();
-        frame.batch_list.clear();
-        self.pending.sort_by_key(|(batch, _)| *batch);
-        let mut cursor = 0;
-        for (batch, &position) in batch_positions.iter().enumerate() {
-            let start = frame.barriers.len() as u32;
-            while cursor < self.pending.len() && self.pending[cursor].0 as usize == batch {
-                push_merged(&mut frame.barriers, start as usize, self.pending[cursor].1);
-                cursor += 1;
-            }
-            if frame.barriers.len() as u32 > start {
-                frame.batch_list.push(BarrierBatch {
-                    position,
-                    barriers: start..frame.barriers.len() as u32,
-                });
-            }
+        self.plan_end_of_frame(graph, full, frame);
+        if let Some(open) = self.open_batch.take() {
+            frame.batch_list.push(BarrierBatch {
+                position: open.0,
+                barriers: open.1..frame.barriers.len() as u32,
+            });
         }
         frame.batches = frame.batch_list.len() as u32;
         frame.transitions = frame.barriers.len() as u32;
@@ -359,17 +286,23 @@ impl BarrierPlanner {
     fn plan_end_of_frame(
         &mut self,
         graph: &RecordedGraph,
-        end: u32,
-        batch_positions: &mut Vec<u32>,
+        full: &[SubresourceBox],
+        frame: &mut CompiledFrame,
     ) {
-        let mut batch: Option<u32> = None;
+        let end = frame.order.len() as u32;
+        let mut out = Emitter {
+            barriers: &mut frame.barriers,
+            batch_list: &mut frame.batch_list,
+            open: &mut self.open_batch,
+            waits: &mut frame.queue_waits,
+        };
+        let mut batch_started = false;
         for (index, record) in graph.resources.iter().enumerate() {
             if !record.outlives_frame() {
                 continue;
             }
             let rest = resting_state(graph, index);
-            let full = full_box(&record.desc);
-            let pending = &mut self.pending;
+            let full = full[index];
             let mut plan = |state: &mut SubState, region: SubresourceBox| {
                 if !state.touched || state.last_position < 0 {
                     return;
@@ -378,29 +311,161 @@ impl BarrierPlanner {
                 if state.layout == rest.layout && !pending_write {
                     return;
                 }
-                let batch_index = *batch.get_or_insert_with(|| {
-                    batch_positions.push(end);
-                    batch_positions.len() as u32 - 1
+                if !batch_started {
+                    batch_started = true;
+                    out.open_new(end);
+                }
+                out.push(Barrier {
+                    resource: ResourceId::from_index(index),
+                    region,
+                    src_stages: state.write_stages | state.read_stages,
+                    src_accesses: state.write_accesses,
+                    dst_stages: rest.stages,
+                    dst_accesses: rest.accesses,
+                    old_layout: state.layout,
+                    new_layout: rest.layout,
+                    src_queue: state.queue,
+                    dst_queue: 0,
                 });
-                pending.push((
-                    batch_index,
-                    Barrier {
-                        resource: ResourceId::from_index(index),
-                        region,
-                        src_stages: state.write_stages | state.read_stages,
-                        src_accesses: state.write_accesses,
-                        dst_stages: rest.stages,
-                        dst_accesses: rest.accesses,
-                        old_layout: state.layout,
-                        new_layout: rest.layout,
-                        src_queue: state.queue,
-                        dst_queue: 0,
-                    },
-                ));
             };
             self.states
                 .for_each(index, &full, |region, state| plan(state, *region));
         }
+    }
+}
+
+/// Where planned barriers go: straight into the frame's barrier list, batch by batch (batches
+/// only ever open at the end, so no sorting is needed).
+struct Emitter<'a> {
+    barriers: &'a mut Vec<Barrier>,
+    batch_list: &'a mut Vec<BarrierBatch>,
+    open: &'a mut Option<(u32, u32)>,
+    waits: &'a mut Vec<QueueWait>,
+}
+
+impl Emitter<'_> {
+    /// Closes the open batch (if any) and opens one at `position`.
+    fn open_new(&mut self, position: u32) {
+        if let Some((open_position, start)) = self.open.take() {
+            self.batch_list.push(BarrierBatch {
+                position: open_position,
+                barriers: start..self.barriers.len() as u32,
+            });
+        }
+        *self.open = Some((position, self.barriers.len() as u32));
+    }
+
+    /// Adds a barrier that may go anywhere in `earliest..=position`: into the open batch when it
+    /// lies in that range, else into a new batch at `position`.
+    fn push_between(&mut self, earliest: i64, position: u32, barrier: Barrier) {
+        match *self.open {
+            Some((open_position, _)) if open_position as i64 >= earliest => {}
+            _ => self.open_new(position),
+        }
+        self.push(barrier);
+    }
+
+    /// Adds a barrier to the open batch.
+    fn push(&mut self, barrier: Barrier) {
+        let start = self.open.map_or(0, |(_, start)| start);
+        push_merged(self.barriers, start as usize, barrier);
+    }
+}
+
+/// One access's need applied to the subresource states it covers.
+struct Step {
+    resource: usize,
+    position: u32,
+    queue: u32,
+    need: AccessState,
+    discard_before: bool,
+    relaxed: bool,
+    alias_after: Option<u32>,
+}
+
+impl Step {
+    /// Updates one segment's state, emitting the barrier (and queue wait) it needs.
+    #[inline(always)]
+    fn apply(&self, state: &mut SubState, region: SubresourceBox, out: &mut Emitter<'_>) {
+        let (position, queue, need, relaxed) = (self.position, self.queue, self.need, self.relaxed);
+        if state.last_position == position as i64 {
+            // Another access of this node (already merged into the first one).
+            return;
+        }
+        let alias_after = self.alias_after;
+        let first_use = !state.touched;
+        let layout_change = need.layout != state.layout;
+        let pending_write = state.write_stages != Stages::NONE;
+        let needs_barrier = layout_change
+            || (first_use && alias_after.is_some())
+            || (need.writes
+                && pending_write
+                && !(relaxed && state.relaxed_write && state.read_stages == Stages::NONE))
+            || (need.writes && state.read_stages != Stages::NONE)
+            || (!need.writes && pending_write && state.visible.0 & need.stages.0 != need.stages.0);
+        if needs_barrier {
+            let mut src_stages = state.write_stages | state.read_stages;
+            let mut src_accesses = state.write_accesses;
+            let mut earliest = state.last_position + 1;
+            if first_use {
+                if let Some(after) = alias_after {
+                    src_stages = Stages::ALL_COMMANDS;
+                    src_accesses = Accesses::MEMORY_WRITE;
+                    earliest = after as i64 + 1;
+                }
+            }
+            let old_layout = if self.discard_before || first_use {
+                ImageLayout::Undefined
+            } else {
+                state.layout
+            };
+            let barrier = Barrier {
+                resource: ResourceId::from_index(self.resource),
+                region,
+                src_stages,
+                src_accesses,
+                dst_stages: need.stages,
+                dst_accesses: need.accesses,
+                old_layout,
+                new_layout: need.layout,
+                src_queue: if state.touched { state.queue } else { queue },
+                dst_queue: queue,
+            };
+            out.push_between(earliest, position, barrier);
+            if state.touched && state.queue != queue && state.last_position >= 0 {
+                out.waits.push(QueueWait {
+                    wait_queue: queue,
+                    signal_queue: state.queue,
+                    signal_after: state.last_position as u32,
+                    wait_before: position,
+                });
+            }
+            state.visible = need.stages;
+            if need.writes {
+                // The new data is visible to nobody until the next barrier.
+                state.visible = Stages::NONE;
+                state.write_stages = need.stages;
+                state.write_accesses = Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
+                state.read_stages = if need.reads {
+                    need.stages
+                } else {
+                    Stages::NONE
+                };
+            } else {
+                state.read_stages |= need.stages;
+            }
+        } else if need.writes {
+            state.visible = Stages::NONE;
+            state.write_stages |= need.stages;
+            state.write_accesses |= Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
+        } else {
+            state.read_stages |= need.stages;
+        }
+        state.layout = need.layout;
+        state.relaxed_write = need.writes && relaxed;
+        state.last_position = position as i64;
+        state.queue = queue;
+        state.touched = true;
     }
 }
 

@@ -85,6 +85,22 @@ pub fn access_boxes(graph: &RecordedGraph, out: &mut Vec<SubresourceBox>) {
     );
 }
 
+/// Marks each access (indexed like `graph.accesses`) that covers the whole of a resource with a
+/// single plane (a buffer, or a one-plane texture), given the accesses' boxes and the resources'
+/// whole boxes: such accesses never split a resource's state.
+pub(crate) fn whole_accesses(
+    graph: &RecordedGraph,
+    boxes: &[SubresourceBox],
+    full: &[SubresourceBox],
+    out: &mut Vec<bool>,
+) {
+    out.clear();
+    out.extend(graph.accesses.iter().zip(boxes).map(|(access, region)| {
+        let full = &full[access.resource.index()];
+        full.hi[2] - full.lo[2] == 1 && region == full
+    }));
+}
+
 struct Touch {
     node: u32,
     reads: bool,
@@ -161,14 +177,25 @@ impl DepBuilder {
     pub fn build(&mut self, graph: &RecordedGraph, alive: Option<&[bool]>, out: &mut DepGraph) {
         let mut boxes = Vec::new();
         access_boxes(graph, &mut boxes);
-        self.build_boxed(graph, &boxes, alive, out);
+        let full: Vec<SubresourceBox> = graph
+            .resources
+            .iter()
+            .map(|resource| full_box(&resource.desc))
+            .collect();
+        let mut whole = Vec::new();
+        whole_accesses(graph, &boxes, &full, &mut whole);
+        self.build_boxed(graph, &boxes, &full, &whole, alive, out);
     }
 
-    /// [`DepBuilder::build`] with the accesses' boxes already computed (see [`access_boxes`]).
+    /// [`DepBuilder::build`] with the accesses' boxes, the resources' whole boxes (see
+    /// [`full_box`]) and the accesses' whole flags (see [`whole_accesses`]) already computed.
+    #[inline(never)]
     pub(crate) fn build_boxed(
         &mut self,
         graph: &RecordedGraph,
         boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        whole: &[bool],
         alive: Option<&[bool]>,
         out: &mut DepGraph,
     ) {
@@ -176,7 +203,7 @@ impl DepBuilder {
         out.edges.clear();
         self.segments
             .resize_with(graph.resources.len().max(self.segments.len()), Vec::new);
-        for (index, resource) in graph.resources.iter().enumerate() {
+        for index in 0..graph.resources.len() {
             // Keep the first segment's vectors to avoid reallocating every frame.
             let list = &mut self.segments[index];
             list.truncate(1);
@@ -184,7 +211,7 @@ impl DepBuilder {
                 list.push(Segment::default());
             }
             let segment = &mut list[0];
-            segment.region = full_box(&resource.desc);
+            segment.region = full[index];
             segment.writers.clear();
             segment.readers.clear();
             segment.group_base.clear();
@@ -215,9 +242,43 @@ impl DepBuilder {
             for phase_writes in [false, true] {
                 for access_index in node.accesses.start as usize..node.accesses.end as usize {
                     let access = &graph.accesses[access_index];
-                    let desc = &graph.resources[access.resource.index()].desc;
-                    let region = boxes[access_index];
+                    // No plane of the access takes part in this phase.
+                    let active = if phase_writes {
+                        access.access.writes()
+                    } else {
+                        access.access.reads()
+                    };
+                    if !active {
+                        continue;
+                    }
+                    let resource = access.resource.index();
                     let desc_access = access.access;
+                    if whole[access_index] {
+                        // One plane, the whole resource: no splitting, no plane loop.
+                        let mode = if graph.resources[resource].desc.kind.is_texture() {
+                            desc_access.mode_for_plane(boxes[access_index].lo[2] as u32)
+                        } else {
+                            desc_access.mode
+                        };
+                        let touch = Touch {
+                            node: node_index as u32,
+                            reads: !phase_writes && mode.reads(),
+                            writes: phase_writes && mode.writes(),
+                            relaxed: desc_access.relaxed,
+                        };
+                        if touch.reads || touch.writes {
+                            let list = &mut self.segments[resource];
+                            if list.len() == 1 {
+                                apply(&mut list[0], &touch, &mut out.edges, start);
+                            } else {
+                                let region = boxes[access_index];
+                                self.touch(resource, region, &touch, &mut out.edges, start);
+                            }
+                        }
+                        continue;
+                    }
+                    let desc = &graph.resources[resource].desc;
+                    let region = boxes[access_index];
                     for plane in region.lo[2]..region.hi[2] {
                         let mut plane_region = region;
                         let mode = if desc.kind.is_texture() {

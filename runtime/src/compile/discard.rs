@@ -10,7 +10,6 @@
 //! carries it; `discard_before` makes a node not need the data only where every one of its
 //! accesses to it carries it. External, persistent and temporal resources never get flags.
 
-use super::deps::full_box;
 use super::region_map::RegionMap;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
@@ -24,13 +23,23 @@ struct ForwardState {
     keep_mark: u32,
 }
 
+/// How a resource's accesses are tracked.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Class {
+    /// Outlives the frame: never gets flags.
+    Outlives,
+    /// One plane, every access covers it whole: one state per resource.
+    Simple,
+    /// Tracked per subresource segment.
+    Regions,
+}
+
 /// Reusable scratch of discard inference.
 #[derive(Debug, Default)]
 pub struct DiscardInference {
     forward: RegionMap<ForwardState>,
     needed: RegionMap<bool>,
-    full: Vec<SubresourceBox>,
-    simple: Vec<bool>,
+    class: Vec<Class>,
     valid: Vec<bool>,
     keep_mark: Vec<u32>,
     needed_simple: Vec<bool>,
@@ -54,11 +63,15 @@ fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceB
 
 impl DiscardInference {
     /// Fills `flags` (one per access, indexed like `graph.accesses`) for the live nodes in
-    /// execution `order`. `boxes` are the accesses' subresource boxes.
+    /// execution `order`. `boxes` are the accesses' subresource boxes, `full` the resources'
+    /// whole boxes and `whole` the accesses' whole flags (see `deps::whole_accesses`).
+    #[inline(never)]
     pub fn infer(
         &mut self,
         graph: &RecordedGraph,
         boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        whole: &[bool],
         order: &[NodeId],
         flags: &mut [DiscardFlags],
     ) {
@@ -71,22 +84,20 @@ impl DiscardInference {
             plane_regions(boxes[access_index], texture)
         };
         flags.iter_mut().for_each(|flag| *flag = DiscardFlags::NONE);
-        self.full.clear();
-        self.full.extend(
-            graph
-                .resources
-                .iter()
-                .map(|resource| full_box(&resource.desc)),
-        );
-        // One-plane resources that every access covers whole keep one state each (the fast
-        // path); the rest go through the region maps.
-        self.simple.clear();
-        self.simple
-            .extend(self.full.iter().map(|full| full.hi[2] - full.lo[2] == 1));
-        for (access, region) in graph.accesses.iter().zip(boxes) {
+        // Resources that outlive the frame get no flags; one-plane resources that every access
+        // covers whole keep one state each (the fast path); the rest go through the region maps.
+        self.class.clear();
+        self.class.extend(graph.resources.iter().map(|resource| {
+            if resource.outlives_frame() {
+                Class::Outlives
+            } else {
+                Class::Simple
+            }
+        }));
+        for (access, &whole) in graph.accesses.iter().zip(whole) {
             let resource = access.resource.index();
-            if *region != self.full[resource] {
-                self.simple[resource] = false;
+            if !whole && self.class[resource] == Class::Simple {
+                self.class[resource] = Class::Regions;
             }
         }
         let count = graph.resources.len();
@@ -96,15 +107,13 @@ impl DiscardInference {
         self.keep_mark.resize(count, 0);
         self.needed_simple.clear();
         self.needed_simple.resize(count, false);
-        self.forward.reset(
-            self.full
-                .iter()
-                .map(|full| (*full, ForwardState::default())),
-        );
-        self.needed
-            .reset(self.full.iter().map(|full| (*full, false)));
-        let skip =
-            |access: &AccessRecord| graph.resources[access.resource.index()].outlives_frame();
+        if self.class.contains(&Class::Regions) {
+            self.forward
+                .reset(full.iter().map(|full| (*full, ForwardState::default())));
+            self.needed.reset(full.iter().map(|full| (*full, false)));
+        }
+        let class = &self.class;
+        let skip = |access: &AccessRecord| class[access.resource.index()] == Class::Outlives;
 
         // Forward: discard before.
         for (position, node) in order.iter().enumerate() {
@@ -117,7 +126,7 @@ impl DiscardInference {
                 }
                 let resource = access.resource.index();
                 let explicit_before = access.access.flags.contains(AccessFlags::DISCARD_BEFORE);
-                if self.simple[resource] {
+                if class[resource] == Class::Simple {
                     if explicit_before || !access.access.mode.reads() || !self.valid[resource] {
                         flags[access_index] = flags[access_index] | DiscardFlags::BEFORE;
                     }
@@ -144,7 +153,7 @@ impl DiscardInference {
                 }
                 let resource = access.resource.index();
                 let has_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
-                if self.simple[resource] {
+                if class[resource] == Class::Simple {
                     if access.access.mode.writes() {
                         self.valid[resource] = true;
                     }
@@ -172,7 +181,7 @@ impl DiscardInference {
                     continue;
                 }
                 let resource = access.resource.index();
-                if self.simple[resource] {
+                if class[resource] == Class::Simple {
                     if self.keep_mark[resource] != mark {
                         self.valid[resource] = false;
                     }
@@ -199,7 +208,7 @@ impl DiscardInference {
                 }
                 let resource = access.resource.index();
                 let explicit_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
-                if self.simple[resource] {
+                if class[resource] == Class::Simple {
                     if explicit_after || !self.needed_simple[resource] {
                         flags[access_index] = flags[access_index] | DiscardFlags::AFTER;
                     }
@@ -224,7 +233,7 @@ impl DiscardInference {
                     continue;
                 }
                 let resource = access.resource.index();
-                if self.simple[resource] {
+                if class[resource] == Class::Simple {
                     self.needed_simple[resource] = false;
                     continue;
                 }
@@ -240,7 +249,7 @@ impl DiscardInference {
                     continue;
                 }
                 let resource = access.resource.index();
-                if self.simple[resource] {
+                if class[resource] == Class::Simple {
                     if access.access.mode.reads() {
                         self.needed_simple[resource] = true;
                     }

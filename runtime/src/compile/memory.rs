@@ -6,7 +6,8 @@
 //!
 //! Packing over (time x offset): first fit by decreasing size, each resource at the lowest offset
 //! free of the resources already placed that overlap it in time (found through per-position
-//! buckets), when the summed lifetime lengths stay within a linear budget; otherwise a sweep in
+//! lists of the resources covering and starting at each position), when the summed lifetime
+//! lengths stay within a linear budget; otherwise a sweep in
 //! start order with best-fit free blocks coalesced on release, O(R log R). The better of the two
 //! is not searched for: the first applies whenever it is cheap.
 
@@ -23,12 +24,23 @@ pub struct MemoryPlanner {
     free_by_size: BTreeSet<(u64, u64)>,
     deltas: Vec<i64>,
     group_start: Vec<u32>,
-    buckets: Vec<Vec<u32>>,
-    stamp: Vec<u32>,
-    conflicts: Vec<(u64, u64)>,
+    /// Resources whose placement extent covers each position (CSR by `cover_start`).
+    cover: Vec<u32>,
+    cover_start: Vec<u32>,
+    /// Resources whose placement extent starts at each position (CSR by `begin_start`).
+    begins: Vec<u32>,
+    begin_start: Vec<u32>,
+    cursor: Vec<u32>,
+    begin_cursor: Vec<u32>,
+    /// Place in the first-fit order of each transient (`u32::MAX` for others).
+    rank_of: Vec<u32>,
+    /// Placed byte range `lo << 64 | hi` of each transient.
+    span_of: Vec<u128>,
+    /// Byte ranges `lo << 64 | hi` of the placed resources overlapping one in time.
+    conflicts: Vec<u128>,
     paint: Vec<u32>,
     /// Sort keys (largest first, extent start, index) of the first-fit order.
-    size_keys: Vec<(std::cmp::Reverse<u64>, u32, u32)>,
+    size_keys: Vec<u128>,
     /// Transients in index order.
     indexed: Vec<u32>,
     counts: Vec<u32>,
@@ -60,8 +72,6 @@ fn sort_by_position(
         *slot += 1;
     }
 }
-
-const NO_PAINT: u32 = u32::MAX;
 
 impl MemoryPlanner {
     /// Fills `frame.lifetimes`, `frame.placements` and `frame.memory` from `frame.order`.
@@ -210,6 +220,7 @@ impl MemoryPlanner {
 
     /// Places `self.by_start`'s resources by decreasing size at the lowest offset free of
     /// time-overlapping placed resources; returns the heap size.
+    #[inline(never)]
     fn first_fit_decreasing(&mut self, frame: &mut CompiledFrame, sizes: &[u64]) -> u64 {
         let lifetimes = &frame.lifetimes;
         let group_start = &self.group_start;
@@ -218,53 +229,88 @@ impl MemoryPlanner {
             (group_start[first as usize], last)
         };
         let mut by_size = std::mem::take(&mut self.by_size);
+        // One integer per resource ordering as (largest first, extent start, index).
         self.size_keys.clear();
         self.size_keys.extend(self.by_start.iter().map(|&index| {
-            (
-                std::cmp::Reverse(sizes[index as usize]),
-                extent(index).0,
-                index,
-            )
+            ((!sizes[index as usize] as u128) << 64)
+                | ((extent(index).0 as u128) << 32)
+                | index as u128
         }));
         self.size_keys.sort_unstable();
         by_size.clear();
-        by_size.extend(self.size_keys.iter().map(|&(_, _, index)| index));
+        by_size.extend(self.size_keys.iter().map(|&key| key as u32));
+        // Time overlap through two lists per position: the resources whose extent covers it,
+        // and those whose extent starts there. The placed resources overlapping [start, end]
+        // are those covering `start` plus those starting in (start, end], each seen once.
         let positions = frame.order.len() + 1;
-        self.buckets.iter_mut().for_each(Vec::clear);
-        if self.buckets.len() < positions {
-            self.buckets.resize_with(positions, Vec::new);
+        self.cover_start.clear();
+        self.cover_start.resize(positions + 1, 0);
+        self.begin_start.clear();
+        self.begin_start.resize(positions + 1, 0);
+        for &index in &by_size {
+            let (start, end) = extent(index);
+            self.begin_start[start as usize + 1] += 1;
+            for slot in &mut self.cover_start[start as usize + 1..end as usize + 2] {
+                *slot += 1;
+            }
         }
-        self.stamp.clear();
-        self.stamp.resize(sizes.len(), u32::MAX);
+        for position in 0..positions {
+            self.cover_start[position + 1] += self.cover_start[position];
+            self.begin_start[position + 1] += self.begin_start[position];
+        }
+        self.cover.clear();
+        self.cover.resize(self.cover_start[positions] as usize, 0);
+        self.begins.clear();
+        self.begins.resize(self.begin_start[positions] as usize, 0);
+        self.cursor.clear();
+        self.cursor
+            .extend_from_slice(&self.cover_start[..positions]);
+        self.begin_cursor.clear();
+        self.begin_cursor
+            .extend_from_slice(&self.begin_start[..positions]);
+        self.rank_of.clear();
+        self.rank_of.resize(sizes.len(), u32::MAX);
+        for (rank, &index) in by_size.iter().enumerate() {
+            self.rank_of[index as usize] = rank as u32;
+            let (start, end) = extent(index);
+            let slot = &mut self.begin_cursor[start as usize];
+            self.begins[*slot as usize] = index;
+            *slot += 1;
+            for position in start..=end {
+                let slot = &mut self.cursor[position as usize];
+                self.cover[*slot as usize] = index;
+                *slot += 1;
+            }
+        }
+        self.span_of.clear();
+        self.span_of.resize(sizes.len(), 0);
         let mut heap_end = 0u64;
         for (rank, &index) in by_size.iter().enumerate() {
+            let rank = rank as u32;
             let (start, end) = extent(index);
             let size = sizes[index as usize];
             self.conflicts.clear();
-            for position in start..=end {
-                for &other in &self.buckets[position as usize] {
-                    if self.stamp[other as usize] != rank as u32 {
-                        self.stamp[other as usize] = rank as u32;
-                        if let Some(placement) = frame.placements[other as usize] {
-                            self.conflicts
-                                .push((placement.offset, placement.offset + placement.size));
-                        }
-                    }
+            let covering = self.cover_start[start as usize] as usize
+                ..self.cover_start[start as usize + 1] as usize;
+            let beginning = self.begin_start[start as usize + 1] as usize
+                ..self.begin_start[end as usize + 1] as usize;
+            for &other in self.cover[covering].iter().chain(&self.begins[beginning]) {
+                if self.rank_of[other as usize] < rank {
+                    self.conflicts.push(self.span_of[other as usize]);
                 }
             }
             self.conflicts.sort_unstable();
             let mut offset = 0u64;
-            for &(lo, hi) in &self.conflicts {
+            for &range in &self.conflicts {
+                let (lo, hi) = ((range >> 64) as u64, range as u64);
                 if lo >= offset + size {
                     break;
                 }
                 offset = offset.max(hi);
             }
             frame.placements[index as usize] = Some(Placement { offset, size });
+            self.span_of[index as usize] = (offset as u128) << 64 | (offset + size) as u128;
             heap_end = heap_end.max(offset + size);
-            for position in start..=end {
-                self.buckets[position as usize].push(index);
-            }
         }
         self.by_size = by_size;
         heap_end
@@ -274,13 +320,16 @@ impl MemoryPlanner {
     /// time painting released memory with the releasing resource's last position. Memory is
     /// painted in units of at least 64 KiB and at most 1/256 of the heap (rounded outwards, so
     /// the answer may be later than exact but never earlier: always safe).
+    #[inline(never)]
     fn compute_alias_after(&mut self, frame: &mut CompiledFrame, heap_end: u64) {
         let unit_bytes = (heap_end / 256)
             .next_power_of_two()
             .max(crate::resource::ALLOCATION_ALIGNMENT);
         let units = heap_end.div_ceil(unit_bytes) as usize;
+        // Painted values are `last position + 1`; 0 is unpainted (so a plain maximum finds the
+        // latest painter, which vectorizes).
         self.paint.clear();
-        self.paint.resize(units, NO_PAINT);
+        self.paint.resize(units, 0);
         let lifetimes = &frame.lifetimes;
         let group_start = &self.group_start;
         sort_by_position(
@@ -305,18 +354,14 @@ impl MemoryPlanner {
                 cursor += 1;
                 if let Some(placement) = frame.placements[ended as usize] {
                     let last = lifetimes[ended as usize].unwrap().1;
-                    for unit in unit_range(placement) {
-                        self.paint[unit] = last;
-                    }
+                    self.paint[unit_range(placement)].fill(last + 1);
                 }
             }
             if let Some(placement) = frame.placements[index as usize] {
                 let previous = self.paint[unit_range(placement)]
                     .iter()
-                    .copied()
-                    .filter(|&last| last != NO_PAINT)
-                    .max();
-                frame.alias_after[index as usize] = previous;
+                    .fold(0, |latest, &painted| latest.max(painted));
+                frame.alias_after[index as usize] = previous.checked_sub(1);
             }
         }
         self.by_end = by_end;

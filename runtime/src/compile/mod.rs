@@ -202,6 +202,10 @@ pub struct FrameCompiler {
     order_scratch: Vec<u32>,
     level_scratch: Vec<u32>,
     sizes: Vec<u64>,
+    /// The whole subresource box of each resource.
+    full_boxes: Vec<crate::view::SubresourceBox>,
+    /// The descriptions `sizes` and `full_boxes` were computed from.
+    size_descs: Vec<crate::resource::ResourceDesc>,
     discard: DiscardInference,
     memory: MemoryPlanner,
     barriers: BarrierPlanner,
@@ -209,6 +213,9 @@ pub struct FrameCompiler {
     key: StructureKey,
     cached: bool,
     boxes: Vec<crate::view::SubresourceBox>,
+    /// Accesses covering the whole of a one-plane resource (see [`deps::whole_accesses`]).
+    whole: Vec<bool>,
+    pass_scratch: render_pass::RenderPassScratch,
 }
 
 impl FrameCompiler {
@@ -246,9 +253,33 @@ impl FrameCompiler {
             self.key.store(graph);
         }
         self.cached = false;
+        // Allocation sizes and whole-resource boxes, recomputed only for descriptions that
+        // changed since the last frame.
+        let resource_count = graph.resources.len();
+        self.sizes.truncate(resource_count);
+        self.full_boxes.truncate(resource_count);
+        self.size_descs.truncate(resource_count);
+        for (index, resource) in graph.resources.iter().enumerate() {
+            if index == self.sizes.len() {
+                self.sizes.push(resource.desc.allocation_size());
+                self.full_boxes.push(deps::full_box(&resource.desc));
+                self.size_descs.push(resource.desc);
+            } else if self.size_descs[index] != resource.desc {
+                self.sizes[index] = resource.desc.allocation_size();
+                self.full_boxes[index] = deps::full_box(&resource.desc);
+                self.size_descs[index] = resource.desc;
+            }
+        }
         deps::access_boxes(graph, &mut self.boxes);
-        self.dep_builder
-            .build_boxed(graph, &self.boxes, None, &mut self.deps);
+        deps::whole_accesses(graph, &self.boxes, &self.full_boxes, &mut self.whole);
+        self.dep_builder.build_boxed(
+            graph,
+            &self.boxes,
+            &self.full_boxes,
+            &self.whole,
+            None,
+            &mut self.deps,
+        );
         dce::find_live_nodes(
             graph,
             &self.deps,
@@ -257,16 +288,15 @@ impl FrameCompiler {
             &mut self.stack,
         );
         if self.alive.iter().any(|live| !live) {
-            self.dep_builder
-                .build_boxed(graph, &self.boxes, Some(&self.alive), &mut self.deps);
+            self.dep_builder.build_boxed(
+                graph,
+                &self.boxes,
+                &self.full_boxes,
+                &self.whole,
+                Some(&self.alive),
+                &mut self.deps,
+            );
         }
-        self.sizes.clear();
-        self.sizes.extend(
-            graph
-                .resources
-                .iter()
-                .map(|resource| resource.desc.allocation_size()),
-        );
         self.scheduler.schedule(
             graph,
             &self.deps,
@@ -299,21 +329,25 @@ impl FrameCompiler {
         frame
             .access_discard
             .resize(graph.accesses.len(), DiscardFlags::NONE);
-        self.discard
-            .infer(graph, &self.boxes, &frame.order, &mut frame.access_discard);
+        self.discard.infer(
+            graph,
+            &self.boxes,
+            &self.full_boxes,
+            &self.whole,
+            &frame.order,
+            &mut frame.access_discard,
+        );
         self.memory
             .plan(graph, frame, &self.level_scratch, &self.sizes);
-        self.barriers.plan(graph, &self.boxes, frame);
-        frame.render_passes.clear();
-        for &node in &frame.order {
-            if graph.decls[graph.nodes[node.index()].decl.index()].queue != QueueClass::Graphics {
-                continue;
-            }
-            if let Some(pass) = render_pass::build_render_pass(graph, node, &frame.access_discard)?
-            {
-                frame.render_passes.push(pass);
-            }
-        }
+        self.barriers
+            .plan(graph, &self.boxes, &self.full_boxes, &self.whole, frame);
+        render_pass::build_render_passes(
+            graph,
+            &frame.order,
+            &frame.access_discard,
+            &mut self.pass_scratch,
+            &mut frame.render_passes,
+        )?;
         self.cached = self.options.cache;
         Ok(&self.frame)
     }

@@ -38,6 +38,26 @@ impl<T: Copy + PartialEq> RegionMap<T> {
             .all(|(_, state)| pred(state))
     }
 
+    /// The state of `resource` when it is one segment that `region` covers whole (the case
+    /// [`RegionMap::update`] handles without splitting), for callers with a cheaper inline path.
+    #[inline]
+    pub fn single_mut(&mut self, resource: usize, region: &SubresourceBox) -> Option<&mut T> {
+        match self.lists[resource].as_mut_slice() {
+            [(segment, state)] if region.contains(segment) => Some(state),
+            _ => None,
+        }
+    }
+
+    /// The state of `resource` when it is one segment (then covering the whole resource), for
+    /// callers that know their region is the whole resource.
+    #[inline]
+    pub fn single_whole_mut(&mut self, resource: usize) -> Option<&mut T> {
+        match self.lists[resource].as_mut_slice() {
+            [(_, state)] => Some(state),
+            _ => None,
+        }
+    }
+
     /// Applies `update` to the states of `region` (splitting segments at its border).
     pub fn update(
         &mut self,

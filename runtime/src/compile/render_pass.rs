@@ -7,11 +7,18 @@
 //! counts (the pass renders the smallest layer count), resolve targets single-sampled with the source's extent, distinct attachments, finite
 //! clear values with depth in [0, 1] and stencil in [0, 255], read-only planes not cleared,
 //! viewports with positive finite size inside the attachment and depth range in [0, 1].
+//!
+//! A color attachment may also be a formatted buffer view (RPS's row-major image buffers): a
+//! 2-D target of one layer whose texels are the view's bytes read in the view format; rows are
+//! as wide as the node's `SV_Viewport` 0 reaches (else one row holds every texel), see
+//! `buffer_target_extent`. Backends that cannot render to buffers refuse such passes.
 
 use super::{CompileError, DiscardFlags};
-use crate::decl::{AccessFlags, ScalarType, SemanticKind, ValueType};
+use crate::decl::{AccessFlags, QueueClass, ScalarType, SemanticKind, ValueType};
+use crate::format::Format;
 use crate::graph::{AccessRange, RecordedGraph};
 use crate::ids::{NodeId, ResourceId};
+use crate::view::SubresourceBox;
 
 /// What happens to an attachment's contents at the start of the pass.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -163,23 +170,83 @@ fn words(args: &[u8], at: usize, count: usize) -> Option<Words> {
     Some(out)
 }
 
-/// Builds and validates the render pass of a node; `None` for nodes without attachments.
-pub fn build_render_pass(
+impl RenderPass {
+    /// An empty pass of `node` (storage to build into).
+    fn empty(node: NodeId) -> RenderPass {
+        RenderPass {
+            node,
+            colors: Vec::new(),
+            depth_stencil: None,
+            width: 0,
+            height: 0,
+            layers: 0,
+            samples: 0,
+            viewports: Vec::new(),
+            scissors: Vec::new(),
+        }
+    }
+}
+
+/// Reusable scratch of render-pass building (kept by the compiler between frames).
+#[derive(Debug, Default)]
+pub struct RenderPassScratch {
+    resolves: Vec<(u32, u32)>,
+    used: Vec<(ResourceId, SubresourceBox)>,
+    viewports: Vec<(u32, Viewport)>,
+    scissors: Vec<(u32, ScissorRect)>,
+}
+
+/// Builds and validates the render passes of the live graphics nodes of `order` into `passes`,
+/// reusing the storage of the passes already there (one pass per node with attachments).
+pub fn build_render_passes(
+    graph: &RecordedGraph,
+    order: &[NodeId],
+    discard: &[DiscardFlags],
+    scratch: &mut RenderPassScratch,
+    passes: &mut Vec<RenderPass>,
+) -> Result<(), CompileError> {
+    let mut count = 0;
+    let result = (|| {
+        for &node in order {
+            if graph.decl_of(node).queue != QueueClass::Graphics {
+                continue;
+            }
+            if count == passes.len() {
+                passes.push(RenderPass::empty(node));
+            }
+            if build_render_pass(graph, node, discard, scratch, &mut passes[count])? {
+                count += 1;
+            }
+        }
+        Ok(())
+    })();
+    passes.truncate(count);
+    result
+}
+
+/// Builds and validates the render pass of a node into `pass`; `false` for nodes without
+/// attachments (then `pass` holds no meaningful contents).
+fn build_render_pass(
     graph: &RecordedGraph,
     node: NodeId,
     discard: &[DiscardFlags],
-) -> Result<Option<RenderPass>, CompileError> {
+    scratch: &mut RenderPassScratch,
+    pass: &mut RenderPass,
+) -> Result<bool, CompileError> {
     let decl = graph.decl_of(node);
     if decl.builtin {
-        return Ok(None);
+        return Ok(false);
     }
     let args = graph.node_args(node);
     let record = &graph.nodes[node.index()];
-    let mut colors: Vec<ColorAttachment> = Vec::new();
-    let mut resolves: Vec<(u32, u32)> = Vec::new();
+    let colors = &mut pass.colors;
+    colors.clear();
+    let resolves = &mut scratch.resolves;
+    resolves.clear();
     let mut depth: Option<DepthStencilAttachment> = None;
     let mut extent: Option<(u32, u32, u32, u32, ResourceId)> = None;
-    let mut used: Vec<(ResourceId, crate::view::SubresourceBox)> = Vec::new();
+    let used = &mut scratch.used;
+    used.clear();
     for access_index in record.accesses.clone() {
         let access = &graph.accesses[access_index as usize];
         let slot = &decl.params[access.param as usize].view_slots[access.slot as usize];
@@ -193,18 +260,32 @@ pub fn build_render_pass(
             continue;
         }
         let desc = &graph.resources[access.resource.index()].desc;
-        let AccessRange::Texture(range) = access.range else {
-            return Err(error(
-                node,
-                format!("attachment `{}` must be a texture", slot.name),
-            ));
+        let (width, height, layer_count) = match access.range {
+            AccessRange::Texture(range) => {
+                if range.mip_count != 1 {
+                    return Err(error(
+                        node,
+                        format!("attachment `{}` must view exactly one mip level", slot.name),
+                    ));
+                }
+                (
+                    ((desc.width >> range.base_mip) as u32).max(1),
+                    (desc.height >> range.base_mip).max(1),
+                    range.layer_count,
+                )
+            }
+            AccessRange::Buffer { size, .. } if kind == SemanticKind::Target => {
+                let (width, height) =
+                    buffer_target_extent(graph, node, access.view_format, size, &slot.name)?;
+                (width, height, 1)
+            }
+            AccessRange::Buffer { .. } => {
+                return Err(error(
+                    node,
+                    format!("attachment `{}` must be a texture", slot.name),
+                ));
+            }
         };
-        if range.mip_count != 1 {
-            return Err(error(
-                node,
-                format!("attachment `{}` must view exactly one mip level", slot.name),
-            ));
-        }
         let region = access.subresource_box(desc);
         if used
             .iter()
@@ -219,15 +300,13 @@ pub fn build_render_pass(
             ));
         }
         used.push((access.resource, region));
-        let width = ((desc.width >> range.base_mip) as u32).max(1);
-        let height = (desc.height >> range.base_mip).max(1);
         if kind != SemanticKind::ResolveTarget {
             match extent {
                 None => {
                     extent = Some((
                         width,
                         height,
-                        range.layer_count,
+                        layer_count,
                         desc.sample_count,
                         access.resource,
                     ))
@@ -244,7 +323,7 @@ pub fn build_render_pass(
                     }
                     if let Some(current) = extent.as_mut() {
                         // Layered rendering covers the layers every attachment has.
-                        current.2 = layers.min(range.layer_count);
+                        current.2 = layers.min(layer_count);
                     }
                     if samples != desc.sample_count {
                         return Err(error(
@@ -398,9 +477,9 @@ pub fn build_render_pass(
         }
     }
     let Some((width, height, layers, samples, _)) = extent else {
-        return Ok(None);
+        return Ok(false);
     };
-    for (index, access_index) in resolves {
+    for &(index, access_index) in resolves.iter() {
         let Some(color) = colors.iter_mut().find(|color| color.slot == index) else {
             return Err(error(
                 node,
@@ -427,27 +506,85 @@ pub fn build_render_pass(
         }
         color.resolve = Some(access_index);
     }
-    colors.sort_by_key(|color| color.slot);
-    let (viewports, scissors) = viewports_and_scissors(graph, node, width, height)?;
-    Ok(Some(RenderPass {
-        node,
-        colors,
-        depth_stencil: depth,
-        width,
-        height,
-        layers,
-        samples,
-        viewports,
-        scissors,
-    }))
+    if colors.len() > 1 {
+        colors.sort_by_key(|color| color.slot);
+    }
+    pass.node = node;
+    pass.depth_stencil = depth;
+    pass.width = width;
+    pass.height = height;
+    pass.layers = layers;
+    pass.samples = samples;
+    viewports_and_scissors(graph, node, scratch, pass)?;
+    Ok(true)
 }
 
+/// The extent of a formatted buffer view bound as a color attachment. The view is a row-major
+/// image of `size / element bytes` texels of `view_format` (RPS's `ROWMAJOR_IMAGE` buffers):
+/// with an `SV_Viewport` (index 0) on the node, rows are as wide as the viewport's right edge
+/// (rounded up) and the extent holds the whole rows that fit; without one, the view is a single
+/// row of all its texels.
+fn buffer_target_extent(
+    graph: &RecordedGraph,
+    node: NodeId,
+    view_format: Format,
+    size: u64,
+    name: &str,
+) -> Result<(u32, u32), CompileError> {
+    let element_bits = match view_format.info() {
+        Some(info) if view_format != Format::UNKNOWN && info.block_size == 1 => {
+            info.bits_per_element
+        }
+        _ => 0,
+    };
+    if element_bits == 0 || element_bits % 8 != 0 {
+        return Err(error(
+            node,
+            format!("attachment `{name}` must be a texture or a buffer view with a texel format"),
+        ));
+    }
+    let texels = size / (element_bits / 8) as u64;
+    if texels == 0 {
+        return Err(error(
+            node,
+            format!("buffer attachment `{name}` holds no whole texel"),
+        ));
+    }
+    let row = viewport_right_edge(graph, node)
+        .unwrap_or(texels)
+        .min(texels);
+    let rows = texels / row;
+    match (u32::try_from(row), u32::try_from(rows)) {
+        (Ok(width), Ok(height)) => Ok((width, height)),
+        _ => Err(error(
+            node,
+            format!("buffer attachment `{name}` has an extent of {row}x{rows} texels, too large for a render target"),
+        )),
+    }
+}
+
+/// The right edge (`x + width`, rounded up, at least 1) of the node's `SV_Viewport` 0 when it is
+/// finite and positive.
+fn viewport_right_edge(graph: &RecordedGraph, node: NodeId) -> Option<u64> {
+    let decl = graph.decl_of(node);
+    let param = decl
+        .params
+        .iter()
+        .find(|param| param.semantic == Some((SemanticKind::Viewport, 0)))?;
+    let raw = words(graph.node_args(node), param.offset as usize, 3)?;
+    let right = f32::from_bits(raw.data[0]) + f32::from_bits(raw.data[2]);
+    (right.is_finite() && right > 0.0).then(|| (right.ceil() as u64).max(1))
+}
+
+/// Fills `pass.viewports` and `pass.scissors` from the node's `SV_Viewport` / `SV_ScissorRect`
+/// arguments (defaults: the whole `pass.width` x `pass.height` area).
 fn viewports_and_scissors(
     graph: &RecordedGraph,
     node: NodeId,
-    width: u32,
-    height: u32,
-) -> Result<(Vec<Viewport>, Vec<ScissorRect>), CompileError> {
+    scratch: &mut RenderPassScratch,
+    pass: &mut RenderPass,
+) -> Result<(), CompileError> {
+    let (width, height) = (pass.width, pass.height);
     let decl = graph.decl_of(node);
     let args = graph.node_args(node);
     let full = Viewport {
@@ -458,8 +595,10 @@ fn viewports_and_scissors(
         min_depth: 0.0,
         max_depth: 1.0,
     };
-    let mut viewports: Vec<(u32, Viewport)> = Vec::new();
-    let mut scissors: Vec<(u32, ScissorRect)> = Vec::new();
+    let viewports = &mut scratch.viewports;
+    let scissors = &mut scratch.scissors;
+    viewports.clear();
+    scissors.clear();
     for param in &decl.params {
         let Some((kind, index)) = param.semantic else {
             continue;
@@ -550,11 +689,14 @@ fn viewports_and_scissors(
     }
     viewports.sort_by_key(|(index, _)| *index);
     scissors.sort_by_key(|(index, _)| *index);
-    let mut out_viewports: Vec<Viewport> = viewports.iter().map(|(_, v)| *v).collect();
+    let out_viewports = &mut pass.viewports;
+    out_viewports.clear();
+    out_viewports.extend(viewports.iter().map(|(_, v)| *v));
     if out_viewports.is_empty() {
         out_viewports.push(full);
     }
-    let mut out_scissors: Vec<ScissorRect> = Vec::with_capacity(out_viewports.len());
+    let out_scissors = &mut pass.scissors;
+    out_scissors.clear();
     for index in 0..out_viewports.len() {
         let scissor = scissors
             .iter()
@@ -567,5 +709,5 @@ fn viewports_and_scissors(
             height,
         }));
     }
-    Ok((out_viewports, out_scissors))
+    Ok(())
 }

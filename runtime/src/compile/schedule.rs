@@ -50,6 +50,8 @@ pub struct Scheduler {
     resource_size: Vec<u64>,
     node_epoch: Vec<u32>,
     touched_scratch: Vec<u32>,
+    /// The last scheduled unit that touched each unit's memory priorities.
+    unit_touch_mark: Vec<u32>,
 }
 
 type Key = (u64, u64, u64, u64);
@@ -174,6 +176,7 @@ impl Scheduler {
         }
     }
 
+    #[inline(never)]
     fn build_units(&mut self, graph: &RecordedGraph, alive: &[bool]) {
         let count = graph.nodes.len();
         self.unit_of.clear();
@@ -220,6 +223,7 @@ impl Scheduler {
         self.unit_member_start.push(self.unit_members.len() as u32);
     }
 
+    #[inline(never)]
     fn build_unit_edges(
         &mut self,
         graph: &RecordedGraph,
@@ -329,8 +333,11 @@ impl Scheduler {
         self.unit_version.resize(unit_count, 0);
         self.unit_done.clear();
         self.unit_done.resize(unit_count, false);
+        self.unit_touch_mark.clear();
+        self.unit_touch_mark.resize(unit_count, NO_UNIT);
     }
 
+    #[inline(never)]
     fn build_resource_tracking(
         &mut self,
         graph: &RecordedGraph,
@@ -369,10 +376,11 @@ impl Scheduler {
         self.unit_frees.resize(unit_count, 0);
         self.unit_allocs.clear();
         self.unit_allocs.resize(unit_count, 0);
+        // Units follow call order, so each resource's unit list is already sorted and (with the
+        // `last()` check above) free of duplicates; each unit lists a resource at most once (the
+        // order of a unit's resources does not matter).
         for resource in 0..resource_count {
-            let units = &mut self.resource_units[resource];
-            units.sort_unstable();
-            units.dedup();
+            let units = &self.resource_units[resource];
             self.resource_remaining.push(units.len() as u32);
             let size = sizes[resource];
             self.resource_size.push(size);
@@ -382,10 +390,6 @@ impl Scheduler {
             for &unit in units.iter() {
                 self.unit_allocs[unit as usize] += size;
             }
-        }
-        for list in &mut self.unit_resources {
-            list.sort_unstable();
-            list.dedup();
         }
     }
 
@@ -508,7 +512,10 @@ impl Scheduler {
                     if other != unit && !self.unit_done[other as usize] {
                         self.unit_allocs[other as usize] =
                             self.unit_allocs[other as usize].saturating_sub(size);
-                        touched_units.push(other);
+                        if self.unit_touch_mark[other as usize] != unit {
+                            self.unit_touch_mark[other as usize] = unit;
+                            touched_units.push(other);
+                        }
                     }
                 }
             }
@@ -519,13 +526,16 @@ impl Scheduler {
                     .find(|&&other| !self.unit_done[other as usize])
                 {
                     self.unit_frees[last as usize] += size;
-                    touched_units.push(last);
+                    if self.unit_touch_mark[last as usize] != unit {
+                        self.unit_touch_mark[last as usize] = unit;
+                        touched_units.push(last);
+                    }
                 }
             }
         }
         self.unit_resources[unit as usize] = resources;
-        touched_units.sort_unstable();
-        touched_units.dedup();
+        // Each unit once (marked with the scheduled unit); the order of re-keying does not
+        // matter (heap entries are totally ordered by key, unit and version).
         for &other in &touched_units {
             // Re-key units that are already ready (pending 0); others get keyed when ready.
             if self.unit_pending[other as usize] == 0 && !self.unit_done[other as usize] {
