@@ -1,11 +1,14 @@
 //! JIT against interpreter at VM level: run time of `script_heavy` (from
 //! `scripts/bench/rps_shapes.rpsl`) under both engines with a `RecordingHost`, and the time to
-//! check, lower and JIT-compile a ~1,000-line script.
+//! check, lower and JIT-compile a ~1,000-line script (all functions on the default threads, all
+//! functions on one thread, and only the functions reachable from the script's entries).
 //!
-//! Run: `cargo bench -p rpsl-vm --bench jit_script_heavy`.
+//! Run: `cargo bench -p rpsl-vm --bench jit_script_heavy`. For profilers:
+//! `cargo bench -p rpsl-vm --bench jit_script_heavy -- --compile-only [ROUNDS] [THREADS]` only
+//! JIT-compiles every function of the ~1,000-line module (`THREADS` 0 = default).
 
 use rpsl_vm::host::NULL_VIEW;
-use rpsl_vm::jit::JitModule;
+use rpsl_vm::jit::{JitModule, JitOptions};
 use rpsl_vm::lower::{lower_module, Lowered};
 use rpsl_vm::{Interpreter, Limits, RecordingHost, Value};
 use std::time::{Duration, Instant};
@@ -56,7 +59,45 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
+/// `--compile-only [ROUNDS] [THREADS]`: only JIT-compiles every function of the ~1,000-line
+/// module ROUNDS times (default 20) and prints its size and the median compile time.
+fn compile_only(rounds: usize, threads: usize) {
+    let big = big_script();
+    let verified = lower(&big).module.verify().expect("verifies");
+    let module = verified.module();
+    let insts: usize = module.functions.iter().map(|f| f.insts.len()).sum();
+    let regs: usize = module.functions.iter().map(|f| f.reg_types.len()).sum();
+    let blocks: usize = module.functions.iter().map(|f| f.blocks.len()).sum();
+    let options = JitOptions {
+        threads,
+        ..JitOptions::default()
+    };
+    let mut times = Vec::new();
+    for _ in 0..rounds.max(1) {
+        let start = Instant::now();
+        let jit = JitModule::compile_with(&verified, &options).expect("compiles");
+        times.push(start.elapsed());
+        drop(jit);
+    }
+    println!(
+        "{} lines, {} functions, {insts} insts, {regs} regs, {blocks} blocks: JIT compile median {:?} (threads {threads})",
+        big.lines().count(),
+        module.functions.len(),
+        median(times)
+    );
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--compile-only") {
+        let number = |i: usize, default| {
+            args.get(at + i)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(default)
+        };
+        compile_only(number(1, 20), number(2, 0));
+        return;
+    }
     let lowered = lower(SHAPES);
     let entry = lowered
         .entries
@@ -113,6 +154,8 @@ fn main() {
     let lines = big.lines().count();
     let mut totals = Vec::new();
     let mut jit_only = Vec::new();
+    let mut one_thread = Vec::new();
+    let mut reachable = Vec::new();
     for _ in 0..5 {
         let start = Instant::now();
         let lowered = lower(&big);
@@ -122,10 +165,28 @@ fn main() {
         jit_only.push(jit_start.elapsed());
         totals.push(start.elapsed());
         drop(jit);
+
+        let options = JitOptions {
+            threads: 1,
+            ..JitOptions::default()
+        };
+        let start = Instant::now();
+        drop(JitModule::compile_with(&verified, &options).expect("compiles"));
+        one_thread.push(start.elapsed());
+
+        let options = JitOptions {
+            entries: Some(lowered.entries.iter().map(|e| e.func).collect()),
+            ..JitOptions::default()
+        };
+        let start = Instant::now();
+        drop(JitModule::compile_with(&verified, &options).expect("compiles"));
+        reachable.push(start.elapsed());
     }
     println!(
-        "{lines}-line script: check + lower + verify + JIT compile {:?} (JIT compile alone {:?})",
+        "{lines}-line script: check + lower + verify + JIT compile {:?} (JIT compile alone {:?}; on one thread {:?}; only functions reachable from entries {:?})",
         median(totals),
-        median(jit_only)
+        median(jit_only),
+        median(one_thread),
+        median(reachable)
     );
 }

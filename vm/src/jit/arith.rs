@@ -1,16 +1,17 @@
 //! Arithmetic instructions: emitted inline where Cranelift's instruction has exactly the
 //! semantics of [`crate::eval`] (integer ops, IEEE basic float ops, comparisons, conversions),
 //! otherwise a call to the very evaluator the interpreter uses (transcendentals, float
-//! min/max/rem, rounding, vector ops), so results match bit for bit. NaN results of arithmetic
-//! are canonical in both engines ([`crate::eval::canonical_nan`]): Cranelift's
-//! `enable_nan_canonicalization` covers the native float ops, the evaluators the rest.
+//! min/max/rem, rounding), so results match bit for bit. NaN results of arithmetic are
+//! canonical in both engines wherever their bits can be seen ([`crate::eval::canonical_nan`]):
+//! the evaluators canonicalise their results, and [`super::nan`] the native float ops' results
+//! that are observed.
 
 use super::codegen::{cl_type, Translator};
 use super::context::fault_kind;
 use super::helpers::Helper;
 use crate::entities::{Reg, RegList};
 use crate::inst::VectorShape;
-use crate::ops::{BinaryOp, TernaryOp, UnaryOp};
+use crate::ops::{BinaryOp, TernaryOp, UnaryOp, VectorOp};
 use crate::types::Type;
 use cranelift_codegen::ir::{
     self,
@@ -25,47 +26,51 @@ impl Translator<'_, '_> {
         let x = self.get(src);
         match op {
             NegI32 | NegU32 | NegI64 | NegU64 => self.b.ins().ineg(x),
-            NegF32 | NegF64 => {
-                let negated = self.b.ins().fneg(x);
-                self.canonical_nan(negated)
-            }
+            NegF32 | NegF64 => self.b.ins().fneg(x),
             NotI32 | NotU32 | NotI64 | NotU64 => self.b.ins().bnot(x),
             NotBool => {
                 let flag = self.b.ins().icmp_imm_u(IntCC::Equal, x, 0);
                 self.bool_of(flag)
             }
             AbsI32 | AbsI64 => self.b.ins().iabs(x),
-            AbsF32 | AbsF64 => {
-                let magnitude = self.b.ins().fabs(x);
-                self.canonical_nan(magnitude)
-            }
+            AbsF32 | AbsF64 => self.b.ins().fabs(x),
             SqrtF32 | SqrtF64 => self.b.ins().sqrt(x),
             CountbitsU32 => self.b.ins().popcnt(x),
             _ => {
-                let bits = self.to_bits(x, op.operand_type());
-                let code = self.b.ins().iconst(types::I32, op as u8 as i64);
-                let result = self
-                    .call_helper(Helper::Unary, &[code, bits])
-                    .expect("result");
-                self.from_bits(result, op.result_type())
+                let helpers = [Helper::Unary, Helper::UnaryF32, Helper::UnaryF64];
+                self.evaluate(helpers, op as u8, op.operand_type(), op.result_type(), &[x])
             }
         }
     }
 
-    /// [`crate::eval::canonical_nan`] for ops Cranelift's NaN canonicalisation does not cover
-    /// (`fneg`, `fabs`); it covers `fadd`/`fsub`/`fmul`/`fdiv`/`sqrt`/`fpromote`/`fdemote`.
-    fn canonical_nan(&mut self, value: ir::Value) -> ir::Value {
-        let is_nan = self.b.ins().fcmp(FloatCC::Unordered, value, value);
-        let nan = if self.b.func.dfg.value_type(value) == types::F32 {
-            self.b
-                .ins()
-                .f32const(f32::from_bits(crate::eval::CANONICAL_NAN_F32))
-        } else {
-            self.b
-                .ins()
-                .f64const(f64::from_bits(crate::eval::CANONICAL_NAN_F64))
+    /// An op through the evaluator of [`crate::eval`]: `helpers` are the helper on register
+    /// bits, then the ones on `f32` and `f64` values, used when operands and result are all
+    /// `f32` (or all `f64`) so no bit conversions are needed.
+    fn evaluate(
+        &mut self,
+        helpers: [Helper; 3],
+        op: u8,
+        operand: Type,
+        result: Type,
+        args: &[ir::Value],
+    ) -> ir::Value {
+        let code = self.b.ins().iconst(types::I32, op as i64);
+        let typed = match (operand, result) {
+            (Type::F32, Type::F32) => Some(helpers[1]),
+            (Type::F64, Type::F64) => Some(helpers[2]),
+            _ => None,
         };
-        self.b.ins().select(is_nan, nan, value)
+        let mut operands = vec![code];
+        if let Some(helper) = typed {
+            operands.extend_from_slice(args);
+            return self.call_helper(helper, &operands).expect("result");
+        }
+        for &arg in args {
+            let bits = self.reg_bits(arg, operand);
+            operands.push(bits);
+        }
+        let bits = self.call_helper(helpers[0], &operands).expect("result");
+        self.reg_from_bits(bits, result)
     }
 
     /// The `!= 0` truth of a `bool` register value.
@@ -132,13 +137,14 @@ impl Translator<'_, '_> {
             GtF32 | GtF64 => self.float_cmp(FloatCC::GreaterThan, x, y),
             GeF32 | GeF64 => self.float_cmp(FloatCC::GreaterThanOrEqual, x, y),
             _ => {
-                let ty = op.operand_type();
-                let (x, y) = (self.to_bits(x, ty), self.to_bits(y, ty));
-                let code = self.b.ins().iconst(types::I32, op as u8 as i64);
-                let result = self
-                    .call_helper(Helper::Binary, &[code, x, y])
-                    .expect("result");
-                self.from_bits(result, op.result_type())
+                let helpers = [Helper::Binary, Helper::BinaryF32, Helper::BinaryF64];
+                self.evaluate(
+                    helpers,
+                    op as u8,
+                    op.operand_type(),
+                    op.result_type(),
+                    &[x, y],
+                )
             }
         }
     }
@@ -156,8 +162,7 @@ impl Translator<'_, '_> {
     /// Faults with `DivisionByZero` when `divisor` is zero.
     fn check_divisor(&mut self, divisor: ir::Value) {
         let is_zero = self.b.ins().icmp_imm_u(IntCC::Equal, divisor, 0);
-        let zero = self.i64c(0);
-        self.guard(is_zero, fault_kind::DIVISION_BY_ZERO, zero, zero);
+        self.guard_plain(is_zero, fault_kind::DIVISION_BY_ZERO);
     }
 
     /// Wrapping signed division or remainder: `MIN / -1 == MIN`, `MIN % -1 == 0`, as Rust's
@@ -197,17 +202,15 @@ impl Translator<'_, '_> {
                 self.b.ins().umin(low, z)
             }
             _ => {
-                let ty = op.operand_type();
-                let (x, y, z) = (
-                    self.to_bits(x, ty),
-                    self.to_bits(y, ty),
-                    self.to_bits(z, ty),
-                );
-                let code = self.b.ins().iconst(types::I32, op as u8 as i64);
-                let result = self
-                    .call_helper(Helper::Ternary, &[code, x, y, z])
-                    .expect("result");
-                self.from_bits(result, op.result_type())
+                let helpers = [Helper::Ternary, Helper::TernaryF32, Helper::TernaryF64];
+                let args = [x, y, z];
+                self.evaluate(
+                    helpers,
+                    op as u8,
+                    op.operand_type(),
+                    op.result_type(),
+                    &args,
+                )
             }
         }
     }
@@ -279,8 +282,92 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// A vector op through [`crate::eval::vector`]: lanes go through a stack slot.
+    /// A vector op, inline: the same sequence of IEEE operations as
+    /// [`crate::intrinsics`] (`dot` sums left to right, `normalize` multiplies by
+    /// `1 / sqrt(dot)`), whose last operation is always one that Cranelift's NaN
+    /// canonicalisation of [`super::nan`] knows. Shapes the verifier would reject go through the
+    /// evaluator.
     pub(crate) fn vector(&mut self, shape: VectorShape, dsts: RegList, srcs: RegList) {
+        let src_regs = self.func.list(srcs);
+        let dst_regs = self.func.list(dsts);
+        let fits = shape.op.arity(shape.width) == Some((src_regs.len(), dst_regs.len()))
+            && matches!(shape.ty, Type::F32 | Type::F64)
+            && src_regs
+                .iter()
+                .chain(dst_regs)
+                .all(|&reg| self.ty(reg) == shape.ty);
+        if !fits {
+            return self.vector_by_helper(shape, dsts, srcs);
+        }
+        let (src_regs, dst_regs) = (src_regs.to_vec(), dst_regs.to_vec());
+        let lanes: Vec<ir::Value> = src_regs.iter().map(|&reg| self.get(reg)).collect();
+        let n = shape.width as usize;
+        let (a, b) = lanes.split_at(n.min(lanes.len()));
+        match shape.op {
+            VectorOp::Dot => {
+                let dot = self.dot(a, b);
+                self.set(dst_regs[0], dot);
+            }
+            VectorOp::Length => {
+                let dot = self.dot(a, a);
+                let length = self.b.ins().sqrt(dot);
+                self.set(dst_regs[0], length);
+            }
+            VectorOp::Normalize => {
+                let dot = self.dot(a, a);
+                let root = self.b.ins().sqrt(dot);
+                let one = self.float_const(shape.ty, 1.0);
+                let inv = self.b.ins().fdiv(one, root);
+                for (&dst, &x) in dst_regs.iter().zip(a) {
+                    let scaled = self.b.ins().fmul(x, inv);
+                    self.set(dst, scaled);
+                }
+            }
+            VectorOp::Distance => {
+                let diff: Vec<ir::Value> = a
+                    .iter()
+                    .zip(b)
+                    .map(|(&x, &y)| self.b.ins().fsub(y, x))
+                    .collect();
+                let dot = self.dot(&diff, &diff);
+                let length = self.b.ins().sqrt(dot);
+                self.set(dst_regs[0], length);
+            }
+            VectorOp::Cross => {
+                let term = |t: &mut Self, i: usize, j: usize| {
+                    let left = t.b.ins().fmul(a[i], b[j]);
+                    let right = t.b.ins().fmul(a[j], b[i]);
+                    t.b.ins().fsub(left, right)
+                };
+                let lanes = [term(self, 1, 2), term(self, 2, 0), term(self, 0, 1)];
+                for (&dst, value) in dst_regs.iter().zip(lanes) {
+                    self.set(dst, value);
+                }
+            }
+        }
+    }
+
+    /// `a[0] * b[0] + a[1] * b[1] + ...`, summed left to right.
+    fn dot(&mut self, a: &[ir::Value], b: &[ir::Value]) -> ir::Value {
+        let mut sum = self.b.ins().fmul(a[0], b[0]);
+        for (&x, &y) in a.iter().zip(b).skip(1) {
+            let product = self.b.ins().fmul(x, y);
+            sum = self.b.ins().fadd(sum, product);
+        }
+        sum
+    }
+
+    /// A float constant of register type `ty` (`f32` or `f64`).
+    fn float_const(&mut self, ty: Type, value: f64) -> ir::Value {
+        if ty == Type::F32 {
+            self.b.ins().f32const(value as f32)
+        } else {
+            self.b.ins().f64const(value)
+        }
+    }
+
+    /// A vector op through [`crate::eval::vector`]: lanes go through a stack slot.
+    fn vector_by_helper(&mut self, shape: VectorShape, dsts: RegList, srcs: RegList) {
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             8 * 12,
@@ -290,7 +377,7 @@ impl Translator<'_, '_> {
         let dst_regs = self.func.list(dsts).to_vec();
         for (index, &reg) in src_regs.iter().take(8).enumerate() {
             let value = self.get(reg);
-            let bits = self.to_bits(value, self.ty(reg));
+            let bits = self.reg_bits(value, self.ty(reg));
             self.b
                 .ins()
                 .stack_store(self.ptr_ty, bits, slot, (8 * index) as i32);
@@ -316,7 +403,7 @@ impl Translator<'_, '_> {
                 self.b
                     .ins()
                     .stack_load(self.ptr_ty, types::I64, slot, 64 + (8 * index) as i32);
-            let value = self.from_bits(bits, self.ty(reg));
+            let value = self.reg_from_bits(bits, self.ty(reg));
             self.set(reg, value);
         }
     }

@@ -1,5 +1,7 @@
-//! Translation of one bytecode function to Cranelift IR: registers become `Variable`s, blocks
-//! become blocks, every fault a cold block that records (kind, loc) and returns the fault status.
+//! Translation of one bytecode function to Cranelift IR: registers become `Variable`s (only
+//! parameters get a value on entry: the verifier proves every other register is written before
+//! it is read), blocks become blocks, and every fault check branches to one of two shared cold
+//! blocks per function that record (kind, loc, payload) and return the fault status.
 //!
 //! Compiled function ABI (the same for every function, so the runner needs one pointer type):
 //! `extern "C" fn(ctx, mem_base: i64, depth: i64, args: *const u64, results: *mut u64) -> i32`,
@@ -56,17 +58,22 @@ pub(crate) struct Translator<'a, 'b> {
     vars: Vec<Variable>,
     blocks: Vec<ir::Block>,
     pub ctx: ir::Value,
-    mem_top: ir::Value,
+    pub(crate) mem_top: ir::Value,
     depth: ir::Value,
     results_ptr: ir::Value,
     max_depth: ir::Value,
-    mem_ptr: Variable,
+    pub(crate) mem_ptr: Variable,
     steps: Variable,
     sigs: HashMap<Helper, SigRef>,
     propagate: Option<ir::Block>,
     fault_block: Option<ir::Block>,
-    frame_offsets: HashMap<crate::entities::Reg, u64>,
-    mem_base: ir::Value,
+    plain_fault_block: Option<ir::Block>,
+    pub(crate) frame_offsets: HashMap<crate::entities::Reg, u64>,
+    pub(crate) mem_base: ir::Value,
+    /// The frame base as a VM address (`i32`), computed once on entry.
+    frame_base: ir::Value,
+    /// Per register: read by a bit-exposing instruction ([`super::nan::observed_registers`]).
+    observed: Vec<bool>,
     /// Loc of the instruction being translated (`-1` when none).
     pub loc: i64,
     callee_refs: &'a HashMap<FuncId, FuncRef>,
@@ -91,6 +98,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let (ctx, mem_base, depth, args_ptr, results_ptr) =
             (params[0], params[1], params[2], params[3], params[4]);
         let mem_top = b.ins().iadd_imm_s(mem_base, func.frame_size as i64);
+        let frame_base = b.ins().ireduce(types::I32, mem_base);
         let mem_ptr = b.declare_var(ptr_ty);
         let raw_mem = b
             .ins()
@@ -109,16 +117,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         );
         let n_params = func.signature.params.len();
         let mut vars = Vec::with_capacity(func.reg_types.len());
+        // Only parameters are defined on entry: the verifier proves every other register is
+        // written before it is read, so it needs no initial value.
         for (index, &ty) in func.reg_types.iter().enumerate() {
             let cl = cl_type(ty);
             let var = b.declare_var(cl);
-            let value = if index < n_params {
-                b.ins()
-                    .load(cl, MemFlagsData::trusted(), args_ptr, (8 * index) as i32)
-            } else {
-                zero(&mut b, cl)
-            };
-            b.def_var(var, value);
+            if index < n_params {
+                let value = b
+                    .ins()
+                    .load(cl, MemFlagsData::trusted(), args_ptr, (8 * index) as i32);
+                b.def_var(var, value);
+            }
             vars.push(var);
         }
         let blocks: Vec<ir::Block> = func.blocks.iter().map(|_| b.create_block()).collect();
@@ -140,8 +149,11 @@ impl<'a, 'b> Translator<'a, 'b> {
             sigs: HashMap::new(),
             propagate: None,
             fault_block: None,
+            plain_fault_block: None,
             frame_offsets: HashMap::new(),
             mem_base,
+            frame_base,
+            observed: super::nan::observed_registers(func),
             loc: -1,
             callee_refs,
             frame_sizes,
@@ -175,7 +187,13 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Sets a register.
     pub fn set(&mut self, reg: crate::entities::Reg, value: ir::Value) {
+        let value = self.settle_nan(reg, value);
         self.b.def_var(self.vars[reg.index()], value);
+    }
+
+    /// Whether a bit-exposing instruction reads float register `reg` (see [`super::nan`]).
+    pub(crate) fn is_observed(&self, reg: crate::entities::Reg) -> bool {
+        self.observed.get(reg.index()).copied().unwrap_or(true) && self.ty(reg).is_float()
     }
 
     /// The bytecode type of a register.
@@ -205,35 +223,60 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.inst_results(call).first().copied()
     }
 
-    /// Continues only when `bad` is zero; otherwise records the fault and returns 1.
+    /// Continues only when `bad` is zero; otherwise records the fault `kind` with payload
+    /// `(a, b)` at the current loc and returns 1.
     pub fn guard(&mut self, bad: ir::Value, kind: i32, a: ir::Value, b: ir::Value) {
-        // One shared cold block per function records the fault: its parameters are the kind,
-        // the loc and the two payload values.
-        let kind = self.b.ins().iconst(types::I32, kind as i64);
-        let loc = self.b.ins().iconst(types::I64, self.loc);
-        let (fault, fresh) = match self.fault_block {
+        self.guard_to(bad, kind, Some((a, b)));
+    }
+
+    /// [`Self::guard`] for a fault without payload (both payload values zero).
+    pub fn guard_plain(&mut self, bad: ir::Value, kind: i32) {
+        self.guard_to(bad, kind, None);
+    }
+
+    /// Branches to one of two shared cold blocks per function that record the fault: one takes
+    /// the site ([`fault_kind::site`]) and the payload, the other only the site.
+    fn guard_to(&mut self, bad: ir::Value, kind: i32, payload: Option<(ir::Value, ir::Value)>) {
+        let site = self
+            .b
+            .ins()
+            .iconst(types::I64, fault_kind::site(kind, self.loc));
+        let slot = if payload.is_some() {
+            &mut self.fault_block
+        } else {
+            &mut self.plain_fault_block
+        };
+        let (fault, fresh) = match *slot {
             Some(block) => (block, false),
             None => {
                 let block = self.b.create_block();
+                *slot = Some(block);
                 self.b.set_cold_block(block);
-                for ty in [types::I32, types::I64, types::I64, types::I64] {
-                    self.b.append_block_param(block, ty);
+                let params = if payload.is_some() { 3 } else { 1 };
+                for _ in 0..params {
+                    self.b.append_block_param(block, types::I64);
                 }
-                self.fault_block = Some(block);
                 (block, true)
             }
         };
         let cont = self.b.create_block();
-        let args = [kind.into(), loc.into(), a.into(), b.into()];
+        let mut args: Vec<ir::BlockArg> = vec![site.into()];
+        if let Some((a, b)) = payload {
+            args.extend([ir::BlockArg::from(a), ir::BlockArg::from(b)]);
+        }
         self.b.ins().brif(bad, fault, &args, cont, &[]);
         if fresh {
             self.b.switch_to_block(fault);
             let params = self.b.block_params(fault).to_vec();
+            let (a, b) = match params[..] {
+                [_, a, b] => (a, b),
+                _ => {
+                    let zero = self.i64c(0);
+                    (zero, zero)
+                }
+            };
             let ctx = self.ctx;
-            self.call_helper(
-                Helper::Fault,
-                &[ctx, params[0], params[1], params[2], params[3]],
-            );
+            self.call_helper(Helper::Fault, &[ctx, params[0], a, b]);
             let one = self.b.ins().iconst(types::I32, 1);
             self.b.ins().return_(&[one]);
         }
@@ -241,7 +284,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// Continues only when `failed` is zero; otherwise returns 1 (the fault is recorded).
-    fn propagate_if(&mut self, failed: ir::Value) {
+    pub(crate) fn propagate_if(&mut self, failed: ir::Value) {
         let (propagate, fresh) = match self.propagate {
             Some(block) => (block, false),
             None => {
@@ -267,7 +310,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// The 64 register bits of a Cranelift value of register type `ty`.
-    pub fn to_bits(&mut self, value: ir::Value, ty: Type) -> ir::Value {
+    pub fn reg_bits(&mut self, value: ir::Value, ty: Type) -> ir::Value {
         match cl_type(ty) {
             types::I32 => self.b.ins().uextend(types::I64, value),
             types::F32 => {
@@ -280,7 +323,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// A value of register type `ty` from 64 register bits.
-    pub fn from_bits(&mut self, bits: ir::Value, ty: Type) -> ir::Value {
+    pub fn reg_from_bits(&mut self, bits: ir::Value, ty: Type) -> ir::Value {
         match cl_type(ty) {
             types::I32 => self.b.ins().ireduce(types::I32, bits),
             types::F32 => {
@@ -292,73 +335,27 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
+    /// The `icmp`/`fcmp` result a `bool` register value was widened from, when it was (so a
+    /// branch tests the flag directly), else the value itself.
+    fn flag_of(&self, value: ir::Value) -> ir::Value {
+        let dfg = &self.b.func.dfg;
+        if let ir::ValueDef::Result(inst, _) = dfg.value_def(value) {
+            if let ir::InstructionData::Unary {
+                opcode: ir::Opcode::Uextend,
+                arg,
+            } = dfg.insts[inst]
+            {
+                if dfg.value_type(arg) == types::I8 {
+                    return arg;
+                }
+            }
+        }
+        value
+    }
+
     /// `bool` register value (`i32` 0/1) from an `icmp`/`fcmp` result.
     pub fn bool_of(&mut self, flag: ir::Value) -> ir::Value {
         self.b.ins().uextend(types::I32, flag)
-    }
-
-    /// The host address of VM address `addr + offset` after checking `size` bytes against the
-    /// frame top.
-    fn checked_address(&mut self, addr: crate::entities::Reg, offset: u32, size: u32) -> ir::Value {
-        // An address known to be `frame base + k` with the access inside the frame cannot fault:
-        // skip the check.
-        if let Some(&known) = self.frame_offsets.get(&addr) {
-            let end = known + offset as u64 + size as u64;
-            if end <= self.func.frame_size as u64 {
-                let mem = self.b.use_var(self.mem_ptr);
-                let base = self.b.ins().iadd(mem, self.mem_base);
-                return self.b.ins().iadd_imm_s(base, (known + offset as u64) as i64);
-            }
-        }
-        let addr = self.get(addr);
-        let wide = self.b.ins().uextend(types::I64, addr);
-        let at = self.b.ins().iadd_imm_s(wide, offset as i64);
-        let end = self.b.ins().iadd_imm_s(at, size as i64);
-        let bad = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThan, end, self.mem_top);
-        let size_value = self.i64c(size as i64);
-        self.guard(bad, fault_kind::MEMORY_OUT_OF_BOUNDS, at, size_value);
-        let mem = self.b.use_var(self.mem_ptr);
-        self.b.ins().iadd(mem, at)
-    }
-
-    /// A VM address register widened to `i64`.
-    fn wide_addr(&mut self, reg: crate::entities::Reg) -> ir::Value {
-        let value = self.get(reg);
-        self.b.ins().uextend(types::I64, value)
-    }
-
-    /// Tracks, within a block, registers holding `frame base + k` (from `frame_addr` and
-    /// `addr_add`); every other definition forgets the register.
-    fn track_frame_offsets(&mut self, inst: &Inst) {
-        let known = match *inst {
-            Inst::FrameAddr { dst, offset } => Some((dst, offset as u64)),
-            Inst::AddrAdd { dst, base, offset } => self
-                .frame_offsets
-                .get(&base)
-                .map(|&k| (dst, k + offset as u64)),
-            _ => None,
-        };
-        let func = self.func;
-        let offsets = &mut self.frame_offsets;
-        inst.for_each_operand(|operand| match operand {
-            crate::inst::Operand::Def(reg) => {
-                offsets.remove(&reg);
-            }
-            crate::inst::Operand::DefList(list) => {
-                for reg in func.list(list) {
-                    offsets.remove(reg);
-                }
-            }
-            _ => {}
-        });
-        if let Some((dst, k)) = known {
-            if k <= u32::MAX as u64 {
-                self.frame_offsets.insert(dst, k);
-            }
-        }
     }
 
     fn inst(&mut self, inst: Inst) {
@@ -411,13 +408,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             Inst::Vector { shape, dsts, srcs } => self.vector(shape, dsts, srcs),
             Inst::FrameAddr { dst, offset } => {
-                let mem_top = self.mem_top;
-                let base = self
+                let value = self
                     .b
                     .ins()
-                    .iadd_imm_s(mem_top, -(self.func.frame_size as i64));
-                let narrow = self.b.ins().ireduce(types::I32, base);
-                let value = self.b.ins().iadd_imm_s(narrow, offset as i32 as i64);
+                    .iadd_imm_s(self.frame_base, offset as i32 as i64);
                 self.set(dst, value);
             }
             Inst::AddrAdd { dst, base, offset } => {
@@ -454,59 +448,20 @@ impl<'a, 'b> Translator<'a, 'b> {
                 dst,
                 addr,
                 offset,
-            } => {
-                let size = ty.mem_size().unwrap_or(4);
-                let host = self.checked_address(addr, offset, size);
-                let value = if ty == Type::Bool {
-                    let word = self.b.ins().load(types::I32, vm_mem(), host, 0);
-                    let flag = self.b.ins().icmp_imm_u(IntCC::NotEqual, word, 0);
-                    self.bool_of(flag)
-                } else {
-                    self.b.ins().load(cl_type(ty), vm_mem(), host, 0)
-                };
-                self.set(dst, value);
-            }
+            } => self.load(ty, dst, addr, offset),
             Inst::Store {
                 ty,
                 addr,
                 offset,
                 src,
-            } => {
-                let size = ty.mem_size().unwrap_or(4);
-                let host = self.checked_address(addr, offset, size);
-                let value = self.get(src);
-                self.b.ins().store(vm_mem(), value, host, 0);
-            }
+            } => self.store(ty, addr, offset, src),
             Inst::MemCopy {
                 dst_addr,
                 src_addr,
                 size,
-            } => {
-                let (dst, src) = (self.wide_addr(dst_addr), self.wide_addr(src_addr));
-                let size = self.i64c(size as i64);
-                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
-                let status =
-                    self.call_helper(Helper::MemCopy, &[ctx, dst, src, size, mem_top, loc]);
-                self.propagate_if(status.expect("status"));
-            }
-            Inst::MemZero { addr, size } => {
-                let addr = self.wide_addr(addr);
-                let size = self.i64c(size as i64);
-                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
-                let status = self.call_helper(Helper::MemZero, &[ctx, addr, size, mem_top, loc]);
-                self.propagate_if(status.expect("status"));
-            }
-            Inst::MemEq { dst, a, b, size } => {
-                let (a, b) = (self.wide_addr(a), self.wide_addr(b));
-                let size = self.i64c(size as i64);
-                let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
-                let result = self
-                    .call_helper(Helper::MemEq, &[ctx, a, b, size, mem_top, loc])
-                    .expect("result");
-                let failed = self.b.ins().icmp_imm_u(IntCC::Equal, result, 2);
-                self.propagate_if(failed);
-                self.set(dst, result);
-            }
+            } => self.mem_copy(dst_addr, src_addr, size),
+            Inst::MemZero { addr, size } => self.mem_zero(addr, size),
+            Inst::MemEq { dst, a, b, size } => self.mem_eq(dst, a, b, size),
             Inst::CreateResource { desc, view_out } => {
                 let (desc, view) = (self.wide_addr(desc), self.wide_addr(view_out));
                 let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
@@ -571,6 +526,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 else_block,
             } => {
                 let cond = self.get(cond);
+                let cond = self.flag_of(cond);
                 let (then_block, else_block) = (
                     self.blocks[then_block.index()],
                     self.blocks[else_block.index()],
@@ -606,8 +562,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn count_step(&mut self) {
         let steps = self.b.use_var(self.steps);
         let out = self.b.ins().icmp_imm_u(IntCC::Equal, steps, 0);
-        let zero = self.i64c(0);
-        self.guard(out, fault_kind::STEP_BUDGET, zero, zero);
+        self.guard_plain(out, fault_kind::STEP_BUDGET);
         let left = self.b.ins().iadd_imm_s(steps, -1);
         self.b.def_var(self.steps, left);
     }
@@ -633,8 +588,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             next_depth,
             self.max_depth,
         );
-        let zero = self.i64c(0);
-        self.guard(too_deep, fault_kind::CALL_DEPTH, zero, zero);
+        self.guard_plain(too_deep, fault_kind::CALL_DEPTH);
         let rounded = self.b.ins().iadd_imm_s(self.mem_top, 15);
         let new_base = self.b.ins().band_imm_u(rounded, !15i64);
         let frame_size = self.frame_sizes.get(callee.index()).copied().unwrap_or(0);
@@ -686,13 +640,5 @@ impl<'a, 'b> Translator<'a, 'b> {
                 .stack_load(self.ptr_ty, ty, slot, (8 * index) as i32);
             self.set(reg, value);
         }
-    }
-}
-
-fn zero(b: &mut FunctionBuilder<'_>, ty: ir::Type) -> ir::Value {
-    match ty {
-        types::F32 => b.ins().f32const(0.0),
-        types::F64 => b.ins().f64const(0.0),
-        _ => b.ins().iconst(ty, 0),
     }
 }

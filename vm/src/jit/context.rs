@@ -18,7 +18,7 @@ use crate::types::Type;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Fault kinds as generated code passes them to [`jit_fault`].
+/// Fault kinds and sites as generated code passes them to [`jit_fault`].
 pub(crate) mod fault_kind {
     /// `IndexOutOfBounds { index: a, len: b }`.
     pub const INDEX_OUT_OF_BOUNDS: i32 = 0;
@@ -32,6 +32,23 @@ pub(crate) mod fault_kind {
     pub const MEMORY_OUT_OF_BOUNDS: i32 = 5;
     /// `Abort { code: a }`.
     pub const ABORT: i32 = 6;
+
+    /// Bit where the kind starts in a fault site.
+    const KIND_SHIFT: u32 = 40;
+
+    /// A fault site: the kind and the loc (`-1` for none) in one `i64`, as generated code
+    /// passes them to [`super::jit_fault`].
+    pub const fn site(kind: i32, loc: i64) -> i64 {
+        ((kind as i64) << KIND_SHIFT) | (loc + 1)
+    }
+
+    /// The kind and loc of a fault site.
+    pub const fn unpack(site: i64) -> (i32, i64) {
+        (
+            (site >> KIND_SHIFT) as i32,
+            (site & ((1 << KIND_SHIFT) - 1)) - 1,
+        )
+    }
 }
 
 /// The state of one run, shared by generated code and helpers.
@@ -119,9 +136,10 @@ fn guarded<T>(
 }
 
 /// Records a fault raised by generated code.
-pub(crate) extern "C" fn jit_fault(ctx: *mut RunContext<'_>, kind: i32, loc: i64, a: i64, b: i64) {
+pub(crate) extern "C" fn jit_fault(ctx: *mut RunContext<'_>, site: i64, a: i64, b: i64) {
     // SAFETY: see `guarded`.
     let ctx = unsafe { &mut *ctx };
+    let (kind, loc) = fault_kind::unpack(site);
     let limits = ctx.limits;
     let kind = match kind {
         fault_kind::INDEX_OUT_OF_BOUNDS => RuntimeErrorKind::IndexOutOfBounds {
@@ -371,6 +389,48 @@ pub(crate) extern "C" fn jit_ternary(op: i32, a: i64, b: i64, c: i64) -> i64 {
     }
 }
 
+/// [`jit_unary`] on an `f32` op (operand and result `f32`), without the bit conversions.
+pub(crate) extern "C" fn jit_unary_f32(op: i32, x: f32) -> f32 {
+    f32::from_bits(jit_unary(op, x.to_bits() as i64) as u32)
+}
+
+/// [`jit_unary`] on an `f64` op (operand and result `f64`).
+pub(crate) extern "C" fn jit_unary_f64(op: i32, x: f64) -> f64 {
+    f64::from_bits(jit_unary(op, x.to_bits() as i64) as u64)
+}
+
+/// [`jit_binary`] on an `f32` op (operands and result `f32`).
+pub(crate) extern "C" fn jit_binary_f32(op: i32, a: f32, b: f32) -> f32 {
+    f32::from_bits(jit_binary(op, a.to_bits() as i64, b.to_bits() as i64) as u32)
+}
+
+/// [`jit_binary`] on an `f64` op (operands and result `f64`).
+pub(crate) extern "C" fn jit_binary_f64(op: i32, a: f64, b: f64) -> f64 {
+    f64::from_bits(jit_binary(op, a.to_bits() as i64, b.to_bits() as i64) as u64)
+}
+
+/// [`jit_ternary`] on an `f32` op (operands and result `f32`).
+pub(crate) extern "C" fn jit_ternary_f32(op: i32, a: f32, b: f32, c: f32) -> f32 {
+    let bits = jit_ternary(
+        op,
+        a.to_bits() as i64,
+        b.to_bits() as i64,
+        c.to_bits() as i64,
+    );
+    f32::from_bits(bits as u32)
+}
+
+/// [`jit_ternary`] on an `f64` op (operands and result `f64`).
+pub(crate) extern "C" fn jit_ternary_f64(op: i32, a: f64, b: f64, c: f64) -> f64 {
+    let bits = jit_ternary(
+        op,
+        a.to_bits() as i64,
+        b.to_bits() as i64,
+        c.to_bits() as i64,
+    );
+    f64::from_bits(bits as u64)
+}
+
 /// [`eval::vector`]: reads 8 source lanes at `srcs`, writes 4 result lanes at `dsts`.
 pub(crate) extern "C" fn jit_vector(
     op: i32,
@@ -396,4 +456,20 @@ pub(crate) extern "C" fn jit_vector(
         )
     };
     eval::vector(shape, &srcs[..(n_srcs as usize).min(8)], dsts);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fault_kind::{site, unpack, ABORT, INDEX_OUT_OF_BOUNDS};
+
+    #[test]
+    fn fault_sites_keep_kind_and_loc() {
+        assert_eq!(unpack(site(ABORT, -1)), (ABORT, -1));
+        assert_eq!(unpack(site(ABORT, 0)), (ABORT, 0));
+        let last = u32::MAX as i64;
+        assert_eq!(
+            unpack(site(INDEX_OUT_OF_BOUNDS, last)),
+            (INDEX_OUT_OF_BOUNDS, last)
+        );
+    }
 }

@@ -33,17 +33,31 @@ pub(crate) enum Helper {
     Ternary,
     /// [`c::jit_vector`].
     Vector,
+    /// [`c::jit_unary_f32`].
+    UnaryF32,
+    /// [`c::jit_unary_f64`].
+    UnaryF64,
+    /// [`c::jit_binary_f32`].
+    BinaryF32,
+    /// [`c::jit_binary_f64`].
+    BinaryF64,
+    /// [`c::jit_ternary_f32`].
+    TernaryF32,
+    /// [`c::jit_ternary_f64`].
+    TernaryF64,
 }
 
 const P: ir::Type = types::INVALID;
 const I32: ir::Type = types::I32;
 const I64: ir::Type = types::I64;
+const F32: ir::Type = types::F32;
+const F64: ir::Type = types::F64;
 
 impl Helper {
     /// Parameter types; `P` (invalid) stands for the pointer type.
     fn raw_params(self) -> &'static [ir::Type] {
         match self {
-            Helper::Fault => &[P, I32, I64, I64, I64],
+            Helper::Fault => &[P, I64, I64, I64],
             Helper::EnterFrame => &[P, I64, I64, I64],
             Helper::MemCopy | Helper::MemEq => &[P, I64, I64, I64, I64, I64],
             Helper::MemZero | Helper::CreateResource | Helper::DescribeResource => {
@@ -55,6 +69,12 @@ impl Helper {
             Helper::Binary => &[I32, I64, I64],
             Helper::Ternary => &[I32, I64, I64, I64],
             Helper::Vector => &[I32, I32, I32, I32, P, P],
+            Helper::UnaryF32 => &[I32, F32],
+            Helper::UnaryF64 => &[I32, F64],
+            Helper::BinaryF32 => &[I32, F32, F32],
+            Helper::BinaryF64 => &[I32, F64, F64],
+            Helper::TernaryF32 => &[I32, F32, F32, F32],
+            Helper::TernaryF64 => &[I32, F64, F64, F64],
         }
     }
 
@@ -72,6 +92,8 @@ impl Helper {
             Helper::Fault | Helper::Vector => None,
             Helper::EnterFrame => Some(ptr),
             Helper::CallNode | Helper::Unary | Helper::Binary | Helper::Ternary => Some(I64),
+            Helper::UnaryF32 | Helper::BinaryF32 | Helper::TernaryF32 => Some(F32),
+            Helper::UnaryF64 | Helper::BinaryF64 | Helper::TernaryF64 => Some(F64),
             _ => Some(I32),
         }
     }
@@ -80,7 +102,7 @@ impl Helper {
     pub fn address(self) -> usize {
         type Ctx = *mut RunContext<'static>;
         match self {
-            Helper::Fault => c::jit_fault as extern "C" fn(Ctx, i32, i64, i64, i64) as usize,
+            Helper::Fault => c::jit_fault as extern "C" fn(Ctx, i64, i64, i64) as usize,
             Helper::EnterFrame => {
                 c::jit_enter_frame as extern "C" fn(Ctx, i64, i64, i64) -> *mut u8 as usize
             }
@@ -108,6 +130,16 @@ impl Helper {
             Helper::Ternary => c::jit_ternary as extern "C" fn(i32, i64, i64, i64) -> i64 as usize,
             Helper::Vector => {
                 c::jit_vector as extern "C" fn(i32, i32, i32, i32, *const u64, *mut u64) as usize
+            }
+            Helper::UnaryF32 => c::jit_unary_f32 as extern "C" fn(i32, f32) -> f32 as usize,
+            Helper::UnaryF64 => c::jit_unary_f64 as extern "C" fn(i32, f64) -> f64 as usize,
+            Helper::BinaryF32 => c::jit_binary_f32 as extern "C" fn(i32, f32, f32) -> f32 as usize,
+            Helper::BinaryF64 => c::jit_binary_f64 as extern "C" fn(i32, f64, f64) -> f64 as usize,
+            Helper::TernaryF32 => {
+                c::jit_ternary_f32 as extern "C" fn(i32, f32, f32, f32) -> f32 as usize
+            }
+            Helper::TernaryF64 => {
+                c::jit_ternary_f64 as extern "C" fn(i32, f64, f64, f64) -> f64 as usize
             }
         }
     }

@@ -27,15 +27,23 @@
 //!   `i32`). Each bytecode function becomes one native function with one ABI (see
 //!   [`codegen`]); bytecode calls are direct native calls, limited by the call-depth limit.
 //! - VM memory is the interpreter's: one byte vector (I/O block, then frames); every access is
-//!   checked against the current frame top inline; block ops and host calls go through
-//!   `extern "C"` helpers ([`context`]) that catch panics.
+//!   checked against the current frame top inline (unless it is a known offset inside the
+//!   frame); small block ops (views, descriptors) are inline loads and stores, larger ones and
+//!   host calls go through `extern "C"` helpers ([`context`]) that catch panics.
+//! - Compilation favours compile time (P6 of the performance targets): Cranelift without
+//!   optimisation and with its single-pass register allocator, functions compiled in parallel
+//!   on worker threads, and optionally only the functions reachable from given entries
+//!   ([`JitOptions`]).
 //! - Ops whose exact bits Cranelift does not guarantee to share with Rust (transcendentals,
 //!   float `min`/`max`/`%`, rounding) call the shared evaluators of [`crate::eval`].
 
 mod arith;
 pub mod codegen;
+mod compile;
 pub mod context;
 mod helpers;
+mod memops;
+mod nan;
 
 use crate::entities::{FuncId, LocId, NodeDeclId};
 use crate::function::VerifiedModule;
@@ -43,10 +51,9 @@ use crate::host::{CallSite, Host, HostError, ResourceDesc, ViewBytes};
 use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
 use crate::ops::MarkerKind;
 use crate::types::{Type, Value};
+pub use compile::JitOptions;
 use context::RunContext;
-use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Linkage, Module as _};
+use cranelift_jit::JITModule;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
@@ -88,7 +95,8 @@ struct FnInfo {
     returns: Vec<Type>,
     frame_size: u32,
     first_loc: Option<LocId>,
-    code: NativeFn,
+    /// `None` when the function was not compiled ([`JitOptions::entries`]).
+    code: Option<NativeFn>,
 }
 
 /// A compiled module: native code for every function of a [`VerifiedModule`]. Compile once,
@@ -101,91 +109,44 @@ pub struct JitModule {
 }
 
 impl JitModule {
-    /// Compiles every function of `module`, with [`Limits::default`] for later runs.
+    /// Compiles every function of `module` with the default [`JitOptions`], with
+    /// [`Limits::default`] for later runs.
     pub fn compile(module: &VerifiedModule) -> Result<JitModule, JitError> {
-        let verifier = if cfg!(debug_assertions) {
-            "true"
-        } else {
-            "false"
-        };
-        let builder = JITBuilder::with_flags(
-            &[
-                ("opt_level", "speed"),
-                ("enable_verifier", verifier),
-                ("enable_nan_canonicalization", "true"),
-            ],
-            default_libcall_names(),
-        )
-        .map_err(|error| JitError::Target(error.to_string()))?;
-        let mut jit = JITModule::new(builder);
-        let ptr_ty = jit.target_config().pointer_type();
-        let call_conv = jit.target_config().default_call_conv;
-        let mut signature = jit.make_signature();
-        for ty in [ptr_ty, types::I64, types::I64, ptr_ty, ptr_ty] {
-            signature.params.push(AbiParam::new(ty));
-        }
-        signature.returns.push(AbiParam::new(types::I32));
-        let mut ids = Vec::with_capacity(module.functions.len());
-        for index in 0..module.functions.len() {
-            let id = jit
-                .declare_function(&format!("rpsl_fn{index}"), Linkage::Local, &signature)
-                .map_err(|error| JitError::Target(error.to_string()))?;
-            ids.push(id);
-        }
-        let frame_sizes: Vec<u32> = module.functions.iter().map(|f| f.frame_size).collect();
-        let mut ctx = jit.make_context();
-        let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
-        for (index, function) in module.functions.iter().enumerate() {
-            ctx.func.signature = signature.clone();
-            ctx.func.name = UserFuncName::user(0, index as u32);
-            let mut callee_refs = HashMap::new();
-            for inst in &function.insts {
-                if let crate::inst::Inst::Call { callee, .. } = *inst {
-                    if let (Some(&id), std::collections::hash_map::Entry::Vacant(slot)) =
-                        (ids.get(callee.index()), callee_refs.entry(callee))
-                    {
-                        slot.insert(jit.declare_func_in_func(id, &mut ctx.func));
-                    }
-                }
-            }
-            let builder = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            codegen::Translator::new(
-                builder,
-                function,
-                ptr_ty,
-                call_conv,
-                &callee_refs,
-                &frame_sizes,
-            )
-            .translate(jit.target_config());
-            jit.define_function(ids[index], &mut ctx)
-                .map_err(|error| JitError::Codegen {
-                    function: function.name.clone(),
-                    message: format!("{error:?}"),
-                })?;
-            jit.clear_context(&mut ctx);
-        }
-        jit.finalize_definitions()
-            .map_err(|error| JitError::Target(error.to_string()))?;
+        JitModule::compile_with(module, &JitOptions::default())
+    }
+
+    /// Compiles the functions of `module` that `options` selects, with [`Limits::default`]
+    /// for later runs.
+    ///
+    /// ```
+    /// # use rpsl_vm::jit::{JitModule, JitOptions};
+    /// # use rpsl_vm::{FuncId, Module};
+    /// // Nothing to compile: running any function is a `BadEntry`.
+    /// let options = JitOptions { entries: Some(vec![]), ..JitOptions::default() };
+    /// let jit = JitModule::compile_with(&Module::new().verify().unwrap(), &options).unwrap();
+    /// assert!(jit.run(FuncId::from_u32(0), &[], &mut [], &mut rpsl_vm::RecordingHost::new()).is_err());
+    /// ```
+    pub fn compile_with(
+        module: &VerifiedModule,
+        options: &JitOptions,
+    ) -> Result<JitModule, JitError> {
+        let linked = compile::compile_module(module, options)?;
         let functions = module
             .functions
             .iter()
-            .zip(&ids)
-            .map(|(function, &id)| {
-                let code = jit.get_finalized_function(id);
-                FnInfo {
-                    name: function.name.clone(),
-                    params: function.signature.params.clone(),
-                    returns: function.signature.returns.clone(),
-                    frame_size: function.frame_size,
-                    first_loc: function.locs.first().copied(),
-                    // SAFETY: the code was compiled with the `NativeFn` signature above.
-                    code: unsafe { std::mem::transmute::<*const u8, NativeFn>(code) },
-                }
+            .zip(&linked.code)
+            .map(|(function, &code)| FnInfo {
+                name: function.name.clone(),
+                params: function.signature.params.clone(),
+                returns: function.signature.returns.clone(),
+                frame_size: function.frame_size,
+                first_loc: function.locs.first().copied(),
+                // SAFETY: the code was compiled with the `NativeFn` signature (see `codegen`).
+                code: code.map(|code| unsafe { std::mem::transmute::<*const u8, NativeFn>(code) }),
             })
             .collect();
         Ok(JitModule {
-            module: Some(jit),
+            module: Some(linked.module),
             functions,
             limits: Limits::default(),
             scratch: Mutex::new(Vec::new()),
@@ -219,6 +180,12 @@ impl JitModule {
             .functions
             .get(func.index())
             .ok_or_else(|| bad_entry(format!("no function {func}")))?;
+        let code = info.code.ok_or_else(|| {
+            bad_entry(format!(
+                "`{}` was not compiled (not reachable from the JIT's entries)",
+                info.name
+            ))
+        })?;
         if args.len() != info.params.len()
             || args
                 .iter()
@@ -276,7 +243,7 @@ impl JitModule {
         // SAFETY: `code` was compiled for this module with the `NativeFn` ABI; the context, the
         // memory it points to and the slots outlive the call; generated code checks every
         // memory access against the frame top, which never exceeds `ctx.memory.len()`.
-        let status = unsafe { (info.code)(ctx_ptr, mem_base as i64, 0, slots_ptr, slots_ptr) };
+        let status = unsafe { code(ctx_ptr, mem_base as i64, 0, slots_ptr, slots_ptr) };
         let RunContext { memory, fault, .. } = ctx;
         let outcome = if status == 0 {
             io.copy_from_slice(&memory[..io.len()]);

@@ -1,0 +1,216 @@
+//! Translation of VM memory instructions: checked loads and stores, and the block ops
+//! (`mem_copy`, `mem_zero`, `mem_eq`). Small block ops (views, descriptors, small structs) are
+//! emitted inline as a few wide loads and stores; larger ones call the helpers of
+//! [`super::context`]. Either way faults are the interpreter's: the destination range is checked
+//! before the source range, each as `MemoryOutOfBounds { addr, size }`.
+
+use super::codegen::{cl_type, vm_mem, Translator};
+use super::context::fault_kind;
+use super::helpers::Helper;
+use crate::entities::Reg;
+use crate::inst::{Inst, Operand};
+use crate::types::Type;
+use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder};
+
+/// Largest block op (bytes) emitted inline rather than through a helper.
+const INLINE_BLOCK_OP_MAX: u32 = 64;
+
+/// The access widths (bytes, type) that tile `size` bytes: 8-byte words, then 4, 2 and 1.
+fn chunks(size: u32) -> impl Iterator<Item = (u32, ir::Type)> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let left = size - at;
+        let (width, ty) = match left {
+            0 => return None,
+            8.. => (8, types::I64),
+            4..=7 => (4, types::I32),
+            2..=3 => (2, types::I16),
+            _ => (1, types::I8),
+        };
+        let chunk = (at, ty);
+        at += width;
+        Some(chunk)
+    })
+}
+
+impl Translator<'_, '_> {
+    /// The host address of VM address `addr + offset` after checking `size` bytes against the
+    /// frame top.
+    pub(crate) fn checked_address(&mut self, addr: Reg, offset: u32, size: u32) -> ir::Value {
+        // An address known to be `frame base + k` with the access inside the frame cannot fault:
+        // skip the check.
+        if let Some(&known) = self.frame_offsets.get(&addr) {
+            let end = known + offset as u64 + size as u64;
+            if end <= self.func.frame_size as u64 {
+                let mem = self.b.use_var(self.mem_ptr);
+                let base = self.b.ins().iadd(mem, self.mem_base);
+                return self
+                    .b
+                    .ins()
+                    .iadd_imm_s(base, (known + offset as u64) as i64);
+            }
+        }
+        let addr = self.get(addr);
+        let wide = self.b.ins().uextend(types::I64, addr);
+        let at = self.b.ins().iadd_imm_s(wide, offset as i64);
+        let end = self.b.ins().iadd_imm_s(at, size as i64);
+        let bad = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThan, end, self.mem_top);
+        let size_value = self.i64c(size as i64);
+        self.guard(bad, fault_kind::MEMORY_OUT_OF_BOUNDS, at, size_value);
+        let mem = self.b.use_var(self.mem_ptr);
+        self.b.ins().iadd(mem, at)
+    }
+
+    /// A VM address register widened to `i64`.
+    pub(crate) fn wide_addr(&mut self, reg: Reg) -> ir::Value {
+        let value = self.get(reg);
+        self.b.ins().uextend(types::I64, value)
+    }
+
+    /// Tracks, within a block, registers holding `frame base + k` (from `frame_addr` and
+    /// `addr_add`); every other definition forgets the register.
+    pub(crate) fn track_frame_offsets(&mut self, inst: &Inst) {
+        let known = match *inst {
+            Inst::FrameAddr { dst, offset } => Some((dst, offset as u64)),
+            Inst::AddrAdd { dst, base, offset } => self
+                .frame_offsets
+                .get(&base)
+                .map(|&k| (dst, k + offset as u64)),
+            _ => None,
+        };
+        let func = self.func;
+        let offsets = &mut self.frame_offsets;
+        inst.for_each_operand(|operand| match operand {
+            Operand::Def(reg) => {
+                offsets.remove(&reg);
+            }
+            Operand::DefList(list) => {
+                for reg in func.list(list) {
+                    offsets.remove(reg);
+                }
+            }
+            _ => {}
+        });
+        if let Some((dst, k)) = known {
+            if k <= u32::MAX as u64 {
+                self.frame_offsets.insert(dst, k);
+            }
+        }
+    }
+
+    /// `load.TY dst, [addr + offset]`; `bool` loads read a word and test it.
+    pub(crate) fn load(&mut self, ty: Type, dst: Reg, addr: Reg, offset: u32) {
+        let size = ty.mem_size().unwrap_or(4);
+        let host = self.checked_address(addr, offset, size);
+        let value = if ty == Type::Bool {
+            let word = self.b.ins().load(types::I32, vm_mem(), host, 0);
+            let flag = self.b.ins().icmp_imm_u(IntCC::NotEqual, word, 0);
+            self.bool_of(flag)
+        } else {
+            self.b.ins().load(cl_type(ty), vm_mem(), host, 0)
+        };
+        self.set(dst, value);
+    }
+
+    /// `store.TY [addr + offset], src`.
+    pub(crate) fn store(&mut self, ty: Type, addr: Reg, offset: u32, src: Reg) {
+        let size = ty.mem_size().unwrap_or(4);
+        let host = self.checked_address(addr, offset, size);
+        let value = self.get(src);
+        self.b.ins().store(vm_mem(), value, host, 0);
+    }
+
+    /// `mem_copy [dst], [src], size` (the ranges may overlap: everything is read before
+    /// anything is written).
+    pub(crate) fn mem_copy(&mut self, dst_addr: Reg, src_addr: Reg, size: u32) {
+        if size > INLINE_BLOCK_OP_MAX {
+            let (dst, src) = (self.wide_addr(dst_addr), self.wide_addr(src_addr));
+            let size = self.i64c(size as i64);
+            let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+            let status = self
+                .call_helper(Helper::MemCopy, &[ctx, dst, src, size, mem_top, loc])
+                .expect("status");
+            return self.propagate_if(status);
+        }
+        let dst = self.checked_address(dst_addr, 0, size);
+        let src = self.checked_address(src_addr, 0, size);
+        let words: Vec<(u32, ir::Value)> = chunks(size)
+            .map(|(at, ty)| (at, self.b.ins().load(ty, vm_mem(), src, at as i32)))
+            .collect();
+        for (at, word) in words {
+            self.b.ins().store(vm_mem(), word, dst, at as i32);
+        }
+    }
+
+    /// `mem_zero [addr], size`.
+    pub(crate) fn mem_zero(&mut self, addr: Reg, size: u32) {
+        if size > INLINE_BLOCK_OP_MAX {
+            let addr = self.wide_addr(addr);
+            let size = self.i64c(size as i64);
+            let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+            let status = self
+                .call_helper(Helper::MemZero, &[ctx, addr, size, mem_top, loc])
+                .expect("status");
+            return self.propagate_if(status);
+        }
+        let host = self.checked_address(addr, 0, size);
+        for (at, ty) in chunks(size) {
+            let zero = self.b.ins().iconst(ty, 0);
+            self.b.ins().store(vm_mem(), zero, host, at as i32);
+        }
+    }
+
+    /// `mem_eq dst, [a], [b], size`: bytewise equality as a `bool`.
+    pub(crate) fn mem_eq(&mut self, dst: Reg, a: Reg, b: Reg, size: u32) {
+        if size > INLINE_BLOCK_OP_MAX {
+            let (a, b) = (self.wide_addr(a), self.wide_addr(b));
+            let size = self.i64c(size as i64);
+            let (ctx, mem_top, loc) = (self.ctx, self.mem_top, self.i64c(self.loc));
+            let result = self
+                .call_helper(Helper::MemEq, &[ctx, a, b, size, mem_top, loc])
+                .expect("result");
+            let failed = self.b.ins().icmp_imm_u(IntCC::Equal, result, 2);
+            self.propagate_if(failed);
+            return self.set(dst, result);
+        }
+        let (a, b) = (
+            self.checked_address(a, 0, size),
+            self.checked_address(b, 0, size),
+        );
+        // OR together the XOR of each pair of words: zero exactly when all bytes are equal.
+        let mut diff = self.b.ins().iconst(types::I64, 0);
+        for (at, ty) in chunks(size) {
+            let x = self.b.ins().load(ty, vm_mem(), a, at as i32);
+            let y = self.b.ins().load(ty, vm_mem(), b, at as i32);
+            let mut delta = self.b.ins().bxor(x, y);
+            if ty != types::I64 {
+                delta = self.b.ins().uextend(types::I64, delta);
+            }
+            diff = self.b.ins().bor(diff, delta);
+        }
+        let equal = self.b.ins().icmp_imm_u(IntCC::Equal, diff, 0);
+        let value = self.bool_of(equal);
+        self.set(dst, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_tile_sizes_with_widest_words_first() {
+        let tiles = |size| {
+            chunks(size)
+                .map(|(at, ty)| (at, ty.bytes()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tiles(0), vec![]);
+        assert_eq!(tiles(40), vec![(0, 8), (8, 8), (16, 8), (24, 8), (32, 8)]);
+        assert_eq!(tiles(15), vec![(0, 8), (8, 4), (12, 2), (14, 1)]);
+        assert_eq!(tiles(3), vec![(0, 2), (2, 1)]);
+    }
+}
