@@ -491,3 +491,42 @@ fn resolve_targets_attach_to_their_color_slot() {
         }
     }
 }
+
+/// A whole-texture read after mip 0 alone was rendered: the subresources are in two different
+/// layouts, so the transition is two barriers, each with the old layout of its own mips (one
+/// barrier over the whole texture would claim a wrong old layout for half of it).
+#[test]
+fn transitions_of_partly_used_textures_are_split_by_old_layout() {
+    use rpsl_runtime::vk::ImageLayout;
+    let mut rec = Recorder::new();
+    let fill = rec.declare("Fill", QueueClass::Graphics, vec![rtv("rt", 0)]);
+    let read = rec.declare(
+        "Read",
+        QueueClass::Graphics,
+        vec![ps_srv("src"), rtv("out", 0)],
+    );
+    rec.begin(0);
+    let output = rec.output();
+    let texture = rec.texture(ResourceDesc {
+        mip_levels: 2,
+        ..ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64)
+    });
+    rec.call(fill, &[Arg::Tex(sub(texture, 0, 1, 0, 1))]);
+    rec.call(read, &[Arg::Tex(texture), Arg::Tex(output)]);
+    let graph = rec.finish();
+    let frame = compile(graph, SchedulePreference::ProgramOrder, true);
+    let mut into_read: Vec<([u64; 3], [u64; 3], ImageLayout)> = frame
+        .barriers
+        .iter()
+        .filter(|b| b.resource == ResourceId(texture.resource) && b.new_layout == ImageLayout::ShaderReadOnly)
+        .map(|b| (b.region.lo, b.region.hi, b.old_layout))
+        .collect();
+    into_read.sort_by_key(|(lo, _, _)| *lo);
+    assert_eq!(
+        into_read,
+        vec![
+            ([0, 0, 0], [1, 1, 1], ImageLayout::ColorAttachment),
+            ([1, 0, 0], [2, 1, 1], ImageLayout::Undefined),
+        ]
+    );
+}

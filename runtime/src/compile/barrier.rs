@@ -266,8 +266,11 @@ impl BarrierPlanner {
                 if let Some(state) = single {
                     step.apply(state, region, out);
                 } else {
-                    self.states
-                        .update(resource, &region, |state| step.apply(state, region, out));
+                    // Each state covers its own part of the region: a barrier per part, so each
+                    // carries the old layout of exactly the subresources it transitions.
+                    self.states.update_boxed(resource, &region, |part, state| {
+                        step.apply(state, *part, out)
+                    });
                 }
             }
             self.node_needs = needs;

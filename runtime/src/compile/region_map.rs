@@ -65,11 +65,23 @@ impl<T: Copy + PartialEq> RegionMap<T> {
         region: &SubresourceBox,
         mut update: impl FnMut(&mut T),
     ) {
+        self.update_boxed(resource, region, |_, state| update(state));
+    }
+
+    /// Like [`RegionMap::update`], and also tells `update` which part of `region` each state
+    /// covers (the segment, or its intersection with `region`), so that work derived from a
+    /// state (a barrier, say) can be limited to the subresources that are really in it.
+    pub fn update_boxed(
+        &mut self,
+        resource: usize,
+        region: &SubresourceBox,
+        mut update: impl FnMut(&SubresourceBox, &mut T),
+    ) {
         let list = &mut self.lists[resource];
         if let [(segment, state)] = list.as_mut_slice() {
             // Fast path: a whole-resource access of a one-segment resource.
             if region.contains(segment) {
-                update(state);
+                update(segment, state);
                 return;
             }
         }
@@ -82,7 +94,7 @@ impl<T: Copy + PartialEq> RegionMap<T> {
                 continue;
             }
             if region.contains(&segment) {
-                update(&mut list[index].1);
+                update(&segment, &mut list[index].1);
                 index += 1;
                 continue;
             }
@@ -93,8 +105,9 @@ impl<T: Copy + PartialEq> RegionMap<T> {
                 self.fresh.push((*piece, state));
             }
             let mut inside = state;
-            update(&mut inside);
-            self.fresh.push((segment.intersection(region), inside));
+            let part = segment.intersection(region);
+            update(&part, &mut inside);
+            self.fresh.push((part, inside));
         }
         list.append(&mut self.fresh);
     }
