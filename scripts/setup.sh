@@ -1,22 +1,17 @@
 #!/usr/bin/env bash
-# Installs what building and testing rpsl needs on a Debian 12 machine, when it is missing.
-# Sourced by scripts/test.sh; safe to run again.
+# Installs what building, running and testing rpsl needs on a Debian 12 machine, when it is
+# missing: Debian packages, then a Rust toolchain (rustup) if there is none. Sourced by
+# scripts/test.sh and scripts/render.sh; safe to run again.
 set -euo pipefail
 
-if ! command -v cargo >/dev/null 2>&1; then
-    if [ -x "$HOME/.cargo/bin/cargo" ]; then
-        export PATH="$HOME/.cargo/bin:$PATH"
-    else
-        echo "rpsl needs a Rust toolchain (1.80 or newer): install it with rustup (https://rustup.rs)" >&2
-        exit 1
-    fi
-fi
-
 # System packages: a C compiler for the -sys crates (mimalloc); the Vulkan loader, Mesa's CPU
-# Vulkan driver (lavapipe) and the Khronos validation layers for the Vulkan backend's tests.
+# Vulkan driver (lavapipe) and the Khronos validation layers for the Vulkan backend; shaderc and
+# the static glslang / SPIRV-Tools archives that rpsl-shaders links (docs/shaders.md); curl to
+# fetch rustup when no toolchain is installed.
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
-for package in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers; do
+for package in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers \
+    libshaderc-dev glslang-dev spirv-tools curl ca-certificates; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -25,4 +20,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     else
         sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
     fi
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+    if [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+        echo "installing a Rust toolchain with rustup (https://rustup.rs)" >&2
+        curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+    fi
+    export PATH="$HOME/.cargo/bin:$PATH"
 fi
