@@ -46,6 +46,20 @@ impl Args<'_> {
     }
 }
 
+/// The resolve mode of a built-in `resolve` node (0 average, 1 min, 2 max), or `None` for
+/// other nodes.
+pub(crate) fn resolve_mode(graph: &rpsl_runtime::RecordedGraph, node: NodeId) -> Option<u32> {
+    let decl = graph.decl_of(node);
+    if !decl.builtin || decl.name != "resolve" {
+        return None;
+    }
+    let args = Args {
+        bytes: graph.node_args(node),
+        offsets: decl.params.iter().map(|p| p.offset).collect(),
+    };
+    Some(args.u32(5, 0))
+}
+
 fn unsupported(node: NodeId, name: &str, what: &str) -> BackendError {
     BackendError::Node {
         node,
@@ -60,6 +74,66 @@ fn mip_extent(desc: &rpsl_runtime::ResourceDesc, mip: u32) -> vk::Extent3D {
         height: (desc.height >> mip).max(1),
         depth: (desc.depth() >> mip).max(1),
     }
+}
+
+/// Clamps a copy or resolve extent to what fits both images from their offsets (rpsl.h's
+/// `0xFFFFFFFF` extents mean "to the edge").
+fn clamp_extent(
+    extent: vk::Extent3D,
+    (src, src_at): (vk::Extent3D, vk::Offset3D),
+    (dst, dst_at): (vk::Extent3D, vk::Offset3D),
+) -> vk::Extent3D {
+    let fit = |want: u32, a: u32, a_at: i32, b: u32, b_at: i32| {
+        want.min(a.saturating_sub(a_at.max(0) as u32))
+            .min(b.saturating_sub(b_at.max(0) as u32))
+    };
+    vk::Extent3D {
+        width: fit(extent.width, src.width, src_at.x, dst.width, dst_at.x),
+        height: fit(extent.height, src.height, src_at.y, dst.height, dst_at.y),
+        depth: fit(extent.depth, src.depth, src_at.z, dst.depth, dst_at.z),
+    }
+}
+
+/// The `int4` rectangles (x, y, width, height) of a region clear, clipped to the attachment
+/// (empty ones dropped).
+fn clear_rects(
+    args: &Args<'_>,
+    count: u32,
+    param: usize,
+    layer_count: u32,
+    (width, height): (u32, u32),
+) -> Result<Vec<vk::ClearRect>, String> {
+    let start = args.offsets.get(param).copied().unwrap_or(u32::MAX) as u64;
+    if start + count as u64 * 16 > args.bytes.len() as u64 {
+        // TODO: needs the runtime to record unsized array arguments (`int4 rects[]`).
+        return Err(format!(
+            "{count} rectangle(s) announced but their data is not in the node's arguments (unsized array arguments are not recorded yet)"
+        ));
+    }
+    Ok((0..count)
+        .filter_map(|r| {
+            let x = (args.u32(param, r * 4) as i32).max(0) as u32;
+            let y = (args.u32(param, r * 4 + 1) as i32).max(0) as u32;
+            let w = (args.u32(param, r * 4 + 2) as i32).max(0) as u32;
+            let h = (args.u32(param, r * 4 + 3) as i32).max(0) as u32;
+            let w = w.min(width.saturating_sub(x));
+            let h = h.min(height.saturating_sub(y));
+            (w > 0 && h > 0).then_some(vk::ClearRect {
+                rect: vk::Rect2D {
+                    offset: vk::Offset2D {
+                        x: x as i32,
+                        y: y as i32,
+                    },
+                    extent: vk::Extent2D {
+                        width: w,
+                        height: h,
+                    },
+                },
+                base_array_layer: 0,
+                layer_count,
+            })
+        })
+        .collect())
 }
 
 fn layers(range: &vk::ImageSubresourceRange, mip: u32) -> vk::ImageSubresourceLayers {
@@ -124,22 +198,16 @@ impl FrameRecorder<'_> {
                 )?;
                 if regions {
                     let count = args.u32(2, 0);
-                    let rects: Vec<_> = (0..count)
-                        .map(|r| vk::ClearRect {
-                            rect: vk::Rect2D {
-                                offset: vk::Offset2D {
-                                    x: args.u32(3, r * 4) as i32,
-                                    y: args.u32(3, r * 4 + 1) as i32,
-                                },
-                                extent: vk::Extent2D {
-                                    width: args.u32(3, r * 4 + 2),
-                                    height: args.u32(3, r * 4 + 3),
-                                },
-                            },
-                            base_array_layer: 0,
-                            layer_count: first_region.range.layer_count,
-                        })
-                        .collect();
+                    let layer_count = first_region.range.layer_count;
+                    let rects = clear_rects(&args, count, 3, layer_count, (width, height))
+                        .map_err(|message| unsupported(node, name, &message));
+                    let rects = match rects {
+                        Ok(rects) => rects,
+                        Err(error) => {
+                            self.end_rendering();
+                            return Err(error);
+                        }
+                    };
                     let attachment = vk::ClearAttachment {
                         aspect_mask: vk::ImageAspectFlags::COLOR,
                         color_attachment: 0,
@@ -189,6 +257,61 @@ impl FrameRecorder<'_> {
                     &[],
                     &[],
                 )?;
+                self.end_rendering();
+            }
+            "clear_depth_stencil_regions" => {
+                // Parameters: t(0) option(1) d(2) s(3) numRects(4) rects(5).
+                let option = args.u32(1, 0);
+                let desc = &first_handle.desc;
+                let sub = first.subresource_box(desc);
+                let covers = |plane: u64| sub.lo[2] <= plane && plane < sub.hi[2];
+                let keep = (
+                    vk::AttachmentLoadOp::LOAD,
+                    vk::AttachmentStoreOp::STORE,
+                    false,
+                );
+                let depth = desc.format.has_depth() && covers(0);
+                let stencil = desc.format.has_stencil() && covers(1);
+                let target = DepthTarget {
+                    access: first_index,
+                    depth: depth.then_some(keep),
+                    stencil: stencil.then_some(keep),
+                    clear_depth: args.f32(2, 0),
+                    clear_stencil: args.u32(3, 0),
+                };
+                let (width, height) = full_2d(desc, &first_region.range);
+                let layer_count = first_region.range.layer_count;
+                self.begin_rendering(&[], Some(&target), width, height, layer_count, &[], &[])?;
+                let mut aspect = vk::ImageAspectFlags::empty();
+                if depth && option & 2 != 0 {
+                    aspect |= vk::ImageAspectFlags::DEPTH;
+                }
+                if stencil && option & 4 != 0 {
+                    aspect |= vk::ImageAspectFlags::STENCIL;
+                }
+                let rects = clear_rects(&args, args.u32(4, 0), 5, layer_count, (width, height))
+                    .map_err(|message| unsupported(node, name, &message));
+                let rects = match rects {
+                    Ok(rects) => rects,
+                    Err(error) => {
+                        self.end_rendering();
+                        return Err(error);
+                    }
+                };
+                if !aspect.is_empty() && !rects.is_empty() {
+                    let attachment = vk::ClearAttachment {
+                        aspect_mask: aspect,
+                        color_attachment: 0,
+                        clear_value: vk::ClearValue {
+                            depth_stencil: vk::ClearDepthStencilValue {
+                                depth: target.clear_depth,
+                                stencil: target.clear_stencil,
+                            },
+                        },
+                    };
+                    // SAFETY: inside the dynamic render pass begun above.
+                    unsafe { device.cmd_clear_attachments(cb, &[attachment], &rects) };
+                }
                 self.end_rendering();
             }
             "clear_texture" => {
@@ -241,12 +364,27 @@ impl FrameRecorder<'_> {
                 let src_region = access_region(&src, &src_handle.desc);
                 let mut regions = Vec::new();
                 if region_copy {
+                    let (src_at, dst_at) = (args.offset3(3), args.offset3(1));
+                    let extent = clamp_extent(
+                        args.extent3(4),
+                        (
+                            mip_extent(&src_handle.desc, src_region.range.base_mip_level),
+                            src_at,
+                        ),
+                        (
+                            mip_extent(&first_handle.desc, first_region.range.base_mip_level),
+                            dst_at,
+                        ),
+                    );
+                    if extent.width == 0 || extent.height == 0 || extent.depth == 0 {
+                        return Ok(());
+                    }
                     regions.push(vk::ImageCopy {
                         src_subresource: layers(&src_region.range, 0),
-                        src_offset: args.offset3(3),
+                        src_offset: src_at,
                         dst_subresource: layers(&first_region.range, 0),
-                        dst_offset: args.offset3(1),
-                        extent: args.extent3(4),
+                        dst_offset: dst_at,
+                        extent,
                     });
                 } else {
                     let mips = first_region
@@ -373,12 +511,11 @@ impl FrameRecorder<'_> {
             }
             "resolve" => {
                 let mode = args.u32(5, 0);
-                if mode != 0 {
-                    // TODO: min/max resolve through a compute shader.
+                if mode > 2 {
                     return Err(unsupported(
                         node,
                         name,
-                        "only the average resolve mode is supported (min/max need a compute pass, not done yet)",
+                        "sampler feedback resolve modes are DirectX 12 only",
                     ));
                 }
                 let Some((_, src)) = access_of(2) else {
@@ -386,6 +523,16 @@ impl FrameRecorder<'_> {
                 };
                 let src_handle = self.handle(src.resource)?;
                 let src_region = access_region(&src, &src_handle.desc);
+                let src_at = vk::Offset3D {
+                    x: args.u32(3, 0) as i32,
+                    y: args.u32(3, 1) as i32,
+                    z: 0,
+                };
+                let dst_at = vk::Offset3D {
+                    x: args.u32(1, 0) as i32,
+                    y: args.u32(1, 1) as i32,
+                    z: 0,
+                };
                 let mut extent = vk::Extent3D {
                     width: args.u32(4, 0),
                     height: args.u32(4, 1),
@@ -394,19 +541,54 @@ impl FrameRecorder<'_> {
                 if extent.width == 0 || extent.height == 0 {
                     extent = mip_extent(&src_handle.desc, src_region.range.base_mip_level);
                 }
+                let mut src_size = mip_extent(&src_handle.desc, src_region.range.base_mip_level);
+                let mut dst_size =
+                    mip_extent(&first_handle.desc, first_region.range.base_mip_level);
+                src_size.depth = 1;
+                dst_size.depth = 1;
+                extent.depth = 1;
+                let extent = clamp_extent(extent, (src_size, src_at), (dst_size, dst_at));
+                if extent.width == 0 || extent.height == 0 {
+                    return Ok(());
+                }
+                if mode != 0 {
+                    let format = first_handle.desc.format;
+                    let integer = format
+                        .name()
+                        .is_some_and(|n| n.ends_with("_UINT") || n.ends_with("_SINT"));
+                    if integer || format.is_depth_stencil() {
+                        return Err(unsupported(
+                            node,
+                            name,
+                            "min/max resolve of integer or depth/stencil formats is not supported yet",
+                        ));
+                    }
+                    let Some(pass) = self.minmax else {
+                        return Err(unsupported(node, name, "min/max resolve pipeline missing"));
+                    };
+                    let job = crate::minmax::MinMaxJob {
+                        src_image: src_handle.image,
+                        src_format: src_handle.format,
+                        src_range: src_region.range,
+                        dst_image: first_handle.image,
+                        dst_format: first_handle.format,
+                        dst_range: first_region.range,
+                        src_offset: [src_at.x, src_at.y],
+                        dst_offset: [dst_at.x, dst_at.y],
+                        extent: [extent.width, extent.height],
+                        use_max: mode == 2,
+                        samples: self
+                            .context
+                            .sample_count(src_handle.desc.sample_count)
+                            .as_raw(),
+                    };
+                    return pass.record(self, &job);
+                }
                 let region = vk::ImageResolve {
                     src_subresource: layers(&src_region.range, 0),
-                    src_offset: vk::Offset3D {
-                        x: args.u32(3, 0) as i32,
-                        y: args.u32(3, 1) as i32,
-                        z: 0,
-                    },
+                    src_offset: src_at,
                     dst_subresource: layers(&first_region.range, 0),
-                    dst_offset: vk::Offset3D {
-                        x: args.u32(1, 0) as i32,
-                        y: args.u32(1, 1) as i32,
-                        z: 0,
-                    },
+                    dst_offset: dst_at,
                     extent,
                 };
                 // SAFETY: live images in the compiler's transfer layouts.
@@ -422,7 +604,7 @@ impl FrameRecorder<'_> {
                 };
             }
             _ => {
-                // TODO: clear_depth_stencil_regions and clear_texture_regions.
+                // TODO: clear_texture_regions (a compute pass or staged copies per rectangle).
                 return Err(unsupported(
                     node,
                     name,

@@ -74,6 +74,12 @@ pub struct EnabledFeatures {
     pub separate_depth_stencil_layouts: bool,
     /// VK_EXT_debug_utils names and labels.
     pub debug_utils: bool,
+    /// Resetting queries from the host (needed by timestamp timings).
+    pub host_query_reset: bool,
+    /// VK_KHR_push_descriptor (the min/max resolve pass pushes its descriptors).
+    pub push_descriptor: bool,
+    /// Storage image writes without a format in the shader (min/max resolve).
+    pub storage_write_without_format: bool,
 }
 
 /// Queue family indices the device was created with.
@@ -101,6 +107,17 @@ pub(crate) struct Context {
     pub features: EnabledFeatures,
     pub device_name: String,
     pub log: Arc<MessageLog>,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period: f32,
+    /// Mask of the valid timestamp bits of the queue families in use (0: no timestamps).
+    pub timestamp_mask: u64,
+    /// Queue families resources are shared between (concurrent sharing), when more than one.
+    pub concurrent_families: Vec<u32>,
+    /// Sample counts every colour and depth attachment format supports.
+    pub sample_counts: vk::SampleCountFlags,
+    /// A wait for the GPU timed out or the device was lost: the device is never waited for
+    /// again and is not destroyed (its work may still be pending).
+    pub wedged: std::cell::Cell<bool>,
 }
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
@@ -230,6 +247,30 @@ impl Context {
                 // SAFETY: family `graphics` was created with one queue.
                 let queue = unsafe { device.get_device_queue(families.graphics, 0) };
                 let debug_device = Some(ash::ext::debug_utils::Device::new(&instance, &device));
+                // SAFETY: plain queries on the physical device the device was created from.
+                let (properties, family_list) = unsafe {
+                    (
+                        instance.get_physical_device_properties(physical),
+                        instance.get_physical_device_queue_family_properties(physical),
+                    )
+                };
+                let mut used = vec![families.graphics];
+                used.extend(families.async_compute);
+                let valid_bits = used
+                    .iter()
+                    .map(|&f| {
+                        family_list
+                            .get(f as usize)
+                            .map_or(0, |p| p.timestamp_valid_bits)
+                    })
+                    .min()
+                    .unwrap_or(0);
+                let timestamp_mask = match valid_bits {
+                    0 => 0,
+                    64.. => u64::MAX,
+                    bits => (1u64 << bits) - 1,
+                };
+                let concurrent_families = if used.len() > 1 { used } else { Vec::new() };
                 let context = Context {
                     _entry: entry,
                     instance,
@@ -243,6 +284,13 @@ impl Context {
                     features,
                     device_name,
                     log,
+                    timestamp_period: properties.limits.timestamp_period,
+                    timestamp_mask,
+                    concurrent_families,
+                    wedged: std::cell::Cell::new(false),
+                    sample_counts: properties.limits.framebuffer_color_sample_counts
+                        & properties.limits.framebuffer_depth_sample_counts
+                        & properties.limits.sampled_image_color_sample_counts,
                 };
                 Ok(context)
             }
@@ -265,6 +313,25 @@ impl Context {
         }
     }
 
+    /// The sample count images asking for `requested` samples get: `requested` when the device
+    /// supports it, else the next larger supported count, else the largest (lavapipe, for one,
+    /// has no 2x MSAA).
+    pub fn sample_count(&self, requested: u32) -> vk::SampleCountFlags {
+        let requested = requested.max(1).next_power_of_two();
+        let supported = |count: u32| {
+            self.sample_counts
+                .contains(vk::SampleCountFlags::from_raw(count))
+        };
+        let larger = (0..7)
+            .map(|shift| 1u32 << shift)
+            .find(|&count| count >= requested && supported(count));
+        let largest = (0..7)
+            .map(|shift| 1u32 << shift)
+            .filter(|&c| supported(c))
+            .max();
+        vk::SampleCountFlags::from_raw(larger.or(largest).unwrap_or(1))
+    }
+
     /// Takes the validation messages collected so far.
     pub fn take_messages(&self) -> Vec<String> {
         self.log
@@ -277,6 +344,9 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
+        if self.wedged.get() {
+            return;
+        }
         // SAFETY: the backend destroyed every child object before dropping the context.
         unsafe {
             let _ = self.device.device_wait_idle();
@@ -355,6 +425,9 @@ fn create_device(
     let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }
         .map_err(|r| vk_error("vkEnumerateDeviceExtensionProperties", r))?;
     let robustness2 = has_extension(&extensions, ash::ext::robustness2::NAME);
+    let push_descriptor = has_extension(&extensions, ash::khr::push_descriptor::NAME);
+    // SAFETY: as above.
+    let have10 = unsafe { instance.get_physical_device_features(physical) };
     let mut have12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut have13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut have_robust = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
@@ -383,9 +456,18 @@ fn create_device(
         robust_image_access2: robustness2 && have_robust.robust_image_access2 == vk::TRUE,
         separate_depth_stencil_layouts: have12.separate_depth_stencil_layouts == vk::TRUE,
         debug_utils: true,
+        host_query_reset: have12.host_query_reset == vk::TRUE,
+        push_descriptor,
+        storage_write_without_format: have10.shader_storage_image_write_without_format == vk::TRUE,
     };
+    if !features.timeline_semaphore {
+        return Err(BackendError::MissingFeature(
+            "the device lacks timeline semaphores".into(),
+        ));
+    }
     let mut enable12 = vk::PhysicalDeviceVulkan12Features::default()
         .timeline_semaphore(features.timeline_semaphore)
+        .host_query_reset(features.host_query_reset)
         .separate_depth_stencil_layouts(features.separate_depth_stencil_layouts);
     let mut enable13 = vk::PhysicalDeviceVulkan13Features::default()
         .synchronization2(true)
@@ -397,6 +479,11 @@ fn create_device(
     if features.robust_image_access2 {
         device_extensions.push(ash::ext::robustness2::NAME.as_ptr());
     }
+    if push_descriptor {
+        device_extensions.push(ash::khr::push_descriptor::NAME.as_ptr());
+    }
+    let enable10 = vk::PhysicalDeviceFeatures::default()
+        .shader_storage_image_write_without_format(features.storage_write_without_format);
     let mut family_indices = vec![families.graphics];
     family_indices.extend(families.async_compute);
     family_indices.extend(families.transfer);
@@ -412,6 +499,7 @@ fn create_device(
     let mut create = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_infos)
         .enabled_extension_names(&device_extensions)
+        .enabled_features(&enable10)
         .push_next(&mut enable12)
         .push_next(&mut enable13);
     if features.robust_image_access2 {

@@ -16,7 +16,8 @@ pub fn vk_format(format: Format) -> Option<vk::Format> {
         12 => F::R16G16B16A16_UINT,
         16 => F::R32G32_SFLOAT,
         17 => F::R32G32_UINT,
-        20 => F::D32_SFLOAT_S8_UINT,
+        // Typeless depth-stencil formats: Vulkan has one format per depth-stencil layout.
+        19 | 20 => F::D32_SFLOAT_S8_UINT,
         24 => F::A2B10G10R10_UNORM_PACK32,
         26 => F::B10G11R11_UFLOAT_PACK32,
         27 | 28 => F::R8G8B8A8_UNORM,
@@ -31,7 +32,7 @@ pub fn vk_format(format: Format) -> Option<vk::Format> {
         41 => F::R32_SFLOAT,
         42 => F::R32_UINT,
         43 => F::R32_SINT,
-        45 => F::D24_UNORM_S8_UINT,
+        44 | 45 => F::D24_UNORM_S8_UINT,
         49 => F::R8G8_UNORM,
         50 => F::R8G8_UINT,
         54 => F::R16_SFLOAT,

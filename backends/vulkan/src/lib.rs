@@ -7,24 +7,30 @@
 //! let backend = VulkanBackend::new(VulkanOptions { validate: true, ..VulkanOptions::default() });
 //! ```
 
+mod buffer_target;
 mod builtins;
 mod context;
 mod format;
+mod minmax;
 mod node;
 mod readback;
 mod record;
 mod resources;
+pub mod shader_node;
 mod slots;
+mod submit;
+mod timing;
 
 pub use context::{EnabledFeatures, QueueFamilies};
 pub use format::vk_format;
 pub use node::{BoundView, NodeCallback, NodeContext};
-pub use readback::write_png;
+pub use readback::{read_png, write_png};
+pub use timing::{FrameTimings, NodeTiming};
 
 use ash::vk;
 use context::{vk_error, Context};
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
-use record::{access_region, FrameRecorder, ResourceHandle};
+use record::{FrameRecorder, ResourceHandle};
 use resources::{
     create_unbound, place_transients, supported_usage, usage_per_resource, GpuResource,
 };
@@ -34,6 +40,8 @@ use rpsl_runtime::{
 use slots::{wait_fence, FrameSlot};
 use std::collections::HashMap;
 use std::time::Duration;
+use submit::{FrameSubmission, Lane};
+use timing::PendingTimings;
 
 /// Options of the Vulkan backend.
 #[derive(Copy, Clone, Debug)]
@@ -48,6 +56,9 @@ pub struct VulkanOptions {
     /// Frames recorded ahead of the GPU (1 to 4). With 1, `execute_frame` returns when the
     /// frame is complete; with more, once it is submitted (its slot is waited for on reuse).
     pub frames_in_flight: u32,
+    /// Write timestamps around every node; completed frames' [`FrameTimings`] come from
+    /// [`VulkanBackend::take_timings`].
+    pub timestamps: bool,
 }
 
 impl Default for VulkanOptions {
@@ -57,6 +68,7 @@ impl Default for VulkanOptions {
             allow_unbound: false,
             fence_timeout: Duration::from_secs(20),
             frames_in_flight: 1,
+            timestamps: false,
         }
     }
 }
@@ -81,16 +93,20 @@ pub(crate) struct External {
     pub rest_layout: [vk::ImageLayout; 2],
 }
 
-/// The Vulkan backend: one graphics queue, `frames_in_flight` frame slots.
-// TODO: multi-queue. Frames with several queues (`CompiledFrame::queues`, async compute) run in
-// execution order on the graphics queue, which satisfies every `QueueWait`; submitting to the
-// async-compute and transfer families with timeline semaphores at the compiler's queue waits
-// (and queue-family ownership transfers) is still to do. An external resource keeps the resting
-// layout of the frame that created it.
+/// The Vulkan backend: a graphics lane and an async-compute lane (the copy lane shares the
+/// compute family; lanes share the graphics queue when the device has no separate compute
+/// family), timeline semaphores between them, `frames_in_flight` frame slots.
+///
+/// Resources are shared concurrently between the families in use, so the compiler's cross-queue
+/// barriers need no ownership transfers. An external resource keeps the resting layout of the
+/// frame that created it.
 pub struct VulkanBackend {
     options: VulkanOptions,
     allocator: Option<Allocator>,
-    pool: vk::CommandPool,
+    pools: HashMap<u32, vk::CommandPool>,
+    lanes: Vec<Lane>,
+    completed_timings: Vec<timing::FrameTimings>,
+    minmax: Option<minmax::MinMaxResolve>,
     command_buffer: vk::CommandBuffer,
     fence: vk::Fence,
     slots: Vec<FrameSlot>,
@@ -116,13 +132,62 @@ impl VulkanBackend {
             allocation_sizes: Default::default(),
         })
         .map_err(|e| resources::map_alloc_error("gpu-allocator", e))?;
+        if options.timestamps && (!context.features.host_query_reset || context.timestamp_mask == 0)
+        {
+            return Err(BackendError::MissingFeature(
+                "GPU timings need timestamp queries on every queue used and host query reset"
+                    .into(),
+            ));
+        }
         let device = &context.device;
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
-            .queue_family_index(context.families.graphics);
-        // SAFETY: valid create infos on a live device.
-        let pool = unsafe { device.create_command_pool(&pool_info, None) }
-            .map_err(|r| vk_error("vkCreateCommandPool", r))?;
+        let mut pools = HashMap::new();
+        let mut families = vec![context.families.graphics];
+        families.extend(context.families.async_compute);
+        for &family in &families {
+            let pool_info = vk::CommandPoolCreateInfo::default()
+                .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
+                .queue_family_index(family);
+            // SAFETY: valid create infos on a live device.
+            let pool = unsafe { device.create_command_pool(&pool_info, None) }
+                .map_err(|r| vk_error("vkCreateCommandPool", r))?;
+            context.name(pool, &format!("rpsl command pool (family {family})"));
+            pools.insert(family, pool);
+        }
+        let pool = pools[&context.families.graphics];
+        let mut lanes = Vec::new();
+        for (lane, name) in ["graphics", "compute", "copy"].iter().enumerate() {
+            let family = if lane == 0 {
+                context.families.graphics
+            } else {
+                context
+                    .families
+                    .async_compute
+                    .unwrap_or(context.families.graphics)
+            };
+            // SAFETY: one queue of each family was created with the device.
+            let queue = unsafe { device.get_device_queue(family, 0) };
+            let mut kind = vk::SemaphoreTypeCreateInfo::default()
+                .semaphore_type(vk::SemaphoreType::TIMELINE)
+                .initial_value(0);
+            // SAFETY: valid create info; timeline semaphores are enabled.
+            let timeline = unsafe {
+                device.create_semaphore(
+                    &vk::SemaphoreCreateInfo::default().push_next(&mut kind),
+                    None,
+                )
+            }
+            .map_err(|r| vk_error("vkCreateSemaphore", r))?;
+            context.name(timeline, &format!("rpsl {name} timeline"));
+            if lane == 1 && family != context.families.graphics {
+                context.name(queue, "rpsl async compute queue");
+            }
+            lanes.push(Lane {
+                family,
+                queue,
+                timeline,
+                value: 0,
+            });
+        }
         let alloc_info = vk::CommandBufferAllocateInfo::default()
             .command_pool(pool)
             .level(vk::CommandBufferLevel::PRIMARY)
@@ -134,17 +199,19 @@ impl VulkanBackend {
         let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(|r| vk_error("vkCreateFence", r))?;
         context.name(context.queue, "rpsl graphics queue");
-        context.name(pool, "rpsl command pool");
-        context.name(command_buffer, "rpsl frame commands");
+        context.name(command_buffer, "rpsl one-shot commands");
         context.name(fence, "rpsl frame fence");
         let mut slots = Vec::new();
         for index in 0..options.frames_in_flight.clamp(1, 4) as usize {
-            slots.push(FrameSlot::new(&context, pool, index)?);
+            slots.push(FrameSlot::new(&context, index)?);
         }
         let backend = VulkanBackend {
             options,
             allocator: Some(allocator),
-            pool,
+            pools,
+            lanes,
+            completed_timings: Vec::new(),
+            minmax: None,
             command_buffer,
             fence,
             slots,
@@ -180,6 +247,13 @@ impl VulkanBackend {
         self.stats
     }
 
+    /// Timings of the frames completed since the last call, oldest first (empty unless
+    /// [`VulkanOptions::timestamps`] is set). A frame's timings arrive once its slot is reused
+    /// or the backend waited for idle.
+    pub fn take_timings(&mut self) -> Vec<FrameTimings> {
+        std::mem::take(&mut self.completed_timings)
+    }
+
     /// Binds an implementation to the nodes declared with `name`.
     pub fn bind_node(
         &mut self,
@@ -195,7 +269,12 @@ impl VulkanBackend {
         let desc = desc
             .validate()
             .map_err(|e| BackendError::Api(format!("external `{name}`: {e}")))?;
-        self.ensure_external(name, &desc, [vk::ImageLayout::GENERAL; 2])
+        self.ensure_external(
+            name,
+            &desc,
+            [vk::ImageLayout::GENERAL; 2],
+            vk::ImageUsageFlags::empty(),
+        )
     }
 
     fn allocator(&mut self) -> &mut Allocator {
@@ -209,6 +288,7 @@ impl VulkanBackend {
         name: &str,
         desc: &ResourceDesc,
         rest_layout: [vk::ImageLayout; 2],
+        frame_usage: vk::ImageUsageFlags,
     ) -> Result<(), BackendError> {
         if let Some(existing) = self.externals.get(name) {
             if existing.resource.desc == *desc {
@@ -220,7 +300,7 @@ impl VulkanBackend {
                 old.resource.destroy(&self.context, allocator);
             }
         }
-        let mut resource = self.create_outliving(desc, name)?;
+        let mut resource = self.create_outliving(desc, name, frame_usage)?;
         let result = self.initialise_layout(&resource, rest_layout);
         if let Err(error) = result {
             resource.allocation.take().map(|a| self.allocator().free(a));
@@ -240,10 +320,14 @@ impl VulkanBackend {
         &mut self,
         desc: &ResourceDesc,
         name: &str,
+        frame_usage: vk::ImageUsageFlags,
     ) -> Result<GpuResource, BackendError> {
-        let usage = match vk_format(desc.format) {
-            Some(format) if desc.kind.is_texture() => supported_usage(&self.context, desc, format),
-            _ => vk::ImageUsageFlags::empty(),
+        let real_format = resources::resolve_typeless(desc.format, frame_usage);
+        let usage = match vk_format(real_format) {
+            Some(format) if desc.kind.is_texture() => {
+                frame_usage | supported_usage(&self.context, desc, format)
+            }
+            _ => frame_usage,
         };
         let mut resource = create_unbound(&self.context, desc, usage, name)?;
         let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
@@ -331,7 +415,7 @@ impl VulkanBackend {
         recorded?;
         ended?;
         self.submit(self.command_buffer, self.fence)?;
-        wait_fence(&self.context.device, self.fence, self.options.fence_timeout)?;
+        wait_fence(&self.context, self.fence, self.options.fence_timeout)?;
         self.check_messages()
     }
 
@@ -349,8 +433,21 @@ impl VulkanBackend {
 
     /// Retires every frame slot: waits for its work (with the timeout) and frees its views.
     fn retire_all(&mut self) -> Result<(), BackendError> {
-        for slot in &mut self.slots {
-            slot.retire(&self.context, self.options.fence_timeout)?;
+        // Oldest frame first (the next slot to be reused holds the oldest one).
+        for offset in 0..self.slots.len() {
+            self.retire_slot((self.next_slot + offset) % self.slots.len())?;
+        }
+        Ok(())
+    }
+
+    /// Waits for a slot's frame, frees its views and collects its timings.
+    fn retire_slot(&mut self, index: usize) -> Result<(), BackendError> {
+        let slot = &mut self.slots[index];
+        slot.retire(&self.context, self.options.fence_timeout)?;
+        slot.recycle_command_buffers();
+        if let Some(pending) = slot.timings.take() {
+            let timings = timing::read_timings(&self.context, slot.query_pool, &pending)?;
+            self.completed_timings.push(timings);
         }
         Ok(())
     }
@@ -364,52 +461,20 @@ impl VulkanBackend {
         }
     }
 
-    /// The resting layout per plane of an external resource in this frame: the old layout of its
-    /// first barrier that keeps contents, else the end-of-frame barrier's new layout, else GENERAL.
-    fn rest_layout_of(
-        graph: &RecordedGraph,
-        frame: &CompiledFrame,
-        resource: usize,
-    ) -> [vk::ImageLayout; 2] {
-        let mut rest = [None, None];
-        for barrier in frame
-            .barriers
-            .iter()
-            .filter(|b| b.resource.index() == resource)
-        {
-            if barrier.old_layout != rpsl_runtime::vk::ImageLayout::Undefined {
-                for plane in barrier.region.lo[2]..barrier.region.hi[2].min(2) {
-                    rest[plane as usize].get_or_insert(barrier.old_layout);
-                }
-            }
-        }
-        let end = frame.order.len() as u32;
-        if let Some(batch) = frame.batch_list.iter().find(|b| b.position == end) {
-            for barrier in
-                &frame.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
-            {
-                if barrier.resource.index() == resource {
-                    for plane in barrier.region.lo[2]..barrier.region.hi[2].min(2) {
-                        rest[plane as usize].get_or_insert(barrier.new_layout);
-                    }
-                }
-            }
-        }
-        let _ = graph;
-        rest.map(|layout| {
-            layout.map_or(vk::ImageLayout::GENERAL, |l| {
-                vk::ImageLayout::from_raw(l as i32)
-            })
-        })
-    }
-
     fn execute(
         &mut self,
         graph: &RecordedGraph,
         frame: &CompiledFrame,
     ) -> Result<(), BackendError> {
+        if self.context.wedged.get() {
+            return Err(BackendError::DeviceLost(
+                "an earlier frame hung or lost the device; no more frames run".into(),
+            ));
+        }
         let slot_index = self.next_slot;
-        self.slots[slot_index].retire(&self.context, self.options.fence_timeout)?;
+        self.retire_slot(slot_index)?;
+        let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+        self.slots[slot_index].free_scratch(&self.context, allocator);
         self.check_messages()?;
         let count = graph.resources.len();
         let mut handles: Vec<Option<ResourceHandle>> = vec![None; count];
@@ -418,7 +483,7 @@ impl VulkanBackend {
         // Outliving resources.
         for (index, record) in graph.resources.iter().enumerate() {
             let handle_of = |r: &GpuResource| ResourceHandle {
-                desc: r.desc,
+                desc: resources::real_desc(r),
                 image: r.image,
                 buffer: r.buffer,
                 format: r.format,
@@ -428,8 +493,8 @@ impl VulkanBackend {
                     .name
                     .clone()
                     .unwrap_or_else(|| format!("external{index}"));
-                let rest = Self::rest_layout_of(graph, frame, index);
-                self.ensure_external(&name, &record.desc, rest)?;
+                let rest = resources::rest_layout(frame, index);
+                self.ensure_external(&name, &record.desc, rest, usage[index])?;
                 handles[index] = self.externals.get(&name).map(|e| handle_of(&e.resource));
             } else if record.desc.is_persistent() && used(index) {
                 let slot = record
@@ -453,7 +518,7 @@ impl VulkanBackend {
                         .name
                         .clone()
                         .unwrap_or_else(|| format!("persistent r{index}"));
-                    let resource = self.create_outliving(&record.desc, &name)?;
+                    let resource = self.create_outliving(&record.desc, &name, usage[index])?;
                     let init = self.initialise_layout(&resource, [vk::ImageLayout::GENERAL; 2]);
                     self.persistent.insert(slot, resource);
                     init?;
@@ -530,7 +595,7 @@ impl VulkanBackend {
         for (index, resource) in transients.iter().enumerate() {
             if let Some(resource) = resource {
                 handles[index] = Some(ResourceHandle {
-                    desc: resource.desc,
+                    desc: resources::real_desc(resource),
                     image: resource.image,
                     buffer: resource.buffer,
                     format: resource.format,
@@ -558,7 +623,7 @@ impl VulkanBackend {
             Vec::new()
         };
         if !slot.in_flight || single_slot {
-            let retired = slot.retire(&self.context, self.options.fence_timeout);
+            let retired = self.retire_slot(slot_index);
             if result.is_ok() {
                 result = retired;
             }
@@ -581,39 +646,62 @@ impl VulkanBackend {
         handles: &[Option<ResourceHandle>],
         views_out: &mut Vec<vk::ImageView>,
     ) -> Result<(), BackendError> {
-        let device = self.context.device.clone();
-        let cb = self.slots[slot_index].cb;
-        // SAFETY: the slot was retired: its command buffer is not in flight.
-        unsafe {
-            device
-                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
-                .map_err(|r| vk_error("vkResetCommandBuffer", r))?;
-            device
-                .begin_command_buffer(
-                    cb,
-                    &vk::CommandBufferBeginInfo::default()
-                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-                )
-                .map_err(|r| vk_error("vkBeginCommandBuffer", r))?;
+        let slot = &mut self.slots[slot_index];
+        let timestamps = self.options.timestamps;
+        if timestamps {
+            let queries = frame.order.len() as u32 * 2 + 1;
+            timing::prepare_queries(
+                &self.context,
+                &mut slot.query_pool,
+                &mut slot.query_capacity,
+                queries,
+            )?;
         }
+        let needs_minmax = frame.order.iter().any(|&node| {
+            builtins::resolve_mode(graph, node).is_some_and(|mode| mode == 1 || mode == 2)
+        });
+        if needs_minmax && self.minmax.is_none() {
+            self.minmax = Some(minmax::MinMaxResolve::new(&self.context)?);
+        }
+        let slot = &mut self.slots[slot_index];
+        let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+        let buffer_targets = buffer_target::create_buffer_targets(
+            &self.context,
+            allocator,
+            graph,
+            frame,
+            &mut slot.scratch,
+        )?;
         let mut recorder = FrameRecorder {
             context: &self.context,
-            cb,
+            cb: vk::CommandBuffer::null(),
             graph,
             frame,
             handles,
             views: Vec::new(),
+            minmax: self.minmax.as_ref(),
+            buffer_targets: &buffer_targets,
         };
-        let recorded = record_frame(&mut recorder, &mut self.nodes, self.options.allow_unbound);
+        let mut submission = FrameSubmission {
+            lanes: &mut self.lanes,
+            pools: &self.pools,
+            slot,
+            nodes: &mut self.nodes,
+            allow_unbound: self.options.allow_unbound,
+            timestamps,
+        };
+        let mut timed = Vec::new();
+        let result = submit::record_and_submit_frame(&mut recorder, &mut submission, &mut timed);
         views_out.append(&mut recorder.views);
-        // SAFETY: the command buffer is recording.
-        let ended =
-            unsafe { device.end_command_buffer(cb) }.map_err(|r| vk_error("vkEndCommandBuffer", r));
-        recorded?;
-        ended?;
+        result?;
         self.stats.barriers = frame.barriers.len() as u32;
-        self.submit(cb, self.slots[slot_index].fence)?;
-        self.slots[slot_index].in_flight = true;
+        if timestamps {
+            self.slots[slot_index].timings = Some(PendingTimings {
+                frame_index: self.frames,
+                nodes: timed,
+                queries: frame.order.len() as u32 * 2 + 1,
+            });
+        }
         Ok(())
     }
 }
@@ -621,78 +709,6 @@ impl VulkanBackend {
 /// The frame succeeded so far: its transients may be reused.
 fn failure_free(result: &Result<(), BackendError>) -> bool {
     result.is_ok()
-}
-
-fn record_frame(
-    recorder: &mut FrameRecorder<'_>,
-    nodes: &mut HashMap<String, Box<NodeCallback>>,
-    allow_unbound: bool,
-) -> Result<(), BackendError> {
-    let graph = recorder.graph;
-    let frame = recorder.frame;
-    let mut passes = frame.render_passes.iter().peekable();
-    for (position, &node) in frame.order.iter().enumerate() {
-        recorder.barriers_at(position as u32)?;
-        let decl = graph.decl_of(node);
-        let pass = passes.next_if(|pass| pass.node == node);
-        recorder.begin_label(&decl.name);
-        if decl.builtin {
-            recorder.record_builtin(node)?;
-        } else {
-            let callback = nodes.get_mut(&decl.name);
-            if callback.is_none() && !allow_unbound {
-                return Err(BackendError::UnboundNode {
-                    node,
-                    name: decl.name.clone(),
-                });
-            }
-            if let Some(pass) = pass {
-                recorder.begin_pass(pass)?;
-            }
-            if let Some(callback) = callback {
-                let mut views = Vec::new();
-                let start = graph.nodes[node.index()].accesses.start;
-                for (offset, access) in graph.node_accesses(node).iter().enumerate() {
-                    let handle = recorder.handle(access.resource)?;
-                    let region = access_region(access, &handle.desc);
-                    let image_view = if handle.image != vk::Image::null() {
-                        recorder.view_of(start + offset as u32, false)?
-                    } else {
-                        vk::ImageView::null()
-                    };
-                    views.push(BoundView {
-                        param: access.param,
-                        slot: access.slot,
-                        image: handle.image,
-                        image_view,
-                        range: region.range,
-                        buffer: handle.buffer,
-                        offset: region.offset,
-                        size: region.size,
-                    });
-                }
-                let mut context = NodeContext {
-                    device: &recorder.context.device,
-                    command_buffer: recorder.cb,
-                    node,
-                    graph,
-                    args: graph.node_args(node),
-                    views: &views,
-                    render_pass: pass,
-                };
-                callback(&mut context).map_err(|message| BackendError::Node {
-                    node,
-                    name: decl.name.clone(),
-                    message,
-                })?;
-            }
-            if let Some(pass) = pass {
-                recorder.end_pass(pass)?;
-            }
-        }
-        recorder.end_label();
-    }
-    recorder.barriers_at(frame.order.len() as u32)
 }
 
 impl Backend for VulkanBackend {
@@ -716,9 +732,18 @@ impl Backend for VulkanBackend {
 
 impl Drop for VulkanBackend {
     fn drop(&mut self) {
+        if self.context.wedged.get() {
+            // The GPU hung or was lost: waiting could block forever and freeing objects it may
+            // still use is undefined, so everything is left to the process's end.
+            std::mem::forget(self.allocator.take());
+            return;
+        }
         let _ = self.retire_all();
         // SAFETY: plain wait on a live device (also covers slots whose wait timed out).
         let _ = unsafe { self.context.device.device_wait_idle() };
+        if let Some(pass) = self.minmax.take() {
+            pass.destroy(&self.context);
+        }
         if let Some(mut allocator) = self.allocator.take() {
             for mut slot in std::mem::take(&mut self.slots) {
                 slot.release(&self.context, &mut allocator);
@@ -735,7 +760,12 @@ impl Drop for VulkanBackend {
         // SAFETY: the device is idle; these objects are ours.
         unsafe {
             self.context.device.destroy_fence(self.fence, None);
-            self.context.device.destroy_command_pool(self.pool, None);
+            for (_, pool) in self.pools.drain() {
+                self.context.device.destroy_command_pool(pool, None);
+            }
+            for lane in self.lanes.drain(..) {
+                self.context.device.destroy_semaphore(lane.timeline, None);
+            }
         }
     }
 }

@@ -52,3 +52,34 @@ impl NodeContext<'_> {
 
 /// A node implementation; an `Err` message fails the frame with [`rpsl_runtime::BackendError::Node`].
 pub type NodeCallback = dyn FnMut(&mut NodeContext<'_>) -> Result<(), String>;
+
+/// Resolves the view arguments of a node to Vulkan objects (image views are created for the
+/// frame and freed when it completes).
+pub(crate) fn bind_node_views(
+    recorder: &mut crate::record::FrameRecorder<'_>,
+    node: NodeId,
+) -> Result<Vec<BoundView>, rpsl_runtime::BackendError> {
+    let graph = recorder.graph;
+    let start = graph.nodes[node.index()].accesses.start;
+    let mut views = Vec::new();
+    for (offset, access) in graph.node_accesses(node).iter().enumerate() {
+        let handle = recorder.handle(access.resource)?;
+        let region = crate::record::access_region(access, &handle.desc);
+        let image_view = if handle.image != vk::Image::null() {
+            recorder.view_of(start + offset as u32, false)?
+        } else {
+            vk::ImageView::null()
+        };
+        views.push(BoundView {
+            param: access.param,
+            slot: access.slot,
+            image: handle.image,
+            image_view,
+            range: region.range,
+            buffer: handle.buffer,
+            offset: region.offset,
+            size: region.size,
+        });
+    }
+    Ok(views)
+}

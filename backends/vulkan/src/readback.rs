@@ -24,27 +24,86 @@ pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<()
     writer.finish().map_err(encoding)
 }
 
-/// Converts mip 0 / layer 0 bytes of a texture of `format` to RGBA8.
+/// Reads an 8-bit RGBA PNG (as [`write_png`] writes them) as `(width, height, pixels)`.
+pub fn read_png(path: &Path) -> Result<(u32, u32, Vec<u8>), BackendError> {
+    let error = |e: &dyn std::fmt::Display| {
+        BackendError::Api(format!("cannot read {}: {e}", path.display()))
+    };
+    let file = std::fs::File::open(path).map_err(|e| error(&e))?;
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .map_err(|e| error(&e))?;
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).map_err(|e| error(&e))?;
+    if info.color_type != png::ColorType::Rgba || info.bit_depth != png::BitDepth::Eight {
+        return Err(error(&"not an 8-bit RGBA image"));
+    }
+    pixels.truncate(info.buffer_size());
+    Ok((info.width, info.height, pixels))
+}
+
+/// An IEEE half float as f32.
+fn half_to_f32(bits: u16) -> f32 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = (bits >> 10) & 0x1f;
+    let mantissa = (bits & 0x3ff) as f32;
+    match exponent {
+        0 => sign * mantissa * 2f32.powi(-24),
+        31 if mantissa == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        e => sign * (1.0 + mantissa / 1024.0) * 2f32.powi(e as i32 - 15),
+    }
+}
+
+/// Converts mip 0 / layer 0 bytes of a texture of `format` to RGBA8: 8-bit RGBA/BGRA as is,
+/// float and unorm channels clamped to [0, 1]; one-channel formats (depth included) as grey.
 fn to_rgba8(format: Format, bytes: &[u8]) -> Result<Vec<u8>, BackendError> {
     let unorm = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-    match format.0 {
-        27..=29 => Ok(bytes.to_vec()),
-        87 | 90 | 91 => Ok(bytes
+    let f32_at = |p: &[u8], i: usize| f32::from_le_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]);
+    let u16_at = |p: &[u8], i: usize| u16::from_le_bytes([p[i], p[i + 1]]);
+    let grey = |v: u8| [v, v, v, 255];
+    Ok(match format.0 {
+        27..=29 => bytes.to_vec(),
+        87 | 90 | 91 => bytes
             .chunks_exact(4)
             .flat_map(|p| [p[2], p[1], p[0], p[3]])
-            .collect()),
-        2 => Ok(bytes
+            .collect(),
+        2 => bytes
             .chunks_exact(16)
+            .flat_map(|p| [0, 4, 8, 12].map(|i| unorm(f32_at(p, i))))
+            .collect(),
+        10 => bytes
+            .chunks_exact(8)
+            .flat_map(|p| [0, 2, 4, 6].map(|i| unorm(half_to_f32(u16_at(p, i)))))
+            .collect(),
+        24 => bytes
+            .chunks_exact(4)
             .flat_map(|p| {
-                let c = |i: usize| f32::from_le_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]);
-                [unorm(c(0)), unorm(c(4)), unorm(c(8)), unorm(c(12))]
+                let v = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+                let c = |shift: u32| unorm(((v >> shift) & 0x3ff) as f32 / 1023.0);
+                [c(0), c(10), c(20), unorm((v >> 30) as f32 / 3.0)]
             })
-            .collect()),
-        _ => Err(BackendError::Unsupported(format!(
-            "reading format {} back as RGBA8",
-            format.name().unwrap_or("?")
-        ))),
-    }
+            .collect(),
+        40 | 41 => bytes
+            .chunks_exact(4)
+            .flat_map(|p| grey(unorm(f32_at(p, 0))))
+            .collect(),
+        55 | 56 => bytes
+            .chunks_exact(2)
+            .flat_map(|p| grey(unorm(u16_at(p, 0) as f32 / 65535.0)))
+            .collect(),
+        61 => bytes.iter().flat_map(|&v| grey(v)).collect(),
+        49 => bytes
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[1], 0, 255])
+            .collect(),
+        _ => {
+            return Err(BackendError::Unsupported(format!(
+                "reading format {} back as RGBA8",
+                format.name().unwrap_or("?")
+            )))
+        }
+    })
 }
 
 impl VulkanBackend {
@@ -64,6 +123,11 @@ impl VulkanBackend {
         let rest = external.rest_layout;
         let (image, buffer, aspect) = (resource.image, resource.buffer, resource.aspect());
         let size = if image != vk::Image::null() {
+            if desc.sample_count > 1 {
+                return Err(BackendError::Unsupported(
+                    "reading back multisampled textures".into(),
+                ));
+            }
             if desc.format.is_block_compressed() {
                 return Err(BackendError::Unsupported(
                     "reading back block-compressed textures".into(),

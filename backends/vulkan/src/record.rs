@@ -6,7 +6,7 @@ use crate::context::{vk_error, Context};
 use crate::format::{plane_aspect, vk_format};
 use ash::vk;
 use rpsl_runtime::{
-    AccessRecord, BackendError, CompiledFrame, Format, LoadOp, RecordedGraph, RenderPass,
+    AccessRecord, BackendError, Barrier, CompiledFrame, Format, LoadOp, RecordedGraph, RenderPass,
     ResourceDesc, ResourceKind, StoreOp,
 };
 use std::ffi::CString;
@@ -38,6 +38,10 @@ pub struct FrameRecorder<'a> {
     pub handles: &'a [Option<ResourceHandle>],
     /// Image views created this frame (destroyed after the frame completes).
     pub views: Vec<vk::ImageView>,
+    /// The min/max resolve pass, when the frame has such resolves.
+    pub minmax: Option<&'a crate::minmax::MinMaxResolve>,
+    /// Scratch images standing in for buffer colour attachments.
+    pub buffer_targets: &'a [crate::buffer_target::BufferTarget],
 }
 
 /// Subresources of an access in Vulkan terms (temporal slice folded into the layers).
@@ -119,21 +123,14 @@ impl<'a> FrameRecorder<'a> {
             .ok_or_else(|| BackendError::Api(format!("resource {} was not realised", resource.0)))
     }
 
-    /// Records the barrier batch at `position`, if the compiler planned one there.
-    pub fn barriers_at(&self, position: u32) -> Result<(), BackendError> {
-        let Some(batch) = self
-            .frame
-            .batch_list
-            .iter()
-            .find(|batch| batch.position == position)
-        else {
+    /// Records barriers (of the compiler's plan) as one `vkCmdPipelineBarrier2`.
+    pub fn record_barriers(&self, barriers: &[Barrier]) -> Result<(), BackendError> {
+        if barriers.is_empty() {
             return Ok(());
-        };
+        }
         let mut images = Vec::new();
         let mut buffers = Vec::new();
-        for barrier in
-            &self.frame.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
-        {
+        for barrier in barriers {
             let handle = self.handle(barrier.resource)?;
             let src_stage = vk::PipelineStageFlags2::from_raw(barrier.src_stages.0);
             let src_access = vk::AccessFlags2::from_raw(barrier.src_accesses.0);
@@ -187,6 +184,19 @@ impl<'a> FrameRecorder<'a> {
         Ok(())
     }
 
+    /// Writes a timestamp (after all earlier commands) into query `index` of `pool`.
+    pub fn timestamp(&self, pool: vk::QueryPool, index: u32) {
+        // SAFETY: the command buffer is recording outside a render pass; the query was reset.
+        unsafe {
+            self.device().cmd_write_timestamp2(
+                self.cb,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                pool,
+                index,
+            )
+        };
+    }
+
     /// Opens a debug label.
     pub fn begin_label(&self, name: &str) {
         if let Some(debug) = &self.context.debug_device {
@@ -211,17 +221,28 @@ impl<'a> FrameRecorder<'a> {
         access_index: u32,
         whole_aspect: bool,
     ) -> Result<vk::ImageView, BackendError> {
+        if let Some(target) = self.buffer_target(access_index) {
+            return self.buffer_target_view(&target);
+        }
         let access = self.graph.accesses[access_index as usize];
         let handle = self.handle(access.resource)?;
+        if handle.image == vk::Image::null() {
+            let name = &self.graph.decl_of(access.node).name;
+            return Err(BackendError::Unsupported(format!(
+                "node `{name}` binds a buffer view where an image view is needed"
+            )));
+        }
         let mut region = access_region(&access, &handle.desc).range;
         if whole_aspect {
             region.aspect_mask = crate::format::full_aspect(handle.desc.format);
         }
-        let format = if access.view_format != Format::UNKNOWN {
-            vk_format(access.view_format).unwrap_or(handle.format)
-        } else {
-            handle.format
-        };
+        // Views of depth/stencil images keep the image's format; the aspect selects the plane.
+        let format =
+            if access.view_format != Format::UNKNOWN && !handle.desc.format.is_depth_stencil() {
+                vk_format(access.view_format).unwrap_or(handle.format)
+            } else {
+                handle.format
+            };
         let view_type = match handle.desc.kind {
             ResourceKind::Tex1d if region.layer_count > 1 => vk::ImageViewType::TYPE_1D_ARRAY,
             ResourceKind::Tex1d => vk::ImageViewType::TYPE_1D,
@@ -362,7 +383,14 @@ impl<'a> FrameRecorder<'a> {
             .collect();
         let depth = pass.depth_stencil.as_ref().map(|ds| {
             let access = &self.graph.accesses[ds.access as usize];
-            let desc = &self.graph.resources[access.resource.index()].desc;
+            let desc = &self
+                .handles
+                .get(access.resource.index())
+                .copied()
+                .flatten()
+                .map_or(self.graph.resources[access.resource.index()].desc, |h| {
+                    h.desc
+                });
             let sub = access.subresource_box(desc);
             let covers = |plane: u64| sub.lo[2] <= plane && plane < sub.hi[2];
             DepthTarget {
@@ -393,6 +421,11 @@ impl<'a> FrameRecorder<'a> {
                 max_depth: v.max_depth,
             })
             .collect();
+        for color in &pass.colors {
+            if let Some(target) = self.buffer_target(color.access) {
+                self.begin_buffer_target(&target)?;
+            }
+        }
         let scissors: Vec<_> = pass
             .scissors
             .iter()
@@ -421,6 +454,11 @@ impl<'a> FrameRecorder<'a> {
     /// returns to COLOR_ATTACHMENT_OPTIMAL, the state the compiler's plan expects after the node.
     pub fn end_pass(&mut self, pass: &RenderPass) -> Result<(), BackendError> {
         self.end_rendering();
+        for color in &pass.colors {
+            if let Some(target) = self.buffer_target(color.access) {
+                self.end_buffer_target(&target)?;
+            }
+        }
         for color in &pass.colors {
             let Some(resolve) = color.resolve else {
                 continue;

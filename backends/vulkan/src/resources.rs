@@ -7,7 +7,9 @@ use crate::format::{full_aspect, vk_format};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
 use gpu_allocator::MemoryLocation;
-use rpsl_runtime::{AccessFlags, BackendError, RecordedGraph, ResourceDesc, ResourceKind};
+use rpsl_runtime::{
+    AccessFlags, BackendError, CompiledFrame, Format, RecordedGraph, ResourceDesc, ResourceKind,
+};
 
 /// A Vulkan image or buffer of one resource.
 #[derive(Debug)]
@@ -20,6 +22,9 @@ pub struct GpuResource {
     pub buffer: vk::Buffer,
     /// Its Vulkan format (`UNDEFINED` for buffers).
     pub format: vk::Format,
+    /// The `RPS_FORMAT` the image really has: `desc.format`, except for typeless formats
+    /// resolved by usage (`R32_TYPELESS` as `D32_FLOAT` when it is a depth target, ...).
+    pub real_format: rpsl_runtime::Format,
     /// Byte size of a buffer (all temporal slices).
     pub size: u64,
     /// Its own memory (`None` when placed in a transient heap).
@@ -53,6 +58,14 @@ pub fn image_usage(flags: AccessFlags, writes: bool) -> vk::ImageUsageFlags {
         | AccessFlags::TS
         | AccessFlags::MS
         | AccessFlags::RAYTRACING;
+    // The min/max resolve reads the source in a compute shader and stores the destination.
+    if flags.contains(AccessFlags::RESOLVE) {
+        usage |= if writes {
+            vk::ImageUsageFlags::STORAGE
+        } else {
+            vk::ImageUsageFlags::SAMPLED
+        };
+    }
     if flags.intersects(shader) {
         usage |= if writes {
             vk::ImageUsageFlags::STORAGE
@@ -104,6 +117,27 @@ pub fn supported_usage(
     usage
 }
 
+/// The format a typeless single-channel format takes: its depth format when the resource is a
+/// depth target (Vulkan has no typeless formats), else its float/unorm colour format.
+pub fn resolve_typeless(format: Format, usage: vk::ImageUsageFlags) -> Format {
+    let depth = usage.contains(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT);
+    match (format.0, depth) {
+        (39, true) => Format::D32_FLOAT,
+        (39, false) => Format::R32_FLOAT,
+        (53, true) => Format::D16_UNORM,
+        (53, false) => Format(56),
+        _ => format,
+    }
+}
+
+/// A resource's description with the format its image really has.
+pub fn real_desc(resource: &GpuResource) -> ResourceDesc {
+    ResourceDesc {
+        format: resource.real_format,
+        ..resource.desc
+    }
+}
+
 /// Creates the image or buffer of `desc` without memory.
 pub fn create_unbound(
     context: &Context,
@@ -115,7 +149,7 @@ pub fn create_unbound(
     let device = &context.device;
     if desc.kind == ResourceKind::Buffer {
         let size = desc.width.max(4) * temporal as u64;
-        let info = vk::BufferCreateInfo::default().size(size).usage(
+        let mut info = vk::BufferCreateInfo::default().size(size).usage(
             vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST
                 | vk::BufferUsageFlags::STORAGE_BUFFER
@@ -124,6 +158,11 @@ pub fn create_unbound(
                 | vk::BufferUsageFlags::INDEX_BUFFER
                 | vk::BufferUsageFlags::INDIRECT_BUFFER,
         );
+        if context.concurrent_families.len() > 1 {
+            info = info
+                .sharing_mode(vk::SharingMode::CONCURRENT)
+                .queue_family_indices(&context.concurrent_families);
+        }
         // SAFETY: valid create info on a live device.
         let buffer = unsafe { device.create_buffer(&info, None) }
             .map_err(|r| vk_error("vkCreateBuffer", r))?;
@@ -133,11 +172,13 @@ pub fn create_unbound(
             image: vk::Image::null(),
             buffer,
             format: vk::Format::UNDEFINED,
+            real_format: desc.format,
             size,
             allocation: None,
         });
     }
-    let format = vk_format(desc.format).ok_or_else(|| {
+    let real_format = resolve_typeless(desc.format, usage);
+    let format = vk_format(real_format).ok_or_else(|| {
         BackendError::Unsupported(format!(
             "format {} of `{name}`",
             desc.format.name().unwrap_or("?")
@@ -165,12 +206,32 @@ pub fn create_unbound(
     {
         flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
     }
-    let usage = if desc.format.is_depth_stencil() {
+    // Views may reinterpret colour images in another format of the same class (`.format()`).
+    // TODO: only for resources whose accesses use another view format (compression on some GPUs).
+    if !real_format.is_depth_stencil() {
+        flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
+    }
+    // Drop the speculative shader usages (resolve sources and targets) the format lacks.
+    // SAFETY: plain query on a live physical device.
+    let features = unsafe {
+        context
+            .instance
+            .get_physical_device_format_properties(context.physical, format)
+    }
+    .optimal_tiling_features;
+    let mut usage = usage;
+    if !features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) || desc.sample_count > 1 {
+        usage &= !vk::ImageUsageFlags::STORAGE;
+    }
+    if !features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE) {
+        usage &= !vk::ImageUsageFlags::SAMPLED;
+    }
+    let usage = if real_format.is_depth_stencil() {
         usage & !vk::ImageUsageFlags::COLOR_ATTACHMENT
     } else {
         usage & !vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
     };
-    let info = vk::ImageCreateInfo::default()
+    let mut info = vk::ImageCreateInfo::default()
         .flags(flags)
         .image_type(image_type)
         .format(format)
@@ -181,10 +242,16 @@ pub fn create_unbound(
         })
         .mip_levels(desc.mip_levels.max(1))
         .array_layers(layers)
-        .samples(vk::SampleCountFlags::from_raw(desc.sample_count.max(1)))
+        .samples(context.sample_count(desc.sample_count))
         .tiling(vk::ImageTiling::OPTIMAL)
         .usage(usage)
         .initial_layout(vk::ImageLayout::UNDEFINED);
+    // Several queue families use resources without ownership transfers.
+    if context.concurrent_families.len() > 1 {
+        info = info
+            .sharing_mode(vk::SharingMode::CONCURRENT)
+            .queue_family_indices(&context.concurrent_families);
+    }
     // SAFETY: valid create info on a live device.
     let image = unsafe { device.create_image(&info, None) }.map_err(|r| {
         let error = vk_error("vkCreateImage", r);
@@ -201,6 +268,7 @@ pub fn create_unbound(
         image,
         buffer: vk::Buffer::null(),
         format,
+        real_format,
         size: 0,
         allocation: None,
     })
@@ -264,7 +332,7 @@ impl GpuResource {
 
     /// The aspect of the whole image.
     pub fn aspect(&self) -> vk::ImageAspectFlags {
-        full_aspect(self.desc.format)
+        full_aspect(self.real_format)
     }
 
     /// Destroys it and frees its memory.
@@ -349,4 +417,36 @@ pub fn place_transients(
         }
     }
     Ok((Some(TransientHeap { allocation }), fallback.len() as u32))
+}
+
+/// The resting layout per plane of an external resource in this frame: the old layout of its
+/// first barrier that keeps contents, else the end-of-frame barrier's new layout, else GENERAL.
+pub fn rest_layout(frame: &CompiledFrame, resource: usize) -> [vk::ImageLayout; 2] {
+    let mut rest = [None, None];
+    for barrier in frame
+        .barriers
+        .iter()
+        .filter(|b| b.resource.index() == resource)
+    {
+        if barrier.old_layout != rpsl_runtime::vk::ImageLayout::Undefined {
+            for plane in barrier.region.lo[2]..barrier.region.hi[2].min(2) {
+                rest[plane as usize].get_or_insert(barrier.old_layout);
+            }
+        }
+    }
+    let end = frame.order.len() as u32;
+    if let Some(batch) = frame.batch_list.iter().find(|b| b.position == end) {
+        for barrier in &frame.barriers[batch.barriers.start as usize..batch.barriers.end as usize] {
+            if barrier.resource.index() == resource {
+                for plane in barrier.region.lo[2]..barrier.region.hi[2].min(2) {
+                    rest[plane as usize].get_or_insert(barrier.new_layout);
+                }
+            }
+        }
+    }
+    rest.map(|layout| {
+        layout.map_or(vk::ImageLayout::GENERAL, |l| {
+            vk::ImageLayout::from_raw(l as i32)
+        })
+    })
 }

@@ -1,4 +1,5 @@
-//! Frames in flight: each slot owns a command buffer, a fence and the per-frame objects
+//! Frames in flight: each slot owns command buffers (per queue family, as many as its frames'
+//! segments need), a fence, a timestamp query pool and the per-frame objects
 //! (transient images and buffers, their heap, image views) that must outlive the frame's work.
 //! A slot is retired (waited for, with a timeout, and its views freed) before it is reused; its
 //! transient resources and heap stay cached for the next frame in the slot with the same
@@ -6,20 +7,24 @@
 
 use crate::context::{vk_error, Context};
 use crate::resources::{GpuResource, TransientHeap};
+use crate::timing::PendingTimings;
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
 use rpsl_runtime::{BackendError, ResourceDesc};
 use std::time::Duration;
 
-/// Waits for a fence with a timeout, then resets it.
+/// Waits for a fence with a timeout, then resets it. A timeout or a lost device marks the
+/// context wedged (nothing waits for the device again, see [`Context::wedged`]).
 pub(crate) fn wait_fence(
-    device: &ash::Device,
+    context: &Context,
     fence: vk::Fence,
     timeout: Duration,
 ) -> Result<(), BackendError> {
+    let device = &context.device;
     let nanos = timeout.as_nanos().min(u64::MAX as u128) as u64;
     // SAFETY: waiting on a fence of this device.
     unsafe { device.wait_for_fences(&[fence], true, nanos) }.map_err(|r| {
+        context.wedged.set(true);
         if r == vk::Result::TIMEOUT {
             BackendError::Timeout(format!("the GPU work did not finish within {timeout:?}"))
         } else {
@@ -36,8 +41,17 @@ pub(crate) type TransientKey = Vec<(usize, ResourceDesc, vk::ImageUsageFlags, Op
 
 /// One frame in flight.
 pub(crate) struct FrameSlot {
-    pub cb: vk::CommandBuffer,
+    /// Command buffers by queue family, and how many of each family this frame uses.
+    command_buffers: Vec<(u32, vk::CommandBuffer)>,
+    used: Vec<bool>,
     pub fence: vk::Fence,
+    /// Timestamp queries (null until timings are asked for) and their count.
+    pub query_pool: vk::QueryPool,
+    pub query_capacity: u32,
+    /// What the queries of the frame in flight mean.
+    pub timings: Option<PendingTimings>,
+    /// Per-frame scratch resources (buffer render targets), freed when the slot is reused.
+    pub scratch: Vec<GpuResource>,
     pub in_flight: bool,
     pub transients: Vec<(usize, GpuResource)>,
     pub key: TransientKey,
@@ -46,28 +60,21 @@ pub(crate) struct FrameSlot {
 }
 
 impl FrameSlot {
-    /// A slot with its command buffer from `pool`.
-    pub fn new(
-        context: &Context,
-        pool: vk::CommandPool,
-        index: usize,
-    ) -> Result<FrameSlot, BackendError> {
+    /// A slot (command buffers are allocated as frames need them).
+    pub fn new(context: &Context, index: usize) -> Result<FrameSlot, BackendError> {
         let device = &context.device;
-        let info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: valid allocate info on a live pool.
-        let cb = unsafe { device.allocate_command_buffers(&info) }
-            .map_err(|r| vk_error("vkAllocateCommandBuffers", r))?[0];
         // SAFETY: valid create info.
         let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(|r| vk_error("vkCreateFence", r))?;
-        context.name(cb, &format!("rpsl frame commands {index}"));
         context.name(fence, &format!("rpsl frame fence {index}"));
         Ok(FrameSlot {
-            cb,
+            command_buffers: Vec::new(),
+            used: Vec::new(),
             fence,
+            query_pool: vk::QueryPool::null(),
+            query_capacity: 0,
+            timings: None,
+            scratch: Vec::new(),
             in_flight: false,
             transients: Vec::new(),
             key: Vec::new(),
@@ -76,11 +83,48 @@ impl FrameSlot {
         })
     }
 
+    /// An unused command buffer of `family` (from `pool`) for this frame.
+    pub fn command_buffer(
+        &mut self,
+        context: &Context,
+        pool: vk::CommandPool,
+        family: u32,
+    ) -> Result<vk::CommandBuffer, BackendError> {
+        if let Some(index) = (0..self.command_buffers.len())
+            .find(|&i| !self.used[i] && self.command_buffers[i].0 == family)
+        {
+            self.used[index] = true;
+            return Ok(self.command_buffers[index].1);
+        }
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid allocate info on a live pool.
+        let cb = unsafe { context.device.allocate_command_buffers(&info) }
+            .map_err(|r| vk_error("vkAllocateCommandBuffers", r))?[0];
+        context.name(
+            cb,
+            &format!(
+                "rpsl frame commands {} (family {family})",
+                self.command_buffers.len()
+            ),
+        );
+        self.command_buffers.push((family, cb));
+        self.used.push(true);
+        Ok(cb)
+    }
+
+    /// Marks every command buffer unused (the slot is not in flight).
+    pub fn recycle_command_buffers(&mut self) {
+        self.used.iter_mut().for_each(|used| *used = false);
+    }
+
     /// Waits for the slot's frame (if submitted) and frees its image views; transients stay
     /// cached. On a timeout everything is kept (the GPU may still use it).
     pub fn retire(&mut self, context: &Context, timeout: Duration) -> Result<(), BackendError> {
         if self.in_flight {
-            wait_fence(&context.device, self.fence, timeout)?;
+            wait_fence(context, self.fence, timeout)?;
             self.in_flight = false;
         }
         for view in self.views.drain(..) {
@@ -97,6 +141,7 @@ impl FrameSlot {
             unsafe { context.device.destroy_image_view(view, None) };
         }
         self.key.clear();
+        self.free_scratch(context, allocator);
         for (_, resource) in self.transients.drain(..) {
             resource.destroy(context, allocator);
         }
@@ -105,9 +150,21 @@ impl FrameSlot {
         }
     }
 
-    /// Destroys the fence (the command buffer goes with its pool).
+    /// Frees the scratch resources; the slot must not be in flight.
+    pub fn free_scratch(&mut self, context: &Context, allocator: &mut Allocator) {
+        for resource in self.scratch.drain(..) {
+            resource.destroy(context, allocator);
+        }
+    }
+
+    /// Destroys the fence and query pool (command buffers go with their pools).
     pub fn destroy(self, context: &Context) {
         // SAFETY: the slot was retired.
-        unsafe { context.device.destroy_fence(self.fence, None) };
+        unsafe {
+            context.device.destroy_fence(self.fence, None);
+            if self.query_pool != vk::QueryPool::null() {
+                context.device.destroy_query_pool(self.query_pool, None);
+            }
+        }
     }
 }

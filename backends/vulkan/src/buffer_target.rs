@@ -1,0 +1,285 @@
+//! Formatted buffer views bound as colour attachments (RPS's row-major image buffers), which
+//! Vulkan cannot render to: the pass renders into a scratch image of the compiler's extent and
+//! the view's format instead; a loading pass first copies the buffer's texels into it, and after
+//! the pass its texels are copied back into the buffer (rows tightly packed from the view's
+//! offset). The extra barriers chain to the compiler's through the colour-attachment stage.
+
+use crate::context::vk_error;
+use crate::format::vk_format;
+use crate::record::{access_region, FrameRecorder};
+use crate::resources::{create_unbound, GpuResource};
+use ash::vk;
+use gpu_allocator::vulkan::Allocator;
+use rpsl_runtime::{
+    BackendError, CompiledFrame, LoadOp, RecordedGraph, ResourceDesc, ResourceKind,
+};
+
+/// The scratch image standing in for one buffer colour attachment.
+#[derive(Copy, Clone, Debug)]
+pub struct BufferTarget {
+    /// The attachment's access.
+    pub access: u32,
+    /// The scratch image.
+    pub image: vk::Image,
+    /// Its format.
+    pub format: vk::Format,
+    /// Its extent (the pass's render area).
+    pub width: u32,
+    /// Its height.
+    pub height: u32,
+    /// The pass loads the attachment's contents.
+    pub load: bool,
+}
+
+/// Creates (with their own memory) the scratch images of every buffer colour attachment of the
+/// frame. The resources go to the frame's slot and are freed when it is retired.
+pub(crate) fn create_buffer_targets(
+    context: &crate::context::Context,
+    allocator: &mut Allocator,
+    graph: &RecordedGraph,
+    frame: &CompiledFrame,
+    scratch: &mut Vec<GpuResource>,
+) -> Result<Vec<BufferTarget>, BackendError> {
+    let mut targets = Vec::new();
+    for pass in &frame.render_passes {
+        for color in &pass.colors {
+            let record = &graph.resources[color.resource.index()];
+            if record.desc.kind != ResourceKind::Buffer {
+                continue;
+            }
+            let access = &graph.accesses[color.access as usize];
+            let name = &graph.decl_of(pass.node).name;
+            let format = vk_format(access.view_format).ok_or_else(|| {
+                BackendError::Unsupported(format!(
+                    "node `{name}` renders to a buffer view of format {}",
+                    access.view_format.name().unwrap_or("?")
+                ))
+            })?;
+            let desc = ResourceDesc::tex2d(access.view_format, pass.width, pass.height);
+            let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
+                | vk::ImageUsageFlags::TRANSFER_SRC
+                | vk::ImageUsageFlags::TRANSFER_DST;
+            let label = format!("buffer target of `{name}`");
+            let mut resource = create_unbound(context, &desc, usage, &label)?;
+            if let Err(error) = resource.allocate_own(context, allocator, &label) {
+                resource.destroy(context, allocator);
+                return Err(error);
+            }
+            targets.push(BufferTarget {
+                access: color.access,
+                image: resource.image,
+                format,
+                width: pass.width,
+                height: pass.height,
+                load: color.load == LoadOp::Load,
+            });
+            scratch.push(resource);
+        }
+    }
+    Ok(targets)
+}
+
+fn whole_color() -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    }
+}
+
+impl FrameRecorder<'_> {
+    /// The scratch image of a buffer colour attachment, if `access` is one.
+    pub fn buffer_target(&self, access: u32) -> Option<BufferTarget> {
+        self.buffer_targets
+            .iter()
+            .find(|t| t.access == access)
+            .copied()
+    }
+
+    /// A 2-D view of a scratch image (kept until the frame completes).
+    pub fn buffer_target_view(
+        &mut self,
+        target: &BufferTarget,
+    ) -> Result<vk::ImageView, BackendError> {
+        let info = vk::ImageViewCreateInfo::default()
+            .image(target.image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(target.format)
+            .subresource_range(whole_color());
+        // SAFETY: valid create info for a live image.
+        let view = unsafe { self.context.device.create_image_view(&info, None) }
+            .map_err(|r| vk_error("vkCreateImageView", r))?;
+        self.context.name(view, "buffer target view");
+        self.views.push(view);
+        Ok(view)
+    }
+
+    fn copy_region(
+        &self,
+        target: &BufferTarget,
+    ) -> Result<(vk::Buffer, vk::BufferImageCopy), BackendError> {
+        let access = self.graph.accesses[target.access as usize];
+        let handle = self.handle(access.resource)?;
+        let region = access_region(&access, &handle.desc);
+        Ok((
+            handle.buffer,
+            vk::BufferImageCopy {
+                buffer_offset: region.offset,
+                buffer_row_length: target.width,
+                buffer_image_height: target.height,
+                image_subresource: vk::ImageSubresourceLayers {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    mip_level: 0,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                },
+                image_offset: vk::Offset3D::default(),
+                image_extent: vk::Extent3D {
+                    width: target.width,
+                    height: target.height,
+                    depth: 1,
+                },
+            },
+        ))
+    }
+
+    /// Before the pass: the scratch image to COLOR_ATTACHMENT_OPTIMAL, loaded from the buffer
+    /// when the pass loads.
+    pub fn begin_buffer_target(&self, target: &BufferTarget) -> Result<(), BackendError> {
+        let device = &self.context.device;
+        let color = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+        let copy = vk::PipelineStageFlags2::COPY;
+        let to_attachment = |old: vk::ImageLayout, src: vk::PipelineStageFlags2, src_access| {
+            vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(src)
+                .src_access_mask(src_access)
+                .dst_stage_mask(color)
+                .dst_access_mask(
+                    vk::AccessFlags2::COLOR_ATTACHMENT_READ
+                        | vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                )
+                .old_layout(old)
+                .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                .image(target.image)
+                .subresource_range(whole_color())
+        };
+        if !target.load {
+            let barrier = to_attachment(
+                vk::ImageLayout::UNDEFINED,
+                vk::PipelineStageFlags2::NONE,
+                vk::AccessFlags2::NONE,
+            );
+            // SAFETY: recording outside a render pass; the image is live.
+            unsafe {
+                device.cmd_pipeline_barrier2(
+                    self.cb,
+                    &vk::DependencyInfo::default().image_memory_barriers(&[barrier]),
+                )
+            };
+            return Ok(());
+        }
+        let (buffer, region) = self.copy_region(target)?;
+        let image_in = vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::NONE)
+            .dst_stage_mask(copy)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+            .image(target.image)
+            .subresource_range(whole_color());
+        // The compiler's barrier made the buffer visible to the colour-attachment stage.
+        let buffer_in = vk::BufferMemoryBarrier2::default()
+            .src_stage_mask(color)
+            .dst_stage_mask(copy)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+            .buffer(buffer)
+            .offset(region.buffer_offset)
+            .size(vk::WHOLE_SIZE);
+        let after = to_attachment(
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            copy,
+            vk::AccessFlags2::TRANSFER_WRITE,
+        );
+        // SAFETY: recording outside a render pass; live handles; the copy stays inside the
+        // buffer view (the compiler's extent holds whole rows of the view).
+        unsafe {
+            device.cmd_pipeline_barrier2(
+                self.cb,
+                &vk::DependencyInfo::default()
+                    .image_memory_barriers(&[image_in])
+                    .buffer_memory_barriers(&[buffer_in]),
+            );
+            device.cmd_copy_buffer_to_image(
+                self.cb,
+                buffer,
+                target.image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+            );
+            device.cmd_pipeline_barrier2(
+                self.cb,
+                &vk::DependencyInfo::default().image_memory_barriers(&[after]),
+            );
+        }
+        Ok(())
+    }
+
+    /// After the pass: the scratch image's texels back into the buffer, then the buffer handed
+    /// back to the colour-attachment stage the compiler's next barrier starts from.
+    pub fn end_buffer_target(&self, target: &BufferTarget) -> Result<(), BackendError> {
+        let device = &self.context.device;
+        let color = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+        let copy = vk::PipelineStageFlags2::COPY;
+        let (buffer, region) = self.copy_region(target)?;
+        let image_out = vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(color)
+            .src_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
+            .dst_stage_mask(copy)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+            .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+            .image(target.image)
+            .subresource_range(whole_color());
+        let buffer_out = vk::BufferMemoryBarrier2::default()
+            .src_stage_mask(color | copy)
+            .src_access_mask(vk::AccessFlags2::NONE)
+            .dst_stage_mask(copy)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .buffer(buffer)
+            .offset(region.buffer_offset)
+            .size(vk::WHOLE_SIZE);
+        let buffer_back = vk::BufferMemoryBarrier2::default()
+            .src_stage_mask(copy)
+            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .dst_stage_mask(color)
+            .dst_access_mask(
+                vk::AccessFlags2::COLOR_ATTACHMENT_READ | vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+            )
+            .buffer(buffer)
+            .offset(region.buffer_offset)
+            .size(vk::WHOLE_SIZE);
+        // SAFETY: recording outside a render pass; live handles; the copy stays in the view.
+        unsafe {
+            device.cmd_pipeline_barrier2(
+                self.cb,
+                &vk::DependencyInfo::default()
+                    .image_memory_barriers(&[image_out])
+                    .buffer_memory_barriers(&[buffer_out]),
+            );
+            device.cmd_copy_image_to_buffer(
+                self.cb,
+                target.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                buffer,
+                &[region],
+            );
+            device.cmd_pipeline_barrier2(
+                self.cb,
+                &vk::DependencyInfo::default().buffer_memory_barriers(&[buffer_back]),
+            );
+        }
+        Ok(())
+    }
+}

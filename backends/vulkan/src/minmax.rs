@@ -1,0 +1,335 @@
+//! The min/max MSAA colour resolve (`resolve(..., RPS_RESOLVE_MODE_MIN | MAX)`), which Vulkan
+//! has no fixed-function path for: a compute pass reads every sample of the source (a sampled
+//! multisampled image) and writes the per-channel minimum or maximum into the destination (a
+//! storage image). The GLSL is compiled once with rpsl-shaders when a frame first needs it;
+//! descriptors are pushed (VK_KHR_push_descriptor). Around the dispatch the two images move from
+//! the compiler's transfer layouts to shader layouts and back, chained to the compiler's
+//! barriers through the transfer stages.
+
+use crate::context::{vk_error, Context};
+use crate::record::FrameRecorder;
+use ash::vk;
+use rpsl_runtime::BackendError;
+
+const SOURCE: &str = r#"#version 450
+#extension GL_EXT_samplerless_texture_functions : require
+layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+layout(set = 0, binding = 0) uniform texture2DMSArray src;
+layout(set = 0, binding = 1) uniform writeonly image2DArray dst;
+layout(push_constant) uniform Params {
+    ivec2 src_offset;
+    ivec2 dst_offset;
+    uvec2 extent;
+    uint use_max;
+    uint samples;
+} params;
+void main() {
+    uvec3 id = gl_GlobalInvocationID;
+    if (id.x >= params.extent.x || id.y >= params.extent.y) {
+        return;
+    }
+    ivec3 at = ivec3(params.src_offset + ivec2(id.xy), int(id.z));
+    vec4 value = texelFetch(src, at, 0);
+    for (int s = 1; s < int(params.samples); ++s) {
+        vec4 sample_value = texelFetch(src, at, s);
+        value = params.use_max != 0u ? max(value, sample_value) : min(value, sample_value);
+    }
+    imageStore(dst, ivec3(params.dst_offset + ivec2(id.xy), int(id.z)), value);
+}
+"#;
+
+/// The compute pipeline of the min/max resolve.
+pub(crate) struct MinMaxResolve {
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+    push: ash::khr::push_descriptor::Device,
+}
+
+/// What one min/max resolve does.
+pub(crate) struct MinMaxJob {
+    pub src_image: vk::Image,
+    pub src_format: vk::Format,
+    pub src_range: vk::ImageSubresourceRange,
+    pub dst_image: vk::Image,
+    pub dst_format: vk::Format,
+    pub dst_range: vk::ImageSubresourceRange,
+    pub src_offset: [i32; 2],
+    pub dst_offset: [i32; 2],
+    pub extent: [u32; 2],
+    pub use_max: bool,
+    pub samples: u32,
+}
+
+impl MinMaxResolve {
+    /// Compiles the shader and creates the pipeline.
+    pub fn new(context: &Context) -> Result<MinMaxResolve, BackendError> {
+        if !context.features.push_descriptor || !context.features.storage_write_without_format {
+            return Err(BackendError::MissingFeature(
+                "min/max resolve needs VK_KHR_push_descriptor and shaderStorageImageWriteWithoutFormat"
+                    .into(),
+            ));
+        }
+        let compiler = rpsl_shaders::ShaderCompiler::new(rpsl_shaders::CompilerOptions::default());
+        let request = rpsl_shaders::ShaderRequest::new(
+            SOURCE,
+            "rpsl_minmax_resolve.comp",
+            rpsl_shaders::ShaderLanguage::Glsl,
+            rpsl_shaders::ShaderStage::Compute,
+        );
+        let shader = compiler
+            .compile(&request)
+            .map_err(|e| BackendError::Api(format!("min/max resolve shader: {e}")))?;
+        let device = &context.device;
+        let bindings = [
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(0)
+                .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE),
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(1)
+                .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE),
+        ];
+        let set_info = vk::DescriptorSetLayoutCreateInfo::default()
+            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+            .bindings(&bindings);
+        // SAFETY: valid create infos on a live device; objects are destroyed in `destroy`.
+        unsafe {
+            let set_layout = device
+                .create_descriptor_set_layout(&set_info, None)
+                .map_err(|r| vk_error("vkCreateDescriptorSetLayout", r))?;
+            let ranges = [vk::PushConstantRange::default()
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                .offset(0)
+                .size(32)];
+            let set_layouts = [set_layout];
+            let layout = device
+                .create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default()
+                        .set_layouts(&set_layouts)
+                        .push_constant_ranges(&ranges),
+                    None,
+                )
+                .map_err(|r| {
+                    device.destroy_descriptor_set_layout(set_layout, None);
+                    vk_error("vkCreatePipelineLayout", r)
+                })?;
+            let cleanup = || {
+                device.destroy_pipeline_layout(layout, None);
+                device.destroy_descriptor_set_layout(set_layout, None);
+            };
+            let module = device
+                .create_shader_module(
+                    &vk::ShaderModuleCreateInfo::default().code(&shader.spirv),
+                    None,
+                )
+                .map_err(|r| {
+                    cleanup();
+                    vk_error("vkCreateShaderModule", r)
+                })?;
+            let stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::COMPUTE)
+                .module(module)
+                .name(c"main");
+            let info = vk::ComputePipelineCreateInfo::default()
+                .stage(stage)
+                .layout(layout);
+            let created = device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None);
+            device.destroy_shader_module(module, None);
+            let pipeline = match created {
+                Ok(pipelines) => pipelines[0],
+                Err((_, r)) => {
+                    cleanup();
+                    return Err(vk_error("vkCreateComputePipelines", r));
+                }
+            };
+            context.name(pipeline, "rpsl min/max resolve");
+            context.name(layout, "rpsl min/max resolve layout");
+            context.name(set_layout, "rpsl min/max resolve descriptors");
+            Ok(MinMaxResolve {
+                set_layout,
+                layout,
+                pipeline,
+                push: ash::khr::push_descriptor::Device::new(&context.instance, device),
+            })
+        }
+    }
+
+    /// Destroys the pipeline objects (the device must be idle).
+    pub fn destroy(&self, context: &Context) {
+        // SAFETY: no submitted work uses them any more.
+        unsafe {
+            context.device.destroy_pipeline(self.pipeline, None);
+            context.device.destroy_pipeline_layout(self.layout, None);
+            context
+                .device
+                .destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+
+    /// Records one resolve: layout changes, the dispatch, layouts back.
+    pub fn record(
+        &self,
+        recorder: &mut FrameRecorder<'_>,
+        job: &MinMaxJob,
+    ) -> Result<(), BackendError> {
+        let device = recorder.context.device.clone();
+        let cb = recorder.cb;
+        let view = |recorder: &mut FrameRecorder<'_>,
+                    image: vk::Image,
+                    format: vk::Format,
+                    range: vk::ImageSubresourceRange|
+         -> Result<vk::ImageView, BackendError> {
+            let info = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D_ARRAY)
+                .format(format)
+                .subresource_range(vk::ImageSubresourceRange {
+                    level_count: 1,
+                    ..range
+                });
+            // SAFETY: valid create info for a live image.
+            let view = unsafe { device.create_image_view(&info, None) }
+                .map_err(|r| vk_error("vkCreateImageView", r))?;
+            recorder.context.name(view, "min/max resolve view");
+            recorder.views.push(view);
+            Ok(view)
+        };
+        let src_view = view(recorder, job.src_image, job.src_format, job.src_range)?;
+        let dst_view = view(recorder, job.dst_image, job.dst_format, job.dst_range)?;
+        let transfer = vk::PipelineStageFlags2::ALL_TRANSFER;
+        let compute = vk::PipelineStageFlags2::COMPUTE_SHADER;
+        let barrier = |image,
+                       range,
+                       old,
+                       new,
+                       stages: [vk::PipelineStageFlags2; 2],
+                       accesses: [vk::AccessFlags2; 2]| {
+            vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(stages[0])
+                .src_access_mask(accesses[0])
+                .dst_stage_mask(stages[1])
+                .dst_access_mask(accesses[1])
+                .old_layout(old)
+                .new_layout(new)
+                .image(image)
+                .subresource_range(range)
+        };
+        let before = [
+            barrier(
+                job.src_image,
+                job.src_range,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                [transfer, compute],
+                [
+                    vk::AccessFlags2::NONE,
+                    vk::AccessFlags2::SHADER_SAMPLED_READ,
+                ],
+            ),
+            barrier(
+                job.dst_image,
+                job.dst_range,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                vk::ImageLayout::GENERAL,
+                [transfer, compute],
+                [
+                    vk::AccessFlags2::NONE,
+                    vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                ],
+            ),
+        ];
+        let after = [
+            barrier(
+                job.src_image,
+                job.src_range,
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                [compute, transfer],
+                [vk::AccessFlags2::NONE, vk::AccessFlags2::NONE],
+            ),
+            barrier(
+                job.dst_image,
+                job.dst_range,
+                vk::ImageLayout::GENERAL,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                [compute, transfer],
+                [
+                    vk::AccessFlags2::SHADER_STORAGE_WRITE,
+                    vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE,
+                ],
+            ),
+        ];
+        let src_info = [vk::DescriptorImageInfo::default()
+            .image_view(src_view)
+            .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
+        let dst_info = [vk::DescriptorImageInfo::default()
+            .image_view(dst_view)
+            .image_layout(vk::ImageLayout::GENERAL)];
+        let writes = [
+            vk::WriteDescriptorSet::default()
+                .dst_binding(0)
+                .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
+                .image_info(&src_info),
+            vk::WriteDescriptorSet::default()
+                .dst_binding(1)
+                .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
+                .image_info(&dst_info),
+        ];
+        let mut constants = Vec::with_capacity(32);
+        for word in [
+            job.src_offset[0] as u32,
+            job.src_offset[1] as u32,
+            job.dst_offset[0] as u32,
+            job.dst_offset[1] as u32,
+            job.extent[0],
+            job.extent[1],
+            job.use_max as u32,
+            job.samples,
+        ] {
+            constants.extend_from_slice(&word.to_le_bytes());
+        }
+        let layers = job
+            .src_range
+            .layer_count
+            .min(job.dst_range.layer_count)
+            .max(1);
+        // SAFETY: recording outside a render pass; the images are live and in the layouts the
+        // compiler planned for the resolve, which the barriers above and below bridge.
+        unsafe {
+            device.cmd_pipeline_barrier2(
+                cb,
+                &vk::DependencyInfo::default().image_memory_barriers(&before),
+            );
+            device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            self.push.cmd_push_descriptor_set(
+                cb,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout,
+                0,
+                &writes,
+            );
+            device.cmd_push_constants(
+                cb,
+                self.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &constants,
+            );
+            device.cmd_dispatch(
+                cb,
+                job.extent[0].div_ceil(8),
+                job.extent[1].div_ceil(8),
+                layers,
+            );
+            device.cmd_pipeline_barrier2(
+                cb,
+                &vk::DependencyInfo::default().image_memory_barriers(&after),
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,438 @@
+//! One node's compiled shaders and the Vulkan objects made from them: shader modules, the
+//! descriptor-set and pipeline layouts (from the [`BindingPlan`]) and its pipelines, cached by
+//! the render-pass formats they were made for.
+
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::path::Path;
+
+use ash::vk;
+use rpsl_runtime::NodeDeclDesc;
+use rpsl_shaders::{
+    stage_and_language_of, CompiledShader, DescriptorKind, ExecutionModel, ShaderCompiler,
+    ShaderError, ShaderRequest, ShaderStage,
+};
+
+use super::files::{find_node_shaders, Watch};
+use super::plan::{plan_bindings, BindingPlan, Mismatch, StageInfo};
+use super::ShaderNodeErrorKind;
+
+const ENTRY: &CStr = c"main";
+
+/// The built-in vertex shader of graphics nodes without one: a triangle covering the viewport,
+/// with `uv` (0,0 top-left to 1,1 bottom-right) at location 0.
+pub(crate) const FULLSCREEN_VERTEX_SHADER: &str = "#version 450
+layout(location = 0) out vec2 uv;
+void main() {
+    uv = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);
+    gl_Position = vec4(uv * 2.0 - 1.0, 0.0, 1.0);
+}
+";
+
+/// One compiled stage of a node.
+pub(crate) struct CompiledStage {
+    /// The stage.
+    pub stage: ShaderStage,
+    /// The file, as errors name it.
+    pub file: String,
+    /// Its source text.
+    pub source: String,
+    /// SPIR-V and reflection.
+    pub shader: CompiledShader,
+}
+
+/// What a graphics pipeline depends on besides the shaders.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub(crate) struct PipelineKey {
+    /// Color attachment formats in `SV_Target` order.
+    pub colors: Vec<vk::Format>,
+    /// Depth attachment format (UNDEFINED: none).
+    pub depth: vk::Format,
+    /// Stencil attachment format (UNDEFINED: none).
+    pub stencil: vk::Format,
+    /// Samples per pixel.
+    pub samples: u32,
+    /// Viewports (and scissors).
+    pub viewports: u32,
+    /// Depth writes (the depth attachment is not read-only).
+    pub depth_write: bool,
+}
+
+/// A node's shaders, plan and Vulkan objects.
+pub(crate) struct Program {
+    /// The declaration the plan was made for.
+    pub decl: NodeDeclDesc,
+    /// Files to watch for changes.
+    pub watch: Watch,
+    /// The compiled stages (a graphics node without a vertex shader has only its fragment).
+    pub stages: Vec<CompiledStage>,
+    /// The binding plan.
+    pub plan: BindingPlan,
+    /// Modules, one per stage.
+    pub modules: Vec<vk::ShaderModule>,
+    /// Set 0's layout.
+    pub set_layout: vk::DescriptorSetLayout,
+    /// The pipeline layout.
+    pub pipeline_layout: vk::PipelineLayout,
+    /// Pipelines by key (compute nodes use the default key).
+    pub pipelines: HashMap<PipelineKey, vk::Pipeline>,
+}
+
+fn vulkan(call: &'static str) -> impl Fn(vk::Result) -> ShaderNodeErrorKind {
+    move |result| ShaderNodeErrorKind::Vulkan { call, result }
+}
+
+pub(crate) fn stage_flags(stages: &[ShaderStage]) -> vk::ShaderStageFlags {
+    let mut flags = vk::ShaderStageFlags::empty();
+    for stage in stages {
+        flags |= match stage {
+            ShaderStage::Vertex => vk::ShaderStageFlags::VERTEX,
+            ShaderStage::Fragment => vk::ShaderStageFlags::FRAGMENT,
+            ShaderStage::Compute => vk::ShaderStageFlags::COMPUTE,
+        };
+    }
+    flags
+}
+
+pub(crate) fn descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
+    match kind {
+        DescriptorKind::Sampler => vk::DescriptorType::SAMPLER,
+        DescriptorKind::CombinedImageSampler => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        DescriptorKind::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
+        DescriptorKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+        DescriptorKind::UniformTexelBuffer => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+        DescriptorKind::StorageTexelBuffer => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+        DescriptorKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+        DescriptorKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+        DescriptorKind::InputAttachment => vk::DescriptorType::INPUT_ATTACHMENT,
+        DescriptorKind::AccelerationStructure => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+    }
+}
+
+fn mismatch(error: Mismatch) -> ShaderNodeErrorKind {
+    ShaderNodeErrorKind::Mismatch {
+        file: error.file,
+        line: error.line,
+        message: error.message,
+    }
+}
+
+/// A node's compiled stages, binding plan and the files to watch.
+pub(crate) type CompiledProgram = (Vec<CompiledStage>, BindingPlan, Watch);
+
+/// Compiles the shaders of `name` and plans its bindings (no Vulkan objects yet); a failure
+/// comes with the files to watch for a retry.
+pub(crate) fn compile_program(
+    compiler: &ShaderCompiler,
+    dir: &Path,
+    name: &str,
+    decl: &NodeDeclDesc,
+) -> Result<CompiledProgram, Box<(ShaderNodeErrorKind, Watch)>> {
+    let fail_watch = || Watch::new(dir, name, Vec::new());
+    let files = find_node_shaders(dir, name)
+        .map_err(|message| Box::new((ShaderNodeErrorKind::Files(message), fail_watch())))?;
+    let mut watched: Vec<std::path::PathBuf> = files
+        .stages()
+        .iter()
+        .map(|(_, path)| path.to_path_buf())
+        .collect();
+    let mut stages = Vec::new();
+    for (stage, path) in files.stages() {
+        let file = path.display().to_string();
+        let source = match std::fs::read_to_string(path) {
+            Ok(source) => source,
+            Err(error) => {
+                let error = ShaderError::Io {
+                    path: path.to_path_buf(),
+                    message: error.to_string(),
+                };
+                return Err(Box::new((
+                    ShaderNodeErrorKind::Compile(error),
+                    Watch::new(dir, name, watched),
+                )));
+            }
+        };
+        let language = stage_and_language_of(path)
+            .map_or(rpsl_shaders::ShaderLanguage::Glsl, |(_, language)| language);
+        let request = ShaderRequest::new(source.clone(), path, language, stage);
+        let shader = match compiler.compile(&request) {
+            Ok(shader) => shader,
+            Err(error) => {
+                // The includes of a failed compile are found by scanning, so editing one retries.
+                watched.extend(rpsl_shaders::scan_include_files(
+                    &request.source,
+                    path,
+                    &compiler.options().include_dirs,
+                ));
+                return Err(Box::new((
+                    ShaderNodeErrorKind::Compile(error),
+                    Watch::new(dir, name, watched),
+                )));
+            }
+        };
+        watched.extend(shader.includes.iter().cloned());
+        let wanted = match stage {
+            ShaderStage::Vertex => ExecutionModel::Vertex,
+            ShaderStage::Fragment => ExecutionModel::Fragment,
+            ShaderStage::Compute => ExecutionModel::GlCompute,
+        };
+        if !shader
+            .reflection
+            .entry_points
+            .iter()
+            .any(|e| e.name == "main" && e.model == wanted)
+        {
+            let error = Mismatch {
+                file,
+                line: None,
+                message: "has no `main` entry point of its stage".to_string(),
+            };
+            return Err(Box::new((mismatch(error), Watch::new(dir, name, watched))));
+        }
+        stages.push(CompiledStage {
+            stage,
+            file,
+            source,
+            shader,
+        });
+    }
+    let infos: Vec<StageInfo<'_>> = stages
+        .iter()
+        .map(|s| StageInfo {
+            stage: s.stage,
+            file: &s.file,
+            source: &s.source,
+            reflection: &s.shader.reflection,
+        })
+        .collect();
+    let watch = Watch::new(dir, name, watched);
+    match plan_bindings(decl, &infos) {
+        Ok(plan) => Ok((stages, plan, watch)),
+        Err(error) => Err(Box::new((mismatch(error), watch))),
+    }
+}
+
+/// Creates a shader module.
+pub(crate) fn create_module(
+    device: &ash::Device,
+    spirv: &[u32],
+) -> Result<vk::ShaderModule, ShaderNodeErrorKind> {
+    let info = vk::ShaderModuleCreateInfo::default().code(spirv);
+    // SAFETY: valid SPIR-V words from the compiler on a live device.
+    unsafe { device.create_shader_module(&info, None) }.map_err(vulkan("vkCreateShaderModule"))
+}
+
+impl Program {
+    /// Creates the modules and layouts of compiled `stages`; destroys what it made on failure.
+    pub fn new(
+        device: &ash::Device,
+        decl: NodeDeclDesc,
+        stages: Vec<CompiledStage>,
+        plan: BindingPlan,
+        watch: Watch,
+        samplers: &dyn Fn(super::plan::SamplerKind) -> vk::Sampler,
+    ) -> Result<Program, ShaderNodeErrorKind> {
+        let mut program = Program {
+            decl,
+            watch,
+            stages,
+            plan,
+            modules: Vec::new(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            pipeline_layout: vk::PipelineLayout::null(),
+            pipelines: HashMap::new(),
+        };
+        match program.create_objects(device, samplers) {
+            Ok(()) => Ok(program),
+            Err(error) => {
+                program.destroy(device);
+                Err(error)
+            }
+        }
+    }
+
+    fn create_objects(
+        &mut self,
+        device: &ash::Device,
+        samplers: &dyn Fn(super::plan::SamplerKind) -> vk::Sampler,
+    ) -> Result<(), ShaderNodeErrorKind> {
+        for stage in &self.stages {
+            let module = create_module(device, &stage.shader.spirv)?;
+            self.modules.push(module);
+        }
+        let immutable: Vec<Vec<vk::Sampler>> = self
+            .plan
+            .descriptors
+            .iter()
+            .map(|d| match d.source {
+                super::plan::DescriptorSource::Sampler(kind) => {
+                    vec![samplers(kind); d.count as usize]
+                }
+                super::plan::DescriptorSource::Param(_) => Vec::new(),
+            })
+            .collect();
+        let bindings: Vec<vk::DescriptorSetLayoutBinding<'_>> = self
+            .plan
+            .descriptors
+            .iter()
+            .zip(&immutable)
+            .map(|(d, immutable)| {
+                let binding = vk::DescriptorSetLayoutBinding::default()
+                    .binding(d.binding)
+                    .descriptor_type(descriptor_type(d.kind))
+                    .descriptor_count(d.count)
+                    .stage_flags(stage_flags(&d.stages));
+                if immutable.is_empty() {
+                    binding
+                } else {
+                    binding.immutable_samplers(immutable)
+                }
+            })
+            .collect();
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        // SAFETY: valid create info; the immutable samplers are live.
+        self.set_layout = unsafe { device.create_descriptor_set_layout(&info, None) }
+            .map_err(vulkan("vkCreateDescriptorSetLayout"))?;
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(stage_flags(&self.plan.push_stages))
+            .offset(0)
+            .size(self.plan.push_size)];
+        let set_layouts = [self.set_layout];
+        let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        if self.plan.push_size > 0 {
+            info = info.push_constant_ranges(&ranges);
+        }
+        // SAFETY: valid create info with a live set layout.
+        self.pipeline_layout = unsafe { device.create_pipeline_layout(&info, None) }
+            .map_err(vulkan("vkCreatePipelineLayout"))?;
+        Ok(())
+    }
+
+    /// The compute pipeline (made on first use).
+    pub fn compute_pipeline(
+        &mut self,
+        device: &ash::Device,
+    ) -> Result<vk::Pipeline, ShaderNodeErrorKind> {
+        if let Some(pipeline) = self.pipelines.get(&PipelineKey::default()) {
+            return Ok(*pipeline);
+        }
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(self.modules[0])
+            .name(ENTRY);
+        let info = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(self.pipeline_layout);
+        // SAFETY: valid create info; module and layout are live.
+        let pipelines =
+            unsafe { device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
+                .map_err(|(_, result)| ShaderNodeErrorKind::Vulkan {
+                    call: "vkCreateComputePipelines",
+                    result,
+                })?;
+        self.pipelines.insert(PipelineKey::default(), pipelines[0]);
+        Ok(pipelines[0])
+    }
+
+    /// The graphics pipeline for `key` (made on first use); `fullscreen` is the built-in vertex
+    /// module, used when the node has no vertex shader.
+    pub fn graphics_pipeline(
+        &mut self,
+        device: &ash::Device,
+        key: &PipelineKey,
+        fullscreen: vk::ShaderModule,
+    ) -> Result<vk::Pipeline, ShaderNodeErrorKind> {
+        if let Some(pipeline) = self.pipelines.get(key) {
+            return Ok(*pipeline);
+        }
+        let module_of = |stage| {
+            self.stages
+                .iter()
+                .position(|s| s.stage == stage)
+                .map(|index| self.modules[index])
+        };
+        let vertex = module_of(ShaderStage::Vertex).unwrap_or(fullscreen);
+        let fragment = module_of(ShaderStage::Fragment).unwrap_or(vk::ShaderModule::null());
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vertex)
+                .name(ENTRY),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(fragment)
+                .name(ENTRY),
+        ];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(key.viewports.max(1))
+            .scissor_count(key.viewports.max(1));
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::from_raw(key.samples.max(1)));
+        let has_depth = key.depth != vk::Format::UNDEFINED;
+        let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+            .depth_test_enable(has_depth)
+            .depth_write_enable(has_depth && key.depth_write)
+            .depth_compare_op(vk::CompareOp::LESS_OR_EQUAL);
+        let attachments: Vec<vk::PipelineColorBlendAttachmentState> = key
+            .colors
+            .iter()
+            .map(|_| {
+                vk::PipelineColorBlendAttachmentState::default()
+                    .color_write_mask(vk::ColorComponentFlags::RGBA)
+            })
+            .collect();
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
+        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+        let mut rendering = vk::PipelineRenderingCreateInfo::default()
+            .color_attachment_formats(&key.colors)
+            .depth_attachment_format(key.depth)
+            .stencil_attachment_format(key.stencil);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&input_assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .depth_stencil_state(&depth)
+            .color_blend_state(&blend)
+            .dynamic_state(&dynamic)
+            .layout(self.pipeline_layout)
+            .push_next(&mut rendering);
+        // SAFETY: valid create info for dynamic rendering; modules and layout are live.
+        let pipelines =
+            unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
+                .map_err(|(_, result)| ShaderNodeErrorKind::Vulkan {
+                call: "vkCreateGraphicsPipelines",
+                result,
+            })?;
+        self.pipelines.insert(key.clone(), pipelines[0]);
+        Ok(pipelines[0])
+    }
+
+    /// Destroys the Vulkan objects.
+    pub fn destroy(&mut self, device: &ash::Device) {
+        // SAFETY: the caller guarantees the GPU no longer uses these objects.
+        unsafe {
+            for (_, pipeline) in self.pipelines.drain() {
+                device.destroy_pipeline(pipeline, None);
+            }
+            device.destroy_pipeline_layout(self.pipeline_layout, None);
+            device.destroy_descriptor_set_layout(self.set_layout, None);
+            for module in self.modules.drain(..) {
+                device.destroy_shader_module(module, None);
+            }
+        }
+        self.pipeline_layout = vk::PipelineLayout::null();
+        self.set_layout = vk::DescriptorSetLayout::null();
+    }
+}
