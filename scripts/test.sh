@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+# lavapipe is installed now: the Vulkan tests must run, not skip.
+export RPSL_REQUIRE_VULKAN="${RPSL_REQUIRE_VULKAN:-1}"
 cargo test --workspace --locked "$@"

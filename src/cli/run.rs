@@ -1,13 +1,15 @@
-//! `rpsl run FILE`: runs an entry point for N frames on a backend (`null` today) and writes the
-//! JSON dump of every frame with `--dump PATH` (`-` for stdout).
+//! `rpsl run FILE`: runs an entry point for N frames on a backend (`vulkan` by default, `null`
+//! to record and compile only) and writes the JSON dump of every frame with `--dump PATH` (`-`
+//! for stdout).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use rpsl::runtime::DumpWriter;
 
 use super::frames::{self, Backend, FrameOptions, EXIT_RUNTIME};
+use super::run_vulkan::{VulkanRunOptions, VulkanRunner};
 
 /// Options of `rpsl run`.
 #[derive(Args, Debug)]
@@ -23,14 +25,34 @@ pub struct RunArgs {
     /// Write the JSON graph dump of every frame here (`-` for stdout).
     #[arg(long)]
     dump: Option<PathBuf>,
+    /// (vulkan) Write every external texture of the last frame as DIR/<param>.png.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// (vulkan) Khronos validation with synchronization validation; any message fails the run.
+    #[arg(long)]
+    validate: bool,
+    /// Nodes with no implementation run as empty passes instead of failing.
+    #[arg(long)]
+    allow_unbound: bool,
+    /// (vulkan) Print the GPU time of every node of the last frame (timestamp queries).
+    #[arg(long)]
+    timings: bool,
+    /// (vulkan) Where shader-bound nodes find their shaders (default: next to the script).
+    #[arg(long, value_name = "DIR")]
+    shaders: Option<PathBuf>,
 }
 
 /// Runs the command.
 pub fn run(args: &RunArgs) -> ExitCode {
-    if args.backend == Backend::Vulkan {
-        return frames::usage_error(
-            "the Vulkan backend is not available yet; use `--backend null`",
-        );
+    if args.backend == Backend::Null {
+        let vulkan_only = [
+            (args.out.is_some(), "--out"),
+            (args.validate, "--validate"),
+            (args.timings, "--timings"),
+        ];
+        if let Some((_, flag)) = vulkan_only.iter().find(|(given, _)| *given) {
+            return frames::usage_error(&format!("`{flag}` needs `--backend vulkan`"));
+        }
     }
     if let Err(code) = frames::session_options(&args.options) {
         return code;
@@ -43,23 +65,68 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Ok(started) => started,
         Err(code) => return code,
     };
+    let mut vulkan = None;
+    if args.backend == Backend::Vulkan {
+        match VulkanRunner::new(VulkanRunOptions {
+            validate: args.validate,
+            allow_unbound: args.allow_unbound,
+            out: args.out.clone(),
+            timings: args.timings,
+            shader_dir: args.shaders.clone().unwrap_or_else(|| {
+                let dir = args.options.file.parent().unwrap_or(Path::new(""));
+                if dir.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    dir.to_path_buf()
+                }
+            }),
+            node_names: program
+                .hir()
+                .nodes
+                .iter()
+                .filter(|node| !node.is_builtin)
+                .map(|node| node.name.clone())
+                .collect(),
+        }) {
+            Ok(runner) => vulkan = Some(runner),
+            Err(code) => return code,
+        }
+    }
     let mut dump = args
         .dump
         .as_ref()
         .map(|_| DumpWriter::new(&session.entry().name));
-    let mut failed = false;
+    let mut failure = None;
     for _ in 0..args.frames {
         match session.run_frame(&entry_args) {
             Ok(frame) => {
                 if let Some(dump) = dump.as_mut() {
                     dump.add_frame(frame.graph, Some(frame.compiled));
                 }
+                if let Some(runner) = vulkan.as_mut() {
+                    if let Err(code) = runner.execute(frame) {
+                        failure = Some(code);
+                        break;
+                    }
+                }
             }
             Err(error) => {
                 eprint!("{}", error.render());
-                failed = true;
+                failure = Some(ExitCode::from(EXIT_RUNTIME));
                 break;
             }
+        }
+    }
+    if let Some(runner) = vulkan {
+        // After a failure the device still drains (its own errors are secondary).
+        let finished = if failure.is_none() {
+            runner.finish()
+        } else {
+            drop(runner);
+            Ok(())
+        };
+        if let Err(code) = finished {
+            failure = Some(code);
         }
     }
     if let (Some(path), Some(dump)) = (&args.dump, dump) {
@@ -75,9 +142,5 @@ pub fn run(args: &RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_RUNTIME);
         }
     }
-    if failed {
-        ExitCode::from(EXIT_RUNTIME)
-    } else {
-        ExitCode::SUCCESS
-    }
+    failure.unwrap_or(ExitCode::SUCCESS)
 }

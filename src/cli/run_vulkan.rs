@@ -1,0 +1,221 @@
+//! `rpsl run --backend vulkan`: executes each compiled frame on the Vulkan backend (external
+//! resources for the entry's texture/buffer and `out` parameters are created by the backend),
+//! then writes the last frame's external textures as PNGs (`--out DIR`) and prints per-node GPU
+//! times (`--timings`). Backend failures (no device, validation messages, device loss, ...)
+//! print `error: vulkan: ...` and exit 3.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use rpsl::runtime::{Backend, BackendError, QueueClass, RecordedGraph};
+use rpsl::Frame;
+use rpsl_vulkan::shader_node::{bind_shader_nodes, ShaderNodeOptions};
+use rpsl_vulkan::{FrameTimings, VulkanBackend, VulkanOptions};
+
+/// How long one shader may take to compile before its child process is killed.
+const SHADER_COMPILE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+use super::frames::EXIT_RUNTIME;
+
+/// What `rpsl run` asks of the Vulkan backend.
+#[derive(Clone, Debug, Default)]
+pub struct VulkanRunOptions {
+    /// Validation layer with synchronization validation; any message fails the run.
+    pub validate: bool,
+    /// Nodes without an implementation run as empty passes.
+    pub allow_unbound: bool,
+    /// Where the last frame's external textures go as `<param>.png`.
+    pub out: Option<PathBuf>,
+    /// Print GPU time per node (timestamp queries).
+    pub timings: bool,
+    /// Where shader-bound nodes find `Name.comp`, `Name.frag`, ... (see docs/shaders.md).
+    pub shader_dir: PathBuf,
+    /// The script's own (not built-in) node names: those with shader files get bound.
+    pub node_names: Vec<String>,
+}
+
+/// One external texture of the last frame: its parameter name.
+#[derive(Clone, Debug)]
+struct OutputTexture {
+    name: String,
+}
+
+/// Drives frames through a [`VulkanBackend`].
+pub struct VulkanRunner {
+    backend: VulkanBackend,
+    options: VulkanRunOptions,
+    outputs: Vec<OutputTexture>,
+    frame_times_ns: Vec<f64>,
+    last_timings: Option<FrameTimings>,
+}
+
+/// Prints a backend error as `error: vulkan: ...` and returns exit code 3.
+fn backend_failure(error: &BackendError) -> ExitCode {
+    eprintln!("error: vulkan: {error}");
+    ExitCode::from(EXIT_RUNTIME)
+}
+
+impl VulkanRunner {
+    /// Creates the device (validation, timestamps and unbound nodes as asked).
+    pub fn new(options: VulkanRunOptions) -> Result<VulkanRunner, ExitCode> {
+        let backend = VulkanBackend::new(VulkanOptions {
+            validate: options.validate,
+            allow_unbound: options.allow_unbound,
+            timestamps: options.timings,
+            frames_in_flight: 2,
+            ..VulkanOptions::default()
+        })
+        .map_err(|error| backend_failure(&error))?;
+        let mut backend = backend;
+        // Shaders compile in a child `rpsl` process (a crash or hang of the compiler on a bad
+        // shader is an error, not the end of this process).
+        let shader_options = ShaderNodeOptions::new(&options.shader_dir)
+            .in_child_process(SHADER_COMPILE_TIMEOUT)
+            .map_err(|error| {
+                eprintln!("error: shaders: {error}");
+                ExitCode::from(EXIT_RUNTIME)
+            })?;
+        bind_shader_nodes(&mut backend, shader_options, options.node_names.clone());
+        if let Some(dir) = &options.out {
+            if let Err(error) = std::fs::create_dir_all(dir) {
+                eprintln!("error: cannot create `{}`: {error}", dir.display());
+                return Err(ExitCode::from(EXIT_RUNTIME));
+            }
+        }
+        Ok(VulkanRunner {
+            backend,
+            options,
+            outputs: Vec::new(),
+            frame_times_ns: Vec::new(),
+            last_timings: None,
+        })
+    }
+
+    /// Executes one compiled frame.
+    pub fn execute(&mut self, frame: Frame<'_>) -> Result<(), ExitCode> {
+        self.backend
+            .execute_frame(frame.graph, frame.compiled)
+            .map_err(|error| backend_failure(&error))?;
+        self.outputs = external_textures(frame.graph);
+        self.collect_timings();
+        Ok(())
+    }
+
+    fn collect_timings(&mut self) {
+        for timings in self.backend.take_timings() {
+            self.frame_times_ns.push(timings.frame_ns);
+            self.last_timings = Some(timings);
+        }
+    }
+
+    /// Waits for the last frames, writes `--out` PNGs and prints `--timings`.
+    pub fn finish(mut self) -> Result<(), ExitCode> {
+        self.backend
+            .wait_idle()
+            .map_err(|error| backend_failure(&error))?;
+        self.collect_timings();
+        if let Some(dir) = self.options.out.clone() {
+            for output in std::mem::take(&mut self.outputs) {
+                self.write_png(&dir, &output)?;
+            }
+        }
+        if self.options.timings {
+            match &self.last_timings {
+                Some(timings) => print!("{}", timing_table(timings, &self.frame_times_ns)),
+                None => eprintln!("warning: no GPU timings were collected"),
+            }
+        }
+        Ok(())
+    }
+
+    fn write_png(&mut self, dir: &Path, output: &OutputTexture) -> Result<(), ExitCode> {
+        let file_name: String = output
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-[]".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = dir.join(format!("{file_name}.png"));
+        let (width, height, pixels) = match self.backend.read_rgba8(&output.name) {
+            Ok(image) => image,
+            // A format PNG cannot show is skipped with a warning; real failures fail the run.
+            Err(error @ BackendError::Unsupported(_)) => {
+                eprintln!("warning: `{}` is not written as PNG: {error}", output.name);
+                return Ok(());
+            }
+            Err(error) => return Err(backend_failure(&error)),
+        };
+        rpsl_vulkan::write_png(&path, width, height, &pixels)
+            .map_err(|error| backend_failure(&error))
+    }
+}
+
+/// The named external textures of a frame (entry texture parameters and `out` parameters).
+fn external_textures(graph: &RecordedGraph) -> Vec<OutputTexture> {
+    graph
+        .resources
+        .iter()
+        .filter(|record| record.external && record.desc.kind.is_texture())
+        .filter_map(|record| record.name.clone())
+        .map(|name| OutputTexture { name })
+        .collect()
+}
+
+/// The `--timings` table: one row per node of the last frame, then the whole frame (last and
+/// mean over the frames run).
+fn timing_table(timings: &FrameTimings, frame_times_ns: &[f64]) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "GPU timings of frame {} (microseconds)",
+        timings.frame_index
+    );
+    let _ = writeln!(
+        text,
+        "{:>5}  {:>6}  {:<8}  {:>10}  node",
+        "pos", "id", "queue", "gpu_us"
+    );
+    for node in &timings.nodes {
+        let queue = match node.queue_class {
+            QueueClass::Graphics => "graphics",
+            QueueClass::Compute => "compute",
+            QueueClass::Copy => "copy",
+        };
+        let _ = writeln!(
+            text,
+            "{:>5}  {:>6}  {:<8}  {:>10.3}  {}",
+            node.position,
+            node.node.0,
+            queue,
+            node.ns / 1000.0,
+            node.name
+        );
+    }
+    let _ = writeln!(
+        text,
+        "{:>5}  {:>6}  {:<8}  {:>10.3}  (whole frame)",
+        "",
+        "",
+        "",
+        timings.frame_ns / 1000.0
+    );
+    if !frame_times_ns.is_empty() {
+        let mean = frame_times_ns.iter().sum::<f64>() / frame_times_ns.len() as f64;
+        let _ = writeln!(
+            text,
+            "{:>5}  {:>6}  {:<8}  {:>10.3}  (whole frame, mean of {} frames)",
+            "",
+            "",
+            "",
+            mean / 1000.0,
+            frame_times_ns.len()
+        );
+    }
+    text
+}

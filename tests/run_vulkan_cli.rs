@@ -1,0 +1,259 @@
+//! `rpsl run --backend vulkan` end to end on the local Vulkan device (lavapipe in CI), under
+//! validation: `--out` PNGs read back pixel-exactly (entry textures and `out` parameters),
+//! async compute work on the compute queue ordered by timeline semaphores, `--timings`,
+//! unbound nodes (exit 3 without `--allow-unbound`) and Vulkan-only flags on the null backend.
+//! Skips when no Vulkan device exists unless `RPSL_REQUIRE_VULKAN=1`.
+
+mod run_vulkan_support;
+
+use run_vulkan_support::{rpsl, scratch, scratch_dir, vulkan_available};
+use std::path::PathBuf;
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = scratch_dir().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn read(dir: &std::path::Path, name: &str) -> (u32, u32, Vec<u8>) {
+    rpsl_vulkan::read_png(&dir.join(format!("{name}.png"))).unwrap()
+}
+
+fn pixel(image: &(u32, u32, Vec<u8>), x: u32, y: u32) -> [u8; 4] {
+    let at = ((y * image.0 + x) * 4) as usize;
+    image.2[at..at + 4].try_into().unwrap()
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let output = rpsl(args);
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+    assert!(!stderr.contains("validation"), "{stderr}");
+    String::from_utf8_lossy(&output.stdout).to_string()
+}
+
+#[test]
+fn out_writes_entry_textures_and_out_parameters_exactly() {
+    if !vulkan_available() {
+        return;
+    }
+    let script = scratch(
+        "out.rpsl",
+        "export void main(texture bb, out texture result, uint frameIndex)\n\
+         {\n\
+             result = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 3, 2);\n\
+             clear(result, float4(0, 1, 0, 1));\n\
+             texture red = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 4);\n\
+             clear(red, float4(1, 0, 0, 1));\n\
+             clear(bb, float4(0, 0, frameIndex * 0.25, 1));\n\
+             copy_texture(bb, uint3(2, 1, 0), red, uint3(0, 0, 0), uint3(3, 2, 1));\n\
+         }\n",
+    );
+    let dir = out_dir("out");
+    run_ok(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--frames",
+        "3",
+        "--arg",
+        "bb=8x4",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let bb = read(&dir, "bb");
+    assert_eq!((bb.0, bb.1), (8, 4));
+    for y in 0..4 {
+        for x in 0..8 {
+            let inside = (2..5).contains(&x) && (1..3).contains(&y);
+            // The last frame (frameIndex 2) cleared to blue 0.5 = 128.
+            let expected = if inside {
+                [255, 0, 0, 255]
+            } else {
+                [0, 0, 128, 255]
+            };
+            assert_eq!(pixel(&bb, x, y), expected, "bb ({x}, {y})");
+        }
+    }
+    let result = read(&dir, "result");
+    assert_eq!(result, (3, 2, [0, 255, 0, 255].repeat(6)));
+}
+
+#[test]
+fn async_compute_work_is_ordered_by_semaphores() {
+    if !vulkan_available() {
+        return;
+    }
+    // 0x3f800000 = 1.0f, 0x3f000000 = 0.5f: clear_texture takes the bits of float clear values.
+    let script = scratch(
+        "async.rpsl",
+        "export void main(texture bb)\n\
+         {\n\
+             texture a = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4);\n\
+             async clear_texture(a, RPS_CLEAR_UAV_FLOAT, uint4(0x3f800000, 0x3f000000, 0, 0x3f800000));\n\
+             clear(bb, float4(0, 0, 1, 1));\n\
+             copy_texture(bb, uint3(0, 0, 0), a, uint3(0, 0, 0), uint3(2, 4, 1));\n\
+         }\n",
+    );
+    let dir = out_dir("async");
+    let dump = dir.with_extension("json");
+    run_ok(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--frames",
+        "3",
+        "--arg",
+        "bb=4x4",
+        "--out",
+        dir.to_str().unwrap(),
+        "--dump",
+        dump.to_str().unwrap(),
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    let nodes = json["frames"][0]["nodes"].as_array().unwrap();
+    let clear_texture = nodes.iter().find(|n| n["name"] == "clear_texture").unwrap();
+    assert_eq!(clear_texture["queue"], "compute", "{clear_texture}");
+    let bb = read(&dir, "bb");
+    for y in 0..4 {
+        for x in 0..4 {
+            let expected = if x < 2 {
+                [255, 128, 0, 255]
+            } else {
+                [0, 0, 255, 255]
+            };
+            assert_eq!(pixel(&bb, x, y), expected, "({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn timings_print_a_row_per_node_and_the_frame() {
+    if !vulkan_available() {
+        return;
+    }
+    let script = scratch(
+        "timings.rpsl",
+        "export void main(texture bb)\n\
+         {\n\
+             texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 16, 16);\n\
+             clear(t, float4(1, 1, 1, 1));\n\
+             copy_texture(bb, uint3(0, 0, 0), t, uint3(0, 0, 0), uint3(16, 16, 1));\n\
+         }\n",
+    );
+    let stdout = run_ok(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--timings",
+        "--frames",
+        "4",
+        "--arg",
+        "bb=16x16",
+    ]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[0], "GPU timings of frame 3 (microseconds)",
+        "{stdout}"
+    );
+    assert!(
+        lines[2].ends_with("  clear") && lines[2].contains("graphics"),
+        "{stdout}"
+    );
+    assert!(lines[3].ends_with("  copy_texture"), "{stdout}");
+    assert!(lines[4].ends_with("(whole frame)"), "{stdout}");
+    assert!(
+        lines[5].ends_with("(whole frame, mean of 4 frames)"),
+        "{stdout}"
+    );
+    for line in &lines[2..6] {
+        let micros: f64 = line
+            .split_whitespace()
+            .rev()
+            .find_map(|w| w.parse().ok())
+            .unwrap();
+        assert!(micros >= 0.0 && micros.is_finite(), "{line}");
+    }
+}
+
+#[test]
+fn unbound_nodes_fail_unless_allowed_and_vulkan_flags_need_vulkan() {
+    if !vulkan_available() {
+        return;
+    }
+    let script = scratch(
+        "unbound.rpsl",
+        "graphics node Draw(rtv rt : SV_Target0);\n\
+         export void main(texture bb) { Draw(bb); }\n",
+    );
+    let path = script.to_str().unwrap();
+    let output = rpsl(&["run", path, "--validate"]);
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        "error: vulkan: node 0 (`Draw`) has no implementation (allow unbound nodes to skip it)"
+    );
+    run_ok(&[
+        "run",
+        path,
+        "--validate",
+        "--allow-unbound",
+        "--frames",
+        "2",
+    ]);
+    for flag in [&["--out", "x"][..], &["--validate"], &["--timings"]] {
+        let mut args = vec!["run", path, "--backend", "null"];
+        args.extend_from_slice(flag);
+        let output = rpsl(&args);
+        assert_eq!(output.status.code(), Some(2), "{flag:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("needs `--backend vulkan`"));
+    }
+}
+
+#[test]
+fn buffer_views_render_through_a_scratch_image() {
+    if !vulkan_available() {
+        return;
+    }
+    // Two 16-texel buffer views as render targets (one row each), cleared by their passes, then
+    // copied as a 4x8 image into `bb`: rows 0-3 red, rows 4-7 green.
+    let script = scratch(
+        "buffer_target.rpsl",
+        "node fill([readwrite(rendertarget)] buffer rt : SV_Target0, float4 c : SV_ClearColor0);\n\
+         export void main(texture bb)\n\
+         {\n\
+             buffer buf = create_buffer(128, 1, RPS_RESOURCE_FLAG_ROWMAJOR_IMAGE);\n\
+             buffer first = create_buffer_view(buf, 0, 64, 0, RPS_FORMAT_R8G8B8A8_UNORM);\n\
+             buffer second = create_buffer_view(buf, 64, 64, 0, RPS_FORMAT_R8G8B8A8_UNORM);\n\
+             fill(first, float4(1, 0, 0, 1));\n\
+             fill(second, float4(0, 1, 0, 1));\n\
+             copy_buffer_to_texture(bb, uint3(0, 0, 0), buf, 0, 16, uint3(4, 8, 1), uint3(0, 0, 0), uint3(4, 8, 1));\n\
+         }\n",
+    );
+    let dir = out_dir("buffer_target");
+    run_ok(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--allow-unbound",
+        "--frames",
+        "2",
+        "--arg",
+        "bb=4x8",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let bb = read(&dir, "bb");
+    for y in 0..8 {
+        for x in 0..4 {
+            let expected = if y < 4 {
+                [255, 0, 0, 255]
+            } else {
+                [0, 255, 0, 255]
+            };
+            assert_eq!(pixel(&bb, x, y), expected, "({x}, {y})");
+        }
+    }
+}

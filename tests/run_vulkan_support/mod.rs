@@ -1,0 +1,55 @@
+//! Helpers of the `run_vulkan_*` tests: running the `rpsl` binary, scratch scripts, and the
+//! check that a Vulkan device with the validation layer exists (a skip with a note otherwise,
+//! a failure when `RPSL_REQUIRE_VULKAN=1`).
+#![allow(dead_code, reason = "each test binary uses a subset")]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs the `rpsl` binary.
+pub fn rpsl<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rpsl"))
+        .args(args)
+        .output()
+        .expect("the rpsl binary runs")
+}
+
+/// Writes a script into a per-process scratch folder and returns its path.
+pub fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = scratch_dir();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A per-process scratch folder.
+pub fn scratch_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpsl-run-vulkan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Whether `rpsl run --backend vulkan --validate` can run at all. Without a device or the
+/// validation layer: prints a note and returns false, or panics when `RPSL_REQUIRE_VULKAN=1`.
+pub fn vulkan_available() -> bool {
+    let script = scratch(
+        "probe.rpsl",
+        "export void main(texture bb) { clear(bb, float4(0, 0, 0, 1)); }\n",
+    );
+    let output = rpsl(&["run", script.to_str().unwrap(), "--validate"]);
+    if output.status.code() == Some(0) {
+        return true;
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    let missing = stderr.contains("no usable device")
+        || stderr.contains("VK_LAYER_KHRONOS_validation is not installed");
+    let required = std::env::var("RPSL_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
+    if missing && !required {
+        eprintln!(
+            "skipping: no Vulkan device with validation here ({})",
+            stderr.trim()
+        );
+        return false;
+    }
+    panic!("the Vulkan backend cannot run: {stderr}");
+}
