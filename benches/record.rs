@@ -1,13 +1,13 @@
-//! Graph recording through the interpreter on `scripts/bench/rps_shapes.rpsl` (chain and lanes at
-//! N=1000, script_heavy at N=100), next to the same chain and lanes graphs built by hand-written
-//! calls to the runtime's `GraphBuilder` (the floor a script can approach).
+//! Graph recording through the JIT and the interpreter on `scripts/bench/rps_shapes.rpsl` (chain
+//! and lanes at N=1000, script_heavy at N=100), next to the same chain and lanes graphs built by
+//! hand-written calls to the runtime's `GraphBuilder` (the native baseline a script can approach).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rpsl::runtime::{
     AccessDesc, AccessFlags, ArgsWriter, CallFlags, DeclId, Format, GraphBuilder, NodeDeclDesc,
     ParamDesc, QueueClass, ResourceDesc, SemanticKind, TextureView, ValueType,
 };
-use rpsl::{EntryArgs, Program, Session, SessionOptions};
+use rpsl::{EntryArgs, Mode, Program, Session, SessionOptions};
 
 const N: u32 = 1000;
 
@@ -16,10 +16,14 @@ fn shapes() -> Program {
     Program::from_file(path).unwrap_or_else(|error| panic!("{}", error.rendered))
 }
 
-fn bench_script(c: &mut Criterion, program: &Program, entry: &str, n: u32) {
-    let mut session = Session::new(program, Some(entry), SessionOptions::default()).unwrap();
+fn bench_script(c: &mut Criterion, program: &Program, mode: Mode, entry: &str, n: u32) {
+    let options = SessionOptions {
+        mode,
+        ..SessionOptions::default()
+    };
+    let mut session = Session::new(program, Some(entry), options).unwrap();
     let args = EntryArgs::parse(program, session.entry(), [format!("N={n}")]).unwrap();
-    c.bench_function(&format!("record/interp/{entry}/{n}"), |b| {
+    c.bench_function(&format!("record/{}/{entry}/{n}", mode.name()), |b| {
         b.iter(|| {
             session
                 .record_frame(&args)
@@ -178,9 +182,11 @@ impl Hand {
 
 fn record(c: &mut Criterion) {
     let program = shapes();
-    bench_script(c, &program, "chain", N);
-    bench_script(c, &program, "lanes", N);
-    bench_script(c, &program, "script_heavy", 100);
+    for mode in [Mode::Jit, Mode::Interp] {
+        bench_script(c, &program, mode, "chain", N);
+        bench_script(c, &program, mode, "lanes", N);
+        bench_script(c, &program, mode, "script_heavy", 100);
+    }
     let mut hand = Hand::new();
     let mut frame = 0;
     c.bench_function(&format!("record/hand/chain/{N}"), |b| {

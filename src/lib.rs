@@ -4,6 +4,8 @@
 //! its entry points every frame in the chosen [`Mode`], recording the render graph through the
 //! runtime's `GraphBuilder` and compiling it (schedule, culling, barriers, memory).
 //! [`EntryArgs`] holds the entry point's arguments (parsed from the CLI's `--arg NAME=VALUE`).
+//! A [`HotScript`] owns its program and swaps in a recompiled one when the script file (or an
+//! include) changes on disk, which is what an engine embedding scripts in its configuration wants.
 //! Runtime faults come back as [`FrameError`]s rendered `PATH:LINE:COL: error: MESSAGE`; the
 //! session stays usable for the next frame.
 //!
@@ -28,11 +30,14 @@
 
 pub mod args;
 mod decls;
+mod hot;
 pub mod host_adapter;
 mod program;
+mod runner;
 mod session;
 
 pub use args::{ArgError, ArgValue, EntryArgs, Scalar};
+pub use hot::{HotScript, ReloadError};
 pub use program::{EntryError, Program, ProgramError};
 pub use rpsl_frontend as frontend;
 pub use rpsl_frontend::{check_file, check_source, Compilation};

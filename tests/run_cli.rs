@@ -137,3 +137,91 @@ fn graph_and_bytecode() {
     assert_eq!(code(&bytecode), 0);
     assert!(String::from_utf8_lossy(&bytecode.stdout).contains("call_node"));
 }
+
+#[test]
+fn bench_reports_every_figure_as_json() {
+    let script = scratch(
+        "bench.rpsl",
+        "graphics node Fill(rtv rt);\n\
+         graphics node Blend(srv a, rtv rt);\n\
+         export void main([readonly(present)] texture bb) {\n\
+             texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 64, 64);\n\
+             Fill(t);\n\
+             Blend(t, bb);\n\
+         }\n",
+    );
+    let out = rpsl(&[
+        "bench",
+        script.to_str().unwrap(),
+        "--frames",
+        "3",
+        "--compiles",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let figures: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    for timing in [
+        "jit_compile_us",
+        "build_us_per_frame_jit",
+        "build_us_per_frame_interp",
+        "compile_us_per_frame",
+        "cached_frame_us",
+        "cached_compile_us",
+    ] {
+        let value = figures[timing].as_f64().unwrap_or_else(|| panic!("{timing}"));
+        assert!(value > 0.0, "{timing} = {value}");
+    }
+    assert_eq!(figures["nodes"], 2);
+    assert_eq!(figures["scheduled_nodes"], 2);
+    assert_eq!(figures["frames"], 3);
+    // The graph never changes, so every measured frame is a cache hit.
+    assert_eq!(figures["cache_hits"], 3);
+    // t: undefined -> render target; t -> shader read with bb present -> render target;
+    // bb back to present.
+    assert_eq!(figures["batches"], 3);
+    assert_eq!(figures["transitions"], 4);
+    // One 64x64 RGBA8 transient in a 64 KiB-aligned heap.
+    assert_eq!(figures["transient_bytes"], 65536);
+    assert_eq!(figures["unaliased_bytes"], 65536);
+    assert_eq!(figures["lower_bound_bytes"], 65536);
+    // A script error is reported, exit 1; a bad entry is a usage error, exit 2.
+    let bad = scratch("bench_bad.rpsl", "export void main() { nope(); }\n");
+    assert_eq!(code(&rpsl(&["bench", bad.to_str().unwrap()])), 1);
+    let entry = rpsl(&["bench", script.to_str().unwrap(), "--entry", "other"]);
+    assert_eq!(code(&entry), 2);
+}
+
+#[test]
+fn graph_html_shows_schedule_heap_and_tables() {
+    let script = scratch(
+        "html.rpsl",
+        "graphics node Fill(rtv rt);\n\
+         graphics node Blend(srv a, rtv rt);\n\
+         export void main([readonly(present)] texture bb) {\n\
+             texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 64, 64);\n\
+             Fill(t);\n\
+             Blend(t, bb);\n\
+         }\n",
+    );
+    let out = rpsl(&["graph", script.to_str().unwrap(), "--format", "html"]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.trim_end().ends_with("</html>"));
+    // Both nodes on the graphics queue, in order.
+    assert!(page.contains("<title>#0 node 0: Fill (graphics)</title>"), "{page}");
+    assert!(page.contains("<title>#1 node 1: Blend (graphics)</title>"));
+    // Three barrier batches, the second with two transitions.
+    assert_eq!(page.matches("fill=\"#cc0000\"").count(), 3);
+    assert!(page.contains(
+        "batch before #1:\nresource 1: ColorAttachment -&gt; ShaderReadOnly\n\
+         bb: PresentSrc -&gt; ColorAttachment</title>"
+    ));
+    // The transient lives from position 0 to 1 at the start of a 64 KiB heap.
+    assert!(page.contains("<title>resource 1: bytes 0..65536, positions 0..=1</title>"));
+    assert!(page.contains(
+        "<td>bb</td><td>tex2d 1280x720x1 1 mips 1 samples R8G8B8A8_UNORM</td><td>external</td>\
+         <td>1..=1</td>"
+    ));
+}

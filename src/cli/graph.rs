@@ -1,5 +1,5 @@
-//! `rpsl graph FILE --format json|dot [-o OUT]`: the compiled render graph of frame 0. The dot
-//! form lists the surviving nodes in schedule order, then the culled ones greyed, with an edge per
+//! `rpsl graph FILE --format json|dot|html [-o OUT]`: the compiled render graph of frame 0 (the
+//! HTML page is `graph_html`'s). The dot form lists the surviving nodes in schedule order, then the culled ones greyed, with an edge per
 //! dependency (solid: data, dashed: order only).
 
 use std::fmt::Write as _;
@@ -19,6 +19,8 @@ pub enum GraphFormat {
     Json,
     /// Graphviz dot.
     Dot,
+    /// A self-contained HTML page: schedule timeline, transient heap, node and resource tables.
+    Html,
 }
 
 /// Options of `rpsl graph`.
@@ -52,6 +54,7 @@ pub fn run(args: &GraphArgs) -> ExitCode {
         Ok(frame) => match args.format {
             GraphFormat::Json => dump_frame_json(&entry, frame.graph, Some(frame.compiled)),
             GraphFormat::Dot => dot(&entry, frame.graph, frame.compiled),
+            GraphFormat::Html => super::graph_html::html(&entry, frame.graph, frame.compiled),
         },
         Err(error) => {
             eprint!("{}", error.render());

@@ -5,10 +5,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod check;
 mod frames;
 mod graph;
+mod graph_html;
 mod run;
+mod run_vulkan;
 
 /// rpsl: a fast implementation of RPSL, the render-graph language of AMD's Render Pipeline Shaders.
 #[derive(Parser, Debug)]
@@ -34,8 +37,11 @@ enum Command {
     },
     /// Run an entry point for N frames on a backend and optionally dump every frame's graph.
     Run(run::RunArgs),
-    /// Print the compiled render graph of frame 0 as JSON or Graphviz dot.
+    /// Print the compiled render graph of frame 0 as JSON, Graphviz dot or an HTML page.
     Graph(graph::GraphArgs),
+    /// Time each phase (source to native code, graph building under JIT and interpreter, frame
+    /// compilation with and without the cache) on the null backend.
+    Bench(bench::BenchArgs),
 }
 
 /// Runs a parsed command line and returns the process exit code.
@@ -48,5 +54,6 @@ pub fn run(cli: Cli) -> ExitCode {
         } => check::run(&files, emit, deny_warnings),
         Command::Run(args) => run::run(&args),
         Command::Graph(args) => graph::run(&args),
+        Command::Bench(args) => bench::run(&args),
     }
 }

@@ -1,0 +1,248 @@
+//! [`HotScript`]: a script file an engine runs every frame and edits while it runs. It owns its
+//! [`Program`] and session state, notices when the script or any file it includes changed on
+//! disk, and swaps in the recompiled program (checked, lowered, JIT-compiled) between frames.
+//! A script that no longer compiles leaves the previous program running and reports why.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use rpsl_runtime::GraphBuilder;
+use rpsl_vm::lower::EntryInfo;
+
+use crate::args::{ArgError, EntryArgs};
+use crate::program::{Program, ProgramError};
+use crate::runner::Runner;
+use crate::session::{Frame, FrameError, Mode, SessionError, SessionOptions};
+
+/// Why a [`HotScript`] could not be opened or reloaded. After a failed reload the previous
+/// program keeps running.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReloadError {
+    /// The script has errors (rendered diagnostics).
+    Program(ProgramError),
+    /// The entry point is missing, or the JIT failed.
+    Session(SessionError),
+    /// The stored `NAME=VALUE` arguments no longer fit the entry point.
+    Args(ArgError),
+}
+
+impl std::fmt::Display for ReloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReloadError::Program(error) => write!(f, "{error}"),
+            ReloadError::Session(error) => write!(f, "{error}"),
+            ReloadError::Args(error) => write!(f, "{}", error.message),
+        }
+    }
+}
+
+impl std::error::Error for ReloadError {}
+
+/// What a file looked like when the running program was built from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    path: PathBuf,
+    modified: Option<SystemTime>,
+    len: u64,
+    text: String,
+}
+
+impl Stamp {
+    /// Whether the file on disk differs from the text the program was built from (a missing
+    /// file counts as changed).
+    fn changed(&self) -> bool {
+        match std::fs::metadata(&self.path) {
+            Ok(meta) if meta.modified().ok() == self.modified && meta.len() == self.len => false,
+            Ok(_) => std::fs::read_to_string(&self.path).map_or(true, |text| text != self.text),
+            Err(_) => true,
+        }
+    }
+}
+
+/// A script file run every frame that picks up its own edits.
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("rpsl-hot-doc-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("frame.rpsl");
+/// std::fs::write(&path, "graphics node A(rtv t);\nexport void main(texture bb) { A(bb); }\n").unwrap();
+/// let mut script = rpsl::HotScript::open(&path, None, rpsl::SessionOptions::default(), &["bb=64x64"]).unwrap();
+/// assert_eq!(script.run_frame().unwrap().graph.nodes.len(), 1);
+///
+/// // The script is edited while the engine runs: the next check swaps in the new program.
+/// std::fs::write(&path, "graphics node A(rtv t);\nexport void main(texture bb) { A(bb); A(bb); }\n").unwrap();
+/// assert_eq!(script.reload_if_changed(), Ok(true));
+/// assert_eq!(script.run_frame().unwrap().graph.nodes.len(), 2);
+///
+/// // A broken edit is reported and the last good program keeps running.
+/// std::fs::write(&path, "export void main(texture bb) { A(bb) }\n").unwrap();
+/// assert!(script.reload_if_changed().is_err());
+/// assert_eq!(script.run_frame().unwrap().graph.nodes.len(), 2);
+/// ```
+#[derive(Debug)]
+pub struct HotScript {
+    path: PathBuf,
+    entry_name: Option<String>,
+    options: SessionOptions,
+    arg_texts: Vec<String>,
+    program: Program,
+    runner: Runner,
+    args: EntryArgs,
+    stamps: Vec<Stamp>,
+    failed: Vec<Stamp>,
+    reloads: u64,
+}
+
+impl HotScript {
+    /// Loads `path`, chooses the entry point (see [`Program::entry`]), compiles it for
+    /// `options.mode` and parses `args` (`NAME=VALUE`, as the CLI's `--arg`).
+    pub fn open<S: AsRef<str>>(
+        path: impl AsRef<Path>,
+        entry: Option<&str>,
+        options: SessionOptions,
+        args: &[S],
+    ) -> Result<HotScript, ReloadError> {
+        let path = path.as_ref().to_path_buf();
+        let arg_texts: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
+        let (program, runner, parsed, stamps) = build(&path, entry, options, &arg_texts, 0)?;
+        Ok(HotScript {
+            path,
+            entry_name: entry.map(str::to_string),
+            options,
+            arg_texts,
+            program,
+            runner,
+            args: parsed,
+            stamps,
+            failed: Vec::new(),
+            reloads: 0,
+        })
+    }
+
+    /// Recompiles when the script or one of its includes changed on disk since the running
+    /// program was built. `Ok(true)`: the new program runs from the next frame on (frame
+    /// numbering continues; the graph builder, compiled-frame cache and cross-frame storage
+    /// start afresh, as the node declarations may have changed). `Err`: the edit does not
+    /// compile; the previous program keeps running and the same broken files are not
+    /// recompiled again until they change once more.
+    pub fn reload_if_changed(&mut self) -> Result<bool, ReloadError> {
+        let changed = self.stamps.iter().any(Stamp::changed);
+        if !changed {
+            return Ok(false);
+        }
+        if !self.failed.is_empty() && !self.failed.iter().any(Stamp::changed) {
+            return Ok(false);
+        }
+        self.reload().map(|()| true)
+    }
+
+    /// Recompiles now, whether or not the files changed.
+    pub fn reload(&mut self) -> Result<(), ReloadError> {
+        let next = self.runner.next_frame_index();
+        match build(
+            &self.path,
+            self.entry_name.as_deref(),
+            self.options,
+            &self.arg_texts,
+            next,
+        ) {
+            Ok((program, runner, args, stamps)) => {
+                self.program = program;
+                self.runner = runner;
+                self.args = args;
+                self.stamps = stamps;
+                self.failed.clear();
+                self.reloads += 1;
+                Ok(())
+            }
+            Err(error) => {
+                self.failed = self
+                    .stamps
+                    .iter()
+                    .map(|stamp| stamp_of(&stamp.path, String::new()))
+                    .collect();
+                Err(error)
+            }
+        }
+    }
+
+    /// Replaces the entry arguments (`NAME=VALUE`); they are kept across reloads. A reload that
+    /// failed is tried again at the next [`HotScript::reload_if_changed`], since the arguments
+    /// may have been what did not fit.
+    pub fn set_args<S: AsRef<str>>(&mut self, args: &[S]) -> Result<(), ArgError> {
+        let texts: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
+        let entry = self.runner.entry(&self.program);
+        self.args = EntryArgs::parse(&self.program, entry, &texts)?;
+        self.arg_texts = texts;
+        self.failed.clear();
+        Ok(())
+    }
+
+    /// Runs the script for the next frame and compiles the recorded graph.
+    pub fn run_frame(&mut self) -> Result<Frame<'_>, FrameError> {
+        self.runner.run_frame(&self.program, &self.args)
+    }
+
+    /// The running program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The entry point being run.
+    pub fn entry(&self) -> &EntryInfo {
+        self.runner.entry(&self.program)
+    }
+
+    /// How the script executes.
+    pub fn mode(&self) -> Mode {
+        self.runner.mode()
+    }
+
+    /// The graph builder (its last recorded graph).
+    pub fn builder(&self) -> &GraphBuilder {
+        self.runner.builder()
+    }
+
+    /// How many times a changed script was swapped in.
+    pub fn reloads(&self) -> u64 {
+        self.reloads
+    }
+
+    /// The files the running program was built from (the script and its includes).
+    pub fn watched_files(&self) -> impl Iterator<Item = &Path> {
+        self.stamps.iter().map(|stamp| stamp.path.as_path())
+    }
+}
+
+type Built = (Program, Runner, EntryArgs, Vec<Stamp>);
+
+fn build(
+    path: &Path,
+    entry: Option<&str>,
+    options: SessionOptions,
+    arg_texts: &[String],
+    first_frame: u64,
+) -> Result<Built, ReloadError> {
+    let program = Program::from_file(path).map_err(ReloadError::Program)?;
+    let runner =
+        Runner::new(&program, entry, options, first_frame).map_err(ReloadError::Session)?;
+    let args = EntryArgs::parse(&program, runner.entry(&program), arg_texts)
+        .map_err(ReloadError::Args)?;
+    let files = program.files();
+    let stamps = (0..files.len() as u32)
+        .map(|id| files.get(rpsl_frontend::source::FileId(id)))
+        .filter(|file| file.path.is_file())
+        .map(|file| stamp_of(&file.path, file.text.clone()))
+        .collect();
+    Ok((program, runner, args, stamps))
+}
+
+fn stamp_of(path: &Path, text: String) -> Stamp {
+    let meta = std::fs::metadata(path).ok();
+    Stamp {
+        path: path.to_path_buf(),
+        modified: meta.as_ref().and_then(|m| m.modified().ok()),
+        len: meta.map_or(0, |m| m.len()),
+        text,
+    }
+}

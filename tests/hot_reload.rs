@@ -1,0 +1,81 @@
+//! [`rpsl::HotScript`]: edits of a script and of the files it includes are picked up between
+//! frames; broken edits are reported once and leave the last good program running.
+
+use std::path::PathBuf;
+
+use rpsl::{HotScript, Mode, ReloadError, SessionOptions};
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpsl-hot-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const MAIN: &str = "#include \"passes.rpsli\"\n\
+export void main(texture bb, uint count, uint frameIndex)\n\
+{\n\
+    for (uint i = 0; i < count; i++) { Pass(bb, i + frameIndex * 100); }\n\
+}\n";
+
+fn pass_values(script: &mut HotScript) -> Vec<String> {
+    let frame = script.run_frame().expect("frame runs");
+    let json = rpsl::runtime::dump_frame_json("main", frame.graph, Some(frame.compiled));
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    value["frames"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|node| format!("{}:{}", node["name"].as_str().unwrap(), node["args"][1]["value"]))
+        .collect()
+}
+
+#[test]
+fn edits_of_the_script_and_its_includes_are_picked_up_between_frames() {
+    for mode in [Mode::Jit, Mode::Interp] {
+        let dir = scratch_dir(mode.name());
+        let main = dir.join("frame.rpsl");
+        let include = dir.join("passes.rpsli");
+        std::fs::write(&include, "graphics node Pass(rtv rt, uint v);\n").unwrap();
+        std::fs::write(&main, MAIN).unwrap();
+        let options = SessionOptions {
+            mode,
+            ..SessionOptions::default()
+        };
+        let mut script = HotScript::open(&main, None, options, &["count=2"]).unwrap();
+        assert_eq!(script.mode(), mode);
+        let watched: Vec<_> = script.watched_files().map(|p| p.to_path_buf()).collect();
+        assert_eq!(watched, vec![main.clone(), include.clone()]);
+        assert_eq!(pass_values(&mut script), ["Pass:0", "Pass:1"]);
+        assert_eq!(script.reload_if_changed(), Ok(false));
+
+        // The include changes: the node is renamed; frame numbering continues (frame 1).
+        std::fs::write(&include, "graphics node Pass(rtv rt, uint v);\ngraphics node Other(rtv rt, uint v);\n#define Pass Other\n").unwrap();
+        assert_eq!(script.reload_if_changed(), Ok(true));
+        assert_eq!(script.reloads(), 1);
+        assert_eq!(pass_values(&mut script), ["Other:100", "Other:101"]);
+
+        // A broken edit: reported once, the last good program keeps running, and it is not
+        // recompiled again until a file changes once more.
+        std::fs::write(&main, "export void main(texture bb, uint count) { Pass(bb) }\n").unwrap();
+        match script.reload_if_changed() {
+            Err(ReloadError::Program(error)) => {
+                let first = error.rendered.lines().next().unwrap().to_string();
+                assert!(first.starts_with(&format!("{}:1:", main.display())), "{first}");
+                assert!(first.contains("error:"), "{first}");
+            }
+            other => panic!("expected a program error, got {other:?}"),
+        }
+        assert_eq!(script.reload_if_changed(), Ok(false));
+        assert_eq!(pass_values(&mut script), ["Other:200", "Other:201"]);
+
+        // The stored arguments no longer fit the new entry point.
+        std::fs::write(&main, "#include \"passes.rpsli\"\nexport void main(texture bb) { Pass(bb, 7); }\n").unwrap();
+        assert!(matches!(script.reload_if_changed(), Err(ReloadError::Args(_))));
+        script.set_args::<&str>(&[]).unwrap();
+        assert_eq!(script.reload_if_changed(), Ok(true));
+        assert_eq!(pass_values(&mut script), ["Other:7"]);
+        assert_eq!(script.reloads(), 2);
+        assert!(script.program().warnings().is_empty());
+    }
+}
