@@ -8,8 +8,13 @@ use proptest::prelude::*;
 
 fn seed_scripts() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut dirs: Vec<PathBuf> = vec![root.join("../shared/corpus/rps-sdk"), root.join("scripts/examples")];
-    dirs.push(root.join("scripts/bench"));
+    let mut dirs: Vec<PathBuf> = vec![root.join("../shared/corpus/rps-sdk"), root.join("scripts/bench")];
+    // Each example lives in its own folder with its shaders.
+    if let Ok(examples) = fs::read_dir(root.join("scripts/examples")) {
+        let mut folders: Vec<PathBuf> = examples.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        folders.sort();
+        dirs.extend(folders);
+    }
     let mut texts = Vec::new();
     for dir in dirs {
         let Ok(entries) = fs::read_dir(&dir) else { continue };

@@ -155,13 +155,13 @@ const TABLE: &[(&str, &str, &[&str])] = &[
     ("scripts/bench/rps_shapes.rpsl", "lanes", &["N=50"]),
     ("scripts/bench/rps_shapes.rpsl", "script_heavy", &["N=10"]),
     (
-        "scripts/examples/bloom.rpsl",
+        "scripts/examples/bloom/bloom.rpsl",
         "main",
         &["time=0.5", "intensity=1.25"],
     ),
-    ("scripts/examples/deferred.rpsl", "main", &["exposure=1.0"]),
-    ("scripts/examples/msaa_resolve.rpsl", "main", &["kind=1"]),
-    ("scripts/examples/temporal_accumulation.rpsl", "main", &[]),
+    ("scripts/examples/deferred/deferred.rpsl", "main", &["exposure=1.0"]),
+    ("scripts/examples/msaa_resolve/msaa_resolve.rpsl", "main", &["kind=1"]),
+    ("scripts/examples/temporal_accumulation/temporal_accumulation.rpsl", "main", &[]),
 ];
 
 /// Known failures of the frame compiler (not of the script or the VM): the entry, and the start
