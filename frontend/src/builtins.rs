@@ -9,7 +9,8 @@
 
 use crate::types::{ScalarKind, Type};
 
-/// The prelude's RPSL source; the driver preprocesses and parses it before every script.
+/// The prelude's RPSL source; every script is checked after it (the driver preprocesses, parses
+/// and declares it once and reuses the result for every script).
 pub const PRELUDE: &str = include_str!("prelude.rpsl");
 
 /// The path the prelude is shown under in diagnostics.

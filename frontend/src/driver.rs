@@ -12,6 +12,7 @@
 //! assert_eq!(module.function(module.entry("main").unwrap()).name, "main");
 //! ```
 
+use std::cell::RefCell;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -21,7 +22,7 @@ use crate::diagnostic::{render_all, Diagnostic};
 use crate::hir;
 use crate::parse::parse_module;
 use crate::preprocess::{FileLoader, FsLoader, MemoryLoader, Preprocessor};
-use crate::sema::{self, SourceUnit};
+use crate::sema;
 use crate::source::{FileId, SourceFiles, Span};
 
 /// The result of checking one script.
@@ -91,20 +92,15 @@ pub(crate) fn run(
     text: String,
     loader: &dyn FileLoader,
 ) -> (SourceFiles, hir::Module, Vec<Diagnostic>) {
-    let mut files = SourceFiles::new();
-    let mut diagnostics = Vec::new();
-    let mut preprocessor = Preprocessor::new();
-
-    // The prelude is always file 0, so its parsed form can be shared by every compilation.
-    let prelude_file = files.add(PRELUDE_PATH, PRELUDE.to_string());
-    debug_assert_eq!(prelude_file, FileId(0));
-    let (prelude_expanded, prelude_pp_diags) = preprocessor.run(&mut files, prelude_file, loader);
-    diagnostics.extend(prelude_pp_diags);
-    let prelude = prelude_module(|| {
-        let mut parse_diags = Vec::new();
-        let module = parse_module(&prelude_expanded, &mut parse_diags);
-        (module, parse_diags)
-    });
+    // The prelude is always file 0, preprocessed, parsed and declared once (per thread for the
+    // preprocessor state, per process for the rest) and shared by every compilation.
+    let (after_prelude, prelude) = after_prelude(loader);
+    let AfterPrelude {
+        mut preprocessor,
+        mut files,
+        diagnostics: prelude_pp_diags,
+    } = after_prelude;
+    let mut diagnostics = prelude_pp_diags;
     diagnostics.extend(prelude.1.iter().cloned());
 
     let script_file = files.add(path, text);
@@ -112,17 +108,7 @@ pub(crate) fn run(
     diagnostics.extend(pp_diags);
     let script = parse_module(&expanded, &mut diagnostics);
 
-    let units = [
-        SourceUnit {
-            module: &prelude.0,
-            is_prelude: true,
-        },
-        SourceUnit {
-            module: &script,
-            is_prelude: false,
-        },
-    ];
-    let module = sema::check(&units, &mut diagnostics);
+    let module = sema::check_after_prelude(&prelude.0, &script, &mut diagnostics);
     for diagnostic in &mut diagnostics {
         note_macro_expansion(diagnostic, &expanded.map, &files);
     }
@@ -131,12 +117,62 @@ pub(crate) fn run(
     (files, module, diagnostics)
 }
 
+/// What preprocessing the prelude leaves: the preprocessor (with the prelude's macros defined),
+/// the files (the prelude alone, as file 0) and the prelude's preprocessing diagnostics.
+#[derive(Clone)]
+struct AfterPrelude {
+    preprocessor: Preprocessor,
+    files: SourceFiles,
+    diagnostics: Vec<Diagnostic>,
+}
+
+thread_local! {
+    /// [`AfterPrelude`], computed once per thread (the preprocessor's state is not `Sync`).
+    static AFTER_PRELUDE: RefCell<Option<AfterPrelude>> = const { RefCell::new(None) };
+}
+
+/// A copy of the state after preprocessing the prelude, and the parsed prelude. The state is
+/// cached when the prelude read no other file (it never does: `loader` is not consulted).
+fn after_prelude(loader: &dyn FileLoader) -> (AfterPrelude, &'static (ast::Module, Vec<Diagnostic>)) {
+    let cached = AFTER_PRELUDE.with(|cell| cell.borrow().clone());
+    if let (Some(state), Some(prelude)) = (cached, PRELUDE_AST.get()) {
+        return (state, prelude);
+    }
+    let mut files = SourceFiles::new();
+    let mut preprocessor = Preprocessor::new();
+    let prelude_file = files.add(PRELUDE_PATH, PRELUDE.to_string());
+    debug_assert_eq!(prelude_file, FileId(0));
+    let (prelude_expanded, diagnostics) = preprocessor.run(&mut files, prelude_file, loader);
+    let prelude = PRELUDE_AST.get_or_init(|| {
+        let mut parse_diags = Vec::new();
+        let module = parse_module(&prelude_expanded, &mut parse_diags);
+        (module, parse_diags)
+    });
+    let state = AfterPrelude {
+        preprocessor,
+        files,
+        diagnostics,
+    };
+    if state.files.len() == 1 {
+        AFTER_PRELUDE.with(|cell| *cell.borrow_mut() = Some(state.clone()));
+    }
+    (state, prelude)
+}
+
 /// The parsed prelude and its parse diagnostics, parsed once per process.
-fn prelude_module(
-    parse: impl FnOnce() -> (ast::Module, Vec<Diagnostic>),
-) -> &'static (ast::Module, Vec<Diagnostic>) {
-    static PRELUDE_AST: OnceLock<(ast::Module, Vec<Diagnostic>)> = OnceLock::new();
-    PRELUDE_AST.get_or_init(parse)
+static PRELUDE_AST: OnceLock<(ast::Module, Vec<Diagnostic>)> = OnceLock::new();
+
+/// A diagnostic about text that a macro produced points at the macro's invocation; say which macro
+/// it was and where it is defined, so the user can find the faulty body.
+fn note_macro_expansion(diagnostic: &mut Diagnostic, map: &crate::preprocess::SourceMap, files: &SourceFiles) {
+    let Some(expansion) = map.expansions().iter().find(|e| e.invocation == diagnostic.span) else {
+        return;
+    };
+    diagnostic.notes.push(format!(
+        "in expansion of macro `{}` defined at {}",
+        expansion.macro_name,
+        files.location(expansion.definition)
+    ));
 }
 
 #[cfg(test)]
@@ -152,6 +188,47 @@ mod tests {
             compilation.render_diagnostics()
         );
         assert!(compilation.module.is_some());
+    }
+
+    /// Checks `text` from scratch: the prelude preprocessed, parsed and declared again, no cache.
+    fn check_uncached(text: &str) -> (String, String) {
+        let loader = MemoryLoader::new();
+        let mut files = SourceFiles::new();
+        let mut preprocessor = Preprocessor::new();
+        let prelude_file = files.add(PRELUDE_PATH, PRELUDE.to_string());
+        let (prelude_expanded, mut diagnostics) = preprocessor.run(&mut files, prelude_file, &loader);
+        let prelude = parse_module(&prelude_expanded, &mut diagnostics);
+        let script_file = files.add("a.rpsl", text.to_string());
+        let (expanded, pp_diags) = preprocessor.run(&mut files, script_file, &loader);
+        diagnostics.extend(pp_diags);
+        let script = parse_module(&expanded, &mut diagnostics);
+        let units = [
+            sema::SourceUnit { module: &prelude, is_prelude: true },
+            sema::SourceUnit { module: &script, is_prelude: false },
+        ];
+        let module = sema::check(&units, &mut diagnostics);
+        diagnostics.sort_by_key(|d| (d.span.file, d.span.start));
+        (module.to_string(), render_all(&diagnostics, &files))
+    }
+
+    #[test]
+    fn the_cached_prelude_gives_what_a_fresh_one_gives() {
+        let scripts = [
+            "node draw(rtv target : SV_Target0);\n\
+             struct P { float4 c; };\n\
+             uint helper(uint x) { return x * 2u; }\n\
+             export void main(texture t) { P p; p.c = float4(1, 0, 0, 1); draw(t); helper(3); }\n",
+            "export void main(texture t) { clear(t, float4(0, 0, 0, 1)); uint u = missing; }\n",
+            "#define TWICE(x) ((x) + (x))\nexport void main() { uint a = TWICE(RPS_FORMAT_UNKNOWN); }\n",
+        ];
+        for text in scripts {
+            let (fresh_module, fresh_diagnostics) = check_uncached(text);
+            for _ in 0..2 {
+                let (files, module, diagnostics) = run("a.rpsl", text.to_string(), &MemoryLoader::new());
+                assert_eq!(module.to_string(), fresh_module, "{text}");
+                assert_eq!(render_all(&diagnostics, &files), fresh_diagnostics, "{text}");
+            }
+        }
     }
 
     #[test]
@@ -176,17 +253,4 @@ mod tests {
             compilation.render_diagnostics()
         );
     }
-}
-
-/// A diagnostic about text that a macro produced points at the macro's invocation; say which macro
-/// it was and where it is defined, so the user can find the faulty body.
-fn note_macro_expansion(diagnostic: &mut Diagnostic, map: &crate::preprocess::SourceMap, files: &SourceFiles) {
-    let Some(expansion) = map.expansions().iter().find(|e| e.invocation == diagnostic.span) else {
-        return;
-    };
-    diagnostic.notes.push(format!(
-        "in expansion of macro `{}` defined at {}",
-        expansion.macro_name,
-        files.location(expansion.definition)
-    ));
 }

@@ -40,7 +40,7 @@ impl Span {
 }
 
 /// One loaded source file: its display path, text and line index.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     /// The path as shown in diagnostics.
     pub path: PathBuf,
@@ -73,7 +73,7 @@ impl SourceFile {
 }
 
 /// The set of source files of one compilation (scripts, includes, the prelude).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SourceFiles {
     files: Vec<SourceFile>,
 }

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use pest::error::{Error, ErrorVariant, InputLocation};
 use pest::Parser as _;
 
-use super::{RpslParser, Rule};
+use super::reference::{ReferenceParser, Rule};
 use crate::diagnostic::Diagnostic;
 use crate::preprocess::SourceMap;
 
@@ -157,14 +157,19 @@ const PUNCTUATION_ORDER: &[&str] = &[";", ",", ")", "]", "}", ":", "{", "(", "["
 /// Serializes the re-parses that collect token details (pest's switch for it is process-wide).
 static DETAIL_LOCK: Mutex<()> = Mutex::new(());
 
-/// Builds the diagnostic for a failed parse of the item starting at `base` in `text`.
+/// Builds the diagnostic for a failed parse of the item starting at `base` in `text`; `parse_text`
+/// is the text the parser ran on (`text` with non-ASCII characters masked, see
+/// [`super::ascii_view`]). The message comes from a re-run of the parse with pest's details on,
+/// with the reference grammar (`grammar_reference.pest`), whose rule structure the messages are
+/// designed for; `error` is the fast parser's failure.
 pub(crate) fn syntax_error(
     text: &str,
+    parse_text: &str,
     base: usize,
     map: &SourceMap,
-    error: &Error<Rule>,
+    error: &Error<super::Rule>,
 ) -> Diagnostic {
-    let slice = &text[base..];
+    let slice = &parse_text[base..];
     if let ErrorVariant::CustomError { .. } = &error.variant {
         // pest's stack guard or call limit.
         let pos = base + location_start(&error.location);
@@ -178,7 +183,7 @@ pub(crate) fn syntax_error(
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         pest::set_error_detail(true);
-        let result = RpslParser::parse(Rule::item, slice);
+        let result = ReferenceParser::parse(Rule::item, slice);
         pest::set_error_detail(false);
         match result {
             Err(detailed) => {
@@ -194,18 +199,24 @@ pub(crate) fn syntax_error(
                             .collect()
                     })
                     .unwrap_or_default();
-                (detailed, tokens, token_pos)
+                (Ok(detailed), tokens, token_pos)
             }
-            Ok(_) => (error.clone(), Vec::new(), None),
+            // The grammars disagree (a bug): point where the fast parser failed.
+            Ok(_) => (Err(location_start(&error.location)), Vec::new(), None),
         }
     };
-    let mut rules = match &detailed.variant {
-        ErrorVariant::ParsingError { positives, .. } => positives.clone(),
-        ErrorVariant::CustomError { .. } => Vec::new(),
+    let (mut rules, rule_pos) = match detailed {
+        Ok(detailed) => {
+            let rules = match &detailed.variant {
+                ErrorVariant::ParsingError { positives, .. } => positives.clone(),
+                ErrorVariant::CustomError { .. } => Vec::new(),
+            };
+            (rules, location_start(&detailed.location))
+        }
+        Err(pos) => (Vec::new(), pos),
     };
     // pest places rule failures where the failed rule started; a literal token that failed further
     // on (`(` after `if`) is a better place to point at, with only the tokens expected there.
-    let rule_pos = location_start(&detailed.location);
     let (mut pos, tokens) = match token_pos {
         Some(token_pos) if token_pos > rule_pos && !tokens.is_empty() => {
             rules.clear();

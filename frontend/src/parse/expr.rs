@@ -30,7 +30,7 @@ struct OperandParts<'i> {
 }
 
 /// An infix operator waiting on the shunting-yard stack.
-enum Infix {
+pub(crate) enum Infix {
     /// A binary operator.
     Binary(BinaryOp),
     /// An assignment operator.
@@ -133,42 +133,51 @@ impl Lowerer<'_> {
         self.node(ExprKind::InitList(elements), span, depth + 1)
     }
 
-    /// Operands and infix operators, grouped by precedence with explicit stacks.
+    /// Operands and infix operators, grouped by precedence with explicit stacks (the item's
+    /// shared [`super::ExprStacks`]: this call only touches the entries above the current tops,
+    /// and leaves the stacks as it found them).
     fn assign_tree(&mut self, pair: Pair<'_, Rule>) -> Lowered<Tree> {
-        let mut operands: Vec<Tree> = Vec::new();
-        let mut operators: Vec<Infix> = Vec::new();
+        let operator_base = self.stacks.operators.len();
         let mut trailing_list = None;
         let mut operand = OperandParts::default();
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::infix_op | Rule::ternary_op => {
-                    operands.push(self.finish_operand(std::mem::take(&mut operand))?);
+                    let finished = self.finish_operand(std::mem::take(&mut operand))?;
+                    self.stacks.operands.push(finished);
                     let incoming = match part.as_rule() {
                         Rule::ternary_op => Infix::Ternary(self.expr_tree(first_child(part))?),
                         _ => infix_operator(part.as_str()),
                     };
-                    while let Some(top) = operators.last() {
+                    while self.stacks.operators.len() > operator_base {
+                        let top = self.stacks.operators.last().expect("operator on the stack");
                         let reduce = top.precedence() > incoming.precedence()
                             || (top.precedence() == incoming.precedence()
                                 && !incoming.is_right_assoc());
                         if !reduce {
                             break;
                         }
-                        let op = operators.pop().expect("operator on the stack");
-                        self.reduce(op, &mut operands)?;
+                        let op = self.stacks.operators.pop().expect("operator on the stack");
+                        self.reduce(op)?;
                     }
-                    operators.push(incoming);
+                    self.stacks.operators.push(incoming);
                 }
                 Rule::init_assign_op => {}
                 Rule::init_list => trailing_list = Some(self.init_list(part)?),
                 _ => self.feed_operand(&mut operand, part)?,
             }
         }
-        operands.push(self.finish_operand(operand)?);
-        while let Some(op) = operators.pop() {
-            self.reduce(op, &mut operands)?;
+        let last = self.finish_operand(operand)?;
+        self.stacks.operands.push(last);
+        while self.stacks.operators.len() > operator_base {
+            let op = self.stacks.operators.pop().expect("operator on the stack");
+            self.reduce(op)?;
         }
-        let mut tree = operands.pop().expect("assign_expr has an operand");
+        let mut tree = self
+            .stacks
+            .operands
+            .pop()
+            .expect("assign_expr has an operand");
         if let Some(list) = trailing_list {
             let span = tree.expr.span.to(list.expr.span);
             let depth = 1 + tree.depth.max(list.depth);
@@ -183,9 +192,9 @@ impl Lowerer<'_> {
     }
 
     /// Pops two operands, applies `op` and pushes the result.
-    fn reduce(&mut self, op: Infix, operands: &mut Vec<Tree>) -> Lowered<()> {
-        let rhs = operands.pop().expect("right operand");
-        let lhs = operands.pop().expect("left operand");
+    fn reduce(&mut self, op: Infix) -> Lowered<()> {
+        let rhs = self.stacks.operands.pop().expect("right operand");
+        let lhs = self.stacks.operands.pop().expect("left operand");
         let span = lhs.expr.span.to(rhs.expr.span);
         let (kind, depth) = match op {
             Infix::Binary(op) => (
@@ -213,7 +222,8 @@ impl Lowerer<'_> {
                 1 + lhs.depth.max(middle.depth).max(rhs.depth),
             ),
         };
-        operands.push(self.node(kind, span, depth)?);
+        let tree = self.node(kind, span, depth)?;
+        self.stacks.operands.push(tree);
         Ok(())
     }
 
@@ -356,8 +366,9 @@ impl Lowerer<'_> {
     /// `(args)`: the arguments and the deepest argument's depth.
     fn call_args(&mut self, pair: Pair<'_, Rule>) -> Lowered<(Vec<Expr>, u32)> {
         let mut depth = 0;
-        let mut args = Vec::new();
-        for arg in pair.into_inner() {
+        let inner = pair.into_inner();
+        let mut args = Vec::with_capacity(inner.len());
+        for arg in inner {
             let tree = self.assign_tree(arg)?;
             depth = depth.max(tree.depth);
             args.push(tree.expr);

@@ -1,12 +1,16 @@
 //! The pest grammar of RPSL and the lowering of pest pairs into the AST.
 //!
 //! Parsing never fails: [`parse_module`] always returns a [`Module`] and reports syntax errors as
-//! diagnostics. The expanded text is parsed one top-level item at a time (the grammar's `item`
-//! rule). When an item has a syntax error, the error is reported and the parser skips to the next
-//! item boundary: just after the next `;` outside braces, or just after the `}` that closes the
-//! item's first brace (and a `;` right after it). So several errors per file are reported, one per
-//! broken item. The input is preprocessed text: the grammar has no comment rule (the preprocessor
-//! turns comments into blanks), though comments between items are skipped.
+//! diagnostics. Two pest grammars accept the same language: `grammar.pest`, tuned for speed,
+//! parses; `grammar_reference.pest`, written plainly, is re-run on an item that failed to describe
+//! the error (pest's account of a failure depends on the rule structure, and the messages are
+//! designed for the plain one). The parser only sees ASCII text (see `ascii_view`). The expanded
+//! text is parsed one top-level item at a time (the grammar's `item` rule). When an item has a
+//! syntax error, the error is reported and the parser skips to the next item boundary: just after
+//! the next `;` outside braces, or just after the `}` that closes the item's first brace (and a `;`
+//! right after it). So several errors per file are reported, one per broken item. The input is
+//! preprocessed text: the grammar has no comment rule (the preprocessor turns comments into
+//! blanks), though comments between items are skipped.
 //!
 //! Nesting limits keep the recursive-descent parser and every later recursive pass off the end of
 //! the stack: an item whose brackets nest deeper than [`MAX_BRACKET_DEPTH`] is rejected before it
@@ -37,6 +41,10 @@ mod tests;
 mod tests_corpus;
 #[cfg(test)]
 mod tests_errors;
+#[cfg(test)]
+mod tests_grammars;
+
+use std::borrow::Cow;
 
 use pest::Parser as _;
 
@@ -112,6 +120,15 @@ mod generated {
 
 pub(crate) use generated::{RpslParser, Rule};
 
+/// The parser generated from `grammar_reference.pest`: the same language without the speed-ups,
+/// run only to describe syntax errors (see `errors.rs`).
+mod reference {
+    /// The pest parser generated from `grammar_reference.pest`.
+    #[derive(pest_derive::Parser)]
+    #[grammar = "parse/grammar_reference.pest"]
+    pub(crate) struct ReferenceParser;
+}
+
 /// Parses a preprocessed translation unit into a module, appending syntax errors to
 /// `diagnostics`. Items with syntax errors are left out of the module.
 ///
@@ -157,7 +174,9 @@ const PARSER_STACK_BYTES: usize = 64 << 20;
 /// [`parse_module`] on the current thread's stack.
 fn parse_module_here(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> Module {
     let text = expanded.text.as_str();
+    let parse_text = ascii_view(text);
     let mut module = Module::default();
+    let mut stacks = ExprStacks::default();
     let mut pos = skip_trivia(text, 0);
     while pos < text.len() {
         if text.as_bytes()[pos] == b';' {
@@ -185,12 +204,12 @@ fn parse_module_here(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> 
             pos = skip_trivia(text, extent.end.max(pos + 1));
             continue;
         }
-        let slice = &text[pos..];
+        let slice = &parse_text[pos..];
         match RpslParser::parse(Rule::item, slice) {
             Ok(mut pairs) => {
                 let pair = pairs.next().expect("the item rule yields one pair");
                 let consumed = pair.as_span().end();
-                let mut lowerer = Lowerer::new(pos, &expanded.map, diagnostics);
+                let mut lowerer = Lowerer::new(pos, &expanded.map, diagnostics, &mut stacks);
                 // An item whose lowering gave up (too deep an expression) is dropped; the error is
                 // already in the diagnostics.
                 if let Ok(items) = lowerer.item(pair) {
@@ -199,12 +218,29 @@ fn parse_module_here(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> 
                 pos = skip_trivia(text, pos + consumed.max(1));
             }
             Err(error) => {
-                diagnostics.push(errors::syntax_error(text, pos, &expanded.map, &error));
+                diagnostics.push(errors::syntax_error(text, &parse_text, pos, &expanded.map, &error));
                 pos = skip_trivia(text, extent.end.max(pos + 1));
             }
         }
     }
     module
+}
+
+/// The text the grammar runs on: `text` itself when it is ASCII (the usual case), otherwise a copy
+/// in which every byte of every non-ASCII character is replaced by `@`. No grammar rule matches a
+/// non-ASCII character or `@`, so the parse (its pairs, its failure positions and the rules and
+/// tokens it attempted) is the same on both texts; byte offsets are kept. The grammar relies on
+/// this: its Unicode property tests (`WHITE_SPACE`, `XID_START`, `XID_CONTINUE`) equal the
+/// ASCII character classes only on ASCII text.
+pub(crate) fn ascii_view(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    let masked: String = text
+        .bytes()
+        .map(|byte| if byte.is_ascii() { byte as char } else { '@' })
+        .collect();
+    Cow::Owned(masked)
 }
 
 /// Skips blanks and comments from `pos`; returns the offset of the next token (or the end).
@@ -242,6 +278,18 @@ pub(crate) struct Lowerer<'a> {
     diagnostics: &'a mut Vec<Diagnostic>,
     /// How many statements enclose the one being lowered.
     stmt_depth: u32,
+    /// The operator-precedence stacks, shared by all expressions (allocated once per parse).
+    stacks: &'a mut ExprStacks,
+}
+
+/// The shunting-yard stacks of expression lowering (see `expr.rs`), kept between expressions and
+/// items so that lowering an expression allocates nothing for them.
+#[derive(Default)]
+pub(crate) struct ExprStacks {
+    /// Operands waiting for their operator.
+    operands: Vec<expr::Tree>,
+    /// Operators waiting for their right operand.
+    operators: Vec<expr::Infix>,
 }
 
 /// Lowering gave up on the current item; the reason is already in the diagnostics.
@@ -252,12 +300,21 @@ pub(crate) struct Abort;
 pub(crate) type Lowered<T> = Result<T, Abort>;
 
 impl<'a> Lowerer<'a> {
-    fn new(base: usize, map: &'a SourceMap, diagnostics: &'a mut Vec<Diagnostic>) -> Self {
+    fn new(
+        base: usize,
+        map: &'a SourceMap,
+        diagnostics: &'a mut Vec<Diagnostic>,
+        stacks: &'a mut ExprStacks,
+    ) -> Self {
+        // An item whose lowering gave up may have left entries behind.
+        stacks.operands.clear();
+        stacks.operators.clear();
         Lowerer {
             base,
             map,
             diagnostics,
             stmt_depth: 0,
+            stacks,
         }
     }
 

@@ -11,10 +11,11 @@ impl Lowerer<'_> {
     /// `{ stmts }`
     pub(crate) fn block(&mut self, pair: Pair<'_, Rule>) -> Lowered<Block> {
         let span = self.span(pair.as_span());
-        let stmts = pair
-            .into_inner()
-            .map(|stmt| self.stmt(stmt))
-            .collect::<Lowered<Vec<_>>>()?;
+        let inner = pair.into_inner();
+        let mut stmts = Vec::with_capacity(inner.len());
+        for stmt in inner {
+            stmts.push(self.stmt(stmt)?);
+        }
         Ok(Block { stmts, span })
     }
 

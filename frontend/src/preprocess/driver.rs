@@ -29,7 +29,7 @@ pub(crate) const LIMITS: Limits =
     Limits { expansion_tokens: 1 << 20, include_depth: 64, argument_depth: 128, expression_depth: 256 };
 
 /// What survives from one run to the next on a `Preprocessor`.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct State {
     pub interner: Interner,
     pub macros: MacroTable,

@@ -43,7 +43,7 @@ impl Hasher for WordHasher {
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
 /// Interns token texts so tokens are small `Copy` values.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Interner {
     ids: FastMap<Rc<str>, Sym>,
     texts: Vec<Rc<str>>,
@@ -144,7 +144,7 @@ impl MacroDef {
 }
 
 /// All macros: definitions by id, and the current definition of each name.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct MacroTable {
     pub defs: Vec<Rc<MacroDef>>,
     /// Whether each definition is being expanded right now.

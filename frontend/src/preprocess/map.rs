@@ -56,6 +56,21 @@ impl SourceMap {
     /// starts in one file and ends in another gives the span of its start. Offsets past the end map
     /// to the end of the last piece of text.
     pub fn span(&self, start: u32, end: u32) -> Span {
+        // Fast path (most spans): the range lies in one segment, found by one search.
+        if start < end && end <= self.out_len {
+            if let Some(idx) = self.segment_index(start) {
+                let seg = self.segments[idx];
+                let seg_end = self.segments.get(idx + 1).map_or(self.out_len, |next| next.out_start);
+                if end <= seg_end {
+                    return match seg.origin {
+                        Origin::Linear { file, start: orig } => {
+                            Span::new(file, orig + (start - seg.out_start), orig + (end - seg.out_start))
+                        }
+                        Origin::Fixed(span) => span,
+                    };
+                }
+            }
+        }
         let first = self.point(start);
         if end <= start || start >= self.out_len {
             return Span::new(first.file, first.start, first.start);

@@ -107,6 +107,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceFiles};
 use driver::{Run, State};
 pub use map::{Expansion, ExpansionId, SourceMap};
+pub(crate) use macros::WordHasher;
 
 /// Reads the files that `#include` names.
 pub trait FileLoader {
@@ -176,8 +177,9 @@ pub struct Expanded {
     pub map: SourceMap,
 }
 
-/// A preprocessor whose macros persist from one [`Preprocessor::run`] to the next.
-#[derive(Debug, Default)]
+/// A preprocessor whose macros persist from one [`Preprocessor::run`] to the next. A clone carries
+/// the macros defined so far (the driver clones the state after the prelude).
+#[derive(Clone, Debug, Default)]
 pub struct Preprocessor {
     state: State,
     /// `#define` lines from [`Preprocessor::define`] not yet processed.
