@@ -156,6 +156,37 @@ fn after_semaphore(mut barrier: Barrier) -> Barrier {
     barrier
 }
 
+/// Stages a queue of `class` can execute (Vulkan's "supported pipeline stages" per queue
+/// capability), as `VkPipelineStageFlags2` bits.
+fn stages_supported_by(class: QueueClass) -> u64 {
+    const ANY_QUEUE: u64 = 0x1 | 0x2000 | 0x4000 | 0x10000; // top, bottom, host, all commands
+    const TRANSFER: u64 = 0x1000 | 0x1_0000_0000 | 0x2_0000_0000 | 0x4_0000_0000 | 0x8_0000_0000;
+    const COMPUTE: u64 = 0x2 | 0x800; // draw indirect (dispatch indirect), compute shader
+    match class {
+        QueueClass::Graphics => u64::MAX,
+        QueueClass::Compute => ANY_QUEUE | TRANSFER | COMPUTE,
+        QueueClass::Copy => ANY_QUEUE | TRANSFER,
+    }
+}
+
+/// Keeps a barrier recorded on a queue of `class` within the stages that queue supports: a
+/// stage mask naming stages of another queue's kind (a read state merged across queues, say,
+/// whose fragment-shader readers run on the graphics queue after a semaphore wait) becomes
+/// ALL_COMMANDS of this queue, which every access mask is valid with.
+fn fit_to_queue(mut barrier: Barrier, class: QueueClass) -> Barrier {
+    let supported = stages_supported_by(class);
+    let fit = |stages: rpsl_runtime::vk::Stages| {
+        if stages.0 & !supported != 0 {
+            rpsl_runtime::vk::Stages::ALL_COMMANDS
+        } else {
+            stages
+        }
+    };
+    barrier.src_stages = fit(barrier.src_stages);
+    barrier.dst_stages = fit(barrier.dst_stages);
+    barrier
+}
+
 /// Records the frame into segments and submits them; the last submission signals the slot's
 /// fence. On failure, open command buffers are ended and nothing is submitted.
 pub(crate) fn record_and_submit_frame(
@@ -284,6 +315,10 @@ fn record_segments(
             }
             !due
         });
+        let class = frame.queues.get(queue).copied().unwrap_or_default();
+        for barrier in &mut mine {
+            *barrier = fit_to_queue(*barrier, class);
+        }
         recorder.record_barriers(&mine)?;
         let node = frame.order[position as usize];
         let decl = graph.decl_of(node);
@@ -448,4 +483,48 @@ fn submit_segments(
     }
     sub.slot.in_flight = !closed.is_empty();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpsl_runtime::vk::{Accesses, ImageLayout, Stages};
+    use rpsl_runtime::{ResourceId, SubresourceBox};
+
+    fn barrier(src: u64, dst: u64) -> Barrier {
+        Barrier {
+            resource: ResourceId(0),
+            region: SubresourceBox {
+                lo: [0, 0, 0],
+                hi: [1, 1, 1],
+            },
+            src_stages: Stages(src),
+            src_accesses: Accesses::NONE,
+            dst_stages: Stages(dst),
+            dst_accesses: Accesses::NONE,
+            old_layout: ImageLayout::Undefined,
+            new_layout: ImageLayout::General,
+            src_queue: 0,
+            dst_queue: 0,
+        }
+    }
+
+    #[test]
+    fn barriers_keep_to_the_stages_of_their_queue() {
+        const FRAGMENT: u64 = 0x80;
+        const COMPUTE: u64 = 0x800;
+        const COPY: u64 = 0x1_0000_0000;
+        // Compute queue: fragment stages become ALL_COMMANDS, compute stages stay.
+        let fitted = fit_to_queue(barrier(FRAGMENT, COMPUTE | FRAGMENT), QueueClass::Compute);
+        assert_eq!(fitted.src_stages, Stages::ALL_COMMANDS);
+        assert_eq!(fitted.dst_stages, Stages::ALL_COMMANDS);
+        let kept = fit_to_queue(barrier(COPY, COMPUTE), QueueClass::Compute);
+        assert_eq!((kept.src_stages, kept.dst_stages), (Stages(COPY), Stages(COMPUTE)));
+        // Copy queue: compute is foreign too.
+        let copy = fit_to_queue(barrier(COPY, COMPUTE), QueueClass::Copy);
+        assert_eq!((copy.src_stages, copy.dst_stages), (Stages(COPY), Stages::ALL_COMMANDS));
+        // Graphics queues take everything as planned.
+        let graphics = fit_to_queue(barrier(FRAGMENT, COMPUTE), QueueClass::Graphics);
+        assert_eq!((graphics.src_stages, graphics.dst_stages), (Stages(FRAGMENT), Stages(COMPUTE)));
+    }
 }
