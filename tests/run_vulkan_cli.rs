@@ -257,3 +257,44 @@ fn buffer_views_render_through_a_scratch_image() {
         }
     }
 }
+
+/// `clear_color_regions` with an `int4 rects[]` argument: the rectangles (x, y, width, height)
+/// reach the backend, are clipped to the target, and nothing outside them changes.
+#[test]
+fn region_clears_touch_only_their_rectangles() {
+    if !vulkan_available() {
+        return;
+    }
+    let script = scratch(
+        "regions.rpsl",
+        "export void main(texture bb)\n\
+         {\n\
+             clear(bb, float4(0, 0, 1, 1));\n\
+             int4 rects[2] = { int4(1, 1, 2, 3), int4(6, 2, 10, 10) };\n\
+             clear_color_regions(bb, float4(1, 1, 0, 1), 2, rects);\n\
+         }\n",
+    );
+    let dir = out_dir("regions");
+    run_ok(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--arg",
+        "bb=8x5",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let bb = read(&dir, "bb");
+    for y in 0..5 {
+        for x in 0..8 {
+            let first = (1..3).contains(&x) && (1..4).contains(&y);
+            let second = x >= 6 && y >= 2; // clipped at the right and bottom edges
+            let expected = if first || second {
+                [255, 255, 0, 255]
+            } else {
+                [0, 0, 255, 255]
+            };
+            assert_eq!(pixel(&bb, x, y), expected, "({x}, {y})");
+        }
+    }
+}

@@ -418,11 +418,20 @@ impl GraphBuilder {
         }
         let args_start = self.graph.args.len().next_multiple_of(8);
         self.graph.args.resize(args_start, 0);
-        let copied = args.len().min(decl.args_size as usize);
+        // An unsized array parameter (`int4 rects[]`, the last one) keeps every element the
+        // caller passed after its offset; other blocks are cut to the declared size.
+        let unsized_tail = matches!(
+            decl.params.last().map(|p| &p.value_type),
+            Some(ValueType::Array(_, 0))
+        );
+        let copied = if unsized_tail {
+            args.len()
+        } else {
+            args.len().min(decl.args_size as usize)
+        };
         self.graph.args.extend_from_slice(&args[..copied]);
-        self.graph
-            .args
-            .resize(args_start + decl.args_size as usize, 0);
+        let end = (args_start + decl.args_size as usize).max(self.graph.args.len());
+        self.graph.args.resize(end, 0);
         self.graph.nodes.push(NodeRecord {
             decl: decl_id,
             args: args_start as u32..self.graph.args.len() as u32,

@@ -357,8 +357,13 @@ fn write_value(json: &mut JsonWriter, value_type: &ValueType, args: &[u8], at: u
             json.end_array();
         }
         ValueType::Array(elem, count) => {
+            // An unsized array (count 0) holds whatever the call passed up to the block's end.
+            let count = match *count {
+                0 => args.len().saturating_sub(at) / elem.stride().max(1) as usize,
+                count => count as usize,
+            };
             json.begin_array();
-            for index in 0..*count as usize {
+            for index in 0..count {
                 write_value(json, elem, args, at + index * elem.stride() as usize);
             }
             json.end_array();

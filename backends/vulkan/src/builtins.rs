@@ -105,9 +105,8 @@ fn clear_rects(
 ) -> Result<Vec<vk::ClearRect>, String> {
     let start = args.offsets.get(param).copied().unwrap_or(u32::MAX) as u64;
     if start + count as u64 * 16 > args.bytes.len() as u64 {
-        // TODO: needs the runtime to record unsized array arguments (`int4 rects[]`).
         return Err(format!(
-            "{count} rectangle(s) announced but their data is not in the node's arguments (unsized array arguments are not recorded yet)"
+            "{count} rectangle(s) announced but fewer were passed in `rects`"
         ));
     }
     Ok((0..count)

@@ -571,9 +571,16 @@ impl FnLower<'_> {
         span: Span,
     ) -> Result<Val, LowerError> {
         let decl = self.hir.node(node);
+        // An unsized array parameter (`int4 rects[]`, always the last) takes the elements of its
+        // fixed-size argument from its offset on: the block grows by the argument's size.
+        let value_type = |param: &hir::NodeParam, arg: Option<&Arg>| match (&param.ty, arg) {
+            (Type::Array(_, None), Some(Arg::In(expr))) => expr.ty.clone(),
+            _ => param.ty.clone(),
+        };
         let mut size = 0u32;
-        for param in &decl.params {
-            let (param_size, _) = self.layout(&param.ty, span).unwrap_or((0, 4));
+        for (index, param) in decl.params.iter().enumerate() {
+            let ty = value_type(param, args.get(index));
+            let (param_size, _) = self.layout(&ty, span).unwrap_or((0, 4));
             size = size.max(param.offset + param_size);
         }
         // The runtime's `args_size` rounds the block up to 8 bytes; pass the same.
@@ -584,8 +591,9 @@ impl FnLower<'_> {
             let Arg::In(expr) = arg else {
                 return self.error(span, "node arguments are passed by value");
             };
+            let ty = value_type(param, Some(arg));
             let val = self.lower_expr(expr)?;
-            self.store(&param.ty, block, param.offset, &val, span)?;
+            self.store(&ty, block, param.offset, &val, span)?;
         }
         self.at(span);
         let flags = if is_async { NODE_FLAG_ASYNC } else { 0 };
