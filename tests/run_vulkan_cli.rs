@@ -298,3 +298,58 @@ fn region_clears_touch_only_their_rectangles() {
         }
     }
 }
+
+/// Two colour targets cleared from `SV_ClearColor0/1`, then a shader-bound full-screen draw
+/// limited by `SV_Viewport0` and `SV_ScissorRect` (x, y, width, height): each target holds its
+/// own clear colour outside the viewport ∩ scissor and the shader's colour inside.
+#[test]
+fn mrt_clears_with_viewport_and_scissor_are_exact() {
+    if !vulkan_available() {
+        return;
+    }
+    let script = scratch(
+        "mrt.rpsl",
+        "graphics node Mark(rtv a : SV_Target0, rtv b : SV_Target1,\n\
+                            float4 clearA : SV_ClearColor0, float4 clearB : SV_ClearColor1,\n\
+                            RpsViewport vp : SV_Viewport0, uint4 scissor : SV_ScissorRect);\n\
+         export void main(texture bb, out texture second)\n\
+         {\n\
+             second = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 6);\n\
+             Mark(bb, second, float4(0, 0, 1, 1), float4(0, 1, 0, 1),\n\
+                  viewport(1.0f, 1.0f, 5.0f, 4.0f), uint4(2, 0, 8, 3));\n\
+         }\n",
+    );
+    std::fs::write(
+        script.with_file_name("Mark.frag"),
+        "#version 450\n\
+         layout(location = 0) out vec4 a;\n\
+         layout(location = 1) out vec4 b;\n\
+         void main() { a = vec4(1.0, 0.0, 0.0, 1.0); b = vec4(1.0, 1.0, 1.0, 1.0); }\n",
+    )
+    .unwrap();
+    let dir = out_dir("mrt");
+    run_ok(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--arg",
+        "bb=8x6",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let a = read(&dir, "bb");
+    let b = read(&dir, "second");
+    for y in 0..6 {
+        for x in 0..8 {
+            // Viewport x 1..6, y 1..5; scissor x 2..8 (clipped at 8), y 0..3.
+            let drawn = (2..6).contains(&x) && (1..3).contains(&y);
+            let (want_a, want_b) = if drawn {
+                ([255, 0, 0, 255], [255, 255, 255, 255])
+            } else {
+                ([0, 0, 255, 255], [0, 255, 0, 255])
+            };
+            assert_eq!(pixel(&a, x, y), want_a, "target 0 ({x}, {y})");
+            assert_eq!(pixel(&b, x, y), want_b, "target 1 ({x}, {y})");
+        }
+    }
+}
