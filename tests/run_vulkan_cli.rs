@@ -353,3 +353,54 @@ fn mrt_clears_with_viewport_and_scissor_are_exact() {
         }
     }
 }
+
+/// The SDK's temporal test (`tests_gui_test_temporal.rpsl`) with a shader for its `Triangle`
+/// node: frames 0-2 clear and draw into the backbuffer and the history slice, later frames copy
+/// slice to slice and show the slice written two frames before. After 5 frames the backbuffer
+/// must hold exactly the picture drawn in frame 2 (a broken history would be black or stale).
+#[test]
+fn sdk_temporal_history_survives_across_frames() {
+    if !vulkan_available() {
+        return;
+    }
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/rps-sdk/tests_gui_test_temporal.rpsl");
+    let Ok(text) = std::fs::read_to_string(&corpus) else {
+        eprintln!("skipping: {} is missing", corpus.display());
+        return;
+    };
+    let script = scratch("temporal_sdk.rpsl", &text);
+    std::fs::write(
+        script.with_file_name("Triangle.frag"),
+        "#version 450\n\
+         layout(location = 0) in vec2 uv;\n\
+         layout(location = 0) out vec4 color;\n\
+         void main() { if (uv.x >= uv.y) discard; color = vec4(1.0, 0.0, 0.0, 1.0); }\n",
+    )
+    .unwrap();
+    let dir = out_dir("temporal_sdk");
+    run_ok(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--allow-unbound",
+        "--frames",
+        "5",
+        "--arg",
+        "backbuffer=16x16",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let bb = read(&dir, "backbuffer");
+    for y in 0..16u32 {
+        for x in 0..16u32 {
+            // Pixel centres: uv = (x + 0.5) / 16; the triangle covers uv.x < uv.y.
+            let expected = if x < y {
+                [255, 0, 0, 255]
+            } else {
+                [0, 51, 102, 255]
+            };
+            assert_eq!(pixel(&bb, x, y), expected, "({x}, {y})");
+        }
+    }
+}
