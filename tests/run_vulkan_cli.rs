@@ -404,3 +404,48 @@ fn sdk_temporal_history_survives_across_frames() {
         }
     }
 }
+
+/// `clear_texture_regions` (a compute node, here on the async queue) writes the raw value only
+/// inside its rectangles, clipped to the texture, on every frame in flight.
+#[test]
+fn texture_region_clears_touch_only_their_rectangles() {
+    if !vulkan_available() {
+        return;
+    }
+    let script = scratch(
+        "texture_regions.rpsl",
+        "export void main(texture bb, out texture result)\n\
+         {\n\
+             result = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 5);\n\
+             clear(result, float4(0, 0, 1, 1));\n\
+             int4 rects[2] = { int4(1, 1, 2, 3), int4(6, 2, 10, 10) };\n\
+             async clear_texture_regions(result, asuint(float4(1, 1, 0, 1)), 2, rects);\n\
+             clear(bb, float4(0, 0, 0, 1));\n\
+         }\n",
+    );
+    let dir = out_dir("texture_regions");
+    run_ok(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--frames",
+        "3",
+        "--arg",
+        "bb=8x5",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let result = read(&dir, "result");
+    for y in 0..5 {
+        for x in 0..8 {
+            let first = (1..3).contains(&x) && (1..4).contains(&y);
+            let second = x >= 6 && y >= 2;
+            let expected = if first || second {
+                [255, 255, 0, 255]
+            } else {
+                [0, 0, 255, 255]
+            };
+            assert_eq!(pixel(&result, x, y), expected, "({x}, {y})");
+        }
+    }
+}

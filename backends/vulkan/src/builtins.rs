@@ -602,8 +602,17 @@ impl FrameRecorder<'_> {
                     )
                 };
             }
+            "clear_texture_regions" => {
+                // Parameters: t(0) data(1) numRects(2) rects(3).
+                let data = [0, 1, 2, 3].map(|i| args.u32(1, i));
+                let count = args.u32(2, 0);
+                let range = first_region.range;
+                let extent = mip_extent(&first_handle.desc, range.base_mip_level);
+                let rects = clear_rects(&args, count, 3, 1, (extent.width, extent.height))
+                    .map_err(|message| unsupported(node, name, &message))?;
+                self.record_region_clear(node, &first_handle, &range, data, &rects)?;
+            }
             _ => {
-                // TODO: clear_texture_regions (a compute pass or staged copies per rectangle).
                 return Err(unsupported(
                     node,
                     name,

@@ -15,6 +15,7 @@ mod minmax;
 mod node;
 mod readback;
 mod record;
+mod region_clear;
 mod resources;
 pub mod shader_node;
 mod slots;
@@ -672,6 +673,14 @@ impl VulkanBackend {
             frame,
             &mut slot.scratch,
         )?;
+        let region_clears = region_clear::create_region_clear_scratch(
+            &self.context,
+            allocator,
+            graph,
+            frame,
+            handles,
+            &mut slot.scratch,
+        )?;
         let mut recorder = FrameRecorder {
             context: &self.context,
             cb: vk::CommandBuffer::null(),
@@ -681,6 +690,7 @@ impl VulkanBackend {
             views: Vec::new(),
             minmax: self.minmax.as_ref(),
             buffer_targets: &buffer_targets,
+            region_clears: &region_clears,
         };
         let mut submission = FrameSubmission {
             lanes: &mut self.lanes,

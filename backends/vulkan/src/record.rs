@@ -42,6 +42,8 @@ pub struct FrameRecorder<'a> {
     pub minmax: Option<&'a crate::minmax::MinMaxResolve>,
     /// Scratch images standing in for buffer colour attachments.
     pub buffer_targets: &'a [crate::buffer_target::BufferTarget],
+    /// Scratch images of `clear_texture_regions` nodes.
+    pub region_clears: &'a [crate::region_clear::RegionClearScratch],
 }
 
 /// Subresources of an access in Vulkan terms (temporal slice folded into the layers).
@@ -107,7 +109,7 @@ pub struct DepthTarget {
 }
 
 impl<'a> FrameRecorder<'a> {
-    fn device(&self) -> &ash::Device {
+    pub(crate) fn device(&self) -> &ash::Device {
         &self.context.device
     }
 
