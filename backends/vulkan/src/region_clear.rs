@@ -83,7 +83,9 @@ impl FrameRecorder<'_> {
             .region_clears
             .iter()
             .find(|s| s.node == node)
-            .ok_or_else(|| BackendError::Api(format!("no region clear scratch for node {}", node.0)))?;
+            .ok_or_else(|| {
+                BackendError::Api(format!("no region clear scratch for node {}", node.0))
+            })?;
         let device = self.device();
         let whole = vk::ImageSubresourceRange {
             aspect_mask: vk::ImageAspectFlags::COLOR,
@@ -124,7 +126,10 @@ impl FrameRecorder<'_> {
         };
         let into_copy = [
             to_copy,
-            target_barrier(vk::PipelineStageFlags2::CLEAR, vk::PipelineStageFlags2::COPY),
+            target_barrier(
+                vk::PipelineStageFlags2::CLEAR,
+                vk::PipelineStageFlags2::COPY,
+            ),
         ];
         let out_of_copy = [target_barrier(
             vk::PipelineStageFlags2::COPY,
