@@ -449,3 +449,38 @@ fn texture_region_clears_touch_only_their_rectangles() {
         }
     }
 }
+
+/// Min/max resolves of integer formats (compute variants for `uint` samples): every sample of a
+/// cleared 4x `R8G8B8A8_UINT` texture holds the value, so MIN and MAX both give it back exactly.
+#[test]
+fn integer_min_max_resolves_keep_exact_values() {
+    if !vulkan_available() {
+        return;
+    }
+    for mode in ["RPS_RESOLVE_MODE_MIN", "RPS_RESOLVE_MODE_MAX"] {
+        let script = scratch(
+            "int_resolve.rpsl",
+            &format!(
+                "export void main(texture bb, out texture resolved)\n\
+                 {{\n\
+                     texture ms = create_tex2d(RPS_FORMAT_R8G8B8A8_UINT, 6, 4, 1, 1, 1, 4);\n\
+                     clear(ms, uint4(7, 80, 200, 255));\n\
+                     resolved = create_tex2d(RPS_FORMAT_R8G8B8A8_UINT, 6, 4);\n\
+                     resolve(resolved, uint2(0, 0), ms, uint2(0, 0), uint2(6, 4), {mode});\n\
+                     clear(bb, float4(0, 0, 0, 1));\n\
+                 }}\n"
+            ),
+        );
+        let dir = out_dir(&format!("int_resolve_{mode}"));
+        run_ok(&[
+            "run",
+            script.to_str().unwrap(),
+            "--validate",
+            "--arg",
+            "bb=6x4",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(read(&dir, "resolved"), (6, 4, [7, 80, 200, 255].repeat(24)), "{mode}");
+    }
+}

@@ -551,15 +551,11 @@ impl FrameRecorder<'_> {
                     return Ok(());
                 }
                 if mode != 0 {
-                    let format = first_handle.desc.format;
-                    let integer = format
-                        .name()
-                        .is_some_and(|n| n.ends_with("_UINT") || n.ends_with("_SINT"));
-                    if integer || format.is_depth_stencil() {
+                    if first_handle.desc.format.is_depth_stencil() {
                         return Err(unsupported(
                             node,
                             name,
-                            "min/max resolve of integer or depth/stencil formats is not supported yet",
+                            "min/max resolve of depth/stencil formats is not supported yet",
                         ));
                     }
                     let Some(pass) = self.minmax else {

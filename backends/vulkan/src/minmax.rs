@@ -14,8 +14,8 @@ use rpsl_runtime::BackendError;
 const SOURCE: &str = r#"#version 450
 #extension GL_EXT_samplerless_texture_functions : require
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
-layout(set = 0, binding = 0) uniform texture2DMSArray src;
-layout(set = 0, binding = 1) uniform writeonly image2DArray dst;
+layout(set = 0, binding = 0) uniform PREFIXtexture2DMSArray src;
+layout(set = 0, binding = 1) uniform writeonly PREFIXimage2DArray dst;
 layout(push_constant) uniform Params {
     ivec2 src_offset;
     ivec2 dst_offset;
@@ -29,20 +29,36 @@ void main() {
         return;
     }
     ivec3 at = ivec3(params.src_offset + ivec2(id.xy), int(id.z));
-    vec4 value = texelFetch(src, at, 0);
+    PREFIXvec4 value = texelFetch(src, at, 0);
     for (int s = 1; s < int(params.samples); ++s) {
-        vec4 sample_value = texelFetch(src, at, s);
+        PREFIXvec4 sample_value = texelFetch(src, at, s);
         value = params.use_max != 0u ? max(value, sample_value) : min(value, sample_value);
     }
     imageStore(dst, ivec3(params.dst_offset + ivec2(id.xy), int(id.z)), value);
 }
 "#;
 
-/// The compute pipeline of the min/max resolve.
+/// The sample types of the shader's variants (GLSL type prefixes): float (and normalised),
+/// unsigned and signed integer formats.
+const VARIANTS: [&str; 3] = ["", "u", "i"];
+
+/// Which variant resolves `format`: 1 for `*_UINT`, 2 for `*_SINT`, else 0.
+fn variant_of(format: vk::Format) -> usize {
+    let name = format!("{format:?}");
+    if name.ends_with("_UINT") {
+        1
+    } else if name.ends_with("_SINT") {
+        2
+    } else {
+        0
+    }
+}
+
+/// The compute pipelines of the min/max resolve, one per sample type.
 pub(crate) struct MinMaxResolve {
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
-    pipeline: vk::Pipeline,
+    pipelines: [vk::Pipeline; 3],
     push: ash::khr::push_descriptor::Device,
 }
 
@@ -71,15 +87,20 @@ impl MinMaxResolve {
             ));
         }
         let compiler = rpsl_shaders::ShaderCompiler::new(rpsl_shaders::CompilerOptions::default());
-        let request = rpsl_shaders::ShaderRequest::new(
-            SOURCE,
-            "rpsl_minmax_resolve.comp",
-            rpsl_shaders::ShaderLanguage::Glsl,
-            rpsl_shaders::ShaderStage::Compute,
-        );
-        let shader = compiler
-            .compile(&request)
-            .map_err(|e| BackendError::Api(format!("min/max resolve shader: {e}")))?;
+        let mut spirv = Vec::new();
+        for prefix in VARIANTS {
+            let source = SOURCE.replace("PREFIX", prefix);
+            let request = rpsl_shaders::ShaderRequest::new(
+                &source,
+                "rpsl_minmax_resolve.comp",
+                rpsl_shaders::ShaderLanguage::Glsl,
+                rpsl_shaders::ShaderStage::Compute,
+            );
+            let shader = compiler
+                .compile(&request)
+                .map_err(|e| BackendError::Api(format!("min/max resolve shader: {e}")))?;
+            spirv.push(shader.spirv);
+        }
         let device = &context.device;
         let bindings = [
             vk::DescriptorSetLayoutBinding::default()
@@ -121,38 +142,46 @@ impl MinMaxResolve {
                 device.destroy_pipeline_layout(layout, None);
                 device.destroy_descriptor_set_layout(set_layout, None);
             };
-            let module = device
-                .create_shader_module(
-                    &vk::ShaderModuleCreateInfo::default().code(&shader.spirv),
-                    None,
-                )
-                .map_err(|r| {
+            let mut pipelines = [vk::Pipeline::null(); 3];
+            for (index, code) in spirv.iter().enumerate() {
+                let release = |pipelines: &[vk::Pipeline]| {
+                    for &pipeline in pipelines {
+                        device.destroy_pipeline(pipeline, None);
+                    }
                     cleanup();
-                    vk_error("vkCreateShaderModule", r)
-                })?;
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(c"main");
-            let info = vk::ComputePipelineCreateInfo::default()
-                .stage(stage)
-                .layout(layout);
-            let created = device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None);
-            device.destroy_shader_module(module, None);
-            let pipeline = match created {
-                Ok(pipelines) => pipelines[0],
-                Err((_, r)) => {
-                    cleanup();
-                    return Err(vk_error("vkCreateComputePipelines", r));
+                };
+                let module = device
+                    .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)
+                    .map_err(|r| {
+                        release(&pipelines[..index]);
+                        vk_error("vkCreateShaderModule", r)
+                    })?;
+                let stage = vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::COMPUTE)
+                    .module(module)
+                    .name(c"main");
+                let info = vk::ComputePipelineCreateInfo::default()
+                    .stage(stage)
+                    .layout(layout);
+                let created =
+                    device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None);
+                device.destroy_shader_module(module, None);
+                match created {
+                    Ok(created) => pipelines[index] = created[0],
+                    Err((_, r)) => {
+                        release(&pipelines[..index]);
+                        return Err(vk_error("vkCreateComputePipelines", r));
+                    }
                 }
-            };
-            context.name(pipeline, "rpsl min/max resolve");
+                let kind = ["float", "uint", "sint"][index];
+                context.name(pipelines[index], &format!("rpsl min/max resolve ({kind})"));
+            }
             context.name(layout, "rpsl min/max resolve layout");
             context.name(set_layout, "rpsl min/max resolve descriptors");
             Ok(MinMaxResolve {
                 set_layout,
                 layout,
-                pipeline,
+                pipelines,
                 push: ash::khr::push_descriptor::Device::new(&context.instance, device),
             })
         }
@@ -162,7 +191,9 @@ impl MinMaxResolve {
     pub fn destroy(&self, context: &Context) {
         // SAFETY: no submitted work uses them any more.
         unsafe {
-            context.device.destroy_pipeline(self.pipeline, None);
+            for &pipeline in &self.pipelines {
+                context.device.destroy_pipeline(pipeline, None);
+            }
             context.device.destroy_pipeline_layout(self.layout, None);
             context
                 .device
@@ -304,7 +335,8 @@ impl MinMaxResolve {
                 cb,
                 &vk::DependencyInfo::default().image_memory_barriers(&before),
             );
-            device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            let pipeline = self.pipelines[variant_of(job.dst_format)];
+            device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
             self.push.cmd_push_descriptor_set(
                 cb,
                 vk::PipelineBindPoint::COMPUTE,

@@ -63,7 +63,8 @@ fn to_rgba8(format: Format, bytes: &[u8]) -> Result<Vec<u8>, BackendError> {
     let u16_at = |p: &[u8], i: usize| u16::from_le_bytes([p[i], p[i + 1]]);
     let grey = |v: u8| [v, v, v, 255];
     Ok(match format.0 {
-        27..=29 => bytes.to_vec(),
+        // R8G8B8A8 typeless, UNORM, UNORM_SRGB and UINT: the bytes are the channel values.
+        27..=30 => bytes.to_vec(),
         87 | 90 | 91 => bytes
             .chunks_exact(4)
             .flat_map(|p| [p[2], p[1], p[0], p[3]])
