@@ -481,6 +481,41 @@ fn integer_min_max_resolves_keep_exact_values() {
             "--out",
             dir.to_str().unwrap(),
         ]);
-        assert_eq!(read(&dir, "resolved"), (6, 4, [7, 80, 200, 255].repeat(24)), "{mode}");
+        assert_eq!(
+            read(&dir, "resolved"),
+            (6, 4, [7, 80, 200, 255].repeat(24)),
+            "{mode}"
+        );
     }
+}
+
+/// A broken shader, compiled in the sandboxed child process that `rpsl run` uses: the run fails
+/// with exit 3 and a message naming the node, the shader file and the line.
+#[test]
+fn shader_compile_errors_name_node_file_and_line() {
+    if !vulkan_available() {
+        return;
+    }
+    let script = scratch(
+        "broken_shader.rpsl",
+        "graphics node Broken(rtv target : SV_Target0);\n\
+         export void main(texture bb) { Broken(bb); }\n",
+    );
+    let shader = script.with_file_name("Broken.frag");
+    std::fs::write(
+        &shader,
+        "#version 450\n\
+         layout(location = 0) out vec4 color;\n\
+         void main() { color = vec4(undefined_value, 0.0, 0.0, 1.0); }\n",
+    )
+    .unwrap();
+    let output = rpsl(&["run", script.to_str().unwrap(), "--validate"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("node `Broken`"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:3:", shader.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("undefined_value"), "{stderr}");
 }
