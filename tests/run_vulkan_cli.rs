@@ -24,6 +24,21 @@ fn pixel(image: &(u32, u32, Vec<u8>), x: u32, y: u32) -> [u8; 4] {
     image.2[at..at + 4].try_into().unwrap()
 }
 
+/// Asserts every pixel of an RGBA8 image of `size` against `expected(x, y)`.
+fn assert_image(
+    image: &(u32, u32, Vec<u8>),
+    size: (u32, u32),
+    what: &str,
+    expected: impl Fn(u32, u32) -> [u8; 4],
+) {
+    assert_eq!((image.0, image.1), size, "{what}: size");
+    for y in 0..size.1 {
+        for x in 0..size.0 {
+            assert_eq!(pixel(image, x, y), expected(x, y), "{what} ({x}, {y})");
+        }
+    }
+}
+
 fn run_ok(args: &[&str]) -> String {
     let output = rpsl(args);
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
@@ -63,18 +78,15 @@ fn out_writes_entry_textures_and_out_parameters_exactly() {
     ]);
     let bb = read(&dir, "bb");
     assert_eq!((bb.0, bb.1), (8, 4));
-    for y in 0..4 {
-        for x in 0..8 {
-            let inside = (2..5).contains(&x) && (1..3).contains(&y);
-            // The last frame (frameIndex 2) cleared to blue 0.5 = 128.
-            let expected = if inside {
-                [255, 0, 0, 255]
-            } else {
-                [0, 0, 128, 255]
-            };
-            assert_eq!(pixel(&bb, x, y), expected, "bb ({x}, {y})");
+    assert_image(&bb, (8, 4), "bb", |x, y| {
+        let inside = (2..5).contains(&x) && (1..3).contains(&y);
+        // The last frame (frameIndex 2) cleared to blue 0.5 = 128.
+        if inside {
+            [255, 0, 0, 255]
+        } else {
+            [0, 0, 128, 255]
         }
-    }
+    });
     let result = read(&dir, "result");
     assert_eq!(result, (3, 2, [0, 255, 0, 255].repeat(6)));
 }
@@ -116,16 +128,13 @@ fn async_compute_work_is_ordered_by_semaphores() {
     let clear_texture = nodes.iter().find(|n| n["name"] == "clear_texture").unwrap();
     assert_eq!(clear_texture["queue"], "compute", "{clear_texture}");
     let bb = read(&dir, "bb");
-    for y in 0..4 {
-        for x in 0..4 {
-            let expected = if x < 2 {
-                [255, 128, 0, 255]
-            } else {
-                [0, 0, 255, 255]
-            };
-            assert_eq!(pixel(&bb, x, y), expected, "({x}, {y})");
+    assert_image(&bb, (4, 4), "bb", |x, y| {
+        if x < 2 {
+            [255, 128, 0, 255]
+        } else {
+            [0, 0, 255, 255]
         }
-    }
+    });
 }
 
 #[test]
@@ -246,56 +255,69 @@ fn buffer_views_render_through_a_scratch_image() {
         dir.to_str().unwrap(),
     ]);
     let bb = read(&dir, "bb");
-    for y in 0..8 {
-        for x in 0..4 {
-            let expected = if y < 4 {
-                [255, 0, 0, 255]
-            } else {
-                [0, 255, 0, 255]
-            };
-            assert_eq!(pixel(&bb, x, y), expected, "({x}, {y})");
+    assert_image(&bb, (4, 8), "bb", |x, y| {
+        if y < 4 {
+            [255, 0, 0, 255]
+        } else {
+            [0, 255, 0, 255]
         }
-    }
+    });
 }
 
-/// `clear_color_regions` with an `int4 rects[]` argument: the rectangles (x, y, width, height)
-/// reach the backend, are clipped to the target, and nothing outside them changes.
+/// Region clears with an `int4 rects[]` argument, as a render-target clear
+/// (`clear_color_regions`) and as a texture clear on the async compute queue
+/// (`clear_texture_regions`): the rectangles (x, y, width, height) reach the backend, are
+/// clipped to the target, and nothing outside them changes, on every frame in flight.
 #[test]
 fn region_clears_touch_only_their_rectangles() {
     if !vulkan_available() {
         return;
     }
-    let script = scratch(
-        "regions.rpsl",
-        "export void main(texture bb)\n\
-         {\n\
-             clear(bb, float4(0, 0, 1, 1));\n\
-             int4 rects[2] = { int4(1, 1, 2, 3), int4(6, 2, 10, 10) };\n\
-             clear_color_regions(bb, float4(1, 1, 0, 1), 2, rects);\n\
-         }\n",
-    );
-    let dir = out_dir("regions");
-    run_ok(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--arg",
-        "bb=8x5",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    let bb = read(&dir, "bb");
-    for y in 0..5 {
-        for x in 0..8 {
+    let clears = [
+        (
+            "color_regions",
+            "clear_color_regions(result, float4(1, 1, 0, 1), 2, rects);",
+        ),
+        (
+            "texture_regions",
+            "async clear_texture_regions(result, asuint(float4(1, 1, 0, 1)), 2, rects);",
+        ),
+    ];
+    for (name, clear) in clears {
+        let script = scratch(
+            &format!("{name}.rpsl"),
+            &format!(
+                "export void main(texture bb, out texture result)\n\
+                 {{\n\
+                     result = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 5);\n\
+                     clear(result, float4(0, 0, 1, 1));\n\
+                     int4 rects[2] = {{ int4(1, 1, 2, 3), int4(6, 2, 10, 10) }};\n\
+                     {clear}\n\
+                     clear(bb, float4(0, 0, 0, 1));\n\
+                 }}\n"
+            ),
+        );
+        let dir = out_dir(name);
+        run_ok(&[
+            "run",
+            script.to_str().unwrap(),
+            "--validate",
+            "--frames",
+            "3",
+            "--arg",
+            "bb=8x5",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_image(&read(&dir, "result"), (8, 5), name, |x, y| {
             let first = (1..3).contains(&x) && (1..4).contains(&y);
             let second = x >= 6 && y >= 2; // clipped at the right and bottom edges
-            let expected = if first || second {
+            if first || second {
                 [255, 255, 0, 255]
             } else {
                 [0, 0, 255, 255]
-            };
-            assert_eq!(pixel(&bb, x, y), expected, "({x}, {y})");
-        }
+            }
+        });
     }
 }
 
@@ -337,21 +359,22 @@ fn mrt_clears_with_viewport_and_scissor_are_exact() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    let a = read(&dir, "bb");
-    let b = read(&dir, "second");
-    for y in 0..6 {
-        for x in 0..8 {
-            // Viewport x 1..6, y 1..5; scissor x 2..8 (clipped at 8), y 0..3.
-            let drawn = (2..6).contains(&x) && (1..3).contains(&y);
-            let (want_a, want_b) = if drawn {
-                ([255, 0, 0, 255], [255, 255, 255, 255])
-            } else {
-                ([0, 0, 255, 255], [0, 255, 0, 255])
-            };
-            assert_eq!(pixel(&a, x, y), want_a, "target 0 ({x}, {y})");
-            assert_eq!(pixel(&b, x, y), want_b, "target 1 ({x}, {y})");
+    // Viewport x 1..6, y 1..5; scissor x 2..8 (clipped at 8), y 0..3.
+    let drawn = |x: u32, y: u32| (2..6).contains(&x) && (1..3).contains(&y);
+    assert_image(&read(&dir, "bb"), (8, 6), "target 0", |x, y| {
+        if drawn(x, y) {
+            [255, 0, 0, 255]
+        } else {
+            [0, 0, 255, 255]
         }
-    }
+    });
+    assert_image(&read(&dir, "second"), (8, 6), "target 1", |x, y| {
+        if drawn(x, y) {
+            [255, 255, 255, 255]
+        } else {
+            [0, 255, 0, 255]
+        }
+    });
 }
 
 /// The SDK's temporal test (`tests_gui_test_temporal.rpsl`) with a shader for its `Triangle`
@@ -392,62 +415,14 @@ fn sdk_temporal_history_survives_across_frames() {
         dir.to_str().unwrap(),
     ]);
     let bb = read(&dir, "backbuffer");
-    for y in 0..16u32 {
-        for x in 0..16u32 {
-            // Pixel centres: uv = (x + 0.5) / 16; the triangle covers uv.x < uv.y.
-            let expected = if x < y {
-                [255, 0, 0, 255]
-            } else {
-                [0, 51, 102, 255]
-            };
-            assert_eq!(pixel(&bb, x, y), expected, "({x}, {y})");
+    assert_image(&bb, (16, 16), "bb", |x, y| {
+        // Pixel centres: uv = (x + 0.5) / 16; the triangle covers uv.x < uv.y.
+        if x < y {
+            [255, 0, 0, 255]
+        } else {
+            [0, 51, 102, 255]
         }
-    }
-}
-
-/// `clear_texture_regions` (a compute node, here on the async queue) writes the raw value only
-/// inside its rectangles, clipped to the texture, on every frame in flight.
-#[test]
-fn texture_region_clears_touch_only_their_rectangles() {
-    if !vulkan_available() {
-        return;
-    }
-    let script = scratch(
-        "texture_regions.rpsl",
-        "export void main(texture bb, out texture result)\n\
-         {\n\
-             result = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 5);\n\
-             clear(result, float4(0, 0, 1, 1));\n\
-             int4 rects[2] = { int4(1, 1, 2, 3), int4(6, 2, 10, 10) };\n\
-             async clear_texture_regions(result, asuint(float4(1, 1, 0, 1)), 2, rects);\n\
-             clear(bb, float4(0, 0, 0, 1));\n\
-         }\n",
-    );
-    let dir = out_dir("texture_regions");
-    run_ok(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--frames",
-        "3",
-        "--arg",
-        "bb=8x5",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    let result = read(&dir, "result");
-    for y in 0..5 {
-        for x in 0..8 {
-            let first = (1..3).contains(&x) && (1..4).contains(&y);
-            let second = x >= 6 && y >= 2;
-            let expected = if first || second {
-                [255, 255, 0, 255]
-            } else {
-                [0, 0, 255, 255]
-            };
-            assert_eq!(pixel(&result, x, y), expected, "({x}, {y})");
-        }
-    }
+    });
 }
 
 /// Min/max resolves of integer formats (compute variants for `uint` samples): every sample of a
