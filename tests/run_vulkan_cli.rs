@@ -128,7 +128,7 @@ fn async_compute_work_is_ordered_by_semaphores() {
     let clear_texture = nodes.iter().find(|n| n["name"] == "clear_texture").unwrap();
     assert_eq!(clear_texture["queue"], "compute", "{clear_texture}");
     let bb = read(&dir, "bb");
-    assert_image(&bb, (4, 4), "bb", |x, y| {
+    assert_image(&bb, (4, 4), "bb", |x, _| {
         if x < 2 {
             [255, 128, 0, 255]
         } else {
@@ -255,7 +255,7 @@ fn buffer_views_render_through_a_scratch_image() {
         dir.to_str().unwrap(),
     ]);
     let bb = read(&dir, "bb");
-    assert_image(&bb, (4, 8), "bb", |x, y| {
+    assert_image(&bb, (4, 8), "bb", |_, y| {
         if y < 4 {
             [255, 0, 0, 255]
         } else {
