@@ -137,6 +137,65 @@ fn async_compute_work_is_ordered_by_semaphores() {
     });
 }
 
+/// The queues `scripts/bench/async_overlap.rpsl` ran on (from its dump) and its backbuffer.
+fn run_async_overlap(extra: &[&str]) -> (Vec<u64>, (u32, u32, Vec<u8>)) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench/async_overlap.rpsl");
+    let name = format!("async_overlap{}", extra.join(""));
+    let dir = out_dir(&name);
+    let dump = dir.with_extension("json");
+    let mut args = vec![
+        "run",
+        script,
+        "--validate",
+        "--frames",
+        "2",
+        "--arg",
+        "backbuffer=16x8",
+        "--arg",
+        "GraphicsPasses=3",
+        "--arg",
+        "ComputePasses=4",
+        "--out",
+        dir.to_str().unwrap(),
+        "--dump",
+        dump.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run_ok(&args);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    let schedule = &json["frames"][1]["schedule"];
+    let order = schedule["order"].as_array().unwrap();
+    let queues = order
+        .iter()
+        .map(|node| schedule["node_queues"][node.to_string()].as_u64().unwrap())
+        .collect();
+    (queues, read(&dir, "backbuffer"))
+}
+
+#[test]
+fn async_overlap_runs_on_two_queues_or_one_with_the_same_pixels() {
+    if !vulkan_available() {
+        return;
+    }
+    // Graphics chain: clear + 2 copies + the top-half copy; async chain: compute clear + 3
+    // copies on queue 1, then the bottom-half copy back on the graphics queue.
+    let (queues, image) = run_async_overlap(&[]);
+    assert_eq!(queues.iter().filter(|&&q| q == 1).count(), 4, "{queues:?}");
+    assert_eq!(queues.len(), 9, "{queues:?}");
+    let (single, single_image) = run_async_overlap(&["--no-async"]);
+    assert_eq!(single, vec![0; 9]);
+    for picture in [&image, &single_image] {
+        assert_image(picture, (16, 8), "backbuffer", |_, y| {
+            if y < 4 {
+                [255, 128, 0, 255]
+            } else {
+                [0, 128, 255, 255]
+            }
+        });
+    }
+}
+
 #[test]
 fn timings_print_a_row_per_node_and_the_frame() {
     if !vulkan_available() {
@@ -487,7 +546,7 @@ fn shader_compile_errors_name_node_file_and_line() {
     let output = rpsl(&["run", script.to_str().unwrap(), "--validate"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("node `Broken`"), "{stderr}");
+    assert!(stderr.contains("node 0 (`Broken`): "), "{stderr}");
     assert!(
         stderr.contains(&format!("{}:3:", shader.display())),
         "{stderr}"

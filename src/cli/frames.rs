@@ -64,6 +64,10 @@ pub struct FrameOptions {
     /// Keep nodes whose results nobody uses.
     #[arg(long)]
     pub no_cull: bool,
+    /// Run `async` nodes on the graphics queue too (one queue; compare GPU timings with and
+    /// without to see what async compute overlaps).
+    #[arg(long)]
+    pub no_async: bool,
 }
 
 /// A usage error: `error: MESSAGE` on stderr, exit 2.
@@ -102,6 +106,7 @@ pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCod
         compile: CompileOptions {
             schedule,
             cull: !options.no_cull,
+            async_compute: !options.no_async,
             ..CompileOptions::default()
         },
         ..SessionOptions::default()

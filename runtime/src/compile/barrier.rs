@@ -399,8 +399,13 @@ impl Step {
         let first_use = !state.touched;
         let layout_change = need.layout != state.layout;
         let pending_write = state.write_stages != Stages::NONE;
+        // Visibility on one queue says nothing of another: an access on a different queue
+        // than the last one after any write waits for it (through a semaphore) and gets its
+        // own barrier, even when the data is already visible to its stages.
+        let other_queue = !first_use && state.queue != queue;
         let needs_barrier = layout_change
             || (first_use && alias_after.is_some())
+            || (other_queue && pending_write)
             || (need.writes
                 && pending_write
                 && !(relaxed && state.relaxed_write && state.read_stages == Stages::NONE))

@@ -11,6 +11,8 @@
 //! start order with best-fit free blocks coalesced on release, O(R log R). The better of the two
 //! is not searched for: the first applies whenever it is cheap.
 
+use super::deps::DepGraph;
+use super::queue_order::QueueOrder;
 use super::{CompiledFrame, MemoryStats, Placement};
 use crate::graph::RecordedGraph;
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,6 +20,13 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Reusable scratch of lifetime analysis and placement.
 #[derive(Debug, Default)]
 pub struct MemoryPlanner {
+    /// Ordering across queues (placement extents reach until every queue is ordered after).
+    queue_order: QueueOrder,
+    /// Last position of each resource's placement extent (see [`QueueOrder::releases`]).
+    release: Vec<Option<u32>>,
+    /// Placement extent `(first, release)` of each resource: its lifetime, extended past the
+    /// last access until no queue can still run concurrently with it.
+    extents: Vec<Option<(u32, u32)>>,
     by_start: Vec<u32>,
     by_end: Vec<u32>,
     free_by_offset: BTreeMap<u64, (u64, Option<u32>)>,
@@ -79,6 +88,7 @@ impl MemoryPlanner {
         &mut self,
         graph: &RecordedGraph,
         frame: &mut CompiledFrame,
+        deps: &DepGraph,
         levels: &[u32],
         sizes: &[u64],
     ) {
@@ -121,7 +131,20 @@ impl MemoryPlanner {
             live += delta;
             peak = peak.max(live);
         }
-        let lifetimes = &frame.lifetimes;
+        self.queue_order
+            .releases(graph, deps, frame, &mut self.release);
+        self.extents.clear();
+        self.extents.extend(
+            frame
+                .lifetimes
+                .iter()
+                .zip(&self.release)
+                .map(|(lifetime, release)| {
+                    lifetime.map(|(first, last)| (first, release.unwrap_or(last)))
+                }),
+        );
+        let extents = std::mem::take(&mut self.extents);
+        let lifetimes = &extents;
         let size_of = |index: u32| sizes[index as usize];
         let first_of = |index: u32| lifetimes[index as usize].map_or(0, |(first, _)| first);
         let last_of = |index: u32| lifetimes[index as usize].map_or(0, |(_, last)| last);
@@ -180,6 +203,7 @@ impl MemoryPlanner {
             })
             .sum();
         if span <= budget {
+            self.extents = extents;
             let heap_end = self.first_fit_decreasing(frame, sizes);
             self.compute_alias_after(frame, heap_end);
             frame.memory = MemoryStats {
@@ -211,6 +235,7 @@ impl MemoryPlanner {
             frame.alias_after[index as usize] = previous_use;
         }
         self.by_start = by_start;
+        self.extents = extents;
         frame.memory = MemoryStats {
             transient_bytes: heap_end,
             unaliased_bytes: unaliased,
@@ -222,7 +247,7 @@ impl MemoryPlanner {
     /// time-overlapping placed resources; returns the heap size.
     #[inline(never)]
     fn first_fit_decreasing(&mut self, frame: &mut CompiledFrame, sizes: &[u64]) -> u64 {
-        let lifetimes = &frame.lifetimes;
+        let lifetimes = &self.extents;
         let group_start = &self.group_start;
         let extent = |index: u32| {
             let (first, last) = lifetimes[index as usize].unwrap();
@@ -330,7 +355,7 @@ impl MemoryPlanner {
         // latest painter, which vectorizes).
         self.paint.clear();
         self.paint.resize(units, 0);
-        let lifetimes = &frame.lifetimes;
+        let lifetimes = &self.extents;
         let group_start = &self.group_start;
         sort_by_position(
             &self.indexed,

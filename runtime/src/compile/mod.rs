@@ -24,6 +24,7 @@ mod dce;
 pub mod deps;
 mod discard;
 mod memory;
+mod queue_order;
 mod region_map;
 mod render_pass;
 mod schedule;
@@ -338,7 +339,7 @@ impl FrameCompiler {
             &mut frame.access_discard,
         );
         self.memory
-            .plan(graph, frame, &self.level_scratch, &self.sizes);
+            .plan(graph, frame, &self.deps, &self.level_scratch, &self.sizes);
         self.barriers
             .plan(graph, &self.boxes, &self.full_boxes, &self.whole, frame);
         render_pass::build_render_passes(

@@ -1,0 +1,121 @@
+//! Ordering across queues, for aliasing. With one queue every later position runs after every
+//! earlier one; with an async compute queue a node on one queue runs after a node on another
+//! only through the semaphore waits that cross-queue dependencies create. A transient's memory
+//! may pass to another transient only when all accesses of the first happen before the second
+//! starts, so its placement extent ("release") reaches past its last access up to the last
+//! position, on any queue, that is not yet ordered after it.
+//!
+//! Happens-before is tracked with a vector clock per position: for each queue, the latest
+//! position on that queue known to have completed before this one starts (program order on the
+//! same queue, dependency edges from other queues, transitively). Clocks only grow along a
+//! queue, so "ordered after X" is a suffix of each queue's positions, found by binary search.
+
+use super::deps::DepGraph;
+use super::CompiledFrame;
+use crate::graph::RecordedGraph;
+
+/// Reusable scratch of [`QueueOrder::releases`].
+#[derive(Debug, Default)]
+pub struct QueueOrder {
+    /// `clocks[position * queues + q]`: latest position on queue `q` ordered before `position`
+    /// (`-1`: none).
+    clocks: Vec<i32>,
+    /// Positions of each queue, in order (CSR by `queue_start`).
+    on_queue: Vec<u32>,
+    queue_start: Vec<u32>,
+    /// `last_access[resource * queues + q]`: last position accessing it on queue `q` (`-1`: none).
+    last_access: Vec<i32>,
+}
+
+impl QueueOrder {
+    /// Fills `release` (by resource index) with the last position whose node may still run
+    /// concurrently with, or before, some access of the resource: `frame.lifetimes`' last
+    /// position with one queue; with several, extended until every queue is ordered after all
+    /// of the resource's accesses (the frame's last position if some queue never is). `None`
+    /// for resources without a lifetime.
+    pub fn releases(
+        &mut self,
+        graph: &RecordedGraph,
+        deps: &DepGraph,
+        frame: &CompiledFrame,
+        release: &mut Vec<Option<u32>>,
+    ) {
+        release.clear();
+        release.extend(frame.lifetimes.iter().map(|l| l.map(|(_, last)| last)));
+        let queues = frame.queues.len();
+        if queues <= 1 {
+            return;
+        }
+        self.build_clocks(deps, frame, queues);
+        self.last_access.clear();
+        self.last_access.resize(graph.resources.len() * queues, -1);
+        for (position, node) in frame.order.iter().enumerate() {
+            let queue = frame.node_queue[node.index()] as usize;
+            for access in graph.node_accesses(*node) {
+                self.last_access[access.resource.index() * queues + queue] = position as i32;
+            }
+        }
+        for (index, end) in release.iter_mut().enumerate() {
+            let Some(last) = *end else { continue };
+            let accesses = &self.last_access[index * queues..(index + 1) * queues];
+            let mut extended = last;
+            for queue in 0..queues {
+                let positions = &self.on_queue
+                    [self.queue_start[queue] as usize..self.queue_start[queue + 1] as usize];
+                let ordered_from = positions.partition_point(|&position| {
+                    let clock = &self.clocks[position as usize * queues..][..queues];
+                    !accesses.iter().zip(clock).all(|(&access, &seen)| access <= seen)
+                });
+                if ordered_from > 0 {
+                    extended = extended.max(positions[ordered_from - 1]);
+                }
+            }
+            *end = Some(extended);
+        }
+    }
+
+    fn build_clocks(&mut self, deps: &DepGraph, frame: &CompiledFrame, queues: usize) {
+        let positions = frame.order.len();
+        self.clocks.clear();
+        self.clocks.resize(positions * queues, -1);
+        self.queue_start.clear();
+        self.queue_start.resize(queues + 1, 0);
+        for node in &frame.order {
+            self.queue_start[frame.node_queue[node.index()] as usize + 1] += 1;
+        }
+        for queue in 0..queues {
+            self.queue_start[queue + 1] += self.queue_start[queue];
+        }
+        self.on_queue.clear();
+        self.on_queue.resize(positions, 0);
+        let mut fill: Vec<u32> = self.queue_start[..queues].to_vec();
+        let mut previous_on_queue: Vec<Option<usize>> = vec![None; queues];
+        for (position, node) in frame.order.iter().enumerate() {
+            let queue = frame.node_queue[node.index()] as usize;
+            self.on_queue[fill[queue] as usize] = position as u32;
+            fill[queue] += 1;
+            let row = position * queues;
+            if let Some(previous) = previous_on_queue[queue] {
+                self.clocks
+                    .copy_within(previous * queues..(previous + 1) * queues, row);
+            }
+            self.clocks[row + queue] = position as i32;
+            for &(pred, _) in deps.preds(node.index()) {
+                let pred_position = frame.position[pred as usize];
+                if pred_position == u32::MAX
+                    || frame.node_queue[pred as usize] as usize == queue
+                {
+                    continue;
+                }
+                let from = pred_position as usize * queues;
+                for q in 0..queues {
+                    let seen = self.clocks[from + q];
+                    if seen > self.clocks[row + q] {
+                        self.clocks[row + q] = seen;
+                    }
+                }
+            }
+            previous_on_queue[queue] = Some(position);
+        }
+    }
+}
