@@ -56,6 +56,24 @@ pub struct MemoryPlanner {
     by_size: Vec<u32>,
 }
 
+/// Two resources whose placement extents overlap may still share memory when one's last access
+/// comes before the other's extent starts and every queue orders it before the other.
+fn apart(
+    queue_order: &QueueOrder,
+    lifetimes: &[Option<(u32, u32)>],
+    group_start: &[u32],
+    a: u32,
+    b: u32,
+) -> bool {
+    let (Some((a_first, a_last)), Some((b_first, b_last))) =
+        (lifetimes[a as usize], lifetimes[b as usize])
+    else {
+        return false;
+    };
+    (a_last < group_start[b_first as usize] && queue_order.ordered(a, b))
+        || (b_last < group_start[a_first as usize] && queue_order.ordered(b, a))
+}
+
 /// Fills `out` with `items` (resource indices in increasing order) sorted by
 /// `(position(index), index)`: a stable counting sort over positions `0..positions`.
 fn sort_by_position(
@@ -247,10 +265,11 @@ impl MemoryPlanner {
     /// time-overlapping placed resources; returns the heap size.
     #[inline(never)]
     fn first_fit_decreasing(&mut self, frame: &mut CompiledFrame, sizes: &[u64]) -> u64 {
-        let lifetimes = &self.extents;
+        let extents = &self.extents;
+        let lifetimes = &frame.lifetimes;
         let group_start = &self.group_start;
         let extent = |index: u32| {
-            let (first, last) = lifetimes[index as usize].unwrap();
+            let (first, last) = extents[index as usize].unwrap();
             (group_start[first as usize], last)
         };
         let mut by_size = std::mem::take(&mut self.by_size);
@@ -320,7 +339,9 @@ impl MemoryPlanner {
             let beginning = self.begin_start[start as usize + 1] as usize
                 ..self.begin_start[end as usize + 1] as usize;
             for &other in self.cover[covering].iter().chain(&self.begins[beginning]) {
-                if self.rank_of[other as usize] < rank {
+                if self.rank_of[other as usize] < rank
+                    && !apart(&self.queue_order, lifetimes, group_start, other, index)
+                {
                     self.conflicts.push(self.span_of[other as usize]);
                 }
             }
@@ -355,7 +376,9 @@ impl MemoryPlanner {
         // latest painter, which vectorizes).
         self.paint.clear();
         self.paint.resize(units, 0);
-        let lifetimes = &self.extents;
+        // Previous occupants are released by their last access (not their placement extent):
+        // placement shares memory between extent-overlapping resources that are ordered apart.
+        let lifetimes = &frame.lifetimes;
         let group_start = &self.group_start;
         sort_by_position(
             &self.indexed,
@@ -364,8 +387,14 @@ impl MemoryPlanner {
             &mut self.by_start,
             |index| group_start[lifetimes[index as usize].map_or(0, |(first, _)| first) as usize],
         );
-        // `by_end` still holds the same resources sorted by (last position, index).
-        let by_end = std::mem::take(&mut self.by_end);
+        let mut by_end = std::mem::take(&mut self.by_end);
+        sort_by_position(
+            &self.indexed,
+            frame.order.len(),
+            &mut self.counts,
+            &mut by_end,
+            |index| lifetimes[index as usize].map_or(0, |(_, last)| last),
+        );
         let unit_range = |placement: Placement| {
             let unit = unit_bytes;
             (placement.offset / unit) as usize

@@ -5,6 +5,10 @@
 //! starts, so its placement extent ("release") reaches past its last access up to the last
 //! position, on any queue, that is not yet ordered after it.
 //!
+//! Placement looks for conflicts among the resources whose extents overlap and drops those that
+//! [`QueueOrder::ordered`] proves apart, so memory still passes between resources that are
+//! ordered on their own queue while another queue runs.
+//!
 //! Happens-before is tracked with a vector clock per position: for each queue, the latest
 //! position on that queue known to have completed before this one starts (program order on the
 //! same queue, dependency edges from other queues, transitively). Clocks only grow along a
@@ -25,6 +29,11 @@ pub struct QueueOrder {
     queue_start: Vec<u32>,
     /// `last_access[resource * queues + q]`: last position accessing it on queue `q` (`-1`: none).
     last_access: Vec<i32>,
+    /// `first_access[resource * queues + q]`: first position accessing it on queue `q` (`-1`:
+    /// none).
+    first_access: Vec<i32>,
+    /// Queues of the last [`QueueOrder::releases`] (the clocks are valid when above 1).
+    queues: usize,
 }
 
 impl QueueOrder {
@@ -43,16 +52,23 @@ impl QueueOrder {
         release.clear();
         release.extend(frame.lifetimes.iter().map(|l| l.map(|(_, last)| last)));
         let queues = frame.queues.len();
+        self.queues = queues;
         if queues <= 1 {
             return;
         }
         self.build_clocks(deps, frame, queues);
         self.last_access.clear();
         self.last_access.resize(graph.resources.len() * queues, -1);
+        self.first_access.clear();
+        self.first_access.resize(graph.resources.len() * queues, -1);
         for (position, node) in frame.order.iter().enumerate() {
             let queue = frame.node_queue[node.index()] as usize;
             for access in graph.node_accesses(*node) {
-                self.last_access[access.resource.index() * queues + queue] = position as i32;
+                let slot = access.resource.index() * queues + queue;
+                self.last_access[slot] = position as i32;
+                if self.first_access[slot] < 0 {
+                    self.first_access[slot] = position as i32;
+                }
             }
         }
         for (index, end) in release.iter_mut().enumerate() {
@@ -72,6 +88,23 @@ impl QueueOrder {
             }
             *end = Some(extended);
         }
+    }
+
+    /// Every access of resource `early` happens before every access of resource `late` (by
+    /// program order on one queue and dependency waits between queues), given that all of
+    /// `early`'s accesses come before all of `late`'s in the schedule. Valid after
+    /// [`QueueOrder::releases`] for the same frame.
+    pub fn ordered(&self, early: u32, late: u32) -> bool {
+        let queues = self.queues;
+        if queues <= 1 {
+            return true;
+        }
+        let last = &self.last_access[early as usize * queues..][..queues];
+        let first = &self.first_access[late as usize * queues..][..queues];
+        first.iter().filter(|&&at| at >= 0).all(|&at| {
+            let clock = &self.clocks[at as usize * queues..][..queues];
+            last.iter().zip(clock).all(|(&access, &seen)| access <= seen)
+        })
     }
 
     fn build_clocks(&mut self, deps: &DepGraph, frame: &CompiledFrame, queues: usize) {
