@@ -10,10 +10,11 @@
 //! state (external: the entry parameter's access, else `General`); a last batch at the end of
 //! the frame returns them to it.
 
+use super::access_info::{AccessInfo, DEPTH_FORMAT, RELAXED, TEXTURE, WHOLE};
 use super::access_map::{map_access, merge_layouts, AccessState};
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
-use crate::decl::{AccessDesc, QueueClass};
+use crate::decl::{AccessDesc, AccessMode, QueueClass};
 use crate::graph::RecordedGraph;
 use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
@@ -80,27 +81,105 @@ struct SubState {
     touched: bool,
 }
 
+/// `Need::plane` of an access whose box is used as is (whole one-plane resources, buffers).
+const WHOLE_PLANE: u8 = u8::MAX;
+
+/// What one access needs of one plane of its subresources.
+#[derive(Copy, Clone, Debug)]
+struct Need {
+    resource: u32,
+    /// The access (index into the frame's accesses and boxes).
+    access: u32,
+    /// The texture plane, or [`WHOLE_PLANE`].
+    plane: u8,
+    need: AccessState,
+    discard_before: bool,
+    relaxed: bool,
+}
+
+impl Need {
+    /// The subresources: the access's box, limited to the plane.
+    #[inline(always)]
+    fn region(&self, boxes: &[SubresourceBox]) -> SubresourceBox {
+        let mut region = boxes[self.access as usize];
+        if self.plane != WHOLE_PLANE {
+            region.lo[2] = self.plane as u64;
+            region.hi[2] = self.plane as u64 + 1;
+        }
+        region
+    }
+}
+
+/// Overlapping accesses of one node act as one: each gets the union of their needs
+/// (conservative for the non-overlapping parts).
+fn merge_overlapping_needs(needs: &mut [Need], boxes: &[SubresourceBox]) {
+    for first in 0..needs.len() {
+        for second in first + 1..needs.len() {
+            let (a, b) = (needs[first], needs[second]);
+            if a.resource == b.resource && a.region(boxes).overlaps(&b.region(boxes)) {
+                let merged = AccessState {
+                    stages: a.need.stages | b.need.stages,
+                    accesses: a.need.accesses | b.need.accesses,
+                    layout: merge_layouts(a.need.layout, b.need.layout),
+                    reads: a.need.reads || b.need.reads,
+                    writes: a.need.writes || b.need.writes,
+                };
+                let discard = a.discard_before && b.discard_before;
+                let relaxed = a.relaxed && b.relaxed;
+                for index in [first, second] {
+                    needs[index].need = merged;
+                    needs[index].discard_before = discard;
+                    needs[index].relaxed = relaxed;
+                }
+            }
+        }
+    }
+}
+
 /// Reusable scratch of barrier planning.
 #[derive(Debug, Default)]
 pub struct BarrierPlanner {
     states: RegionMap<SubState>,
     /// The batch barriers go to now: its position and first barrier.
     open_batch: Option<(u32, u32)>,
-    /// Per access and plane: resource, whole-resource access, region, need, discard before,
-    /// relaxed.
-    node_needs: Vec<(usize, bool, SubresourceBox, AccessState, bool, bool)>,
-    mapped: Vec<(MapKey, AccessState)>,
+    /// What the accesses of the current node need, per plane.
+    node_needs: Vec<Need>,
+    mapped: Vec<(u64, AccessState)>,
 }
 
-/// The inputs of [`map_access`]: access, plane, texture, depth format, queue class.
-type MapKey = (AccessDesc, u32, bool, bool, QueueClass);
+/// The inputs of [`map_access`] packed into one word (attribute flags, modes, relaxed, plane,
+/// texture, depth format, queue class), the key of [`map_access_memo`].
+fn map_key(access: &AccessDesc, plane: u32, texture: bool, depth: bool, class: QueueClass) -> u64 {
+    let mode = |mode: AccessMode| match mode {
+        AccessMode::ReadOnly => 0u64,
+        AccessMode::WriteOnly => 1,
+        AccessMode::ReadWrite => 2,
+    };
+    let stencil = access.stencil_mode.map_or(3, mode);
+    access.flags.0 as u64
+        | mode(access.mode) << 32
+        | stencil << 34
+        | (access.relaxed as u64) << 36
+        | ((plane == 1) as u64) << 37
+        | (texture as u64) << 38
+        | (depth as u64) << 39
+        | (class as u64) << 40
+}
 
 /// [`map_access`] through a small memo (a frame has few distinct access kinds).
-fn map_access_memo(memo: &mut Vec<(MapKey, AccessState)>, key: MapKey) -> AccessState {
+fn map_access_memo(
+    memo: &mut Vec<(u64, AccessState)>,
+    access: &AccessDesc,
+    plane: u32,
+    texture: bool,
+    depth: bool,
+    class: QueueClass,
+) -> AccessState {
+    let key = map_key(access, plane, texture, depth, class);
     if let Some((_, state)) = memo.iter().find(|(known, _)| *known == key) {
         return *state;
     }
-    let state = map_access(&key.0, key.1, key.2, key.3, key.4);
+    let state = map_access(access, plane, texture, depth, class);
     if memo.len() == 64 {
         memo.clear();
     }
@@ -137,16 +216,15 @@ fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
 impl BarrierPlanner {
     /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
     /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
-    /// `boxes` are the accesses' subresource boxes, `full` the resources' whole boxes and `whole`
-    /// the accesses' whole flags (see `deps::whole_accesses`). Barriers go straight into the
-    /// frame's list in batch order.
+    /// `boxes` are the accesses' subresource boxes, `full` the resources' whole boxes and `infos`
+    /// the accesses' compact records. Barriers go straight into the frame's list in batch order.
     #[inline(never)]
     pub fn plan(
         &mut self,
         graph: &RecordedGraph,
         boxes: &[SubresourceBox],
         full: &[SubresourceBox],
-        whole: &[bool],
+        infos: &[AccessInfo],
         frame: &mut CompiledFrame,
     ) {
         self.states
@@ -175,105 +253,91 @@ impl BarrierPlanner {
             // What each access needs, per plane; overlapping accesses of one node share a layout.
             self.node_needs.clear();
             for access_index in range.start as usize..range.end as usize {
-                let access = &graph.accesses[access_index];
-                let desc = &graph.resources[access.resource.index()].desc;
-                let region = boxes[access_index];
-                let texture = desc.kind.is_texture();
+                let info = infos[access_index];
                 let discard = frame
                     .access_discard
                     .get(access_index)
                     .copied()
                     .unwrap_or_default();
+                let access = &graph.accesses[access_index].access;
+                let texture = info.has(TEXTURE);
+                let depth = info.has(DEPTH_FORMAT);
+                if info.has(WHOLE) {
+                    // One plane (plane 0), the whole resource.
+                    self.node_needs.push(Need {
+                        resource: info.resource,
+                        access: access_index as u32,
+                        plane: WHOLE_PLANE,
+                        need: map_access_memo(&mut self.mapped, access, 0, texture, depth, class),
+                        discard_before: discard.contains(DiscardFlags::BEFORE),
+                        relaxed: info.has(RELAXED),
+                    });
+                    continue;
+                }
+                let region = &boxes[access_index];
                 for plane in region.lo[2]..region.hi[2] {
-                    let mut plane_region = region;
-                    if texture {
-                        plane_region.lo[2] = plane;
-                        plane_region.hi[2] = plane + 1;
-                    }
                     let need = map_access_memo(
                         &mut self.mapped,
-                        (
-                            access.access,
-                            plane as u32,
-                            texture,
-                            desc.format.is_depth_stencil(),
-                            class,
-                        ),
+                        access,
+                        plane as u32,
+                        texture,
+                        depth,
+                        class,
                     );
                     let discard_before = discard.contains(if plane == 1 {
                         DiscardFlags::STENCIL_BEFORE
                     } else {
                         DiscardFlags::BEFORE
                     });
-                    self.node_needs.push((
-                        access.resource.index(),
-                        whole[access_index],
-                        plane_region,
+                    self.node_needs.push(Need {
+                        resource: info.resource,
+                        access: access_index as u32,
+                        plane: if texture { plane as u8 } else { WHOLE_PLANE },
                         need,
                         discard_before,
-                        access.access.relaxed,
-                    ));
+                        relaxed: info.has(RELAXED),
+                    });
                     if !texture {
                         break;
                     }
                 }
             }
-            for first in 0..self.node_needs.len() {
-                for second in first + 1..self.node_needs.len() {
-                    let (a, b) = (&self.node_needs[first], &self.node_needs[second]);
-                    if a.0 == b.0 && a.2.overlaps(&b.2) {
-                        // Overlapping accesses of one node act as one: union of their needs
-                        // (conservative for the non-overlapping parts).
-                        let merged = AccessState {
-                            stages: a.3.stages | b.3.stages,
-                            accesses: a.3.accesses | b.3.accesses,
-                            layout: merge_layouts(a.3.layout, b.3.layout),
-                            reads: a.3.reads || b.3.reads,
-                            writes: a.3.writes || b.3.writes,
-                        };
-                        let discard = a.4 && b.4;
-                        let relaxed = a.5 && b.5;
-                        for index in [first, second] {
-                            self.node_needs[index].3 = merged;
-                            self.node_needs[index].4 = discard;
-                            self.node_needs[index].5 = relaxed;
-                        }
-                    }
-                }
+            if self.node_needs.len() > 1 {
+                merge_overlapping_needs(&mut self.node_needs, boxes);
             }
-            let needs = std::mem::take(&mut self.node_needs);
-            for &(resource, whole_access, region, need, discard_before, relaxed) in &needs {
+            let mut out = Emitter {
+                barriers: &mut frame.barriers,
+                batch_list: &mut frame.batch_list,
+                open: &mut self.open_batch,
+                waits: &mut frame.queue_waits,
+            };
+            for need in &self.node_needs {
+                let resource = need.resource as usize;
+                let region = need.region(boxes);
                 let step = Step {
                     resource,
                     position: position as u32,
                     queue,
-                    need,
-                    discard_before,
-                    relaxed,
+                    need: need.need,
+                    discard_before: need.discard_before,
+                    relaxed: need.relaxed,
                     alias_after: frame.alias_after.get(resource).copied().flatten(),
                 };
-                let out = &mut Emitter {
-                    barriers: &mut frame.barriers,
-                    batch_list: &mut frame.batch_list,
-                    open: &mut self.open_batch,
-                    waits: &mut frame.queue_waits,
-                };
-                let single = if whole_access {
+                let single = if infos[need.access as usize].has(WHOLE) {
                     self.states.single_whole_mut(resource)
                 } else {
                     self.states.single_mut(resource, &region)
                 };
                 if let Some(state) = single {
-                    step.apply(state, region, out);
+                    step.apply(state, region, &mut out);
                 } else {
                     // Each state covers its own part of the region: a barrier per part, so each
                     // carries the old layout of exactly the subresources it transitions.
                     self.states.update_boxed(resource, &region, |part, state| {
-                        step.apply(state, *part, out)
+                        step.apply(state, *part, &mut out)
                     });
                 }
             }
-            self.node_needs = needs;
         }
         self.plan_end_of_frame(graph, full, frame);
         if let Some(open) = self.open_batch.take() {
@@ -369,6 +433,7 @@ impl Emitter<'_> {
     }
 
     /// Adds a barrier to the open batch.
+    #[inline(always)]
     fn push(&mut self, barrier: Barrier) {
         let start = self.open.map_or(0, |(_, start)| start);
         push_merged(self.barriers, start as usize, barrier);
@@ -480,7 +545,7 @@ impl Step {
 /// Appends a barrier, merging it into the previous one of the batch when they differ only in
 /// adjacent regions.
 fn push_merged(barriers: &mut Vec<Barrier>, batch_start: usize, barrier: Barrier) {
-    if barriers.len() > batch_start {
+    if barriers.len() > batch_start && barriers[barriers.len() - 1].resource == barrier.resource {
         let last = barriers.last_mut().unwrap_or_else(|| unreachable!());
         let same = Barrier {
             region: last.region,

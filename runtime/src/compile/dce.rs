@@ -3,26 +3,16 @@
 //! node reads data it wrote or depends on it explicitly. Reverse reachability over data edges,
 //! so a chain that feeds nothing dies entirely.
 
+use super::access_info::{AccessInfo, ANY_WRITES, CPU, OUTLIVES};
 use super::deps::{DepGraph, EdgeKind};
-use crate::decl::AccessFlags;
 use crate::graph::RecordedGraph;
 
-/// Whether a node has an effect outside the frame's transient data.
-pub fn has_effect(graph: &RecordedGraph, node: usize) -> bool {
-    let record = &graph.nodes[node];
-    graph.accesses[record.accesses.start as usize..record.accesses.end as usize]
-        .iter()
-        .any(|access| {
-            access.access.flags.contains(AccessFlags::CPU)
-                || (access.access.writes()
-                    && graph.resources[access.resource.index()].outlives_frame())
-        })
-}
-
 /// Fills `alive` (one flag per node): everything when `cull` is false, else the nodes reachable
-/// backwards over data edges from nodes with effects.
+/// backwards over data edges from nodes with effects (a CPU access, or a write to a resource
+/// that outlives the frame; `infos` are the accesses' compact records).
 pub fn find_live_nodes(
     graph: &RecordedGraph,
+    infos: &[AccessInfo],
     deps: &DepGraph,
     cull: bool,
     alive: &mut Vec<bool>,
@@ -35,8 +25,12 @@ pub fn find_live_nodes(
         return;
     }
     stack.clear();
-    for node in 0..count {
-        if has_effect(graph, node) {
+    for (node, record) in graph.nodes.iter().enumerate() {
+        let accesses = &infos[record.accesses.start as usize..record.accesses.end as usize];
+        let effect = accesses
+            .iter()
+            .any(|info| info.has(CPU) || info.has(ANY_WRITES | OUTLIVES));
+        if effect {
             alive[node] = true;
             stack.push(node as u32);
         }

@@ -6,6 +6,7 @@
 //! `[relaxed]` writes that follow each other with no read in between form a group whose members
 //! are not ordered among themselves (each is ordered after what preceded the group).
 
+use super::access_info::{self, AccessInfo, ANY_READS, ANY_WRITES, READS, RELAXED, WHOLE, WRITES};
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
@@ -85,22 +86,6 @@ pub fn access_boxes(graph: &RecordedGraph, out: &mut Vec<SubresourceBox>) {
     );
 }
 
-/// Marks each access (indexed like `graph.accesses`) that covers the whole of a resource with a
-/// single plane (a buffer, or a one-plane texture), given the accesses' boxes and the resources'
-/// whole boxes: such accesses never split a resource's state.
-pub(crate) fn whole_accesses(
-    graph: &RecordedGraph,
-    boxes: &[SubresourceBox],
-    full: &[SubresourceBox],
-    out: &mut Vec<bool>,
-) {
-    out.clear();
-    out.extend(graph.accesses.iter().zip(boxes).map(|(access, region)| {
-        let full = &full[access.resource.index()];
-        full.hi[2] - full.lo[2] == 1 && region == full
-    }));
-}
-
 struct Touch {
     node: u32,
     reads: bool,
@@ -123,6 +108,7 @@ fn push_edge(edges: &mut Vec<(u32, EdgeKind)>, start: usize, pred: u32, node: u3
     edges.push((pred, kind));
 }
 
+#[inline(always)]
 fn apply(segment: &mut Segment, touch: &Touch, edges: &mut Vec<(u32, EdgeKind)>, start: usize) {
     if touch.reads {
         for &writer in &segment.writers {
@@ -175,27 +161,25 @@ impl DepBuilder {
     /// (no accesses, no edges), so order between live nodes is kept even where it ran through
     /// a culled node.
     pub fn build(&mut self, graph: &RecordedGraph, alive: Option<&[bool]>, out: &mut DepGraph) {
-        let mut boxes = Vec::new();
-        access_boxes(graph, &mut boxes);
         let full: Vec<SubresourceBox> = graph
             .resources
             .iter()
             .map(|resource| full_box(&resource.desc))
             .collect();
-        let mut whole = Vec::new();
-        whole_accesses(graph, &boxes, &full, &mut whole);
-        self.build_boxed(graph, &boxes, &full, &whole, alive, out);
+        let mut table = access_info::AccessTable::default();
+        table.build(graph, &full);
+        self.build_boxed(graph, &table.boxes, &full, &table.infos, alive, out);
     }
 
     /// [`DepBuilder::build`] with the accesses' boxes, the resources' whole boxes (see
-    /// [`full_box`]) and the accesses' whole flags (see [`whole_accesses`]) already computed.
+    /// [`full_box`]) and the accesses' compact records already computed.
     #[inline(never)]
     pub(crate) fn build_boxed(
         &mut self,
         graph: &RecordedGraph,
         boxes: &[SubresourceBox],
         full: &[SubresourceBox],
-        whole: &[bool],
+        infos: &[AccessInfo],
         alive: Option<&[bool]>,
         out: &mut DepGraph,
     ) {
@@ -239,32 +223,22 @@ impl DepBuilder {
                 continue;
             }
             // Reads see the data from before the node: all reads first, then all writes.
+            let accesses = node.accesses.start as usize..node.accesses.end as usize;
             for phase_writes in [false, true] {
-                for access_index in node.accesses.start as usize..node.accesses.end as usize {
-                    let access = &graph.accesses[access_index];
+                let active_bit = if phase_writes { ANY_WRITES } else { ANY_READS };
+                for (access_index, info) in accesses.clone().zip(&infos[accesses.clone()]) {
                     // No plane of the access takes part in this phase.
-                    let active = if phase_writes {
-                        access.access.writes()
-                    } else {
-                        access.access.reads()
-                    };
-                    if !active {
+                    if !info.has(active_bit) {
                         continue;
                     }
-                    let resource = access.resource.index();
-                    let desc_access = access.access;
-                    if whole[access_index] {
-                        // One plane, the whole resource: no splitting, no plane loop.
-                        let mode = if graph.resources[resource].desc.kind.is_texture() {
-                            desc_access.mode_for_plane(boxes[access_index].lo[2] as u32)
-                        } else {
-                            desc_access.mode
-                        };
+                    let resource = info.resource as usize;
+                    if info.has(WHOLE) {
+                        // One plane (plane 0), the whole resource: no splitting, no plane loop.
                         let touch = Touch {
                             node: node_index as u32,
-                            reads: !phase_writes && mode.reads(),
-                            writes: phase_writes && mode.writes(),
-                            relaxed: desc_access.relaxed,
+                            reads: !phase_writes && info.has(READS),
+                            writes: phase_writes && info.has(WRITES),
+                            relaxed: info.has(RELAXED),
                         };
                         if touch.reads || touch.writes {
                             let list = &mut self.segments[resource];
@@ -277,6 +251,8 @@ impl DepBuilder {
                         }
                         continue;
                     }
+                    let access = &graph.accesses[access_index];
+                    let desc_access = access.access;
                     let desc = &graph.resources[resource].desc;
                     let region = boxes[access_index];
                     for plane in region.lo[2]..region.hi[2] {

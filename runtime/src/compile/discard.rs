@@ -10,6 +10,7 @@
 //! carries it; `discard_before` makes a node not need the data only where every one of its
 //! accesses to it carries it. External, persistent and temporal resources never get flags.
 
+use super::access_info::{AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, READS, WHOLE, WRITES};
 use super::region_map::RegionMap;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
@@ -64,25 +65,17 @@ fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceB
 impl DiscardInference {
     /// Fills `flags` (one per access, indexed like `graph.accesses`) for the live nodes in
     /// execution `order`. `boxes` are the accesses' subresource boxes, `full` the resources'
-    /// whole boxes and `whole` the accesses' whole flags (see `deps::whole_accesses`).
+    /// whole boxes and `infos` the accesses' compact records.
     #[inline(never)]
     pub fn infer(
         &mut self,
         graph: &RecordedGraph,
         boxes: &[SubresourceBox],
         full: &[SubresourceBox],
-        whole: &[bool],
+        infos: &[AccessInfo],
         order: &[NodeId],
         flags: &mut [DiscardFlags],
     ) {
-        let plane_regions = |access_index: usize| {
-            let access = &graph.accesses[access_index];
-            let texture = graph.resources[access.resource.index()]
-                .desc
-                .kind
-                .is_texture();
-            plane_regions(boxes[access_index], texture)
-        };
         flags.iter_mut().for_each(|flag| *flag = DiscardFlags::NONE);
         // Resources that outlive the frame get no flags; one-plane resources that every access
         // covers whole keep one state each (the fast path); the rest go through the region maps.
@@ -94,10 +87,12 @@ impl DiscardInference {
                 Class::Simple
             }
         }));
-        for (access, &whole) in graph.accesses.iter().zip(whole) {
-            let resource = access.resource.index();
-            if !whole && self.class[resource] == Class::Simple {
+        let mut any_regions = false;
+        for info in infos {
+            let resource = info.resource as usize;
+            if !info.has(WHOLE) && self.class[resource] == Class::Simple {
                 self.class[resource] = Class::Regions;
+                any_regions = true;
             }
         }
         let count = graph.resources.len();
@@ -107,93 +102,78 @@ impl DiscardInference {
         self.keep_mark.resize(count, 0);
         self.needed_simple.clear();
         self.needed_simple.resize(count, false);
-        if self.class.contains(&Class::Regions) {
+        if any_regions {
             self.forward
                 .reset(full.iter().map(|full| (*full, ForwardState::default())));
             self.needed.reset(full.iter().map(|full| (*full, false)));
         }
-        let class = &self.class;
-        let skip = |access: &AccessRecord| class[access.resource.index()] == Class::Outlives;
-
         // Forward: discard before.
         for (position, node) in order.iter().enumerate() {
             let mark = position as u32 + 1;
             let range = graph.nodes[node.index()].accesses.clone();
-            for access_index in range.start as usize..range.end as usize {
-                let access = &graph.accesses[access_index];
-                if skip(access) {
-                    continue;
-                }
-                let resource = access.resource.index();
-                let explicit_before = access.access.flags.contains(AccessFlags::DISCARD_BEFORE);
-                if class[resource] == Class::Simple {
-                    if explicit_before || !access.access.mode.reads() || !self.valid[resource] {
+            let range = range.start as usize..range.end as usize;
+            if self.simple_and_distinct(&infos[range.clone()]) {
+                // Each resource once, one state each: the three steps below fold into one.
+                for access_index in range {
+                    let info = infos[access_index];
+                    let resource = info.resource as usize;
+                    if self.class[resource] == Class::Outlives {
+                        continue;
+                    }
+                    if info.has(DISCARD_BEFORE) || !info.has(READS) || !self.valid[resource] {
                         flags[access_index] = flags[access_index] | DiscardFlags::BEFORE;
                     }
-                    continue;
-                }
-                for (region, plane) in plane_regions(access_index) {
-                    let Some(region) = region else { continue };
-                    let mode = access.access.mode_for_plane(plane);
-                    let no_data = self.forward.all(resource, &region, |state| !state.valid);
-                    if explicit_before || !mode.reads() || no_data {
-                        flags[access_index] = flags[access_index]
-                            | if plane == 1 {
-                                DiscardFlags::STENCIL_BEFORE
-                            } else {
-                                DiscardFlags::BEFORE
-                            };
-                    }
-                }
-            }
-            for access_index in range.start as usize..range.end as usize {
-                let access = &graph.accesses[access_index];
-                if skip(access) {
-                    continue;
-                }
-                let resource = access.resource.index();
-                let has_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
-                if class[resource] == Class::Simple {
-                    if access.access.mode.writes() {
+                    if info.has(DISCARD_AFTER) {
+                        self.valid[resource] = false;
+                    } else if info.has(WRITES) {
                         self.valid[resource] = true;
                     }
-                    if !has_after {
-                        self.keep_mark[resource] = mark;
-                    }
-                    continue;
                 }
-                for (region, plane) in plane_regions(access_index) {
-                    let Some(region) = region else { continue };
-                    let writes = access.access.mode_for_plane(plane).writes();
-                    self.forward.update(resource, &region, |state| {
-                        if writes {
-                            state.valid = true;
+                continue;
+            }
+            for access_index in range.clone() {
+                let info = infos[access_index];
+                let resource = info.resource as usize;
+                match self.class[resource] {
+                    Class::Outlives => {}
+                    Class::Simple => {
+                        if info.has(DISCARD_BEFORE) || !info.has(READS) || !self.valid[resource] {
+                            flags[access_index] = flags[access_index] | DiscardFlags::BEFORE;
                         }
-                        if !has_after {
-                            state.keep_mark = mark;
-                        }
-                    });
+                    }
+                    Class::Regions => self.regions_before(graph, boxes, access_index, flags),
                 }
             }
-            for access_index in range.start as usize..range.end as usize {
-                let access = &graph.accesses[access_index];
-                if skip(access) || !access.access.flags.contains(AccessFlags::DISCARD_AFTER) {
-                    continue;
-                }
-                let resource = access.resource.index();
-                if class[resource] == Class::Simple {
-                    if self.keep_mark[resource] != mark {
-                        self.valid[resource] = false;
-                    }
-                    continue;
-                }
-                for (region, _) in plane_regions(access_index) {
-                    let Some(region) = region else { continue };
-                    self.forward.update(resource, &region, |state| {
-                        if state.keep_mark != mark {
-                            state.valid = false;
+            for access_index in range.clone() {
+                let info = infos[access_index];
+                let resource = info.resource as usize;
+                match self.class[resource] {
+                    Class::Outlives => {}
+                    Class::Simple => {
+                        if info.has(WRITES) {
+                            self.valid[resource] = true;
                         }
-                    });
+                        if !info.has(DISCARD_AFTER) {
+                            self.keep_mark[resource] = mark;
+                        }
+                    }
+                    Class::Regions => self.regions_write(graph, boxes, access_index, mark),
+                }
+            }
+            for access_index in range {
+                let info = infos[access_index];
+                if !info.has(DISCARD_AFTER) {
+                    continue;
+                }
+                let resource = info.resource as usize;
+                match self.class[resource] {
+                    Class::Outlives => {}
+                    Class::Simple => {
+                        if self.keep_mark[resource] != mark {
+                            self.valid[resource] = false;
+                        }
+                    }
+                    Class::Regions => self.regions_drop(graph, boxes, access_index, mark),
                 }
             }
         }
@@ -201,68 +181,200 @@ impl DiscardInference {
         // Backward: discard after.
         for node in order.iter().rev() {
             let range = graph.nodes[node.index()].accesses.clone();
-            for access_index in range.start as usize..range.end as usize {
-                let access = &graph.accesses[access_index];
-                if skip(access) {
-                    continue;
-                }
-                let resource = access.resource.index();
-                let explicit_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
-                if class[resource] == Class::Simple {
-                    if explicit_after || !self.needed_simple[resource] {
+            let range = range.start as usize..range.end as usize;
+            if self.simple_and_distinct(&infos[range.clone()]) {
+                for access_index in range {
+                    let info = infos[access_index];
+                    let resource = info.resource as usize;
+                    if self.class[resource] == Class::Outlives {
+                        continue;
+                    }
+                    if info.has(DISCARD_AFTER) || !self.needed_simple[resource] {
                         flags[access_index] = flags[access_index] | DiscardFlags::AFTER;
                     }
-                    continue;
+                    self.needed_simple[resource] = !info.has(DISCARD_BEFORE) && info.has(READS);
                 }
-                for (region, plane) in plane_regions(access_index) {
-                    let Some(region) = region else { continue };
-                    let unneeded = self.needed.all(resource, &region, |needed| !needed);
-                    if explicit_after || unneeded {
-                        flags[access_index] = flags[access_index]
-                            | if plane == 1 {
-                                DiscardFlags::STENCIL_AFTER
-                            } else {
-                                DiscardFlags::AFTER
-                            };
+                continue;
+            }
+            for access_index in range.clone() {
+                let info = infos[access_index];
+                let resource = info.resource as usize;
+                match self.class[resource] {
+                    Class::Outlives => {}
+                    Class::Simple => {
+                        if info.has(DISCARD_AFTER) || !self.needed_simple[resource] {
+                            flags[access_index] = flags[access_index] | DiscardFlags::AFTER;
+                        }
+                    }
+                    Class::Regions => self.regions_after(graph, boxes, access_index, flags),
+                }
+            }
+            for access_index in range.clone() {
+                let resource = infos[access_index].resource as usize;
+                match self.class[resource] {
+                    Class::Outlives => {}
+                    Class::Simple => self.needed_simple[resource] = false,
+                    Class::Regions => {
+                        let (access, texture) = access_of(graph, access_index);
+                        for (region, _) in plane_regions(boxes[access_index], texture) {
+                            let Some(region) = region else { continue };
+                            self.needed
+                                .update(access.resource.index(), &region, |needed| *needed = false);
+                        }
                     }
                 }
             }
-            for access_index in range.start as usize..range.end as usize {
-                let access = &graph.accesses[access_index];
-                if skip(access) {
+            for access_index in range {
+                let info = infos[access_index];
+                if info.has(DISCARD_BEFORE) {
                     continue;
                 }
-                let resource = access.resource.index();
-                if class[resource] == Class::Simple {
-                    self.needed_simple[resource] = false;
-                    continue;
-                }
-                for (region, _) in plane_regions(access_index) {
-                    let Some(region) = region else { continue };
-                    self.needed
-                        .update(resource, &region, |needed| *needed = false);
-                }
-            }
-            for access_index in range.start as usize..range.end as usize {
-                let access = &graph.accesses[access_index];
-                if skip(access) || access.access.flags.contains(AccessFlags::DISCARD_BEFORE) {
-                    continue;
-                }
-                let resource = access.resource.index();
-                if class[resource] == Class::Simple {
-                    if access.access.mode.reads() {
-                        self.needed_simple[resource] = true;
+                let resource = info.resource as usize;
+                match self.class[resource] {
+                    Class::Outlives => {}
+                    Class::Simple => {
+                        if info.has(READS) {
+                            self.needed_simple[resource] = true;
+                        }
                     }
-                    continue;
-                }
-                for (region, plane) in plane_regions(access_index) {
-                    let Some(region) = region else { continue };
-                    if access.access.mode_for_plane(plane).reads() {
-                        self.needed
-                            .update(resource, &region, |needed| *needed = true);
+                    Class::Regions => {
+                        let (access, texture) = access_of(graph, access_index);
+                        for (region, plane) in plane_regions(boxes[access_index], texture) {
+                            let Some(region) = region else { continue };
+                            if access.access.mode_for_plane(plane).reads() {
+                                self.needed
+                                    .update(resource, &region, |needed| *needed = true);
+                            }
+                        }
                     }
                 }
             }
         }
     }
+
+    /// The accesses (of one node) touch pairwise different resources, none region-tracked: then
+    /// the per-node steps of both directions fold into one pass (a `discard_after` drops what
+    /// the same access wrote; `keep_mark` only matters between accesses of one node).
+    #[inline(always)]
+    fn simple_and_distinct(&self, infos: &[AccessInfo]) -> bool {
+        for (index, info) in infos.iter().enumerate() {
+            if self.class[info.resource as usize] == Class::Regions {
+                return false;
+            }
+            if infos[..index]
+                .iter()
+                .any(|other| other.resource == info.resource)
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Forward, first step of a region-tracked access: its discard-before flags.
+    fn regions_before(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        access_index: usize,
+        flags: &mut [DiscardFlags],
+    ) {
+        let (access, texture) = access_of(graph, access_index);
+        let resource = access.resource.index();
+        let explicit_before = access.access.flags.contains(AccessFlags::DISCARD_BEFORE);
+        for (region, plane) in plane_regions(boxes[access_index], texture) {
+            let Some(region) = region else { continue };
+            let mode = access.access.mode_for_plane(plane);
+            let no_data = self.forward.all(resource, &region, |state| !state.valid);
+            if explicit_before || !mode.reads() || no_data {
+                flags[access_index] = flags[access_index]
+                    | if plane == 1 {
+                        DiscardFlags::STENCIL_BEFORE
+                    } else {
+                        DiscardFlags::BEFORE
+                    };
+            }
+        }
+    }
+
+    /// Forward, second step: writes make data valid; accesses without `discard_after` keep it.
+    fn regions_write(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        access_index: usize,
+        mark: u32,
+    ) {
+        let (access, texture) = access_of(graph, access_index);
+        let has_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
+        for (region, plane) in plane_regions(boxes[access_index], texture) {
+            let Some(region) = region else { continue };
+            let writes = access.access.mode_for_plane(plane).writes();
+            self.forward
+                .update(access.resource.index(), &region, |state| {
+                    if writes {
+                        state.valid = true;
+                    }
+                    if !has_after {
+                        state.keep_mark = mark;
+                    }
+                });
+        }
+    }
+
+    /// Forward, third step: `discard_after` drops data no other access of the node keeps.
+    fn regions_drop(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        access_index: usize,
+        mark: u32,
+    ) {
+        let (access, texture) = access_of(graph, access_index);
+        for (region, _) in plane_regions(boxes[access_index], texture) {
+            let Some(region) = region else { continue };
+            self.forward
+                .update(access.resource.index(), &region, |state| {
+                    if state.keep_mark != mark {
+                        state.valid = false;
+                    }
+                });
+        }
+    }
+
+    /// Backward, first step: discard-after flags of a region-tracked access.
+    fn regions_after(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        access_index: usize,
+        flags: &mut [DiscardFlags],
+    ) {
+        let (access, texture) = access_of(graph, access_index);
+        let explicit_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
+        for (region, plane) in plane_regions(boxes[access_index], texture) {
+            let Some(region) = region else { continue };
+            let unneeded = self
+                .needed
+                .all(access.resource.index(), &region, |needed| !needed);
+            if explicit_after || unneeded {
+                flags[access_index] = flags[access_index]
+                    | if plane == 1 {
+                        DiscardFlags::STENCIL_AFTER
+                    } else {
+                        DiscardFlags::AFTER
+                    };
+            }
+        }
+    }
+}
+
+/// The recorded access and whether its resource is a texture.
+fn access_of(graph: &RecordedGraph, access_index: usize) -> (&AccessRecord, bool) {
+    let access = &graph.accesses[access_index];
+    let texture = graph.resources[access.resource.index()]
+        .desc
+        .kind
+        .is_texture();
+    (access, texture)
 }

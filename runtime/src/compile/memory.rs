@@ -41,12 +41,20 @@ pub struct MemoryPlanner {
     begin_start: Vec<u32>,
     cursor: Vec<u32>,
     begin_cursor: Vec<u32>,
-    /// Place in the first-fit order of each transient (`u32::MAX` for others).
-    rank_of: Vec<u32>,
-    /// Placed byte range `lo << 64 | hi` of each transient.
-    span_of: Vec<u128>,
-    /// Byte ranges `lo << 64 | hi` of the placed resources overlapping one in time.
+    /// Extent (start, end) of each rank (place in the first-fit order).
+    rank_extent: Vec<(u32, u32)>,
+    /// Size of each rank (in allocation units when they fit a word, else bytes).
+    rank_size: Vec<u64>,
+    /// Placed offset of each rank (same unit).
+    rank_offset: Vec<u64>,
+    /// Placed ranges `lo << 64 | hi` by rank.
+    spans: Vec<u128>,
+    /// Ranges `lo << 64 | hi` of the placed resources overlapping one in time.
     conflicts: Vec<u128>,
+    /// Placed ranges `lo << 32 | hi` by rank (when they fit a word).
+    packed_spans: Vec<u64>,
+    /// The same as `lo << 32 | hi` words (when they fit).
+    packed_conflicts: Vec<u64>,
     paint: Vec<u32>,
     /// Sort keys (largest first, extent start, index) of the first-fit order.
     size_keys: Vec<u128>,
@@ -97,6 +105,99 @@ fn sort_by_position(
         let slot = &mut counts[position(index) as usize];
         out[*slot as usize] = index;
         *slot += 1;
+    }
+}
+
+/// A range `lo..hi` packed into one integer ordered by `lo` first.
+trait Span: Copy + Ord + Default {
+    fn pack(lo: u64, hi: u64) -> Self;
+    fn lo(self) -> u64;
+    fn hi(self) -> u64;
+}
+
+impl Span for u64 {
+    #[inline(always)]
+    fn pack(lo: u64, hi: u64) -> u64 {
+        lo << 32 | hi
+    }
+    #[inline(always)]
+    fn lo(self) -> u64 {
+        self >> 32
+    }
+    #[inline(always)]
+    fn hi(self) -> u64 {
+        self & 0xffff_ffff
+    }
+}
+
+impl Span for u128 {
+    #[inline(always)]
+    fn pack(lo: u64, hi: u64) -> u128 {
+        (lo as u128) << 64 | hi as u128
+    }
+    #[inline(always)]
+    fn lo(self) -> u64 {
+        (self >> 64) as u64
+    }
+    #[inline(always)]
+    fn hi(self) -> u64 {
+        self as u64
+    }
+}
+
+/// The per-rank inputs of first-fit placement: extents, sizes, and the per-position lists of
+/// ranks whose extent covers / starts at each position (CSR, each list sorted by rank).
+struct RankLists<'a> {
+    /// Lower ranks overlapping in extent that may still share memory with a rank (by rank).
+    apart: Option<&'a dyn Fn(u32, u32) -> bool>,
+    extents: &'a [(u32, u32)],
+    sizes: &'a [u64],
+    cover_start: &'a [u32],
+    cover: &'a [u32],
+    begin_start: &'a [u32],
+    begins: &'a [u32],
+}
+
+impl RankLists<'_> {
+    /// Places every rank in order at the lowest offset free of the lower ranks overlapping it
+    /// in time (those covering its extent start, plus those starting inside its extent), into
+    /// `offsets`.
+    fn place<S: Span>(&self, spans: &mut Vec<S>, gathered: &mut Vec<S>, offsets: &mut Vec<u64>) {
+        offsets.clear();
+        // `spans` holds the placed ranges by rank; `gathered` those overlapping the current one.
+        spans.clear();
+        for (rank, (&(start, end), &size)) in self.extents.iter().zip(self.sizes).enumerate() {
+            let rank = rank as u32;
+            gathered.clear();
+            let covering = self.cover_start[start as usize] as usize
+                ..self.cover_start[start as usize + 1] as usize;
+            let apart = |other: u32| self.apart.is_some_and(|apart| apart(other, rank));
+            for &other in &self.cover[covering] {
+                if other >= rank {
+                    break;
+                }
+                if !apart(other) {
+                    gathered.push(spans[other as usize]);
+                }
+            }
+            let beginning = self.begin_start[start as usize + 1] as usize
+                ..self.begin_start[end as usize + 1] as usize;
+            for &other in &self.begins[beginning] {
+                if other < rank && !apart(other) {
+                    gathered.push(spans[other as usize]);
+                }
+            }
+            gathered.sort_unstable();
+            let mut offset = 0u64;
+            for &range in gathered.iter() {
+                if range.lo() >= offset + size {
+                    break;
+                }
+                offset = offset.max(range.hi());
+            }
+            offsets.push(offset);
+            spans.push(S::pack(offset, offset + size));
+        }
     }
 }
 
@@ -266,7 +367,6 @@ impl MemoryPlanner {
     #[inline(never)]
     fn first_fit_decreasing(&mut self, frame: &mut CompiledFrame, sizes: &[u64]) -> u64 {
         let extents = &self.extents;
-        let lifetimes = &frame.lifetimes;
         let group_start = &self.group_start;
         let extent = |index: u32| {
             let (first, last) = extents[index as usize].unwrap();
@@ -291,8 +391,10 @@ impl MemoryPlanner {
         self.cover_start.resize(positions + 1, 0);
         self.begin_start.clear();
         self.begin_start.resize(positions + 1, 0);
-        for &index in &by_size {
-            let (start, end) = extent(index);
+        self.rank_extent.clear();
+        self.rank_extent
+            .extend(by_size.iter().map(|&index| extent(index)));
+        for &(start, end) in &self.rank_extent {
             self.begin_start[start as usize + 1] += 1;
             for slot in &mut self.cover_start[start as usize + 1..end as usize + 2] {
                 *slot += 1;
@@ -312,50 +414,68 @@ impl MemoryPlanner {
         self.begin_cursor.clear();
         self.begin_cursor
             .extend_from_slice(&self.begin_start[..positions]);
-        self.rank_of.clear();
-        self.rank_of.resize(sizes.len(), u32::MAX);
-        for (rank, &index) in by_size.iter().enumerate() {
-            self.rank_of[index as usize] = rank as u32;
-            let (start, end) = extent(index);
+        // Ranks (places in the first-fit order) everywhere below: the lists hold ranks, filled
+        // in rank order, so each list is sorted and the placed resources (lower ranks) come
+        // first in it.
+        for (rank, &(start, end)) in self.rank_extent.iter().enumerate() {
             let slot = &mut self.begin_cursor[start as usize];
-            self.begins[*slot as usize] = index;
+            self.begins[*slot as usize] = rank as u32;
             *slot += 1;
             for position in start..=end {
                 let slot = &mut self.cursor[position as usize];
-                self.cover[*slot as usize] = index;
+                self.cover[*slot as usize] = rank as u32;
                 *slot += 1;
             }
         }
-        self.span_of.clear();
-        self.span_of.resize(sizes.len(), 0);
+        // Byte ranges in allocation units fit one word when every size is a whole number of
+        // units and all of them together stay below 2^32 units (always, short of absurd
+        // descriptions): then conflicts sort as `lo << 32 | hi` words (same order as by bytes).
+        let unit = crate::resource::ALLOCATION_ALIGNMENT;
+        let mut total_units = 0u64;
+        let packable = by_size.iter().all(|&index| {
+            let size = sizes[index as usize];
+            total_units = total_units.saturating_add(size / unit);
+            size.is_multiple_of(unit)
+        }) && total_units < 1 << 32;
+        let scale = if packable { unit } else { 1 };
+        self.rank_size.clear();
+        self.rank_size
+            .extend(by_size.iter().map(|&index| sizes[index as usize] / scale));
+        // With several queues, extent overlaps that every queue orders apart share memory.
+        let lifetimes = &frame.lifetimes;
+        let (queue_order, group_start) = (&self.queue_order, &self.group_start);
+        let apart = |a: u32, b: u32| {
+            apart(
+                queue_order,
+                lifetimes,
+                group_start,
+                by_size[a as usize],
+                by_size[b as usize],
+            )
+        };
+        let lists = RankLists {
+            apart: queue_order.several_queues().then_some(&apart as &dyn Fn(u32, u32) -> bool),
+            extents: &self.rank_extent,
+            sizes: &self.rank_size,
+            cover_start: &self.cover_start,
+            cover: &self.cover,
+            begin_start: &self.begin_start,
+            begins: &self.begins,
+        };
+        if packable {
+            lists.place(
+                &mut self.packed_spans,
+                &mut self.packed_conflicts,
+                &mut self.rank_offset,
+            );
+        } else {
+            lists.place(&mut self.spans, &mut self.conflicts, &mut self.rank_offset);
+        }
         let mut heap_end = 0u64;
         for (rank, &index) in by_size.iter().enumerate() {
-            let rank = rank as u32;
-            let (start, end) = extent(index);
+            let offset = self.rank_offset[rank] * scale;
             let size = sizes[index as usize];
-            self.conflicts.clear();
-            let covering = self.cover_start[start as usize] as usize
-                ..self.cover_start[start as usize + 1] as usize;
-            let beginning = self.begin_start[start as usize + 1] as usize
-                ..self.begin_start[end as usize + 1] as usize;
-            for &other in self.cover[covering].iter().chain(&self.begins[beginning]) {
-                if self.rank_of[other as usize] < rank
-                    && !apart(&self.queue_order, lifetimes, group_start, other, index)
-                {
-                    self.conflicts.push(self.span_of[other as usize]);
-                }
-            }
-            self.conflicts.sort_unstable();
-            let mut offset = 0u64;
-            for &range in &self.conflicts {
-                let (lo, hi) = ((range >> 64) as u64, range as u64);
-                if lo >= offset + size {
-                    break;
-                }
-                offset = offset.max(hi);
-            }
             frame.placements[index as usize] = Some(Placement { offset, size });
-            self.span_of[index as usize] = (offset as u128) << 64 | (offset + size) as u128;
             heap_end = heap_end.max(offset + size);
         }
         self.by_size = by_size;
@@ -376,25 +496,25 @@ impl MemoryPlanner {
         // latest painter, which vectorizes).
         self.paint.clear();
         self.paint.resize(units, 0);
-        // Previous occupants are released by their last access (not their placement extent):
-        // placement shares memory between extent-overlapping resources that are ordered apart.
         let lifetimes = &frame.lifetimes;
         let group_start = &self.group_start;
-        sort_by_position(
-            &self.indexed,
-            frame.order.len(),
-            &mut self.counts,
-            &mut self.by_start,
-            |index| group_start[lifetimes[index as usize].map_or(0, |(first, _)| first) as usize],
-        );
+        // `by_start` is sorted by first position, so also by extent start (`group_start` never
+        // decreases); resources with equal extent starts see the same releases and do not change
+        // the paint, so their order does not matter.
+        // `by_end` still holds the same resources sorted by (extent end, index); previous
+        // occupants are released by their last access, which comes earlier than the extent
+        // end only with several queues (placement shares memory between extent-overlapping
+        // resources that are ordered apart).
         let mut by_end = std::mem::take(&mut self.by_end);
-        sort_by_position(
-            &self.indexed,
-            frame.order.len(),
-            &mut self.counts,
-            &mut by_end,
-            |index| lifetimes[index as usize].map_or(0, |(_, last)| last),
-        );
+        if self.queue_order.several_queues() {
+            sort_by_position(
+                &self.indexed,
+                frame.order.len(),
+                &mut self.counts,
+                &mut by_end,
+                |index| lifetimes[index as usize].map_or(0, |(_, last)| last),
+            );
+        }
         let unit_range = |placement: Placement| {
             let unit = unit_bytes;
             (placement.offset / unit) as usize

@@ -17,6 +17,7 @@
 //! assert_eq!(frame.order, vec![NodeId(0)]);
 //! ```
 
+mod access_info;
 mod access_map;
 mod barrier;
 pub(crate) mod cache;
@@ -213,10 +214,9 @@ pub struct FrameCompiler {
     frame: CompiledFrame,
     key: StructureKey,
     cached: bool,
-    boxes: Vec<crate::view::SubresourceBox>,
-    /// Accesses covering the whole of a one-plane resource (see [`deps::whole_accesses`]).
-    whole: Vec<bool>,
     pass_scratch: render_pass::RenderPassScratch,
+    /// Boxes and compact records of the accesses (indexed like `RecordedGraph::accesses`).
+    table: access_info::AccessTable,
 }
 
 impl FrameCompiler {
@@ -271,18 +271,18 @@ impl FrameCompiler {
                 self.size_descs[index] = resource.desc;
             }
         }
-        deps::access_boxes(graph, &mut self.boxes);
-        deps::whole_accesses(graph, &self.boxes, &self.full_boxes, &mut self.whole);
+        self.table.build(graph, &self.full_boxes);
         self.dep_builder.build_boxed(
             graph,
-            &self.boxes,
+            &self.table.boxes,
             &self.full_boxes,
-            &self.whole,
+            &self.table.infos,
             None,
             &mut self.deps,
         );
         dce::find_live_nodes(
             graph,
+            &self.table.infos,
             &self.deps,
             self.options.cull,
             &mut self.alive,
@@ -291,15 +291,16 @@ impl FrameCompiler {
         if self.alive.iter().any(|live| !live) {
             self.dep_builder.build_boxed(
                 graph,
-                &self.boxes,
+                &self.table.boxes,
                 &self.full_boxes,
-                &self.whole,
+                &self.table.infos,
                 Some(&self.alive),
                 &mut self.deps,
             );
         }
         self.scheduler.schedule(
             graph,
+            &self.table.infos,
             &self.deps,
             &self.alive,
             self.options.schedule,
@@ -332,16 +333,21 @@ impl FrameCompiler {
             .resize(graph.accesses.len(), DiscardFlags::NONE);
         self.discard.infer(
             graph,
-            &self.boxes,
+            &self.table.boxes,
             &self.full_boxes,
-            &self.whole,
+            &self.table.infos,
             &frame.order,
             &mut frame.access_discard,
         );
         self.memory
             .plan(graph, frame, &self.deps, &self.level_scratch, &self.sizes);
-        self.barriers
-            .plan(graph, &self.boxes, &self.full_boxes, &self.whole, frame);
+        self.barriers.plan(
+            graph,
+            &self.table.boxes,
+            &self.full_boxes,
+            &self.table.infos,
+            frame,
+        );
         render_pass::build_render_passes(
             graph,
             &frame.order,

@@ -90,6 +90,11 @@ impl QueueOrder {
         }
     }
 
+    /// The last [`QueueOrder::releases`] saw more than one queue.
+    pub fn several_queues(&self) -> bool {
+        self.queues > 1
+    }
+
     /// Every access of resource `early` happens before every access of resource `late` (by
     /// program order on one queue and dependency waits between queues), given that all of
     /// `early`'s accesses come before all of `late`'s in the schedule. Valid after

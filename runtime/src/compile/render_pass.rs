@@ -187,9 +187,19 @@ impl RenderPass {
     }
 }
 
+/// What a declaration's nodes may need of render-pass building.
+#[derive(Copy, Clone, Debug)]
+struct DeclKind {
+    /// A graphics node with an attachment slot (others never get a pass).
+    attachments: bool,
+    /// It has `SV_Viewport` or `SV_ScissorRect` parameters.
+    viewports: bool,
+}
+
 /// Reusable scratch of render-pass building (kept by the compiler between frames).
 #[derive(Debug, Default)]
 pub struct RenderPassScratch {
+    decl_kinds: Vec<DeclKind>,
     resolves: Vec<(u32, u32)>,
     used: Vec<(ResourceId, SubresourceBox)>,
     viewports: Vec<(u32, Viewport)>,
@@ -205,10 +215,40 @@ pub fn build_render_passes(
     scratch: &mut RenderPassScratch,
     passes: &mut Vec<RenderPass>,
 ) -> Result<(), CompileError> {
+    // Per declaration: can its nodes have a render pass (a graphics node with an attachment
+    // slot), and does it take viewports or scissors.
+    scratch.decl_kinds.clear();
+    scratch.decl_kinds.extend(graph.decls.iter().map(|decl| {
+        let attachments = decl.queue == QueueClass::Graphics
+            && !decl.builtin
+            && decl.params.iter().any(|param| {
+                param.view_slots.iter().any(|slot| {
+                    matches!(
+                        slot.semantic,
+                        Some((
+                            SemanticKind::Target
+                                | SemanticKind::DepthStencil
+                                | SemanticKind::ResolveTarget,
+                            _
+                        ))
+                    )
+                })
+            });
+        let viewports = decl.params.iter().any(|param| {
+            matches!(
+                param.semantic,
+                Some((SemanticKind::Viewport | SemanticKind::ScissorRect, _))
+            )
+        });
+        DeclKind {
+            attachments,
+            viewports,
+        }
+    }));
     let mut count = 0;
     let result = (|| {
         for &node in order {
-            if graph.decl_of(node).queue != QueueClass::Graphics {
+            if !scratch.decl_kinds[graph.nodes[node.index()].decl.index()].attachments {
                 continue;
             }
             if count == passes.len() {
@@ -595,6 +635,19 @@ fn viewports_and_scissors(
         min_depth: 0.0,
         max_depth: 1.0,
     };
+    if !scratch.decl_kinds[graph.nodes[node.index()].decl.index()].viewports {
+        // The defaults: one viewport and one scissor covering the render area.
+        pass.viewports.clear();
+        pass.viewports.push(full);
+        pass.scissors.clear();
+        pass.scissors.push(ScissorRect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        });
+        return Ok(());
+    }
     let viewports = &mut scratch.viewports;
     let scissors = &mut scratch.scissors;
     viewports.clear();

@@ -12,6 +12,7 @@
 //! Priorities change incrementally (lazy heap entries with versions); cost is
 //! O((nodes + edges + accesses) log nodes).
 
+use super::access_info::{AccessInfo, OUTLIVES};
 use super::deps::DepGraph;
 use super::SchedulePreference;
 use crate::decl::QueueClass;
@@ -73,6 +74,7 @@ impl Scheduler {
     pub fn schedule(
         &mut self,
         graph: &RecordedGraph,
+        infos: &[AccessInfo],
         deps: &DepGraph,
         alive: &[bool],
         preference: SchedulePreference,
@@ -88,7 +90,7 @@ impl Scheduler {
             return;
         }
         self.build_unit_edges(graph, deps, alive, unit_count);
-        self.build_resource_tracking(graph, alive, unit_count, sizes);
+        self.build_resource_tracking(graph, infos, alive, unit_count, sizes);
 
         // Epoch gates.
         let epochs = graph.barrier_count as usize + 1;
@@ -231,6 +233,10 @@ impl Scheduler {
         alive: &[bool],
         unit_count: usize,
     ) {
+        if !graph.subgraphs.iter().any(|subgraph| subgraph.sequential) {
+            self.build_unit_edges_in_order(graph, deps, alive, unit_count);
+            return;
+        }
         self.edge_scratch.clear();
         for node in 0..graph.nodes.len() {
             if !alive[node] {
@@ -337,10 +343,96 @@ impl Scheduler {
         self.unit_touch_mark.resize(unit_count, NO_UNIT);
     }
 
+    /// [`Scheduler::build_unit_edges`] without sequential subgraphs: every edge goes from an
+    /// earlier unit to a later one and arrives grouped by its target in increasing order, so
+    /// the successor lists fill in place (a count pass, then a fill pass that drops repeats,
+    /// counts pending predecessors and propagates levels), with no sort.
+    fn build_unit_edges_in_order(
+        &mut self,
+        graph: &RecordedGraph,
+        deps: &DepGraph,
+        alive: &[bool],
+        unit_count: usize,
+    ) {
+        self.unit_succ_start.clear();
+        self.unit_succ_start.resize(unit_count + 1, 0);
+        for node in 0..graph.nodes.len() {
+            if !alive[node] {
+                continue;
+            }
+            let unit = self.unit_of[node];
+            for &(pred, _) in deps.preds(node) {
+                let pred_unit = self.unit_of[pred as usize];
+                if pred_unit != NO_UNIT && pred_unit != unit {
+                    self.unit_succ_start[pred_unit as usize + 1] += 1;
+                }
+            }
+        }
+        for unit in 0..unit_count {
+            self.unit_succ_start[unit + 1] += self.unit_succ_start[unit];
+        }
+        self.unit_succs.clear();
+        self.unit_succs
+            .resize(self.unit_succ_start[unit_count] as usize, 0);
+        self.succ_cursor.clear();
+        self.succ_cursor
+            .extend_from_slice(&self.unit_succ_start[..unit_count]);
+        self.unit_pending.clear();
+        self.unit_pending.resize(unit_count, 0);
+        self.unit_level.clear();
+        self.unit_level.resize(unit_count, 0);
+        for node in 0..graph.nodes.len() {
+            if !alive[node] {
+                continue;
+            }
+            let unit = self.unit_of[node];
+            for &(pred, _) in deps.preds(node) {
+                let pred_unit = self.unit_of[pred as usize];
+                if pred_unit == NO_UNIT || pred_unit == unit {
+                    continue;
+                }
+                let from = pred_unit as usize;
+                let cursor = self.succ_cursor[from] as usize;
+                // Targets arrive in increasing order: a repeat is the list's last entry.
+                if cursor > self.unit_succ_start[from] as usize
+                    && self.unit_succs[cursor - 1] == unit
+                {
+                    continue;
+                }
+                self.unit_succs[cursor] = unit;
+                self.succ_cursor[from] += 1;
+                self.unit_pending[unit as usize] += 1;
+                let level = self.unit_level[from] + 1;
+                if self.unit_level[unit as usize] < level {
+                    self.unit_level[unit as usize] = level;
+                }
+            }
+        }
+        // Close the gaps that dropped repeats left.
+        let mut write = 0usize;
+        for unit in 0..unit_count {
+            let read = self.unit_succ_start[unit] as usize..self.succ_cursor[unit] as usize;
+            self.unit_succ_start[unit] = write as u32;
+            if read.start != write {
+                self.unit_succs.copy_within(read.clone(), write);
+            }
+            write += read.len();
+        }
+        self.unit_succ_start[unit_count] = write as u32;
+        self.unit_succs.truncate(write);
+        self.unit_version.clear();
+        self.unit_version.resize(unit_count, 0);
+        self.unit_done.clear();
+        self.unit_done.resize(unit_count, false);
+        self.unit_touch_mark.clear();
+        self.unit_touch_mark.resize(unit_count, NO_UNIT);
+    }
+
     #[inline(never)]
     fn build_resource_tracking(
         &mut self,
         graph: &RecordedGraph,
+        infos: &[AccessInfo],
         alive: &[bool],
         unit_count: usize,
         sizes: &[u64],
@@ -357,11 +449,12 @@ impl Scheduler {
                 continue;
             }
             let unit = self.unit_of[node];
-            for access in graph.node_accesses(crate::ids::NodeId::from_index(node)) {
-                let resource = access.resource.index();
-                if graph.resources[resource].outlives_frame() {
+            let range = &graph.nodes[node].accesses;
+            for info in &infos[range.start as usize..range.end as usize] {
+                if info.has(OUTLIVES) {
                     continue;
                 }
+                let resource = info.resource as usize;
                 if self.resource_units[resource].last() != Some(&unit) {
                     self.resource_units[resource].push(unit);
                     self.unit_resources[unit as usize].push(resource as u32);
@@ -490,6 +583,39 @@ impl Scheduler {
         }
     }
 
+    /// Memory priorities after scheduling one access of `unit` to transient `resource`: the
+    /// other units touching it no longer allocate it; its last remaining unit frees it.
+    #[inline(always)]
+    fn update_resource(&mut self, unit: u32, resource: usize, touched_units: &mut Vec<u32>) {
+        let size = self.resource_size[resource];
+        if !self.resource_touched[resource] {
+            self.resource_touched[resource] = true;
+            for &other in &self.resource_units[resource] {
+                if other != unit && !self.unit_done[other as usize] {
+                    self.unit_allocs[other as usize] =
+                        self.unit_allocs[other as usize].saturating_sub(size);
+                    if self.unit_touch_mark[other as usize] != unit {
+                        self.unit_touch_mark[other as usize] = unit;
+                        touched_units.push(other);
+                    }
+                }
+            }
+        }
+        self.resource_remaining[resource] -= 1;
+        if self.resource_remaining[resource] == 1 {
+            if let Some(&last) = self.resource_units[resource]
+                .iter()
+                .find(|&&other| !self.unit_done[other as usize])
+            {
+                self.unit_frees[last as usize] += size;
+                if self.unit_touch_mark[last as usize] != unit {
+                    self.unit_touch_mark[last as usize] = unit;
+                    touched_units.push(last);
+                }
+            }
+        }
+    }
+
     fn update_memory_after(
         &mut self,
         unit: u32,
@@ -504,34 +630,7 @@ impl Scheduler {
         let mut touched_units = std::mem::take(&mut self.touched_scratch);
         touched_units.clear();
         for &resource in &resources {
-            let resource = resource as usize;
-            let size = self.resource_size[resource];
-            if !self.resource_touched[resource] {
-                self.resource_touched[resource] = true;
-                for &other in &self.resource_units[resource] {
-                    if other != unit && !self.unit_done[other as usize] {
-                        self.unit_allocs[other as usize] =
-                            self.unit_allocs[other as usize].saturating_sub(size);
-                        if self.unit_touch_mark[other as usize] != unit {
-                            self.unit_touch_mark[other as usize] = unit;
-                            touched_units.push(other);
-                        }
-                    }
-                }
-            }
-            self.resource_remaining[resource] -= 1;
-            if self.resource_remaining[resource] == 1 {
-                if let Some(&last) = self.resource_units[resource]
-                    .iter()
-                    .find(|&&other| !self.unit_done[other as usize])
-                {
-                    self.unit_frees[last as usize] += size;
-                    if self.unit_touch_mark[last as usize] != unit {
-                        self.unit_touch_mark[last as usize] = unit;
-                        touched_units.push(last);
-                    }
-                }
-            }
+            self.update_resource(unit, resource as usize, &mut touched_units);
         }
         self.unit_resources[unit as usize] = resources;
         // Each unit once (marked with the scheduled unit); the order of re-keying does not
