@@ -112,3 +112,65 @@ fn declaring_a_node_between_frames_changes_the_serial() {
     let fourth = record(&mut builder, decls, 3, 10);
     assert_eq!(third.structure_serial(), fourth.structure_serial());
 }
+
+#[test]
+fn a_cache_hit_still_takes_clear_colours_and_viewports_from_the_arguments() {
+    let viewport = ValueType::Struct(std::sync::Arc::new(StructType::with_c_layout(
+        "RpsViewport",
+        ["x", "y", "width", "height", "minZ", "maxZ"]
+            .iter()
+            .map(|name| (name.to_string(), ValueType::Scalar(ScalarType::F32)))
+            .collect(),
+    )));
+    let mut builder = GraphBuilder::new();
+    let decl = builder.declare_node(NodeDeclDesc::new(
+        "Draw",
+        QueueClass::Graphics,
+        vec![
+            ParamDesc::new("rt", ValueType::Texture)
+                .with_access(AccessDesc::writeonly(AccessFlags::RENDER_TARGET))
+                .with_semantic(SemanticKind::Target, 0),
+            ParamDesc::new("clear", ValueType::Vector(ScalarType::F32, 4))
+                .with_semantic(SemanticKind::ClearColor, 0),
+            ParamDesc::new("viewport", viewport)
+                .with_semantic(SemanticKind::Viewport, 0),
+        ],
+    ));
+    let mut compiler = FrameCompiler::new(CompileOptions::default());
+    let mut seen = Vec::new();
+    for (frame, red, width) in [(0u64, 1.0f32, 32.0f32), (1, 0.25, 16.0), (2, 0.25, 16.0)] {
+        builder.begin_frame(frame);
+        let target = builder
+            .import_external("rt", ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 32, 32))
+            .unwrap();
+        let view = builder.default_texture_view(target).unwrap();
+        let decl_desc = builder.decl(decl).unwrap().clone();
+        let mut args = ArgsWriter::new(&decl_desc);
+        args.write_texture(0, &view);
+        for (lane, value) in [red, 0.5, 0.0, 1.0].into_iter().enumerate() {
+            args.write_f32(1, lane as u32 * 4, value);
+        }
+        for (field, value) in [0.0, 0.0, width, 32.0, 0.0, 1.0].into_iter().enumerate() {
+            args.write_f32(2, field as u32 * 4, value);
+        }
+        builder
+            .call_node(decl, args.bytes(), CallFlags::default(), 1)
+            .unwrap();
+        let graph = builder.finish().unwrap().clone();
+        let compiled = compiler.compile(&graph).unwrap();
+        let pass = &compiled.render_passes[0];
+        seen.push((
+            compiled.cache_hit,
+            pass.colors[0].clear_color,
+            pass.viewports[0].width,
+        ));
+    }
+    assert_eq!(
+        seen,
+        vec![
+            (false, [1.0, 0.5, 0.0, 1.0], 32.0),
+            (true, [0.25, 0.5, 0.0, 1.0], 16.0),
+            (true, [0.25, 0.5, 0.0, 1.0], 16.0),
+        ]
+    );
+}

@@ -1,6 +1,7 @@
 //! The compiled-frame cache: a frame whose recorded structure (declarations, node calls with
 //! their accesses, resource descriptions and history, explicit dependencies, subgraphs and
-//! barriers; not argument values) equals the previous frame's reuses the previous compilation.
+//! barriers; not argument values) equals the previous frame's reuses the previous compilation
+//! (render passes whose clear values, viewports or scissors come from arguments are rebuilt).
 //! Graphs from [`crate::GraphBuilder`] carry a structure serial: the builder compares every record
 //! with the previous frame's while recording, so a hit here is one serial comparison plus a check
 //! of the record counts. Graphs without a serial (edited by hand, see

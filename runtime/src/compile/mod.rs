@@ -248,7 +248,17 @@ impl FrameCompiler {
     pub fn compile(&mut self, graph: &RecordedGraph) -> Result<&CompiledFrame, CompileError> {
         if self.options.cache {
             if self.cached && self.key.matches(graph) {
-                self.frame.cache_hit = true;
+                let frame = &mut self.frame;
+                if let Err(error) = render_pass::refresh_argument_values(
+                    graph,
+                    &frame.access_discard,
+                    &mut self.pass_scratch,
+                    &mut frame.render_passes,
+                ) {
+                    self.cached = false;
+                    return Err(error);
+                }
+                frame.cache_hit = true;
                 return Ok(&self.frame);
             }
             self.key.store(graph);

@@ -194,6 +194,8 @@ struct DeclKind {
     attachments: bool,
     /// It has `SV_Viewport` or `SV_ScissorRect` parameters.
     viewports: bool,
+    /// Its passes take values from arguments (clear values, viewports, scissors).
+    argument_values: bool,
 }
 
 /// Reusable scratch of render-pass building (kept by the compiler between frames).
@@ -240,9 +242,22 @@ pub fn build_render_passes(
                 Some((SemanticKind::Viewport | SemanticKind::ScissorRect, _))
             )
         });
+        let argument_values = viewports
+            || decl.params.iter().any(|param| {
+                matches!(
+                    param.semantic,
+                    Some((
+                        SemanticKind::ClearColor
+                            | SemanticKind::ClearDepth
+                            | SemanticKind::ClearStencil,
+                        _
+                    ))
+                )
+            });
         DeclKind {
             attachments,
             viewports,
+            argument_values,
         }
     }));
     let mut count = 0;
@@ -262,6 +277,25 @@ pub fn build_render_passes(
     })();
     passes.truncate(count);
     result
+}
+
+/// After a cache hit (the structure of the last built frame, argument values possibly not):
+/// rebuilds the passes whose nodes take clear values, viewports or scissors as arguments, so
+/// a frame that only changes a clear colour or a viewport still gets it. Passes of other
+/// nodes depend on the structure alone and stay as they are.
+pub fn refresh_argument_values(
+    graph: &RecordedGraph,
+    discard: &[DiscardFlags],
+    scratch: &mut RenderPassScratch,
+    passes: &mut [RenderPass],
+) -> Result<(), CompileError> {
+    for pass in passes {
+        let decl = graph.nodes[pass.node.index()].decl.index();
+        if scratch.decl_kinds[decl].argument_values {
+            build_render_pass(graph, pass.node, discard, scratch, pass)?;
+        }
+    }
+    Ok(())
 }
 
 /// Builds and validates the render pass of a node into `pass`; `false` for nodes without
