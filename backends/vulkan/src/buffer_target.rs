@@ -3,11 +3,13 @@
 //! the view's format instead; a loading pass first copies the buffer's texels into it, and after
 //! the pass its texels are copied back into the buffer (rows tightly packed from the view's
 //! offset). The extra barriers chain to the compiler's through the colour-attachment stage.
+//! A frame slot keeps its scratch images (and their views) for its next frame, which reuses
+//! those of the same size and format.
 
-use crate::context::vk_error;
 use crate::format::vk_format;
 use crate::record::{access_region, FrameRecorder};
 use crate::resources::{create_unbound, GpuResource};
+use crate::view_cache::{ObjectId, ViewCache, ViewKey};
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
 use rpsl_runtime::{
@@ -31,14 +33,34 @@ pub struct BufferTarget {
     pub load: bool,
 }
 
-/// Creates (with their own memory) the scratch images of every buffer colour attachment of the
-/// frame. The resources go to the frame's slot and are freed when it is retired.
+/// Finds or creates (with their own memory) the scratch images of every buffer colour
+/// attachment of the frame. `kept` holds the slot's scratch images of its previous frame (the
+/// slot is not in flight): those of the same description are reused, the rest are destroyed,
+/// and on return `kept` holds this frame's.
 pub(crate) fn create_buffer_targets(
+    context: &crate::context::Context,
+    allocator: &mut Allocator,
+    views: &mut ViewCache,
+    graph: &RecordedGraph,
+    frame: &CompiledFrame,
+    kept: &mut Vec<GpuResource>,
+) -> Result<Vec<BufferTarget>, BackendError> {
+    let mut previous = std::mem::take(kept);
+    let result = find_or_create(context, allocator, graph, frame, &mut previous, kept);
+    for resource in previous {
+        views.forget(context, &resource);
+        resource.destroy(context, allocator);
+    }
+    result
+}
+
+fn find_or_create(
     context: &crate::context::Context,
     allocator: &mut Allocator,
     graph: &RecordedGraph,
     frame: &CompiledFrame,
-    scratch: &mut Vec<GpuResource>,
+    previous: &mut Vec<GpuResource>,
+    kept: &mut Vec<GpuResource>,
 ) -> Result<Vec<BufferTarget>, BackendError> {
     let mut targets = Vec::new();
     for pass in &frame.render_passes {
@@ -56,15 +78,21 @@ pub(crate) fn create_buffer_targets(
                 ))
             })?;
             let desc = ResourceDesc::tex2d(access.view_format, pass.width, pass.height);
-            let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
-                | vk::ImageUsageFlags::TRANSFER_SRC
-                | vk::ImageUsageFlags::TRANSFER_DST;
-            let label = format!("buffer target of `{name}`");
-            let mut resource = create_unbound(context, &desc, usage, &label)?;
-            if let Err(error) = resource.allocate_own(context, allocator, &label) {
-                resource.destroy(context, allocator);
-                return Err(error);
-            }
+            let resource = match previous.iter().position(|r| r.desc == desc) {
+                Some(index) => previous.swap_remove(index),
+                None => {
+                    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
+                        | vk::ImageUsageFlags::TRANSFER_SRC
+                        | vk::ImageUsageFlags::TRANSFER_DST;
+                    let label = format!("buffer target of `{name}`");
+                    let mut resource = create_unbound(context, &desc, usage, &label)?;
+                    if let Err(error) = resource.allocate_own(context, allocator, &label) {
+                        resource.destroy(context, allocator);
+                        return Err(error);
+                    }
+                    resource
+                }
+            };
             targets.push(BufferTarget {
                 access: color.access,
                 image: resource.image,
@@ -73,7 +101,7 @@ pub(crate) fn create_buffer_targets(
                 height: pass.height,
                 load: color.load == LoadOp::Load,
             });
-            scratch.push(resource);
+            kept.push(resource);
         }
     }
     Ok(targets)
@@ -98,22 +126,19 @@ impl FrameRecorder<'_> {
             .copied()
     }
 
-    /// A 2-D view of a scratch image (kept until the frame completes).
+    /// A 2-D view of a scratch image (kept as long as the image) and its identity.
     pub fn buffer_target_view(
         &mut self,
         target: &BufferTarget,
-    ) -> Result<vk::ImageView, BackendError> {
-        let info = vk::ImageViewCreateInfo::default()
-            .image(target.image)
-            .view_type(vk::ImageViewType::TYPE_2D)
-            .format(target.format)
-            .subresource_range(whole_color());
-        // SAFETY: valid create info for a live image.
-        let view = unsafe { self.context.device.create_image_view(&info, None) }
-            .map_err(|r| vk_error("vkCreateImageView", r))?;
-        self.context.name(view, "buffer target view");
-        self.views.push(view);
-        Ok(view)
+    ) -> Result<(vk::ImageView, ObjectId), BackendError> {
+        let key = ViewKey::new(
+            target.image,
+            vk::ImageViewType::TYPE_2D,
+            target.format,
+            &whole_color(),
+        );
+        self.view_cache
+            .view(self.context, key, || "buffer target view".to_string())
     }
 
     fn copy_region(

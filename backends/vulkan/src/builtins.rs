@@ -1,6 +1,7 @@
 //! Recording of rpsl.h's built-in nodes: clears (colour and depth/stencil through dynamic
 //! rendering, storage textures and buffers through transfer clears), texture and buffer copies
-//! (whole and regions), texture/buffer copies, and the average MSAA resolve.
+//! (whole and regions), texture/buffer copies, and resolves (the average colour resolve here;
+//! min/max colour resolves in `minmax.rs`, depth/stencil resolves in `depth_resolve.rs`).
 
 use crate::record::{access_region, DepthTarget, FrameRecorder};
 use ash::vk;
@@ -58,6 +59,38 @@ pub(crate) fn resolve_mode(graph: &rpsl_runtime::RecordedGraph, node: NodeId) ->
         offsets: decl.params.iter().map(|p| p.offset).collect(),
     };
     Some(args.u32(5, 0))
+}
+
+/// Whether a node may need the resolve shaders ([`crate::minmax::MinMaxResolve`]): min/max
+/// colour resolves, and every depth/stencil resolve (the shader is their fallback where the
+/// device's render-pass resolve cannot do the mode, the offsets or the aspect; which applies is
+/// decided while recording).
+pub(crate) fn needs_resolve_shaders(graph: &rpsl_runtime::RecordedGraph, node: NodeId) -> bool {
+    match resolve_mode(graph, node) {
+        Some(1 | 2) => true,
+        Some(0) => graph.node_accesses(node).iter().any(|access| {
+            graph
+                .resources
+                .get(access.resource.index())
+                .is_some_and(|record| record.desc.format.is_depth_stencil())
+        }),
+        _ => false,
+    }
+}
+
+/// Bytes per texel of `aspect` of `format` in buffer copies (Vulkan packs the depth aspect of
+/// D24S8 in 4 bytes and the stencil aspect in 1).
+fn aspect_texel_bytes(format: rpsl_runtime::Format, aspect: vk::ImageAspectFlags) -> u32 {
+    if !format.is_depth_stencil() || aspect == vk::ImageAspectFlags::COLOR {
+        return format.bytes_per_element().max(1);
+    }
+    if aspect == vk::ImageAspectFlags::STENCIL {
+        1
+    } else if format.bytes_per_element() == 2 {
+        2
+    } else {
+        4
+    }
 }
 
 fn unsupported(node: NodeId, name: &str, what: &str) -> BackendError {
@@ -471,7 +504,8 @@ impl FrameRecorder<'_> {
                 } else {
                     (args.u64(3), args.u32(4, 0), 5, 6, 1)
                 };
-                let texel = texture.desc.format.bytes_per_element().max(1);
+                let texel =
+                    aspect_texel_bytes(texture.desc.format, texture_region.range.aspect_mask);
                 let image_height = args.u32(size, 1);
                 let at = args.offset3(buffer_at);
                 let buffer_offset = buffer_region.offset
@@ -550,14 +584,32 @@ impl FrameRecorder<'_> {
                 if extent.width == 0 || extent.height == 0 {
                     return Ok(());
                 }
+                if first_handle.desc.format.is_depth_stencil()
+                    || src_handle.desc.format.is_depth_stencil()
+                {
+                    let job = crate::depth_resolve::DepthResolveJob {
+                        node,
+                        src: src_handle,
+                        src_range: src_region.range,
+                        dst: first_handle,
+                        dst_range: first_region.range,
+                        src_offset: vk::Offset2D {
+                            x: src_at.x,
+                            y: src_at.y,
+                        },
+                        dst_offset: vk::Offset2D {
+                            x: dst_at.x,
+                            y: dst_at.y,
+                        },
+                        extent: vk::Extent2D {
+                            width: extent.width,
+                            height: extent.height,
+                        },
+                        mode,
+                    };
+                    return self.record_depth_resolve(&job);
+                }
                 if mode != 0 {
-                    if first_handle.desc.format.is_depth_stencil() {
-                        return Err(unsupported(
-                            node,
-                            name,
-                            "min/max resolve of depth/stencil formats is not supported yet",
-                        ));
-                    }
                     let Some(pass) = self.minmax else {
                         return Err(unsupported(node, name, "min/max resolve pipeline missing"));
                     };

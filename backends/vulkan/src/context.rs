@@ -80,6 +80,18 @@ pub struct EnabledFeatures {
     pub push_descriptor: bool,
     /// Storage image writes without a format in the shader (min/max resolve).
     pub storage_write_without_format: bool,
+    /// Depth resolve modes of render-pass resolves
+    /// (`VkPhysicalDeviceDepthStencilResolveProperties::supportedDepthResolveModes`; the spec
+    /// guarantees `SAMPLE_ZERO`).
+    pub depth_resolve_modes: vk::ResolveModeFlags,
+    /// Stencil resolve modes of render-pass resolves (`SAMPLE_ZERO` guaranteed, never `AVERAGE`).
+    pub stencil_resolve_modes: vk::ResolveModeFlags,
+    /// Depth and stencil may be resolved with different modes in one render pass.
+    pub independent_resolve: bool,
+    /// Depth and stencil may differ in one render pass when one of them is not resolved.
+    pub independent_resolve_none: bool,
+    /// VK_EXT_shader_stencil_export (the shader depth/stencil resolve writes stencil with it).
+    pub shader_stencil_export: bool,
 }
 
 /// Queue family indices the device was created with.
@@ -416,6 +428,24 @@ fn pick_device(
         })
 }
 
+/// The render-pass depth/stencil resolve support of a device (core in Vulkan 1.2): supported
+/// depth modes, stencil modes, `independentResolve`, `independentResolveNone`.
+fn depth_stencil_resolve_properties(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+) -> (vk::ResolveModeFlags, vk::ResolveModeFlags, bool, bool) {
+    let mut resolve = vk::PhysicalDeviceDepthStencilResolveProperties::default();
+    let mut query = vk::PhysicalDeviceProperties2::default().push_next(&mut resolve);
+    // SAFETY: the chain refers to a live local; `physical` came from this instance.
+    unsafe { instance.get_physical_device_properties2(physical, &mut query) };
+    (
+        resolve.supported_depth_resolve_modes,
+        resolve.supported_stencil_resolve_modes,
+        resolve.independent_resolve == vk::TRUE,
+        resolve.independent_resolve_none == vk::TRUE,
+    )
+}
+
 fn create_device(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
@@ -426,6 +456,8 @@ fn create_device(
         .map_err(|r| vk_error("vkEnumerateDeviceExtensionProperties", r))?;
     let robustness2 = has_extension(&extensions, ash::ext::robustness2::NAME);
     let push_descriptor = has_extension(&extensions, ash::khr::push_descriptor::NAME);
+    let stencil_export = has_extension(&extensions, ash::ext::shader_stencil_export::NAME);
+    let resolve = depth_stencil_resolve_properties(instance, physical);
     // SAFETY: as above.
     let have10 = unsafe { instance.get_physical_device_features(physical) };
     let mut have12 = vk::PhysicalDeviceVulkan12Features::default();
@@ -459,6 +491,11 @@ fn create_device(
         host_query_reset: have12.host_query_reset == vk::TRUE,
         push_descriptor,
         storage_write_without_format: have10.shader_storage_image_write_without_format == vk::TRUE,
+        depth_resolve_modes: resolve.0,
+        stencil_resolve_modes: resolve.1,
+        independent_resolve: resolve.2,
+        independent_resolve_none: resolve.3,
+        shader_stencil_export: stencil_export,
     };
     if !features.timeline_semaphore {
         return Err(BackendError::MissingFeature(
@@ -481,6 +518,9 @@ fn create_device(
     }
     if push_descriptor {
         device_extensions.push(ash::khr::push_descriptor::NAME.as_ptr());
+    }
+    if stencil_export {
+        device_extensions.push(ash::ext::shader_stencil_export::NAME.as_ptr());
     }
     let enable10 = vk::PhysicalDeviceFeatures::default()
         .shader_storage_image_write_without_format(features.storage_write_without_format);

@@ -10,6 +10,7 @@
 mod buffer_target;
 mod builtins;
 mod context;
+mod depth_resolve;
 mod format;
 mod minmax;
 mod node;
@@ -21,12 +22,14 @@ pub mod shader_node;
 mod slots;
 mod submit;
 mod timing;
+mod view_cache;
 
 pub use context::{EnabledFeatures, QueueFamilies};
 pub use format::vk_format;
 pub use node::{BoundView, NodeCallback, NodeContext};
 pub use readback::{read_png, write_png};
 pub use timing::{FrameTimings, NodeTiming};
+pub use view_cache::{ObjectCounter, ObjectCounts, ObjectId};
 
 use ash::vk;
 use context::{vk_error, Context};
@@ -117,6 +120,7 @@ pub struct VulkanBackend {
     nodes: HashMap<String, Box<NodeCallback>>,
     stats: FrameStats,
     frames: u64,
+    view_cache: view_cache::ViewCache,
     context: Context,
 }
 
@@ -222,6 +226,7 @@ impl VulkanBackend {
             nodes: HashMap::new(),
             stats: FrameStats::default(),
             frames: 0,
+            view_cache: view_cache::ViewCache::default(),
             context,
         };
         backend.check_messages()?;
@@ -246,6 +251,12 @@ impl VulkanBackend {
     /// Figures of the last frame.
     pub fn stats(&self) -> FrameStats {
         self.stats
+    }
+
+    /// Totals of Vulkan objects made for frames so far (image views, descriptor sets,
+    /// pipelines): compare snapshots to see what frames made.
+    pub fn object_counts(&self) -> ObjectCounts {
+        self.view_cache.counter.get()
     }
 
     /// Timings of the frames completed since the last call, oldest first (empty unless
@@ -298,6 +309,7 @@ impl VulkanBackend {
             self.wait_idle()?;
             if let Some(old) = self.externals.remove(name) {
                 let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+                self.view_cache.forget(&self.context, &old.resource);
                 old.resource.destroy(&self.context, allocator);
             }
         }
@@ -510,6 +522,7 @@ impl VulkanBackend {
                         self.retire_all()?;
                     }
                     if let Some(old) = self.persistent.remove(&slot) {
+                        self.view_cache.forget(&self.context, &old);
                         old.destroy(
                             &self.context,
                             self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
@@ -560,7 +573,7 @@ impl VulkanBackend {
             self.stats.reused_transients = true;
         } else {
             let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
-            self.slots[slot_index].release(&self.context, allocator);
+            self.slots[slot_index].release(&self.context, allocator, &mut self.view_cache);
             self.stats.reused_transients = false;
             let mut planned = Vec::new();
             for &(index, desc, usage, placement) in &key {
@@ -659,7 +672,7 @@ impl VulkanBackend {
             )?;
         }
         let needs_minmax = frame.order.iter().any(|&node| {
-            builtins::resolve_mode(graph, node).is_some_and(|mode| mode == 1 || mode == 2)
+            builtins::needs_resolve_shaders(graph, node)
         });
         if needs_minmax && self.minmax.is_none() {
             self.minmax = Some(minmax::MinMaxResolve::new(&self.context)?);
@@ -669,9 +682,10 @@ impl VulkanBackend {
         let buffer_targets = buffer_target::create_buffer_targets(
             &self.context,
             allocator,
+            &mut self.view_cache,
             graph,
             frame,
-            &mut slot.scratch,
+            &mut slot.buffer_targets,
         )?;
         let region_clears = region_clear::create_region_clear_scratch(
             &self.context,
@@ -688,6 +702,7 @@ impl VulkanBackend {
             frame,
             handles,
             views: Vec::new(),
+            view_cache: &mut self.view_cache,
             minmax: self.minmax.as_ref(),
             buffer_targets: &buffer_targets,
             region_clears: &region_clears,
@@ -755,8 +770,9 @@ impl Drop for VulkanBackend {
             pass.destroy(&self.context);
         }
         if let Some(mut allocator) = self.allocator.take() {
+            self.view_cache.destroy_all(&self.context);
             for mut slot in std::mem::take(&mut self.slots) {
-                slot.release(&self.context, &mut allocator);
+                slot.release(&self.context, &mut allocator, &mut self.view_cache);
                 slot.destroy(&self.context);
             }
             for (_, external) in self.externals.drain() {

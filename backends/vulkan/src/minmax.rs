@@ -5,6 +5,10 @@
 //! descriptors are pushed (VK_KHR_push_descriptor). Around the dispatch the two images move from
 //! the compiler's transfer layouts to shader layouts and back, chained to the compiler's
 //! barriers through the transfer stages.
+//!
+//! The pass also owns the fragment-shader depth/stencil resolve
+//! ([`crate::depth_resolve::ShaderDepthResolve`]), the fallback for min/max depth resolves the
+//! device's render-pass resolve lacks.
 
 use crate::context::{vk_error, Context};
 use crate::record::FrameRecorder;
@@ -60,6 +64,7 @@ pub(crate) struct MinMaxResolve {
     layout: vk::PipelineLayout,
     pipelines: [vk::Pipeline; 3],
     push: ash::khr::push_descriptor::Device,
+    depth: Option<crate::depth_resolve::ShaderDepthResolve>,
 }
 
 /// What one min/max resolve does.
@@ -78,8 +83,27 @@ pub(crate) struct MinMaxJob {
 }
 
 impl MinMaxResolve {
-    /// Compiles the shader and creates the pipeline.
+    /// Compiles the shaders and creates the pipelines (colour compute and depth/stencil
+    /// graphics).
     pub fn new(context: &Context) -> Result<MinMaxResolve, BackendError> {
+        let mut pass = MinMaxResolve::new_colour(context)?;
+        match crate::depth_resolve::ShaderDepthResolve::new(context) {
+            Ok(depth) => pass.depth = Some(depth),
+            Err(error) => {
+                pass.destroy(context);
+                return Err(error);
+            }
+        }
+        Ok(pass)
+    }
+
+    /// The fragment-shader depth/stencil resolve.
+    pub fn depth_shaders(&self) -> Option<&crate::depth_resolve::ShaderDepthResolve> {
+        self.depth.as_ref()
+    }
+
+    /// The colour compute pipelines.
+    fn new_colour(context: &Context) -> Result<MinMaxResolve, BackendError> {
         if !context.features.push_descriptor || !context.features.storage_write_without_format {
             return Err(BackendError::MissingFeature(
                 "min/max resolve needs VK_KHR_push_descriptor and shaderStorageImageWriteWithoutFormat"
@@ -183,12 +207,16 @@ impl MinMaxResolve {
                 layout,
                 pipelines,
                 push: ash::khr::push_descriptor::Device::new(&context.instance, device),
+                depth: None,
             })
         }
     }
 
     /// Destroys the pipeline objects (the device must be idle).
     pub fn destroy(&self, context: &Context) {
+        if let Some(depth) = &self.depth {
+            depth.destroy(context);
+        }
         // SAFETY: no submitted work uses them any more.
         unsafe {
             for &pipeline in &self.pipelines {
@@ -214,19 +242,19 @@ impl MinMaxResolve {
                     format: vk::Format,
                     range: vk::ImageSubresourceRange|
          -> Result<vk::ImageView, BackendError> {
-            let info = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(vk::ImageViewType::TYPE_2D_ARRAY)
-                .format(format)
-                .subresource_range(vk::ImageSubresourceRange {
-                    level_count: 1,
-                    ..range
-                });
-            // SAFETY: valid create info for a live image.
-            let view = unsafe { device.create_image_view(&info, None) }
-                .map_err(|r| vk_error("vkCreateImageView", r))?;
-            recorder.context.name(view, "min/max resolve view");
-            recorder.views.push(view);
+            let range = vk::ImageSubresourceRange {
+                level_count: 1,
+                ..range
+            };
+            let key = crate::view_cache::ViewKey::new(
+                image,
+                vk::ImageViewType::TYPE_2D_ARRAY,
+                format,
+                &range,
+            );
+            let (view, _) = recorder
+                .view_cache
+                .view(recorder.context, key, || "min/max resolve view".to_string())?;
             Ok(view)
         };
         let src_view = view(recorder, job.src_image, job.src_format, job.src_range)?;

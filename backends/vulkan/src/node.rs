@@ -1,8 +1,11 @@
 //! The Rust callback API of node implementations: a [`NodeContext`] with the command buffer,
-//! the node's resolved views and buffers, its argument bytes and its render pass.
+//! the node's resolved views and buffers (with identities that stay the same across frames
+//! while the objects live), its argument bytes and its render pass.
 
 use ash::vk;
 use rpsl_runtime::{NodeId, RecordedGraph, RenderPass};
+
+use crate::view_cache::{ObjectCounter, ObjectCounts, ObjectId};
 
 /// One view argument of a node, resolved to Vulkan objects.
 #[derive(Copy, Clone, Debug)]
@@ -23,6 +26,10 @@ pub struct BoundView {
     pub offset: u64,
     /// Byte size of a buffer view.
     pub size: u64,
+    /// The identity of `image_view` (textures) or `buffer` (buffers): the same in every frame
+    /// while the object lives, never reused after it is destroyed. Caches of objects made from
+    /// views (descriptor sets) key on it rather than on Vulkan handles, which may be reused.
+    pub id: ObjectId,
 }
 
 /// What a node implementation gets while its commands are recorded.
@@ -41,6 +48,8 @@ pub struct NodeContext<'a> {
     pub views: &'a [BoundView],
     /// The render pass the node runs in, if any.
     pub render_pass: Option<&'a RenderPass>,
+    /// The backend's object counts, which implementations add what they make to.
+    pub counter: &'a ObjectCounter,
 }
 
 impl NodeContext<'_> {
@@ -48,13 +57,20 @@ impl NodeContext<'_> {
     pub fn param_views(&self, param: u16) -> impl Iterator<Item = &BoundView> {
         self.views.iter().filter(move |view| view.param == param)
     }
+
+    /// Adds to the backend's object counts ([`crate::VulkanBackend::object_counts`]).
+    pub fn count(&self, change: impl FnOnce(&mut ObjectCounts)) {
+        let mut counts = self.counter.get();
+        change(&mut counts);
+        self.counter.set(counts);
+    }
 }
 
 /// A node implementation; an `Err` message fails the frame with [`rpsl_runtime::BackendError::Node`].
 pub type NodeCallback = dyn FnMut(&mut NodeContext<'_>) -> Result<(), String>;
 
-/// Resolves the view arguments of a node to Vulkan objects (image views are created for the
-/// frame and freed when it completes).
+/// Resolves the view arguments of a node to Vulkan objects (image views come from the
+/// backend's view cache and live as long as their images).
 pub(crate) fn bind_node_views(
     recorder: &mut crate::record::FrameRecorder<'_>,
     node: NodeId,
@@ -65,10 +81,13 @@ pub(crate) fn bind_node_views(
     for (offset, access) in graph.node_accesses(node).iter().enumerate() {
         let handle = recorder.handle(access.resource)?;
         let region = crate::record::access_region(access, &handle.desc);
-        let image_view = if handle.image != vk::Image::null() {
-            recorder.view_of(start + offset as u32, false)?
+        let (image_view, id) = if handle.image != vk::Image::null() {
+            recorder.view_with_id(start + offset as u32, false)?
         } else {
-            vk::ImageView::null()
+            (
+                vk::ImageView::null(),
+                recorder.view_cache.buffer_id(handle.buffer),
+            )
         };
         views.push(BoundView {
             param: access.param,
@@ -79,6 +98,7 @@ pub(crate) fn bind_node_views(
             buffer: handle.buffer,
             offset: region.offset,
             size: region.size,
+            id,
         });
     }
     Ok(views)

@@ -1,9 +1,11 @@
 //! Command recording of one compiled frame: the compiler's barrier batches as
 //! `vkCmdPipelineBarrier2`, render passes with dynamic rendering (load/store/clear, viewports and
-//! scissors), per-node debug labels and image views.
+//! scissors), per-node debug labels and image views (kept across frames by the backend's
+//! [`ViewCache`]).
 
-use crate::context::{vk_error, Context};
+use crate::context::Context;
 use crate::format::{plane_aspect, vk_format};
+use crate::view_cache::{ObjectId, ViewCache, ViewKey};
 use ash::vk;
 use rpsl_runtime::{
     AccessRecord, BackendError, Barrier, CompiledFrame, Format, LoadOp, RecordedGraph, RenderPass,
@@ -36,8 +38,11 @@ pub struct FrameRecorder<'a> {
     pub frame: &'a CompiledFrame,
     /// Resources by id (`None`: not realised, unused this frame).
     pub handles: &'a [Option<ResourceHandle>],
-    /// Image views created this frame (destroyed after the frame completes).
+    /// Image views created for this frame only (destroyed after the frame completes); the
+    /// backend's own views live in `view_cache`.
     pub views: Vec<vk::ImageView>,
+    /// Views kept as long as their images, object identities and object counts.
+    pub view_cache: &'a mut ViewCache,
     /// The min/max resolve pass, when the frame has such resolves.
     pub minmax: Option<&'a crate::minmax::MinMaxResolve>,
     /// Scratch images standing in for buffer colour attachments.
@@ -217,16 +222,31 @@ impl<'a> FrameRecorder<'a> {
         }
     }
 
-    /// An image view of an access (kept until the frame completes).
+    /// An image view of an access (kept as long as its image).
     pub fn view_of(
         &mut self,
         access_index: u32,
         whole_aspect: bool,
     ) -> Result<vk::ImageView, BackendError> {
+        self.view_with_id(access_index, whole_aspect)
+            .map(|(view, _)| view)
+    }
+
+    /// An image view of an access (kept as long as its image) and its identity.
+    pub fn view_with_id(
+        &mut self,
+        access_index: u32,
+        whole_aspect: bool,
+    ) -> Result<(vk::ImageView, ObjectId), BackendError> {
         if let Some(target) = self.buffer_target(access_index) {
             return self.buffer_target_view(&target);
         }
-        let access = self.graph.accesses[access_index as usize];
+        let access = self
+            .graph
+            .accesses
+            .get(access_index as usize)
+            .copied()
+            .ok_or_else(|| BackendError::Api(format!("access {access_index} out of range")))?;
         let handle = self.handle(access.resource)?;
         if handle.image == vk::Image::null() {
             let name = &self.graph.decl_of(access.node).name;
@@ -252,22 +272,42 @@ impl<'a> FrameRecorder<'a> {
             _ if region.layer_count > 1 => vk::ImageViewType::TYPE_2D_ARRAY,
             _ => vk::ImageViewType::TYPE_2D,
         };
-        let info = vk::ImageViewCreateInfo::default()
-            .image(handle.image)
-            .view_type(view_type)
-            .format(format)
-            .subresource_range(region);
-        // SAFETY: valid create info for a live image.
-        let view = unsafe { self.device().create_image_view(&info, None) }
-            .map_err(|r| vk_error("vkCreateImageView", r))?;
-        let name = self.graph.resources[access.resource.index()]
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("r{}", access.resource.0));
-        self.context
-            .name(view, &format!("{name} view (node {})", access.node.0));
-        self.views.push(view);
-        Ok(view)
+        let graph = self.graph;
+        let key = ViewKey::new(handle.image, view_type, format, &region);
+        self.view_cache.view(self.context, key, || {
+            let name = graph.resources[access.resource.index()]
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("r{}", access.resource.0));
+            format!(
+                "{name} view ({view_type:?} mips {}+{} layers {}+{})",
+                region.base_mip_level,
+                region.level_count,
+                region.base_array_layer,
+                region.layer_count
+            )
+        })
+    }
+
+    /// A view of `image` kept until the image is destroyed (the hook for passes that make their
+    /// own views, such as the min/max resolve: the image must be one the backend destroys
+    /// through [`ViewCache::forget`]).
+    #[allow(
+        dead_code,
+        reason = "the hook for minmax.rs and depth_resolve.rs (vkdepth) to call for their views"
+    )]
+    pub fn cached_view(
+        &mut self,
+        image: vk::Image,
+        view_type: vk::ImageViewType,
+        format: vk::Format,
+        range: vk::ImageSubresourceRange,
+        label: &str,
+    ) -> Result<vk::ImageView, BackendError> {
+        let key = ViewKey::new(image, view_type, format, &range);
+        self.view_cache
+            .view(self.context, key, || label.to_string())
+            .map(|(view, _)| view)
     }
 
     /// Begins dynamic rendering: colour attachments `(access, load, store, clear)`, an optional

@@ -78,11 +78,31 @@ pub fn image_usage(flags: AccessFlags, writes: bool) -> vk::ImageUsageFlags {
 
 /// Usage flags of every resource of the graph: the union over its accesses (images), or every
 /// buffer usage (buffers have no format restrictions).
+///
+/// Resolves of depth/stencil formats are render-pass resolves (the source and the destination
+/// are attachments) or, where the device's resolve modes fall short, a fragment shader that
+/// samples the source and writes the destination as an attachment: neither uses storage images,
+/// which depth formats do not support.
 pub fn usage_per_resource(graph: &RecordedGraph) -> Vec<vk::ImageUsageFlags> {
     let mut usage = vec![vk::ImageUsageFlags::empty(); graph.resources.len()];
     for access in &graph.accesses {
-        usage[access.resource.index()] |=
-            image_usage(access.access.flags, access.access.mode.writes());
+        let flags = access.access.flags;
+        let writes = access.access.mode.writes();
+        let depth_format = graph
+            .resources
+            .get(access.resource.index())
+            .is_some_and(|record| record.desc.format.is_depth_stencil());
+        usage[access.resource.index()] |= if depth_format && flags.contains(AccessFlags::RESOLVE) {
+            let others = image_usage(AccessFlags(flags.0 & !AccessFlags::RESOLVE.0), writes);
+            let resolve = if writes {
+                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+            } else {
+                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED
+            };
+            others | resolve
+        } else {
+            image_usage(flags, writes)
+        };
     }
     usage
 }

@@ -1,13 +1,15 @@
 //! Frames in flight: each slot owns command buffers (per queue family, as many as its frames'
 //! segments need), a fence, a timestamp query pool and the per-frame objects
-//! (transient images and buffers, their heap, image views) that must outlive the frame's work.
-//! A slot is retired (waited for, with a timeout, and its views freed) before it is reused; its
-//! transient resources and heap stay cached for the next frame in the slot with the same
-//! transients (same descriptions, usage and placements), else they are freed.
+//! (transient images and buffers, their heap, scratch images, per-frame image views) that must
+//! outlive the frame's work. A slot is retired (waited for, with a timeout, and its per-frame
+//! views freed) before it is reused; its transient resources and heap stay cached for the next
+//! frame in the slot with the same transients (same descriptions, usage and placements), else
+//! they are freed, and with them their views in the backend's [`ViewCache`].
 
 use crate::context::{vk_error, Context};
 use crate::resources::{GpuResource, TransientHeap};
 use crate::timing::PendingTimings;
+use crate::view_cache::ViewCache;
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
 use rpsl_runtime::{BackendError, ResourceDesc};
@@ -50,8 +52,10 @@ pub(crate) struct FrameSlot {
     pub query_capacity: u32,
     /// What the queries of the frame in flight mean.
     pub timings: Option<PendingTimings>,
-    /// Per-frame scratch resources (buffer render targets), freed when the slot is reused.
+    /// Per-frame scratch resources (region clears), freed when the slot is reused.
     pub scratch: Vec<GpuResource>,
+    /// Scratch images of buffer render targets, kept for the slot's next frame.
+    pub buffer_targets: Vec<GpuResource>,
     pub in_flight: bool,
     pub transients: Vec<(usize, GpuResource)>,
     pub key: TransientKey,
@@ -75,6 +79,7 @@ impl FrameSlot {
             query_capacity: 0,
             timings: None,
             scratch: Vec::new(),
+            buffer_targets: Vec::new(),
             in_flight: false,
             transients: Vec::new(),
             key: Vec::new(),
@@ -120,8 +125,8 @@ impl FrameSlot {
         self.used.iter_mut().for_each(|used| *used = false);
     }
 
-    /// Waits for the slot's frame (if submitted) and frees its image views; transients stay
-    /// cached. On a timeout everything is kept (the GPU may still use it).
+    /// Waits for the slot's frame (if submitted) and frees its per-frame image views;
+    /// transients stay cached. On a timeout everything is kept (the GPU may still use it).
     pub fn retire(&mut self, context: &Context, timeout: Duration) -> Result<(), BackendError> {
         if self.in_flight {
             wait_fence(context, self.fence, timeout)?;
@@ -134,15 +139,26 @@ impl FrameSlot {
         Ok(())
     }
 
-    /// Frees the per-frame objects; the slot must not be in flight.
-    pub fn release(&mut self, context: &Context, allocator: &mut Allocator) {
+    /// Frees the per-frame objects, the transients and scratch images (with their views in
+    /// `view_cache`); the slot must not be in flight.
+    pub fn release(
+        &mut self,
+        context: &Context,
+        allocator: &mut Allocator,
+        view_cache: &mut ViewCache,
+    ) {
         for view in self.views.drain(..) {
             // SAFETY: no submitted work uses the view any more.
             unsafe { context.device.destroy_image_view(view, None) };
         }
         self.key.clear();
         self.free_scratch(context, allocator);
+        for resource in self.buffer_targets.drain(..) {
+            view_cache.forget(context, &resource);
+            resource.destroy(context, allocator);
+        }
         for (_, resource) in self.transients.drain(..) {
+            view_cache.forget(context, &resource);
             resource.destroy(context, allocator);
         }
         if let Some(heap) = self.heap.take() {

@@ -416,6 +416,7 @@ fn record_node(
             args: graph.node_args(node),
             views: &views,
             render_pass: pass,
+            counter: &recorder.view_cache.counter,
         };
         callback(&mut context).map_err(|message| BackendError::Node {
             node,
@@ -519,12 +520,21 @@ mod tests {
         assert_eq!(fitted.src_stages, Stages::ALL_COMMANDS);
         assert_eq!(fitted.dst_stages, Stages::ALL_COMMANDS);
         let kept = fit_to_queue(barrier(COPY, COMPUTE), QueueClass::Compute);
-        assert_eq!((kept.src_stages, kept.dst_stages), (Stages(COPY), Stages(COMPUTE)));
+        assert_eq!(
+            (kept.src_stages, kept.dst_stages),
+            (Stages(COPY), Stages(COMPUTE))
+        );
         // Copy queue: compute is foreign too.
         let copy = fit_to_queue(barrier(COPY, COMPUTE), QueueClass::Copy);
-        assert_eq!((copy.src_stages, copy.dst_stages), (Stages(COPY), Stages::ALL_COMMANDS));
+        assert_eq!(
+            (copy.src_stages, copy.dst_stages),
+            (Stages(COPY), Stages::ALL_COMMANDS)
+        );
         // Graphics queues take everything as planned.
         let graphics = fit_to_queue(barrier(FRAGMENT, COMPUTE), QueueClass::Graphics);
-        assert_eq!((graphics.src_stages, graphics.dst_stages), (Stages(FRAGMENT), Stages(COMPUTE)));
+        assert_eq!(
+            (graphics.src_stages, graphics.dst_stages),
+            (Stages(FRAGMENT), Stages(COMPUTE))
+        );
     }
 }

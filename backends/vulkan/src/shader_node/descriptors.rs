@@ -1,5 +1,5 @@
-//! Writing a node call's descriptor set: each planned binding gets its parameter's views (in
-//! slot order) in the layout the frame compiler put them in, or the backend's samplers.
+//! The contents of a node call's descriptor set (each planned binding gets its parameter's
+//! views, in slot order, in the layout the frame compiler put them in) and writing them.
 
 use std::collections::HashMap;
 
@@ -11,6 +11,7 @@ use super::plan::{DescriptorSource, SamplerKind};
 use super::program::{descriptor_type, Program};
 use super::ShaderNodeErrorKind;
 use crate::node::{BoundView, NodeContext};
+use crate::view_cache::ObjectId;
 
 /// The layout the compiler plans for one access of an image (the runtime's access map: shader
 /// writes GENERAL, shader reads SHADER_READ_ONLY or the read-only depth/stencil layout,
@@ -104,14 +105,54 @@ fn layout_during_node(
     layout
 }
 
-/// Writes `set` for one call of the node.
-pub(crate) fn write_descriptors(
-    device: &ash::Device,
+/// One descriptor of a set: what it points at, as the node call binds it. Two calls whose
+/// contents are equal can share a descriptor set (views and buffers compare by [`ObjectId`],
+/// which is never reused, so a set naming a destroyed object never matches again).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Descriptor {
+    /// A sampled, storage or combined image.
+    Image {
+        /// The view's identity.
+        id: ObjectId,
+        /// The view.
+        view: vk::ImageView,
+        /// The layout the image is in during the node.
+        layout: vk::ImageLayout,
+        /// The sampler of a combined image sampler (null otherwise).
+        sampler: vk::Sampler,
+    },
+    /// A storage or uniform buffer range.
+    Buffer {
+        /// The buffer's identity.
+        id: ObjectId,
+        /// The buffer.
+        buffer: vk::Buffer,
+        /// Byte offset.
+        offset: u64,
+        /// Byte size.
+        range: u64,
+    },
+}
+
+/// The descriptors of one binding (an array of `descriptors.len()`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BindingContents {
+    /// The binding number.
+    pub binding: u32,
+    /// Its descriptor type.
+    pub ty: vk::DescriptorType,
+    /// Its descriptors in array order.
+    pub descriptors: Vec<Descriptor>,
+}
+
+/// What a node call's descriptor set holds: each planned binding gets its parameter's views (in
+/// slot order) in the layout the frame compiler put them in (sampler bindings are immutable
+/// samplers of the set layout).
+pub(crate) fn set_contents(
     program: &Program,
-    set: vk::DescriptorSet,
     context: &NodeContext<'_>,
     samplers: &HashMap<SamplerKind, vk::Sampler>,
-) -> Result<(), ShaderNodeErrorKind> {
+) -> Result<Vec<BindingContents>, ShaderNodeErrorKind> {
     let accesses = context.graph.node_accesses(context.node);
     if accesses.len() != context.views.len() {
         return Err(ShaderNodeErrorKind::Arguments(format!(
@@ -124,9 +165,7 @@ pub(crate) fn write_descriptors(
         .get(&SamplerKind::LinearClamp)
         .copied()
         .unwrap_or_default();
-    let mut image_infos: Vec<Vec<vk::DescriptorImageInfo>> = Vec::new();
-    let mut buffer_infos: Vec<Vec<vk::DescriptorBufferInfo>> = Vec::new();
-    let mut targets = Vec::new();
+    let mut contents = Vec::with_capacity(program.plan.descriptors.len());
     for descriptor in &program.plan.descriptors {
         let DescriptorSource::Param(param) = descriptor.source else {
             continue;
@@ -148,58 +187,90 @@ pub(crate) fn write_descriptors(
                 descriptor.count
             )));
         }
-        match descriptor.kind {
-            DescriptorKind::StorageBuffer | DescriptorKind::UniformBuffer => {
-                let infos = slots
-                    .iter()
-                    .map(|&(_, index)| {
-                        let view = &context.views[index];
-                        vk::DescriptorBufferInfo {
-                            buffer: view.buffer,
-                            offset: view.offset,
-                            range: view.size.max(1),
-                        }
-                    })
-                    .collect();
-                buffer_infos.push(infos);
-                targets.push((
-                    descriptor.binding,
-                    descriptor.kind,
-                    false,
-                    buffer_infos.len() - 1,
-                ));
-            }
-            _ => {
-                let infos = slots
-                    .iter()
-                    .map(|&(_, index)| vk::DescriptorImageInfo {
-                        sampler: if descriptor.kind == DescriptorKind::CombinedImageSampler {
-                            linear
-                        } else {
-                            vk::Sampler::null()
-                        },
-                        image_view: context.views[index].image_view,
-                        image_layout: layout_during_node(context.views, accesses, index),
-                    })
-                    .collect();
-                image_infos.push(infos);
-                targets.push((
-                    descriptor.binding,
-                    descriptor.kind,
-                    true,
-                    image_infos.len() - 1,
-                ));
+        let descriptors = match descriptor.kind {
+            DescriptorKind::StorageBuffer | DescriptorKind::UniformBuffer => slots
+                .iter()
+                .map(|&(_, index)| {
+                    let view = &context.views[index];
+                    Descriptor::Buffer {
+                        id: view.id,
+                        buffer: view.buffer,
+                        offset: view.offset,
+                        range: view.size.max(1),
+                    }
+                })
+                .collect(),
+            _ => slots
+                .iter()
+                .map(|&(_, index)| Descriptor::Image {
+                    id: context.views[index].id,
+                    view: context.views[index].image_view,
+                    layout: layout_during_node(context.views, accesses, index),
+                    sampler: if descriptor.kind == DescriptorKind::CombinedImageSampler {
+                        linear
+                    } else {
+                        vk::Sampler::null()
+                    },
+                })
+                .collect(),
+        };
+        contents.push(BindingContents {
+            binding: descriptor.binding,
+            ty: descriptor_type(descriptor.kind),
+            descriptors,
+        });
+    }
+    Ok(contents)
+}
+
+/// Writes `contents` into `set`, which no pending frame may use.
+pub(crate) fn write_set(
+    device: &ash::Device,
+    set: vk::DescriptorSet,
+    contents: &[BindingContents],
+) {
+    let mut image_infos: Vec<Vec<vk::DescriptorImageInfo>> = Vec::new();
+    let mut buffer_infos: Vec<Vec<vk::DescriptorBufferInfo>> = Vec::new();
+    for binding in contents {
+        let mut images = Vec::new();
+        let mut buffers = Vec::new();
+        for descriptor in &binding.descriptors {
+            match *descriptor {
+                Descriptor::Image {
+                    view,
+                    layout,
+                    sampler,
+                    ..
+                } => images.push(vk::DescriptorImageInfo {
+                    sampler,
+                    image_view: view,
+                    image_layout: layout,
+                }),
+                Descriptor::Buffer {
+                    buffer,
+                    offset,
+                    range,
+                    ..
+                } => buffers.push(vk::DescriptorBufferInfo {
+                    buffer,
+                    offset,
+                    range,
+                }),
             }
         }
+        image_infos.push(images);
+        buffer_infos.push(buffers);
     }
-    let writes: Vec<vk::WriteDescriptorSet<'_>> = targets
+    let writes: Vec<vk::WriteDescriptorSet<'_>> = contents
         .iter()
-        .map(|&(binding, kind, image, index)| {
+        .enumerate()
+        .filter(|(_, binding)| !binding.descriptors.is_empty())
+        .map(|(index, binding)| {
             let write = vk::WriteDescriptorSet::default()
                 .dst_set(set)
-                .dst_binding(binding)
-                .descriptor_type(descriptor_type(kind));
-            if image {
+                .dst_binding(binding.binding)
+                .descriptor_type(binding.ty);
+            if buffer_infos[index].is_empty() {
                 write.image_info(&image_infos[index])
             } else {
                 write.buffer_info(&buffer_infos[index])
@@ -207,9 +278,8 @@ pub(crate) fn write_descriptors(
         })
         .collect();
     if !writes.is_empty() {
-        // SAFETY: the set is freshly allocated from this frame's pool and not in use; the views
-        // and buffers are live for the frame.
+        // SAFETY: the caller guarantees no pending frame uses the set; the views and buffers
+        // are live.
         unsafe { device.update_descriptor_sets(&writes, &[]) };
     }
-    Ok(())
 }

@@ -3,8 +3,8 @@
 //! `docs/shaders.md`): views bind to set 0 in parameter order, plain parameters become push
 //! constants (std430, declaration order), attachments come from the node's semantics, compute
 //! dispatches cover the first written view (or `group_count` / `thread_count`), graphics nodes
-//! draw a full-screen triangle unless a vertex shader is given. Pipelines are cached across
-//! frames; an edited shader (or include) is recompiled on the next frame.
+//! draw a full-screen triangle unless a vertex shader is given. Pipelines and descriptor sets
+//! are cached across frames; an edited shader (or include) is recompiled on the next frame.
 //!
 //! ```no_run
 //! use rpsl_vulkan::{VulkanBackend, VulkanOptions};
@@ -17,6 +17,7 @@
 //! );
 //! ```
 
+mod descriptor_cache;
 mod descriptors;
 mod files;
 mod plan;
@@ -114,8 +115,15 @@ pub struct ShaderNodeError {
 
 impl fmt::Display for ShaderNodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "node `{}`: ", self.node)?;
-        match &self.kind {
+        write!(f, "node `{}`: {}", self.node, self.kind)
+    }
+}
+
+/// The error without the node's name: `file:line: message` where a shader file applies (the
+/// backend's [`rpsl_runtime::BackendError::Node`] names the node already).
+impl fmt::Display for ShaderNodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             ShaderNodeErrorKind::Files(message) | ShaderNodeErrorKind::Arguments(message) => {
                 write!(f, "{message}")
             }
@@ -144,10 +152,12 @@ pub fn has_shader(dir: &std::path::Path, name: &str) -> bool {
 
 /// Binds every name in `names` that has a shader in `options.shader_dir` as a shader-bound
 /// node of `backend`, replacing earlier bindings of those names; returns the names bound.
-/// Names without shaders are left as they are (Rust callbacks, or unbound).
+/// Names without shaders are left as they are (Rust callbacks, or unbound). A node's error
+/// fails the frame with [`rpsl_runtime::BackendError::Node`], whose text reads
+/// ``node 3 (`Blur`): shaders/Blur.comp:12: ...``.
 ///
-/// The nodes share one cache of compiled shaders, pipelines and descriptor pools, released
-/// when the backend drops its callbacks (after waiting for the device).
+/// The nodes share one cache of compiled shaders, pipelines and descriptor sets (kept across
+/// frames), released when the backend drops its callbacks (after waiting for the device).
 pub fn bind_shader_nodes(
     backend: &mut VulkanBackend,
     options: ShaderNodeOptions,
@@ -165,7 +175,7 @@ pub fn bind_shader_nodes(
             state
                 .borrow_mut()
                 .run(&node_name, context)
-                .map_err(|error| error.to_string())
+                .map_err(|error| error.kind.to_string())
         });
     }
     bound

@@ -1,6 +1,6 @@
 //! The shared state of shader-bound nodes and the recording of one node call: frame tracking,
-//! per-frame descriptor pools, reloading changed shaders, descriptor writes, push constants and
-//! the dispatch or draw.
+//! reloading changed shaders, descriptor sets (cached across frames), push constants and the
+//! dispatch or draw.
 
 use std::collections::{HashMap, HashSet};
 
@@ -8,7 +8,8 @@ use ash::vk;
 use rpsl_runtime::{Format, NodeId, RenderPass};
 use rpsl_shaders::{ShaderCompiler, ShaderLanguage, ShaderRequest, ShaderStage};
 
-use super::descriptors::write_descriptors;
+use super::descriptor_cache::{DescriptorCache, RING};
+use super::descriptors::set_contents;
 use super::plan::{DescriptorSource, DispatchSource, SamplerKind};
 use super::program::{
     compile_program, create_module, stage_flags, PipelineKey, Program, FULLSCREEN_VERTEX_SHADER,
@@ -17,12 +18,6 @@ use super::push::apply_runs;
 use super::{ShaderNodeError, ShaderNodeErrorKind, ShaderNodeOptions};
 use crate::node::NodeContext;
 use crate::vk_format;
-
-/// Frames a descriptor pool or a replaced program waits before reuse or destruction: more than
-/// the backend's most frames in flight (4), so the GPU is done with them.
-const RING: usize = 8;
-/// Sets per descriptor pool.
-const SETS_PER_POOL: u32 = 64;
 
 /// A node's program, or the error of its last build (kept until its files change).
 enum Entry {
@@ -43,8 +38,7 @@ pub(crate) struct ShaderNodeState {
     frame: u64,
     last_frame_index: Option<u64>,
     seen: HashSet<NodeId>,
-    pools: Vec<Vec<vk::DescriptorPool>>,
-    pool_cursor: Vec<usize>,
+    descriptors: DescriptorCache,
     samplers: HashMap<SamplerKind, vk::Sampler>,
     fullscreen: vk::ShaderModule,
     retired: Vec<(u64, Box<Program>)>,
@@ -64,8 +58,7 @@ impl ShaderNodeState {
             frame: 0,
             last_frame_index: None,
             seen: HashSet::new(),
-            pools: vec![Vec::new(); RING],
-            pool_cursor: vec![0; RING],
+            descriptors: DescriptorCache::default(),
             samplers: HashMap::new(),
             fullscreen: vk::ShaderModule::null(),
             retired: Vec::new(),
@@ -91,7 +84,8 @@ impl ShaderNodeState {
     }
 
     /// Starts a new frame when the frame index changes or a node repeats (each node runs once a
-    /// frame): recycles the descriptor pools and programs of `RING` frames ago.
+    /// frame): recycles descriptor sets unused for `RING` frames and destroys programs replaced
+    /// `RING` frames ago.
     fn track_frame(&mut self, context: &NodeContext<'_>) -> Result<(), ShaderNodeErrorKind> {
         let index = context.graph.frame_index;
         let new_frame = self.last_frame_index != Some(index) || self.seen.contains(&context.node);
@@ -104,23 +98,16 @@ impl ShaderNodeState {
         self.seen.clear();
         self.seen.insert(context.node);
         let device = context.device;
-        let slot = (self.frame % RING as u64) as usize;
-        for &pool in &self.pools[slot] {
-            // SAFETY: the pool's sets were used `RING` frames ago, which the GPU has finished.
-            unsafe { device.reset_descriptor_pool(pool, vk::DescriptorPoolResetFlags::empty()) }
-                .map_err(|result| ShaderNodeErrorKind::Vulkan {
-                    call: "vkResetDescriptorPool",
-                    result,
-                })?;
-        }
-        self.pool_cursor[slot] = 0;
         let frame = self.frame;
+        self.descriptors.begin_frame(device, frame, context.counter);
         let (done, keep): (Vec<_>, Vec<_>) = self
             .retired
             .drain(..)
-            .partition(|(at, _)| frame >= at + RING as u64);
+            .partition(|(at, _)| frame >= at + RING);
         self.retired = keep;
         for (_, mut program) in done {
+            self.descriptors
+                .forget_layout(device, program.set_layout, context.counter);
             program.destroy(device);
         }
         Ok(())
@@ -242,67 +229,6 @@ impl ShaderNodeState {
         Ok(self.fullscreen)
     }
 
-    /// Allocates a descriptor set from this frame's pools (adding a pool when they are full).
-    fn allocate_set(
-        &mut self,
-        device: &ash::Device,
-        layout: vk::DescriptorSetLayout,
-    ) -> Result<vk::DescriptorSet, ShaderNodeErrorKind> {
-        let slot = (self.frame % RING as u64) as usize;
-        loop {
-            let cursor = self.pool_cursor[slot];
-            let fresh = cursor == self.pools[slot].len();
-            if fresh {
-                let sizes: Vec<vk::DescriptorPoolSize> = [
-                    vk::DescriptorType::SAMPLER,
-                    vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                    vk::DescriptorType::SAMPLED_IMAGE,
-                    vk::DescriptorType::STORAGE_IMAGE,
-                    vk::DescriptorType::UNIFORM_BUFFER,
-                    vk::DescriptorType::STORAGE_BUFFER,
-                ]
-                .into_iter()
-                .map(|ty| vk::DescriptorPoolSize {
-                    ty,
-                    descriptor_count: SETS_PER_POOL * 16,
-                })
-                .collect();
-                let info = vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(SETS_PER_POOL)
-                    .pool_sizes(&sizes);
-                // SAFETY: valid create info on a live device.
-                let pool =
-                    unsafe { device.create_descriptor_pool(&info, None) }.map_err(|result| {
-                        ShaderNodeErrorKind::Vulkan {
-                            call: "vkCreateDescriptorPool",
-                            result,
-                        }
-                    })?;
-                self.pools[slot].push(pool);
-            }
-            let pool = self.pools[slot][cursor];
-            let layouts = [layout];
-            let info = vk::DescriptorSetAllocateInfo::default()
-                .descriptor_pool(pool)
-                .set_layouts(&layouts);
-            // SAFETY: valid allocate info; pool and layout are live.
-            match unsafe { device.allocate_descriptor_sets(&info) } {
-                Ok(sets) => return Ok(sets[0]),
-                Err(vk::Result::ERROR_OUT_OF_POOL_MEMORY | vk::Result::ERROR_FRAGMENTED_POOL)
-                    if !fresh =>
-                {
-                    self.pool_cursor[slot] = cursor + 1;
-                }
-                Err(result) => {
-                    return Err(ShaderNodeErrorKind::Vulkan {
-                        call: "vkAllocateDescriptorSets",
-                        result,
-                    })
-                }
-            }
-        }
-    }
-
     fn record(
         &mut self,
         name: &str,
@@ -325,14 +251,22 @@ impl ShaderNodeState {
             Some((Entry::Ready(program), _)) => program.set_layout,
             _ => unreachable!("checked above"),
         };
-        let set = if has_descriptors(self.entries.get(name)) {
-            Some(self.allocate_set(&device, set_layout)?)
-        } else {
-            None
-        };
         let Some((Entry::Ready(program), _)) = self.entries.get_mut(name) else {
             unreachable!("checked above")
         };
+        let set = if program.plan.descriptors.is_empty() {
+            None
+        } else {
+            let contents = set_contents(program, context, &self.samplers)?;
+            Some(self.descriptors.set_for(
+                &device,
+                set_layout,
+                contents,
+                self.frame,
+                context.counter,
+            )?)
+        };
+        let pipelines_before = program.pipelines.len();
         let (bind_point, pipeline) = if is_compute {
             (
                 vk::PipelineBindPoint::COMPUTE,
@@ -349,13 +283,13 @@ impl ShaderNodeState {
                 program.graphics_pipeline(&device, &key, fullscreen)?,
             )
         };
-        let samplers = &self.samplers;
-        if let Some(set) = set {
-            write_descriptors(&device, program, set, context, samplers)?;
+        let made = program.pipelines.len().saturating_sub(pipelines_before) as u64;
+        if made > 0 {
+            context.count(|c| c.pipelines_created += made);
         }
         let cb = context.command_buffer;
-        // SAFETY: recording commands on the node's command buffer with live objects; the set was
-        // written above and the push bytes match the pipeline layout's range.
+        // SAFETY: recording commands on the node's command buffer with live objects; the set holds
+        // this call's contents and the push bytes match the pipeline layout's range.
         unsafe {
             device.cmd_bind_pipeline(cb, bind_point, pipeline);
             if let Some(set) = set {
@@ -401,10 +335,6 @@ impl ShaderNodeState {
     }
 }
 
-fn has_descriptors(entry: Option<&(Entry, u64)>) -> bool {
-    matches!(entry, Some((Entry::Ready(program), _)) if !program.plan.descriptors.is_empty())
-}
-
 impl Drop for ShaderNodeState {
     fn drop(&mut self) {
         let Some(device) = self.device.take() else {
@@ -422,9 +352,7 @@ impl Drop for ShaderNodeState {
             for (_, mut program) in self.retired.drain(..) {
                 program.destroy(&device);
             }
-            for pool in self.pools.drain(..).flatten() {
-                device.destroy_descriptor_pool(pool, None);
-            }
+            self.descriptors.destroy(&device);
             for (_, sampler) in self.samplers.drain() {
                 device.destroy_sampler(sampler, None);
             }

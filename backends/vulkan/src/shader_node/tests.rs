@@ -462,12 +462,12 @@ void main() { result = p.color; }
         for (name, expected) in [
             ("Broken", {
                 let file = dir.path().join("Broken.comp").display().to_string();
-                format!("node `Broken`: {file}:4: 'nope' : undeclared identifier\n{file}:4: 'imageStore' : no matching overloaded function found")
+                format!("node 0 (`Broken`): {file}:4: 'nope' : undeclared identifier\n{file}:4: 'imageStore' : no matching overloaded function found")
             }),
             (
                 "Extra",
                 format!(
-                    "node `Extra`: {}:4: binding 1 (`more`) has no matching view parameter: the node's view parameter takes binding 0 (dst)",
+                    "node 0 (`Extra`): {}:4: binding 1 (`more`) has no matching view parameter: the node's view parameter takes binding 0 (dst)",
                     dir.path().join("Extra.comp").display()
                 ),
             ),
@@ -481,7 +481,7 @@ void main() { result = p.color; }
                 });
             });
             match result {
-                Err(BackendError::Node { message, .. }) => assert_eq!(message, expected),
+                Err(error @ BackendError::Node { .. }) => assert_eq!(error.to_string(), expected),
                 other => panic!("expected a node error, got {other:?}"),
             }
         }
@@ -753,10 +753,10 @@ float4 main(float2 uv : TEXCOORD0) : SV_Target0 { return src.Sample(point_clamp,
             });
         });
         match result {
-            Err(BackendError::Node { message, .. }) => assert_eq!(
-                message,
+            Err(error @ BackendError::Node { .. }) => assert_eq!(
+                error.to_string(),
                 format!(
-                    "node `Two`: {}:3: output location 1 (`second`) has no render target: the node's render target is SV_Target0",
+                    "node 0 (`Two`): {}:3: output location 1 (`second`) has no render target: the node's render target is SV_Target0",
                     dir.path().join("Two.frag").display()
                 )
             ),
