@@ -5,26 +5,10 @@
 //! keeps every result identical. One compiler object compiles all cases of an option set in a
 //! row, so stale scratch state between frames shows up as a difference too.
 
-use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes};
+use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes, ShapeRng};
 use rpsl_runtime::*;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 fn declare(builder: &mut GraphBuilder) -> Vec<DeclId> {
     let tex = |name: &str, access: AccessDesc| {
@@ -106,7 +90,12 @@ fn declare(builder: &mut GraphBuilder) -> Vec<DeclId> {
         .collect()
 }
 
-fn texture_view(builder: &GraphBuilder, rng: &mut Rng, id: ResourceId, whole: bool) -> TextureView {
+fn texture_view(
+    builder: &GraphBuilder,
+    rng: &mut ShapeRng,
+    id: ResourceId,
+    whole: bool,
+) -> TextureView {
     let desc = builder.describe(id).unwrap();
     let view = builder.default_texture_view(id).unwrap();
     if whole {
@@ -125,7 +114,7 @@ fn texture_view(builder: &GraphBuilder, rng: &mut Rng, id: ResourceId, whole: bo
 
 /// Records one random frame (the same seed gives the same frame for any frame index).
 fn record_random(builder: &mut GraphBuilder, decls: &[DeclId], seed: u64, frame: u64) {
-    let mut rng = Rng(seed);
+    let mut rng = ShapeRng(seed);
     let nodes = 1 + rng.below(60) as usize;
     let whole_views = rng.below(2) == 0;
     builder.begin_frame(frame);

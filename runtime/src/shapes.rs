@@ -1,5 +1,6 @@
 //! Synthetic graph shapes of `bench/rps_shapes.rpsl` (`chain`, `lanes`), recorded by hand
-//! through the [`GraphBuilder`], for benchmarks and tests that compare with the RPS figures.
+//! through the [`GraphBuilder`], for benchmarks and tests that compare with the RPS figures, and
+//! the deterministic generator that random-graph tests and examples draw their shapes from.
 
 use crate::builder::{ArgsWriter, BuildError, GraphBuilder};
 use crate::decl::{
@@ -10,6 +11,34 @@ use crate::graph::CallFlags;
 use crate::ids::DeclId;
 use crate::resource::ResourceDesc;
 use crate::view::TextureView;
+
+/// A small deterministic generator (a 64-bit linear congruential step, high bits out) for
+/// random graph shapes: the same seed gives the same graph on every machine.
+///
+/// ```
+/// let mut rng = rpsl_runtime::shapes::ShapeRng(7);
+/// let first = rng.below(10);
+/// assert!(first < 10);
+/// assert_eq!(rpsl_runtime::shapes::ShapeRng(7).below(10), first);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ShapeRng(pub u64);
+
+impl ShapeRng {
+    /// The next 31-bit value.
+    pub fn next_value(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    /// A value in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_value() % n.max(1)
+    }
+}
 
 /// The two node declarations of the shapes.
 #[derive(Copy, Clone, Debug)]

@@ -7,22 +7,8 @@
 //! running side by side.
 
 use proptest::prelude::*;
+use rpsl_runtime::shapes::ShapeRng;
 use rpsl_runtime::*;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 struct Decls {
     draw: DeclId,
@@ -88,7 +74,7 @@ fn call(
 /// Random chains: each node reads one earlier texture (or none) and writes a new transient, so
 /// lifetimes are short and memory is reused often; the last node writes the external output.
 fn random_graph(seed: u64, nodes: usize) -> RecordedGraph {
-    let mut rng = Rng(seed);
+    let mut rng = ShapeRng(seed);
     let mut builder = GraphBuilder::new();
     let decls = declare(&mut builder);
     builder.begin_frame(0);
@@ -259,7 +245,14 @@ fn a_graphics_chain_and_an_async_chain_never_share_memory_unordered() {
         call(&mut builder, decls.draw, Some(graphics), next, false, key);
         graphics = next;
         let next = texture(&mut builder, 100 + key);
-        call(&mut builder, decls.copy, Some(compute), next, true, 100 + key);
+        call(
+            &mut builder,
+            decls.copy,
+            Some(compute),
+            next,
+            true,
+            100 + key,
+        );
         compute = next;
     }
     call(&mut builder, decls.draw, Some(graphics), out, false, 50);

@@ -3,22 +3,8 @@
 //! a surviving node.
 
 use proptest::prelude::*;
+use rpsl_runtime::shapes::ShapeRng;
 use rpsl_runtime::*;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 fn decls(builder: &mut GraphBuilder) -> Vec<DeclId> {
     let tex = |name: &str, access: AccessDesc| {
@@ -72,7 +58,7 @@ struct Built {
 }
 
 fn build(seed: u64, nodes: usize) -> Built {
-    let mut rng = Rng(seed);
+    let mut rng = ShapeRng(seed);
     let mut builder = GraphBuilder::new();
     let decl_ids = decls(&mut builder);
     builder.begin_frame(0);
@@ -98,7 +84,7 @@ fn build(seed: u64, nodes: usize) -> Built {
                 .unwrap(),
         );
     }
-    let texture_view = |builder: &GraphBuilder, rng: &mut Rng, textures: &[ResourceId]| {
+    let texture_view = |builder: &GraphBuilder, rng: &mut ShapeRng, textures: &[ResourceId]| {
         let id = textures[rng.below(textures.len() as u64) as usize];
         let desc = builder.describe(id).unwrap();
         let base_mip = rng.below(desc.mip_levels as u64) as u32;
