@@ -13,26 +13,10 @@ use std::process::Command;
 use run_vulkan_support::{scratch_dir, vulkan_available};
 
 /// Writes `(16 x, 16 y, blue, 255)` at texel (x, y) of `dst`.
-const GRADIENT: &str = "#version 450
-layout(local_size_x = 4, local_size_y = 4) in;
-layout(binding = 0, rgba8) uniform writeonly image2D dst;
-layout(push_constant) uniform P { float blue; } p;
-void main() {
-    ivec2 at = ivec2(gl_GlobalInvocationID.xy);
-    imageStore(dst, at, vec4(float(at.x * 16) / 255.0, float(at.y * 16) / 255.0, p.blue, 1.0));
-}
-";
+const GRADIENT: &str = include_str!("../backends/vulkan/tests/shaders/Gradient.comp");
 
 /// Tiles `src` over the render target.
-const BLIT: &str = "#version 450
-layout(location = 0) in vec2 uv;
-layout(location = 0) out vec4 result;
-layout(binding = 0) uniform sampler2D src;
-void main() {
-    ivec2 size = textureSize(src, 0);
-    result = texelFetch(src, ivec2(gl_FragCoord.xy) % size, 0);
-}
-";
+const BLIT: &str = include_str!("../backends/vulkan/tests/shaders/Blit.frag");
 
 const SCRIPT: &str = "compute node Gradient([writeonly(cs)] texture dst, float blue);
 graphics node Blit(srv src, rtv target : SV_Target0);

@@ -4,12 +4,14 @@
 //! A changed graph (resized transient or external images, an edited shader) makes new ones and
 //! frees or recycles the old; every frame still renders the exact pixels, under validation.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use rpsl_runtime::*;
 use rpsl_vulkan::shader_node::shaders::CompilerOptions;
 use rpsl_vulkan::shader_node::{bind_shader_nodes, ShaderNodeOptions};
-use rpsl_vulkan::{ObjectCounts, VulkanBackend, VulkanOptions};
+use rpsl_vulkan::{ObjectCounts, VulkanBackend};
 
 /// A temporary shader directory removed on drop.
 struct ShaderDir(PathBuf);
@@ -35,42 +37,11 @@ impl Drop for ShaderDir {
 }
 
 /// Writes `(16 x, 16 y, blue, 255)` at texel (x, y) of `dst`.
-const GRADIENT: &str = "#version 450
-layout(local_size_x = 4, local_size_y = 4) in;
-layout(binding = 0, rgba8) uniform writeonly image2D dst;
-layout(push_constant) uniform P { float blue; } p;
-void main() {
-    ivec2 at = ivec2(gl_GlobalInvocationID.xy);
-    imageStore(dst, at, vec4(float(at.x * 16) / 255.0, float(at.y * 16) / 255.0, p.blue, 1.0));
-}
-";
+const GRADIENT: &str = include_str!("shaders/Gradient.comp");
 
 /// Tiles `src` over the render target (a combined image sampler: the backend's sampler).
-const BLIT: &str = "#version 450
-layout(location = 0) in vec2 uv;
-layout(location = 0) out vec4 result;
-layout(binding = 0) uniform sampler2D src;
-void main() {
-    ivec2 size = textureSize(src, 0);
-    result = texelFetch(src, ivec2(gl_FragCoord.xy) % size, 0);
-}
-";
+const BLIT: &str = include_str!("shaders/Blit.frag");
 
-fn backend(frames_in_flight: u32) -> Option<VulkanBackend> {
-    let options = VulkanOptions {
-        validate: true,
-        frames_in_flight,
-        ..VulkanOptions::default()
-    };
-    match VulkanBackend::new(options) {
-        Ok(backend) => Some(backend),
-        Err(BackendError::NoDevice(message)) => {
-            eprintln!("skipping: no Vulkan driver on this machine ({message})");
-            None
-        }
-        Err(error) => panic!("cannot create the Vulkan backend: {error}"),
-    }
-}
 
 /// The graph: `Gradient` writes a transient `tile`-sized texture, `Blit` tiles it over the
 /// external `out` (`out_size` square).
@@ -236,7 +207,7 @@ const NOTHING: (u64, u64, u64, u64, u64, u64) = (0, 0, 0, 0, 0, 0);
 
 #[test]
 fn steady_frames_make_nothing_and_changes_recycle_the_old_objects() {
-    let Some(mut backend) = backend(1) else {
+    let Some(mut backend) = common::backend_with(1) else {
         return;
     };
     let dir = ShaderDir::new("steady");
@@ -312,7 +283,7 @@ fn steady_frames_make_nothing_and_changes_recycle_the_old_objects() {
 
 #[test]
 fn frames_in_flight_reuse_each_slots_objects() {
-    let Some(mut backend) = backend(2) else {
+    let Some(mut backend) = common::backend_with(2) else {
         return;
     };
     let dir = ShaderDir::new("in-flight");
@@ -336,7 +307,7 @@ fn frames_in_flight_reuse_each_slots_objects() {
 
 #[test]
 fn buffer_render_targets_keep_their_scratch_image_and_view() {
-    let Some(mut backend) = backend(1) else {
+    let Some(mut backend) = common::backend_with(1) else {
         return;
     };
     let mut calls = 0u32;
@@ -412,7 +383,7 @@ fn buffer_render_targets_keep_their_scratch_image_and_view() {
 
 #[test]
 fn temporal_slices_keep_one_view_each() {
-    let Some(mut backend) = backend(1) else {
+    let Some(mut backend) = common::backend_with(1) else {
         return;
     };
     let dir = ShaderDir::new("temporal");

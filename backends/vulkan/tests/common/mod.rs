@@ -6,8 +6,15 @@ use rpsl_runtime::*;
 use rpsl_vulkan::{VulkanBackend, VulkanOptions};
 
 pub fn backend() -> Option<VulkanBackend> {
+    backend_with(VulkanOptions::default().frames_in_flight)
+}
+
+/// A validating backend with `frames_in_flight` frame slots, or `None` (with a note) when no
+/// Vulkan driver exists.
+pub fn backend_with(frames_in_flight: u32) -> Option<VulkanBackend> {
     let options = VulkanOptions {
         validate: true,
+        frames_in_flight,
         ..VulkanOptions::default()
     };
     match VulkanBackend::new(options) {
