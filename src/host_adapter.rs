@@ -3,7 +3,7 @@
 //! which the VM reports as located runtime faults.
 
 use rpsl_runtime::{
-    BuildError, CallFlags, DeclId, GraphBuilder, ResourceDesc as RtDesc, ResourceId, ResourceKind,
+    BuildError, CallFlags, DeclId, GraphBuilder, ResourceDesc as RtDesc, ResourceId,
     RpslResourceDesc,
 };
 use rpsl_vm::host::NODE_FLAG_ASYNC;
@@ -66,12 +66,7 @@ pub fn default_view_bytes(
     builder: &GraphBuilder,
     resource: ResourceId,
 ) -> Result<ViewBytes, BuildError> {
-    let desc = builder.describe(resource)?;
-    Ok(if desc.kind == ResourceKind::Buffer {
-        builder.default_buffer_view(resource)?.to_bytes()
-    } else {
-        builder.default_texture_view(resource)?.to_bytes()
-    })
+    builder.default_view_bytes(resource)
 }
 
 fn view_resource(view: &ViewBytes) -> u32 {
@@ -86,7 +81,9 @@ impl Host for BuilderHost<'_> {
             .builder
             .create_resource(desc, site.key)
             .map_err(host_error)?;
-        default_view_bytes(self.builder, resource).map_err(host_error)
+        self.builder
+            .default_view_bytes(resource)
+            .map_err(host_error)
     }
 
     fn describe_resource(

@@ -5,6 +5,7 @@
 //! the script through [`BuilderHost`], finishes the recorded graph and compiles it.
 
 use std::fmt;
+use std::thread::JoinHandle;
 
 use rpsl_frontend::hir::{ParamDirection, ScalarKind, Type};
 use rpsl_runtime::{FrameCompiler, GraphBuilder, RecordedGraph, ResourceId};
@@ -21,7 +22,7 @@ use crate::session::{Frame, FrameError, Mode, SessionError, SessionOptions};
 
 /// The executor behind a [`Mode`].
 enum Executor {
-    Jit(Box<JitModule>),
+    Jit(Box<JitExecutor>),
     Interp(Interpreter),
 }
 
@@ -34,23 +35,105 @@ impl fmt::Debug for Executor {
     }
 }
 
+/// Native code for one entry, and its optimised recompilation (see
+/// [`SessionOptions::jit_tier_up`]).
+struct JitExecutor {
+    code: JitModule,
+    /// `code` was compiled with the optimiser.
+    optimised: bool,
+    limits: Limits,
+    tier_up: TierUp,
+}
+
+/// Where the optimising recompilation of a [`JitExecutor`] stands.
+enum TierUp {
+    /// Starts when a frame has been recorded.
+    Waiting,
+    /// Compiling on a background thread.
+    Compiling(JoinHandle<Result<JitModule, JitError>>),
+    /// The code is optimised, or stays as it is (tier-up off, or the recompilation failed).
+    Finished,
+}
+
+impl JitExecutor {
+    /// Called before each frame with the number of frames this runner started before it: after
+    /// the first frame starts the optimising recompilation (a copy of `module`, `entry` and what
+    /// it reaches, on one background thread), and once that is done swaps the code in.
+    fn tier_up(&mut self, module: &VerifiedModule, entry: FuncId, frames_before: u64) {
+        self.advance_tier_up(module, entry, frames_before >= 1, false);
+    }
+
+    /// Starts the optimising recompilation when `start` (and it has not started), and swaps the
+    /// code in when it is done, waiting for it when `wait`.
+    fn advance_tier_up(&mut self, module: &VerifiedModule, entry: FuncId, start: bool, wait: bool) {
+        if start && matches!(self.tier_up, TierUp::Waiting) {
+            self.start_tier_up(module, entry);
+        }
+        if let TierUp::Compiling(handle) = &self.tier_up {
+            if !(wait || handle.is_finished()) {
+                return;
+            }
+            let TierUp::Compiling(handle) = std::mem::replace(&mut self.tier_up, TierUp::Finished)
+            else {
+                return;
+            };
+            // A failed optimising compile (a Cranelift bug) keeps the working code.
+            if let Ok(Ok(mut optimised)) = handle.join() {
+                optimised.set_limits(self.limits);
+                self.code = optimised;
+                self.optimised = true;
+            }
+        }
+    }
+
+    /// Starts the optimising recompilation (a copy of `module`, `entry` and what it reaches) on
+    /// one background thread.
+    fn start_tier_up(&mut self, module: &VerifiedModule, entry: FuncId) {
+        let module = module.clone();
+        let options = JitOptions {
+            optimize: true,
+            threads: 1,
+            entries: Some(vec![entry]),
+        };
+        let spawned = std::thread::Builder::new()
+            .name("rpsl-jit-optimise".into())
+            .spawn(move || JitModule::compile_with(&module, &options));
+        // No thread only means no optimised code.
+        self.tier_up = match spawned {
+            Ok(handle) => TierUp::Compiling(handle),
+            Err(_) => TierUp::Finished,
+        };
+    }
+}
+
 impl Executor {
     /// The executor for `mode`. The JIT compiles only `entry` and the functions it reaches.
     fn new(
         mode: Mode,
         module: &VerifiedModule,
         entry: FuncId,
-        limits: Limits,
+        options: &SessionOptions,
     ) -> Result<Executor, JitError> {
+        let limits = options.limits;
         Ok(match mode {
             Mode::Jit => {
-                let options = JitOptions {
+                let jit_options = JitOptions {
                     entries: Some(vec![entry]),
                     ..JitOptions::default()
                 };
-                let mut jit = JitModule::compile_with(module, &options)?;
-                jit.set_limits(limits);
-                Executor::Jit(Box::new(jit))
+                let mut code = JitModule::compile_with(module, &jit_options)?;
+                code.set_limits(limits);
+                let tier_up = if options.jit_tier_up {
+                    TierUp::Waiting
+                } else {
+                    TierUp::Finished
+                };
+                Executor::Jit(Box::new(JitExecutor {
+                    code,
+                    optimised: false,
+                    limits,
+                    tier_up,
+                }))
             }
             Mode::Interp => Executor::Interp(Interpreter::new(limits)),
         })
@@ -65,7 +148,7 @@ impl Executor {
     ) -> Result<Vec<Value>, RuntimeError> {
         let args = [Value::Addr(0)];
         match self {
-            Executor::Jit(jit) => jit.run(func, &args, io, host),
+            Executor::Jit(jit) => jit.code.run(func, &args, io, host),
             Executor::Interp(interp) => interp.run(module, func, &args, io, host),
         }
     }
@@ -81,6 +164,8 @@ pub(crate) struct Runner {
     executor: Executor,
     io: Vec<u8>,
     next_frame: u64,
+    /// Frames started by this runner.
+    frames_started: u64,
 }
 
 impl Runner {
@@ -97,7 +182,7 @@ impl Runner {
             .iter()
             .position(|e| std::ptr::eq(e, entry))
             .expect("the entry comes from this program");
-        let executor = Executor::new(options.mode, program.bytecode(), entry.func, options.limits)
+        let executor = Executor::new(options.mode, program.bytecode(), entry.func, &options)
             .map_err(|error: JitError| SessionError::Jit(error.to_string()))?;
         let mut builder = GraphBuilder::new();
         for decl in program.node_declarations() {
@@ -121,6 +206,7 @@ impl Runner {
             executor,
             io: vec![0; entry.io_size as usize],
             next_frame: first_frame,
+            frames_started: 0,
         })
     }
 
@@ -134,6 +220,23 @@ impl Runner {
         match self.executor {
             Executor::Jit(_) => Mode::Jit,
             Executor::Interp(_) => Mode::Interp,
+        }
+    }
+
+    /// Whether the script runs as optimised native code now (the JIT after its tier-up).
+    pub(crate) fn jit_optimised(&self) -> bool {
+        match &self.executor {
+            Executor::Jit(jit) => jit.optimised,
+            Executor::Interp(_) => false,
+        }
+    }
+
+    /// With tier-up on, compiles the optimised code now (if it has not started) and waits for
+    /// it, so the next frame runs it; nothing otherwise.
+    pub(crate) fn finish_tier_up(&mut self, program: &Program) {
+        let func = self.entry(program).func;
+        if let Executor::Jit(jit) = &mut self.executor {
+            jit.advance_tier_up(program.bytecode(), func, true, true);
         }
     }
 
@@ -156,16 +259,16 @@ impl Runner {
         let entry = self.entry(program);
         let frame = self.next_frame;
         self.next_frame += 1;
+        if let Executor::Jit(jit) = &mut self.executor {
+            jit.tier_up(program.bytecode(), entry.func, self.frames_started);
+        }
+        self.frames_started += 1;
         self.builder.begin_frame(frame);
         self.fill_io(program, args, frame)?;
         let result = {
             let mut host = BuilderHost::new(&mut self.builder);
-            self.executor.run(
-                program.bytecode(),
-                entry.func,
-                &mut self.io,
-                &mut host,
-            )
+            self.executor
+                .run(program.bytecode(), entry.func, &mut self.io, &mut host)
         };
         if let Err(error) = result {
             let rendered = program.render_runtime_error(&error);
@@ -187,7 +290,12 @@ impl Runner {
         Ok(Frame { graph, compiled })
     }
 
-    fn fill_io(&mut self, program: &Program, args: &EntryArgs, frame: u64) -> Result<(), FrameError> {
+    fn fill_io(
+        &mut self,
+        program: &Program,
+        args: &EntryArgs,
+        frame: u64,
+    ) -> Result<(), FrameError> {
         self.io.fill(0);
         let entry = self.entry(program);
         let function = program.entry_function(entry);
@@ -257,7 +365,11 @@ impl Runner {
             if param.direction != ParamDirection::Out {
                 continue;
             }
-            let access = function.params.get(index).and_then(|p| p.access.as_ref()).map(access_desc);
+            let access = function
+                .params
+                .get(index)
+                .and_then(|p| p.access.as_ref())
+                .map(access_desc);
             for leaf in &self.leaves[index] {
                 if !matches!(leaf.kind, LeafKind::Texture | LeafKind::Buffer) {
                     continue;
@@ -272,8 +384,10 @@ impl Runner {
                 }
                 // The VM only hands out ids of resources it created, so these cannot fail; a
                 // stale id would only lose the name and the output mark.
-                let _ = self.builder.mark_output(ResourceId(resource), access.clone());
-                let _ = self.builder.set_resource_name(ResourceId(resource), &leaf.path);
+                let _ = self.builder.mark_output(ResourceId(resource), access);
+                let _ = self
+                    .builder
+                    .set_resource_name(ResourceId(resource), &leaf.path);
             }
         }
     }
@@ -286,3 +400,113 @@ fn write_bytes(io: &mut [u8], offset: u32, bytes: &[u8]) {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use crate::session::{Mode, Session, SessionOptions};
+    use crate::{EntryArgs, Program};
+    use rpsl_runtime::DumpWriter;
+    use std::time::{Duration, Instant};
+
+    /// Records frames of `session` until it runs optimised code; returns how many it recorded.
+    fn record_until_optimised(session: &mut Session, args: &EntryArgs) -> u64 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut frames = 0;
+        while !session.jit_optimised() {
+            assert!(Instant::now() < deadline, "no tier-up within a minute");
+            // Frames may fail (the fault test): only their count matters here.
+            let _ = session.record_frame(args);
+            frames += 1;
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        frames
+    }
+
+    /// The JSON dump of the next recorded frame, or its rendered error.
+    fn next_frame(session: &mut Session, args: &EntryArgs, entry: &str) -> String {
+        match session.record_frame(args) {
+            Ok(graph) => {
+                let mut dump = DumpWriter::new(entry);
+                dump.add_frame(graph, None);
+                dump.finish()
+            }
+            Err(error) => error.render(),
+        }
+    }
+
+    /// A tiered JIT session switches to optimised code and then records what the interpreter
+    /// records after as many frames (graphs, and located faults), for 8 more frames; returns
+    /// those frames' dumps or errors.
+    fn assert_tier_up_matches_interpreter(
+        program: &Program,
+        entry: &str,
+        args: &[&str],
+    ) -> Vec<String> {
+        let options = |mode| SessionOptions {
+            mode,
+            ..SessionOptions::default()
+        };
+        let mut jit = Session::new(program, Some(entry), options(Mode::Jit)).unwrap();
+        let mut interp = Session::new(program, Some(entry), options(Mode::Interp)).unwrap();
+        let parsed = EntryArgs::parse(program, jit.entry(), args).unwrap();
+        assert!(!jit.jit_optimised());
+        let frames = record_until_optimised(&mut jit, &parsed);
+        assert!(frames >= 2, "the tier-up starts after the first frame");
+        for _ in 0..frames {
+            let _ = interp.record_frame(&parsed);
+        }
+        assert!(!interp.jit_optimised());
+        (0..8)
+            .map(|_| {
+                let optimised = next_frame(&mut jit, &parsed, entry);
+                let interpreted = next_frame(&mut interp, &parsed, entry);
+                assert_eq!(optimised, interpreted, "{entry}");
+                optimised
+            })
+            .collect()
+    }
+
+    #[test]
+    fn optimised_code_records_the_interpreters_graphs() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench/rps_shapes.rpsl");
+        let program = Program::from_file(path).unwrap();
+        assert_tier_up_matches_interpreter(&program, "chain", &["N=40"]);
+        assert_tier_up_matches_interpreter(&program, "lanes", &["N=41"]);
+        assert_tier_up_matches_interpreter(&program, "script_heavy", &["N=5"]);
+    }
+
+    #[test]
+    fn optimised_code_faults_where_the_interpreter_does() {
+        let source = "graphics node Draw(rtv rt, uint i);\n\
+                      export void main(texture bb, uint frameIndex)\n\
+                      {\n\
+                      \x20   uint values[4];\n\
+                      \x20   values[frameIndex % 4] = frameIndex;\n\
+                      \x20   Draw(bb, values[frameIndex % 8]);\n\
+                      }\n";
+        let program = Program::from_source("fault.rpsl", source).unwrap();
+        let frames = assert_tier_up_matches_interpreter(&program, "main", &[]);
+        // Half of the frames index past the array.
+        let faults = frames
+            .iter()
+            .filter(|frame| frame.contains("fault.rpsl:6:"))
+            .count();
+        assert_eq!(faults, 4, "{frames:?}");
+    }
+
+    #[test]
+    fn without_tier_up_the_code_stays_unoptimised() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench/rps_shapes.rpsl");
+        let program = Program::from_file(path).unwrap();
+        let options = SessionOptions {
+            jit_tier_up: false,
+            ..SessionOptions::default()
+        };
+        let mut session = Session::new(&program, Some("chain"), options).unwrap();
+        let args = EntryArgs::parse(&program, session.entry(), ["N=20"]).unwrap();
+        for _ in 0..5 {
+            session.record_frame(&args).unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!session.jit_optimised());
+    }
+}

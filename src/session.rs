@@ -61,7 +61,13 @@ impl FromStr for Mode {
 }
 
 /// How a [`Session`] runs and compiles frames.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// ```
+/// let options = rpsl::SessionOptions::default();
+/// assert_eq!(options.mode, rpsl::Mode::Jit);
+/// assert!(options.jit_tier_up);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionOptions {
     /// Interpreter or JIT.
     pub mode: Mode,
@@ -69,6 +75,22 @@ pub struct SessionOptions {
     pub compile: CompileOptions,
     /// The script's limits per frame (step budget, call depth, memory).
     pub limits: Limits,
+    /// JIT only: once the session has recorded a frame, compile the script again with
+    /// Cranelift's optimiser on a background thread and run that code from the first frame that
+    /// starts after it is ready (the session starts with quickly compiled, unoptimised code).
+    /// Both give the same graphs and errors. On by default.
+    pub jit_tier_up: bool,
+}
+
+impl Default for SessionOptions {
+    fn default() -> SessionOptions {
+        SessionOptions {
+            mode: Mode::default(),
+            compile: CompileOptions::default(),
+            limits: Limits::default(),
+            jit_tier_up: true,
+        }
+    }
 }
 
 /// Why a [`Session`] could not start.
@@ -199,6 +221,27 @@ impl<'p> Session<'p> {
     /// The program.
     pub fn program(&self) -> &'p Program {
         self.program
+    }
+
+    /// Whether the script runs as optimised native code now: true in [`Mode::Jit`] once the
+    /// tier-up of [`SessionOptions::jit_tier_up`] has swapped its code in (checked when a frame
+    /// starts), false before and in [`Mode::Interp`].
+    pub fn jit_optimised(&self) -> bool {
+        self.runner.jit_optimised()
+    }
+
+    /// With [`SessionOptions::jit_tier_up`] on (JIT only), compiles the optimised code now
+    /// instead of after the first frame and waits for it, so every following frame runs it (a
+    /// host that would rather pay the compile at load time than in the background, and tests).
+    ///
+    /// ```
+    /// let program = rpsl::Program::from_source("s.rpsl", "export void main() {}").unwrap();
+    /// let mut session = rpsl::Session::new(&program, None, Default::default()).unwrap();
+    /// session.finish_tier_up();
+    /// assert!(session.jit_optimised());
+    /// ```
+    pub fn finish_tier_up(&mut self) {
+        self.runner.finish_tier_up(self.program);
     }
 
     /// The index the next frame gets (frames count from 0, failed ones included).

@@ -1,6 +1,6 @@
 //! Every exported entry of every corpus script (and the bench and example scripts) runs for 3
-//! frames with sensible arguments under the JIT and under the interpreter; the two graph dumps
-//! must be byte-identical.
+//! frames with sensible arguments under the JIT (its quickly compiled code, and the optimised
+//! code a session tiers up to) and under the interpreter; the graph dumps must be byte-identical.
 
 mod corpus_runs;
 mod run_support;
@@ -55,12 +55,19 @@ fn every_corpus_entry_runs_three_frames() {
         let program = load(&path);
         covered.insert((script.to_string(), entry.to_string()));
         let key = format!("{script}:{entry}");
-        let jit = dump_three_frames(&program, entry, args, Mode::Jit);
-        let interp = dump_three_frames(&program, entry, args, Mode::Interp);
+        let jit = dump_three_frames(&program, entry, args, Engine::Jit);
+        let interp = dump_three_frames(&program, entry, args, Engine::Interp);
         assert!(
             jit == interp,
             "{key}: the JIT and the interpreter disagree\n--- jit\n{}\n--- interp\n{}",
             describe(&jit),
+            describe(&interp)
+        );
+        let optimised = dump_three_frames(&program, entry, args, Engine::JitOptimised);
+        assert!(
+            optimised == interp,
+            "{key}: the optimised JIT and the interpreter disagree\n--- jit\n{}\n--- interp\n{}",
+            describe(&optimised),
             describe(&interp)
         );
         let mut skipped = false;
@@ -109,16 +116,36 @@ fn every_corpus_entry_runs_three_frames() {
 
 /// Runs three frames of `entry` in `mode` and returns the JSON dump, or the first frame's error
 /// (`frame N: ` and the rendered diagnostic).
+/// How a script runs.
+#[derive(Copy, Clone, PartialEq)]
+enum Engine {
+    /// The JIT's quickly compiled code (no tier-up).
+    Jit,
+    /// The JIT's optimised code from the first frame on.
+    JitOptimised,
+    Interp,
+}
+
 fn dump_three_frames(
     program: &Program,
     entry: &str,
     args: &[&str],
-    mode: Mode,
+    engine: Engine,
 ) -> Result<String, String> {
     let mut session_options = options(true);
+    let mode = if engine == Engine::Interp {
+        Mode::Interp
+    } else {
+        Mode::Jit
+    };
     session_options.mode = mode;
+    session_options.jit_tier_up = engine == Engine::JitOptimised;
     let mut session = Session::new(program, Some(entry), session_options).expect("entry");
     assert_eq!(session.mode(), mode);
+    if engine == Engine::JitOptimised {
+        session.finish_tier_up();
+        assert!(session.jit_optimised(), "{entry}: no optimised code");
+    }
     let parsed =
         EntryArgs::parse(program, session.entry(), args).unwrap_or_else(|e| panic!("{entry}: {e}"));
     let mut dump = DumpWriter::new(entry);

@@ -39,7 +39,7 @@ use crate::graph::{
     AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
 };
 use crate::ids::{DeclId, NodeId, ResourceId, StorageSlot};
-use crate::resource::{ResourceDesc, ResourceError};
+use crate::resource::{ResourceDesc, ResourceError, ResourceKind};
 use crate::view::{BufferView, TextureView, ViewRangeError, VIEW_BYTES};
 use std::collections::HashMap;
 use std::fmt;
@@ -381,6 +381,41 @@ impl GraphBuilder {
     /// The default (whole-buffer) view of a buffer.
     pub fn default_buffer_view(&self, resource: ResourceId) -> Result<BufferView, BuildError> {
         Ok(BufferView::whole(resource, &self.describe(resource)?))
+    }
+
+    /// The bytes of the default view of a resource: its whole-buffer view for a buffer, else
+    /// its whole-resource texture view (rpsl.h's layout, what a script holds).
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut builder = GraphBuilder::new();
+    /// builder.begin_frame(0);
+    /// let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+    /// let texture = builder.create_resource(desc, 1).unwrap();
+    /// let buffer = builder.create_resource(ResourceDesc::buffer(256), 2).unwrap();
+    /// let texture_view = builder.default_texture_view(texture).unwrap();
+    /// assert_eq!(builder.default_view_bytes(texture), Ok(texture_view.to_bytes()));
+    /// let buffer_view = builder.default_buffer_view(buffer).unwrap();
+    /// assert_eq!(builder.default_view_bytes(buffer), Ok(buffer_view.to_bytes()));
+    /// assert_eq!(
+    ///     builder.default_view_bytes(ResourceId(9)),
+    ///     Err(BuildError::NoSuchResource(9))
+    /// );
+    /// ```
+    pub fn default_view_bytes(
+        &self,
+        resource: ResourceId,
+    ) -> Result<[u8; VIEW_BYTES], BuildError> {
+        let record = self
+            .graph
+            .resources
+            .get(resource.index())
+            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        Ok(if record.desc.kind == ResourceKind::Buffer {
+            BufferView::whole(resource, &record.desc).to_bytes()
+        } else {
+            TextureView::whole(resource, &record.desc).to_bytes()
+        })
     }
 
     /// Records a node call. `args` is the flattened argument block laid out as the declaration's

@@ -14,7 +14,7 @@ mod differential_gen;
 
 use differential_gen::{ProgramGen, SplitMix};
 use rpsl_vm::host::NULL_VIEW;
-use rpsl_vm::jit::JitModule;
+use rpsl_vm::jit::{JitModule, JitOptions};
 use rpsl_vm::lower::lower_module;
 use rpsl_vm::{Interpreter, Limits, RecordingHost, Value};
 
@@ -30,7 +30,9 @@ struct Tally {
     faults: std::collections::BTreeMap<String, u32>,
 }
 
-fn check_program(seed: u64, tally: &mut Tally) {
+/// Runs one random program under the interpreter and the JIT (`optimize`: Cranelift's
+/// optimiser on, the code sessions switch to after tier-up) and asserts identical results.
+fn check_program(seed: u64, optimize: bool, tally: &mut Tally) {
     let mut rng = SplitMix::new(seed);
     let source = ProgramGen::new(&mut rng).program();
     tally.programs += 1;
@@ -92,7 +94,11 @@ fn check_program(seed: u64, tally: &mut Tally) {
         &mut interp_host,
     );
 
-    let mut jit = match JitModule::compile(&verified) {
+    let options = JitOptions {
+        optimize,
+        ..JitOptions::default()
+    };
+    let mut jit = match JitModule::compile_with(&verified, &options) {
         Ok(jit) => jit,
         Err(error) => panic!("seed {seed}: JIT compilation failed: {error}\n{source}"),
     };
@@ -137,10 +143,10 @@ fn check_program(seed: u64, tally: &mut Tally) {
     tally.node_calls += interp_host.events.len();
 }
 
-fn run_range(first: u64, count: u64) -> Tally {
+fn run_range(first: u64, count: u64, optimize: bool) -> Tally {
     let mut tally = Tally::default();
     for seed in first..first + count {
-        check_program(seed, &mut tally);
+        check_program(seed, optimize, &mut tally);
     }
     eprintln!("{tally:?}");
     // The generator must produce programs the frontend accepts, and exercise both outcomes.
@@ -154,12 +160,18 @@ fn run_range(first: u64, count: u64) -> Tally {
 
 #[test]
 fn jit_matches_interpreter_on_random_programs() {
-    run_range(0, 300);
+    run_range(0, 300, false);
+}
+
+#[test]
+fn optimised_jit_matches_interpreter_on_random_programs() {
+    run_range(0, 300, true);
 }
 
 /// The long run: `cargo test -p rpsl-vm --test differential -- --ignored --nocapture`.
 #[test]
 #[ignore = "long: 10,000 programs"]
 fn jit_matches_interpreter_on_10000_random_programs() {
-    run_range(1_000_000, 10_000);
+    run_range(1_000_000, 10_000, false);
+    run_range(1_000_000, 10_000, true);
 }

@@ -15,7 +15,6 @@ use crate::inst::VectorShape;
 use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
 use crate::ops::{BinaryOp, MarkerKind, TernaryOp, UnaryOp, VectorOp};
 use crate::types::Type;
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Fault kinds and sites as generated code passes them to [`jit_fault`].
@@ -69,7 +68,45 @@ pub(crate) struct RunContext<'h> {
     /// The embedder.
     pub host: &'h mut dyn Host,
     /// Host calls so far per location (for [`CallSite::key`]).
-    pub site_counts: HashMap<LocId, u32>,
+    pub site_counts: SiteCounts,
+}
+
+/// Host calls so far per location in the current run, for [`CallSite::key`]: one slot per
+/// [`LocId`], stamped with the run it counts for, so that a new run starts every count at zero
+/// without clearing (the table is kept across runs and only grows to the highest loc seen).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SiteCounts {
+    /// The stamp of the current run (never 0 once a run started).
+    run: u32,
+    /// `(run stamp, count)` per loc index.
+    slots: Vec<(u32, u32)>,
+}
+
+impl SiteCounts {
+    /// Starts a new run: every count reads as zero again.
+    pub(crate) fn start_run(&mut self) {
+        self.run = self.run.wrapping_add(1);
+        if self.run == 0 {
+            // The stamp wrapped: old slots could match it again.
+            self.slots.fill((0, 0));
+            self.run = 1;
+        }
+    }
+
+    /// The number of earlier calls at `loc` this run, counting this one for the next call.
+    pub(crate) fn next(&mut self, loc: LocId) -> u32 {
+        let index = loc.as_u32() as usize;
+        if index >= self.slots.len() {
+            self.slots.resize(index + 1, (0, 0));
+        }
+        let slot = &mut self.slots[index];
+        if slot.0 != self.run {
+            *slot = (self.run, 0);
+        }
+        let count = slot.1;
+        slot.1 = count.wrapping_add(1);
+        count
+    }
 }
 
 impl RunContext<'_> {
@@ -84,9 +121,8 @@ impl RunContext<'_> {
 
     fn next_site(&mut self, loc: i64) -> CallSite {
         let loc = loc_of(loc).unwrap_or(LocId::from_u32(0));
-        let count = self.site_counts.entry(loc).or_insert(0);
-        let key = (loc.as_u32() as u64) << 32 | *count as u64;
-        *count = count.wrapping_add(1);
+        let count = self.site_counts.next(loc);
+        let key = (loc.as_u32() as u64) << 32 | count as u64;
         CallSite { loc, key }
     }
 
@@ -260,13 +296,12 @@ pub(crate) extern "C" fn jit_create_resource(
         let Some(view_range) = ctx.range(view_out, VIEW_SIZE, mem_top, loc) else {
             return 1;
         };
-        let mut desc_bytes = [0u8; RESOURCE_DESC_SIZE as usize];
-        desc_bytes.copy_from_slice(&ctx.memory[desc_range]);
+        let desc = match ctx.memory[desc_range].try_into() {
+            Ok(bytes) => ResourceDesc::from_bytes(bytes),
+            Err(_) => return 1,
+        };
         let site = ctx.next_site(loc);
-        match ctx
-            .host
-            .create_resource(site, &ResourceDesc::from_bytes(&desc_bytes))
-        {
+        match ctx.host.create_resource(site, &desc) {
             Ok(view) => {
                 ctx.memory[view_range].copy_from_slice(&view);
                 0
@@ -461,6 +496,28 @@ pub(crate) extern "C" fn jit_vector(
 #[cfg(test)]
 mod tests {
     use super::fault_kind::{site, unpack, ABORT, INDEX_OUT_OF_BOUNDS};
+    use super::SiteCounts;
+    use crate::entities::LocId;
+
+    #[test]
+    fn site_counts_restart_at_zero_every_run() {
+        let mut counts = SiteCounts::default();
+        let (a, b) = (LocId::from_u32(3), LocId::from_u32(70));
+        counts.start_run();
+        assert_eq!(counts.next(a), 0);
+        assert_eq!(counts.next(a), 1);
+        assert_eq!(counts.next(b), 0);
+        assert_eq!(counts.next(a), 2);
+        counts.start_run();
+        assert_eq!(counts.next(b), 0);
+        assert_eq!(counts.next(a), 0);
+        assert_eq!(counts.next(b), 1);
+        // A wrapped stamp clears the table rather than reviving old counts.
+        counts.run = u32::MAX;
+        counts.slots[3] = (1, 9);
+        counts.start_run();
+        assert_eq!(counts.next(a), 0);
+    }
 
     #[test]
     fn fault_sites_keep_kind_and_loc() {

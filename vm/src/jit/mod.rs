@@ -52,9 +52,8 @@ use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
 use crate::ops::MarkerKind;
 use crate::types::{Type, Value};
 pub use compile::JitOptions;
-use context::RunContext;
+use context::{RunContext, SiteCounts};
 use cranelift_jit::JITModule;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 
@@ -105,7 +104,15 @@ pub struct JitModule {
     module: Option<JITModule>,
     functions: Vec<FnInfo>,
     limits: Limits,
-    scratch: Mutex<Vec<u8>>,
+    scratch: Mutex<Scratch>,
+}
+
+/// What a run borrows from the module and gives back, so that runs reuse its allocations: VM
+/// memory and the per-location host-call counts.
+#[derive(Default)]
+struct Scratch {
+    memory: Vec<u8>,
+    site_counts: SiteCounts,
 }
 
 impl JitModule {
@@ -149,7 +156,7 @@ impl JitModule {
             module: Some(linked.module),
             functions,
             limits: Limits::default(),
-            scratch: Mutex::new(Vec::new()),
+            scratch: Mutex::new(Scratch::default()),
         })
     }
 
@@ -214,11 +221,15 @@ impl JitModule {
                 loc: info.first_loc,
             });
         }
-        let mut memory = self
+        let Scratch {
+            mut memory,
+            mut site_counts,
+        } = self
             .scratch
             .try_lock()
             .map(|mut scratch| std::mem::take(&mut *scratch))
             .unwrap_or_default();
+        site_counts.start_run();
         memory.clear();
         memory.extend_from_slice(io);
         memory.resize(mem_top, 0);
@@ -235,7 +246,7 @@ impl JitModule {
             limits,
             fault: None,
             host: &mut adapter,
-            site_counts: HashMap::new(),
+            site_counts,
         };
         ctx.mem_ptr = ctx.memory.as_mut_ptr();
         let ctx_ptr = (&mut ctx as *mut RunContext<'_>).cast::<u8>();
@@ -244,7 +255,12 @@ impl JitModule {
         // memory it points to and the slots outlive the call; generated code checks every
         // memory access against the frame top, which never exceeds `ctx.memory.len()`.
         let status = unsafe { code(ctx_ptr, mem_base as i64, 0, slots_ptr, slots_ptr) };
-        let RunContext { memory, fault, .. } = ctx;
+        let RunContext {
+            memory,
+            fault,
+            site_counts,
+            ..
+        } = ctx;
         let outcome = if status == 0 {
             io.copy_from_slice(&memory[..io.len()]);
             Ok(info
@@ -267,7 +283,10 @@ impl JitModule {
             }))
         };
         if let Ok(mut scratch) = self.scratch.try_lock() {
-            *scratch = memory;
+            *scratch = Scratch {
+                memory,
+                site_counts,
+            };
         }
         outcome
     }
