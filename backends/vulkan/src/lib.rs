@@ -695,6 +695,10 @@ impl VulkanBackend {
             handles,
             &mut slot.scratch,
         )?;
+        // The slot's depth/stencil resolve scratch images, where the recorder finds them.
+        let mut resolve_scratch = std::mem::take(&mut slot.resolve_scratch);
+        resolve_scratch.begin_frame();
+        self.context.resolve_scratch.replace(resolve_scratch);
         let mut recorder = FrameRecorder {
             context: &self.context,
             cb: vk::CommandBuffer::null(),
@@ -718,6 +722,9 @@ impl VulkanBackend {
         let mut timed = Vec::new();
         let result = submit::record_and_submit_frame(&mut recorder, &mut submission, &mut timed);
         views_out.append(&mut recorder.views);
+        let mut resolve_scratch = self.context.resolve_scratch.take();
+        resolve_scratch.end_frame(&self.context, &mut self.view_cache);
+        self.slots[slot_index].resolve_scratch = resolve_scratch;
         result?;
         self.stats.barriers = frame.barriers.len() as u32;
         if timestamps {

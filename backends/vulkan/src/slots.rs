@@ -7,6 +7,7 @@
 //! they are freed, and with them their views in the backend's [`ViewCache`].
 
 use crate::context::{vk_error, Context};
+use crate::depth_resolve::ResolveScratch;
 use crate::resources::{GpuResource, TransientHeap};
 use crate::timing::PendingTimings;
 use crate::view_cache::ViewCache;
@@ -56,6 +57,8 @@ pub(crate) struct FrameSlot {
     pub scratch: Vec<GpuResource>,
     /// Scratch images of buffer render targets, kept for the slot's next frame.
     pub buffer_targets: Vec<GpuResource>,
+    /// Scratch images of depth/stencil resolves, kept for the slot's next frame.
+    pub resolve_scratch: ResolveScratch,
     pub in_flight: bool,
     pub transients: Vec<(usize, GpuResource)>,
     pub key: TransientKey,
@@ -80,6 +83,7 @@ impl FrameSlot {
             timings: None,
             scratch: Vec::new(),
             buffer_targets: Vec::new(),
+            resolve_scratch: ResolveScratch::default(),
             in_flight: false,
             transients: Vec::new(),
             key: Vec::new(),
@@ -157,6 +161,7 @@ impl FrameSlot {
             view_cache.forget(context, &resource);
             resource.destroy(context, allocator);
         }
+        self.resolve_scratch.destroy(context, view_cache);
         for (_, resource) in self.transients.drain(..) {
             view_cache.forget(context, &resource);
             resource.destroy(context, allocator);

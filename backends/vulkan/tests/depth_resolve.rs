@@ -2,7 +2,11 @@
 //! D32_FLOAT_S8X24_UINT and D24_UNORM_S8_UINT) in all three modes, under validation with
 //! synchronization validation and read back exactly. A bound node draws four times with
 //! `gl_SampleMask` selecting one sample each, so every sample of a pixel holds its own depth
-//! (`base[sample] + x / 128`) and stencil value and MIN, MAX, AVERAGE and sample zero all differ.
+//! (`base[sample] + x / 128`) and stencil value (`STENCIL[sample] + 3 x`, drawn column by column)
+//! and MIN, MAX, AVERAGE and sample zero all differ, as do the columns (so a resolve read from
+//! the wrong offset shows). Shifted resolves run through a scratch image where the device has
+//! the mode as a render-pass resolve (also with VK_EXT_shader_stencil_export turned off through
+//! the backend's test hook), else through the shader.
 
 mod common;
 use ash::vk;
@@ -19,8 +23,10 @@ const SIZE: u32 = 8;
 const DEPTH_BASE: [f32; 4] = [0.25, 0.0625, 0.375, 0.125];
 /// Depth step per pixel column.
 const DEPTH_STEP: f32 = 1.0 / 128.0;
-/// Stencil value of each sample.
+/// Stencil value of each sample at x = 0.
 const STENCIL: [u32; 4] = [20, 5, 40, 10];
+/// Stencil step per pixel column (never lands on `CLEAR_STENCIL`).
+const STENCIL_STEP: u32 = 3;
 /// Clear values of the destination (outside resolved regions).
 const CLEAR_DEPTH: f32 = 1.0;
 const CLEAR_STENCIL: u32 = 7;
@@ -28,10 +34,23 @@ const CLEAR_STENCIL: u32 = 7;
 const X32_TYPELESS_G8X24_UINT: Format = Format(22);
 const X24_TYPELESS_G8_UINT: Format = Format(47);
 
+/// Two triangles covering pixel column `column` of `columns` (geometry rather than per-column
+/// scissors: with those, lavapipe left the next column's stencil value in samples 1 to 3).
 const VERTEX: &str = r#"#version 450
+layout(push_constant) uniform Params {
+    float depth;
+    float step;
+    uint mask;
+    uint column;
+    uint columns;
+} params;
+const vec2 CORNERS[6] = vec2[](
+    vec2(0.0, 0.0), vec2(1.0, 0.0), vec2(0.0, 1.0),
+    vec2(1.0, 0.0), vec2(1.0, 1.0), vec2(0.0, 1.0));
 void main() {
-    vec2 corner = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);
-    gl_Position = vec4(corner * 2.0 - 1.0, 0.0, 1.0);
+    vec2 corner = CORNERS[gl_VertexIndex];
+    float x = (float(params.column) + corner.x) / float(params.columns);
+    gl_Position = vec4(x * 2.0 - 1.0, corner.y * 2.0 - 1.0, 0.0, 1.0);
 }
 "#;
 
@@ -40,6 +59,8 @@ layout(push_constant) uniform Params {
     float depth;
     float step;
     uint mask;
+    uint column;
+    uint columns;
 } params;
 void main() {
     gl_SampleMask[0] = int(params.mask);
@@ -85,8 +106,8 @@ impl SampleWriter {
             };
             let (vertex, fragment) = (module(&vertex), module(&fragment));
             let ranges = [vk::PushConstantRange::default()
-                .stage_flags(vk::ShaderStageFlags::FRAGMENT)
-                .size(12)];
+                .stage_flags(vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT)
+                .size(20)];
             let layout = device
                 .create_pipeline_layout(
                     &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges),
@@ -208,17 +229,18 @@ fn expected(resolve: &Resolve, x: u32, y: u32) -> (f32, u32) {
     }
     let src_x = x - dx + resolve.src_offset[0];
     let depths = DEPTH_BASE.map(|base| base + src_x as f32 * DEPTH_STEP);
+    let column = src_x * STENCIL_STEP;
     let stencil_only =
         [X24_TYPELESS_G8_UINT, X32_TYPELESS_G8X24_UINT].contains(&resolve.view_format);
     let (depth, stencil) = match resolve.mode {
-        0 => (depths.iter().sum::<f32>() / 4.0, STENCIL[0]),
+        0 => (depths.iter().sum::<f32>() / 4.0, STENCIL[0] + column),
         1 => (
             depths.iter().copied().fold(f32::MAX, f32::min),
-            *STENCIL.iter().min().unwrap(),
+            STENCIL.iter().min().unwrap() + column,
         ),
         _ => (
             depths.iter().copied().fold(f32::MIN, f32::max),
-            *STENCIL.iter().max().unwrap(),
+            STENCIL.iter().max().unwrap() + column,
         ),
     };
     if stencil_only {
@@ -235,12 +257,14 @@ fn unorm24(value: f32) -> u32 {
 
 /// Draws per-sample values into a 4x MSAA image of `format`, resolves it into the external
 /// `depth` with `resolves` (in order, onto a cleared destination) and copies the stencil plane
-/// into the external buffer `stencil`, for two frames (the second must make no image views).
-/// Returns the destination's depth (as raw 32-bit words) and stencil bytes, or the error.
+/// into the external buffer `stencil`, for `2 * slots` frames (with `slots` frames in flight;
+/// the second half must make no image views). Returns the destination's depth (as raw 32-bit
+/// words) and stencil bytes, or the error.
 fn run_resolves(
     backend: &mut VulkanBackend,
     format: Format,
     resolves: &[Resolve],
+    slots: u32,
 ) -> Result<(Vec<u32>, Vec<u8>), BackendError> {
     let has_stencil = format.has_stencil();
     let mut frame = Frame::new();
@@ -344,38 +368,49 @@ fn run_resolves(
                 }],
             );
             for sample in 0..4 {
-                let mut constants = Vec::new();
-                constants.extend_from_slice(&DEPTH_BASE[sample].to_le_bytes());
-                constants.extend_from_slice(&DEPTH_STEP.to_le_bytes());
-                constants.extend_from_slice(&(1u32 << sample).to_le_bytes());
-                device.cmd_push_constants(
-                    cb,
-                    layout,
-                    vk::ShaderStageFlags::FRAGMENT,
-                    0,
-                    &constants,
-                );
-                device.cmd_set_stencil_reference(
-                    cb,
-                    vk::StencilFaceFlags::FRONT_AND_BACK,
-                    STENCIL[sample],
-                );
-                device.cmd_draw(cb, 3, 1, 0, 0);
+                // One column at a time: the stencil reference is the column's value.
+                for x in 0..width {
+                    let mut constants = Vec::new();
+                    constants.extend_from_slice(&DEPTH_BASE[sample].to_le_bytes());
+                    constants.extend_from_slice(&DEPTH_STEP.to_le_bytes());
+                    constants.extend_from_slice(&(1u32 << sample).to_le_bytes());
+                    constants.extend_from_slice(&x.to_le_bytes());
+                    constants.extend_from_slice(&width.to_le_bytes());
+                    device.cmd_push_constants(
+                        cb,
+                        layout,
+                        vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                        0,
+                        &constants,
+                    );
+                    device.cmd_set_stencil_reference(
+                        cb,
+                        vk::StencilFaceFlags::FRONT_AND_BACK,
+                        STENCIL[sample] + x * STENCIL_STEP,
+                    );
+                    device.cmd_draw(cb, 6, 1, 0, 0);
+                }
             }
         }
         Ok(())
     });
     let mut compiler = FrameCompiler::new(CompileOptions::default());
     let compiled = compiler.compile(&graph).unwrap().clone();
-    // Two frames: the second makes no new views (the resolve's views are cached).
-    let mut result = backend.execute_frame(&graph, &compiled);
+    // A frame per slot, then as many steady frames, which make no new views (the resolve's
+    // views and scratch images are cached per slot).
+    let mut result = Ok(());
+    for _ in 0..slots {
+        result = result.and_then(|()| backend.execute_frame(&graph, &compiled));
+    }
     if result.is_ok() {
         let before = backend.object_counts();
-        result = backend.execute_frame(&graph, &compiled);
+        for _ in 0..slots {
+            result = result.and_then(|()| backend.execute_frame(&graph, &compiled));
+        }
         let made = backend.object_counts().since(&before);
         if result.is_ok() && made.image_views_created != 0 {
             result = Err(BackendError::Api(format!(
-                "the second frame made {} image views",
+                "the steady frames made {} image views",
                 made.image_views_created
             )));
         }
@@ -402,8 +437,15 @@ fn run_resolves(
 /// Runs `resolves` on `format` and checks every texel of depth and stencil exactly.
 fn check(format: Format, resolves: &[Resolve]) {
     let Some(mut backend) = backend() else { return };
-    let (depth, stencil) = run_resolves(&mut backend, format, resolves)
+    check_on(&mut backend, format, resolves, 1);
+}
+
+/// Runs `resolves` on `format` on `backend` (with `slots` frames in flight) and checks every
+/// texel of depth and stencil exactly (D24 averages within one unit of the last place).
+fn check_on(backend: &mut VulkanBackend, format: Format, resolves: &[Resolve], slots: u32) {
+    let (depth, stencil) = run_resolves(backend, format, resolves, slots)
         .unwrap_or_else(|error| panic!("{format:?} {resolves:?}: {error}"));
+    let d24_tolerance = u32::from(resolves.iter().any(|resolve| resolve.mode == 0));
     for y in 0..SIZE {
         for x in 0..SIZE {
             let at = (y * SIZE + x) as usize;
@@ -418,10 +460,11 @@ fn check(format: Format, resolves: &[Resolve]) {
                 }
             }
             if format == Format::D24_UNORM_S8_UINT {
-                assert_eq!(
-                    depth[at] & 0x00FF_FFFF,
-                    unorm24(want_depth),
-                    "{format:?} depth ({x}, {y}) of {resolves:?}"
+                let got = depth[at] & 0x00FF_FFFF;
+                assert!(
+                    got.abs_diff(unorm24(want_depth)) <= d24_tolerance,
+                    "{format:?} depth ({x}, {y}) of {resolves:?}: {got} vs {}",
+                    unorm24(want_depth)
                 );
             } else {
                 assert_eq!(
@@ -539,7 +582,7 @@ fn d24s8_min_and_max_pick_one_sample_exactly() {
 fn d24s8_average_keeps_stencil_sample_zero() {
     let Some(mut backend) = backend() else { return };
     let format = Format::D24_UNORM_S8_UINT;
-    let (depth, stencil) = run_resolves(&mut backend, format, &[Resolve::whole(0)])
+    let (depth, stencil) = run_resolves(&mut backend, format, &[Resolve::whole(0)], 1)
         .unwrap_or_else(|error| panic!("{error}"));
     for x in 0..SIZE {
         let (average, _) = expected(&Resolve::whole(0), x, 0);
@@ -551,7 +594,14 @@ fn d24s8_average_keeps_stencil_sample_zero() {
             unorm24(average)
         );
     }
-    assert!(stencil.iter().all(|&s| s as u32 == STENCIL[0]));
+    for (at, &value) in stencil.iter().enumerate() {
+        let x = at as u32 % SIZE;
+        assert_eq!(
+            value as u32,
+            STENCIL[0] + x * STENCIL_STEP,
+            "stencil at {at}"
+        );
+    }
 }
 
 #[test]
@@ -582,4 +632,128 @@ fn a_single_sampled_source_is_a_clear_error() {
         }
         other => panic!("expected a node error, got {other:?}"),
     }
+}
+
+/// Two shifted resolves in `mode` through views of `view_format` (one frame runs both, so the
+/// second reuses the first's scratch image).
+fn shifted_resolves(mode: u32, view_format: Format) -> [Resolve; 2] {
+    [
+        Resolve {
+            dst_offset: [3, 1],
+            src_offset: [0, 2],
+            extent: [4, 5],
+            mode,
+            view_format,
+        },
+        Resolve {
+            dst_offset: [0, 6],
+            src_offset: [2, 0],
+            extent: [3, 2],
+            mode,
+            view_format,
+        },
+    ]
+}
+
+/// Runs `resolves`, expecting the node error for a stencil resolve the device cannot do
+/// without VK_EXT_shader_stencil_export, whose message contains `why`.
+fn expect_unsupported(
+    backend: &mut VulkanBackend,
+    format: Format,
+    resolves: &[Resolve],
+    why: &str,
+) {
+    match run_resolves(backend, format, resolves, 1) {
+        Err(BackendError::Node { name, message, .. }) => {
+            assert_eq!(name, "resolve");
+            assert!(
+                message.contains("stencil aspect")
+                    && message.contains(why)
+                    && message.contains("VK_EXT_shader_stencil_export"),
+                "{format:?} {resolves:?}: {message}"
+            );
+        }
+        other => panic!("{format:?} {resolves:?}: expected a node error, got {other:?}"),
+    }
+}
+
+#[test]
+fn shifted_stencil_resolves_need_no_stencil_export_where_the_render_pass_has_the_mode() {
+    let Some(mut backend) = backend() else { return };
+    // As on a device without VK_EXT_shader_stencil_export (the NVIDIA H200 is one).
+    backend.set_resolve_capabilities_for_tests(|features| features.shader_stencil_export = false);
+    let features = backend.features();
+    assert!(!features.shader_stencil_export);
+    // lavapipe copies whole texels of depth-stencil images, so a stencil-only view cannot go
+    // through a scratch copy there (the backend says so).
+    let whole_texel_copies = backend.device_name().starts_with("llvmpipe");
+    for (format, plane) in [
+        (Format::D32_FLOAT_S8X24_UINT, X32_TYPELESS_G8X24_UINT),
+        (Format::D24_UNORM_S8_UINT, X24_TYPELESS_G8_UINT),
+    ] {
+        for mode in 0..3 {
+            let stencil_mode = [
+                vk::ResolveModeFlags::SAMPLE_ZERO,
+                vk::ResolveModeFlags::MIN,
+                vk::ResolveModeFlags::MAX,
+            ][mode as usize];
+            let both = shifted_resolves(mode, Format::UNKNOWN);
+            let stencil_only = shifted_resolves(mode, plane);
+            // D24 depth averages round with implementation-defined precision (checked within
+            // one unit); MIN/MAX and every stencil value are exact.
+            if !features.stencil_resolve_modes.contains(stencil_mode) {
+                expect_unsupported(&mut backend, format, &both, "stencil resolve modes are");
+                expect_unsupported(
+                    &mut backend,
+                    format,
+                    &stencil_only,
+                    "stencil resolve modes are",
+                );
+                continue;
+            }
+            check_on(&mut backend, format, &both, 1);
+            if whole_texel_copies {
+                expect_unsupported(&mut backend, format, &stencil_only, "overwrites the other");
+            } else {
+                check_on(&mut backend, format, &stencil_only, 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn scratch_resolves_keep_their_images_per_frame_slot() {
+    // Two frames in flight: each slot makes its scratch image and views once, and the steady
+    // frames after them make none (`run_resolves` checks), with exact results.
+    let Some(mut backend) = backend_with(2) else {
+        return;
+    };
+    backend.set_resolve_capabilities_for_tests(|features| features.shader_stencil_export = false);
+    let format = Format::D32_FLOAT_S8X24_UINT;
+    check_on(
+        &mut backend,
+        format,
+        &shifted_resolves(0, Format::UNKNOWN),
+        2,
+    );
+}
+
+#[test]
+fn the_capability_hook_only_narrows() {
+    let Some(mut backend) = backend() else { return };
+    let real = backend.features();
+    backend.set_resolve_capabilities_for_tests(|features| {
+        features.stencil_resolve_modes = vk::ResolveModeFlags::SAMPLE_ZERO
+            | vk::ResolveModeFlags::MIN
+            | vk::ResolveModeFlags::MAX;
+        features.shader_stencil_export = true;
+        features.independent_resolve = false;
+        features.push_descriptor = !real.push_descriptor;
+    });
+    let now = backend.features();
+    assert_eq!(now.stencil_resolve_modes, real.stencil_resolve_modes);
+    assert_eq!(now.shader_stencil_export, real.shader_stencil_export);
+    assert!(!now.independent_resolve);
+    assert_eq!(now.push_descriptor, real.push_descriptor);
+    assert_eq!(now.depth_resolve_modes, real.depth_resolve_modes);
 }

@@ -14,18 +14,23 @@
 //!
 //! A mode the device lists in `VkPhysicalDeviceDepthStencilResolveProperties` runs as a
 //! render-pass resolve. Depth and stencil share one pass when their modes are equal or the device
-//! has `independentResolve`; otherwise each aspect gets its own pass. Where the render pass cannot
-//! do it (a mode the device lacks, as lavapipe lacks `MIN`/`MAX`; `srcOffset != dstOffset`, which
-//! a render-area resolve cannot express; a driver bug listed in [`Quirks`]), a fragment shader
-//! resolves instead (`shader.rs`, [`ShaderDepthResolve`]). The stencil shader needs
-//! VK_EXT_shader_stencil_export: without it, a stencil resolve the render pass cannot do is an
-//! error naming the node, the format and the mode. Only the base mip of the views is resolved
+//! has `independentResolve`; otherwise each aspect gets its own pass. Where the render pass has
+//! the mode but cannot write the destination directly (`srcOffset != dstOffset`, which a
+//! render-area resolve cannot express; a driver bug listed in [`Quirks`]), it resolves into a
+//! scratch image at the source's offsets and a copy moves the result to `dstOffset`
+//! (`scratch.rs`). Where the device lacks the mode (lavapipe lacks `MIN`/`MAX`), or a driver's
+//! copy of one aspect would overwrite the other, a fragment shader resolves instead
+//! (`shader.rs`, [`ShaderDepthResolve`]); `plan.rs` groups and orders the passes. The stencil
+//! shader needs
+//! VK_EXT_shader_stencil_export: without it, a stencil resolve in a mode the render pass lacks is
+//! an error naming the node, the format and the mode. Only the base mip of the views is resolved
 //! (as `vkCmdResolveImage` does for colour), over the layers both views share.
 //!
 //! The compiler plans resolve sources in `TRANSFER_SRC_OPTIMAL` and destinations in
 //! `TRANSFER_DST_OPTIMAL` (stage `RESOLVE`); the node moves each aspect to the attachment or
-//! read-only layouts it uses and back, chained to the compiler's barriers through the transfer
-//! stages. The spec puts render-pass resolves in `COLOR_ATTACHMENT_OUTPUT` with
+//! read-only layouts it uses and back (a destination aspect written by a scratch copy stays in
+//! `TRANSFER_DST_OPTIMAL`), chained to the compiler's barriers through the transfer stages.
+//! The spec puts render-pass resolves in `COLOR_ATTACHMENT_OUTPUT` with
 //! `COLOR_ATTACHMENT_READ`/`WRITE` accesses, for depth/stencil attachments too; the source's load
 //! is a `DEPTH_STENCIL_ATTACHMENT_READ` in `EARLY_FRAGMENT_TESTS`.
 
@@ -35,8 +40,13 @@ use crate::view_cache::ViewKey;
 use ash::vk;
 use rpsl_runtime::{BackendError, NodeId};
 
+mod plan;
+mod scratch;
 mod shader;
 
+use plan::{copies_clobbering, group_passes, shader_op, sort_plans};
+
+pub(crate) use scratch::ResolveScratch;
 pub(crate) use shader::ShaderDepthResolve;
 
 /// One depth/stencil resolve of a `resolve` node (offsets and extent already clamped to both
@@ -78,8 +88,10 @@ pub(crate) enum ShaderOp {
 /// How one aspect is resolved.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Method {
-    /// A render-pass resolve with this mode.
+    /// A render-pass resolve with this mode into the destination.
     RenderPass(vk::ResolveModeFlags),
+    /// A render-pass resolve with this mode into a scratch image, copied into the destination.
+    Scratch(vk::ResolveModeFlags),
     /// The fragment-shader resolve.
     Shader(ShaderOp),
 }
@@ -123,6 +135,14 @@ fn method_scope(
     vk::AccessFlags2,
 ) {
     match method {
+        Method::Scratch(_) => (
+            vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+                | vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+            vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ
+                | vk::AccessFlags2::COLOR_ATTACHMENT_READ,
+            vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::TRANSFER_WRITE,
+        ),
         Method::RenderPass(_) => (
             vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
                 | vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
@@ -184,14 +204,17 @@ pub(crate) fn frame_view(
     Ok(view)
 }
 
-/// Render-pass depth/stencil resolve bugs of drivers, worked around with the shader resolve.
-/// Found on lavapipe (llvmpipe, Mesa 22): an `AVERAGE` depth resolve writes sample zero, and a
-/// render pass resolving only one aspect of a depth-stencil image also writes the other aspect
-/// (with its sample zero), where the spec allows at most a read-modify-write that keeps it.
+/// Depth/stencil resolve and copy bugs of drivers, worked around with a scratch image or the
+/// shader resolve. Found on lavapipe (llvmpipe, Mesa 22): an `AVERAGE` depth resolve writes
+/// sample zero; a render pass resolving only one aspect of a depth-stencil image also writes the
+/// other aspect (with its sample zero), where the spec allows at most a read-modify-write that
+/// keeps it; and `vkCmdCopyImage` of one aspect of a depth-stencil image copies whole texels,
+/// the other aspect too.
 #[derive(Copy, Clone, Debug, Default)]
 struct Quirks {
     depth_average_is_sample_zero: bool,
     single_aspect_resolve_writes_both: bool,
+    single_aspect_copy_writes_both: bool,
 }
 
 impl Quirks {
@@ -200,30 +223,34 @@ impl Quirks {
         Quirks {
             depth_average_is_sample_zero: llvmpipe,
             single_aspect_resolve_writes_both: llvmpipe,
+            single_aspect_copy_writes_both: llvmpipe,
         }
     }
 }
 
-/// Groups planned aspects into passes: render-pass aspects share one pass when their modes are
-/// equal or the device has `independentResolve`; every shader aspect is a pass of its own.
-fn group_passes(
-    plans: &[(vk::ImageAspectFlags, Method)],
-    independent_resolve: bool,
-) -> Vec<Vec<(vk::ImageAspectFlags, Method)>> {
-    let mut passes: Vec<Vec<(vk::ImageAspectFlags, Method)>> = Vec::new();
-    for &(aspect, method) in plans {
-        let joins = passes.iter_mut().find(|pass| {
-            pass.iter().all(|&(_, other)| match (other, method) {
-                (Method::RenderPass(a), Method::RenderPass(b)) => a == b || independent_resolve,
-                _ => false,
-            })
-        });
-        match joins {
-            Some(pass) => pass.push((aspect, method)),
-            None => passes.push(vec![(aspect, method)]),
-        }
+impl crate::VulkanBackend {
+    /// Test hook, not part of the API: narrows the depth/stencil resolve capabilities the
+    /// backend uses (`depth_resolve_modes`, `stencil_resolve_modes`, `independent_resolve`,
+    /// `independent_resolve_none`, `shader_stencil_export`) to what `change` leaves of them, so
+    /// tests can take the paths of devices that lack them (as one without
+    /// VK_EXT_shader_stencil_export). It never adds what the device lacks; other fields are
+    /// ignored. Call it before the first frame.
+    #[doc(hidden)]
+    pub fn set_resolve_capabilities_for_tests(
+        &mut self,
+        change: impl FnOnce(&mut crate::EnabledFeatures),
+    ) {
+        let real = self.context.features;
+        let mut wanted = real;
+        change(&mut wanted);
+        let features = &mut self.context.features;
+        features.depth_resolve_modes = real.depth_resolve_modes & wanted.depth_resolve_modes;
+        features.stencil_resolve_modes = real.stencil_resolve_modes & wanted.stencil_resolve_modes;
+        features.independent_resolve = real.independent_resolve && wanted.independent_resolve;
+        features.independent_resolve_none =
+            real.independent_resolve_none && wanted.independent_resolve_none;
+        features.shader_stencil_export = real.shader_stencil_export && wanted.shader_stencil_export;
     }
-    passes
 }
 
 impl FrameRecorder<'_> {
@@ -312,9 +339,13 @@ impl FrameRecorder<'_> {
             used_stages |= src_stage | dst_stage;
             used_accesses |= src_access | dst_access;
             let src_layouts = (vk::ImageLayout::TRANSFER_SRC_OPTIMAL, source_layout(aspect));
+            // A scratch copy writes the destination in the planned TRANSFER_DST_OPTIMAL.
             let dst_layouts = (
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                destination_layout(aspect),
+                match method {
+                    Method::Scratch(_) => vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    _ => destination_layout(aspect),
+                },
             );
             before.push(barrier(
                 job.src.image,
@@ -345,7 +376,8 @@ impl FrameRecorder<'_> {
             ));
             let written = dst_access
                 & (vk::AccessFlags2::COLOR_ATTACHMENT_WRITE
-                    | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE);
+                    | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE
+                    | vk::AccessFlags2::TRANSFER_WRITE);
             used_writes |= written;
             after.push(barrier(
                 job.dst.image,
@@ -370,6 +402,9 @@ impl FrameRecorder<'_> {
                 };
                 match method {
                     Method::RenderPass(mode) => format!("{what} {mode:?} (render pass)"),
+                    Method::Scratch(mode) => {
+                        format!("{what} {mode:?} (render pass into scratch, copy)")
+                    }
                     Method::Shader(op) => format!("{what} {op:?} (shader)"),
                 }
             })
@@ -409,6 +444,9 @@ impl FrameRecorder<'_> {
                     (src_mip, src_layers),
                     (dst_mip, dst_layers),
                 ),
+                Method::Scratch(_) => {
+                    self.scratch_resolve(job, pass, (src_mip, src_layers), (dst_mip, dst_layers))
+                }
                 Method::Shader(op) => self.shader_resolve(
                     job,
                     pass[0].0,
@@ -479,23 +517,20 @@ impl FrameRecorder<'_> {
             if !stencil && quirks.depth_average_is_sample_zero {
                 supported &= !vk::ResolveModeFlags::AVERAGE;
             }
-            let why = if !same_offset {
-                Some("a render-pass resolve needs srcOffset == dstOffset".to_string())
-            } else if !supported.contains(wanted) {
-                Some(format!(
-                    "the device's {what} resolve modes are {supported:?}"
-                ))
-            } else if partial && quirks.single_aspect_resolve_writes_both {
-                Some(format!(
-                    "this driver's render-pass resolve of one aspect also overwrites the other aspect of {format:?}"
-                ))
-            } else {
-                None
-            };
-            let Some(why) = why else {
-                plans.push((aspect, Method::RenderPass(wanted)));
+            if supported.contains(wanted) {
+                // The render pass has the mode. It writes the destination directly when the
+                // offsets match (a render-area resolve cannot shift) and the driver keeps the
+                // other aspect; otherwise it resolves into a scratch image copied into place.
+                let direct = same_offset && !(partial && quirks.single_aspect_resolve_writes_both);
+                let method = if direct {
+                    Method::RenderPass(wanted)
+                } else {
+                    Method::Scratch(wanted)
+                };
+                plans.push((aspect, method));
                 continue;
-            };
+            }
+            let why = format!("the device's {what} resolve modes are {supported:?}");
             if stencil && !features.shader_stencil_export {
                 return Err(node_error(
                     self,
@@ -518,38 +553,43 @@ impl FrameRecorder<'_> {
             }
             plans.push((aspect, Method::Shader(op)));
         }
-        // Render-pass resolves first: where one of them also writes the other aspect, the
-        // other aspect's shader resolve comes after and overwrites it.
-        plans.sort_by_key(|(_, method)| matches!(method, Method::Shader(_)));
+        sort_plans(&mut plans);
         if quirks.single_aspect_resolve_writes_both {
             let render_passes = group_passes(&plans, features.independent_resolve)
                 .iter()
                 .filter(|pass| matches!(pass[0].1, Method::RenderPass(_)))
                 .count();
             if render_passes > 1 {
-                // Two single-aspect render-pass resolves would clobber each other: the
-                // second aspect goes through the shader.
+                // Two single-aspect render-pass resolves into the destination would clobber
+                // each other: the second aspect resolves into a scratch image, whose copy
+                // comes after the first pass.
                 if let Some(last) = plans.last_mut() {
-                    let stencil = last.0 == vk::ImageAspectFlags::STENCIL;
-                    let op = match (mode, stencil) {
-                        (0, true) => ShaderOp::SampleZero,
-                        (0, false) => ShaderOp::Average,
-                        (1, _) => ShaderOp::Min,
-                        _ => ShaderOp::Max,
-                    };
-                    if (stencil && !features.shader_stencil_export) || !have_shaders {
-                        return Err(node_error(
-                            self,
-                            node,
-                            format!(
-                                "{} resolve of {format:?} needs two render passes, which this driver cannot do without the shader fallback",
-                                MODE_NAMES[mode]
-                            ),
-                        ));
+                    if let Method::RenderPass(mode) = last.1 {
+                        last.1 = Method::Scratch(mode);
                     }
-                    last.1 = Method::Shader(op);
                 }
             }
+        }
+        if quirks.single_aspect_copy_writes_both && format_aspects.as_raw().count_ones() == 2 {
+            for aspect in copies_clobbering(&plans, features.independent_resolve, format_aspects) {
+                let stencil = aspect == vk::ImageAspectFlags::STENCIL;
+                if (stencil && !features.shader_stencil_export) || !have_shaders {
+                    return Err(node_error(
+                        self,
+                        node,
+                        format!(
+                            "{} resolve of the {} aspect of {format:?} is not supported: this driver's copy of one aspect of a depth-stencil image overwrites the other, and the shader fallback needs {}",
+                            MODE_NAMES[mode],
+                            if stencil { "stencil" } else { "depth" },
+                            if stencil { "VK_EXT_shader_stencil_export" } else { "the resolve shaders" }
+                        ),
+                    ));
+                }
+                if let Some(plan) = plans.iter_mut().find(|(a, _)| *a == aspect) {
+                    plan.1 = Method::Shader(shader_op(mode, stencil));
+                }
+            }
+            sort_plans(&mut plans);
         }
         Ok(plans)
     }
@@ -604,7 +644,7 @@ impl FrameRecorder<'_> {
                             .load_op(vk::AttachmentLoadOp::LOAD)
                             .store_op(vk::AttachmentStoreOp::NONE),
                     ),
-                    Method::Shader(_) => None,
+                    Method::Scratch(_) | Method::Shader(_) => None,
                 })
         };
         let depth = attachment(vk::ImageAspectFlags::DEPTH);

@@ -1,5 +1,6 @@
 //! The fragment-shader depth/stencil resolve, the fallback of `depth_resolve` where the device's
-//! render-pass resolve cannot do a mode, the offsets or a single aspect: a full-screen triangle
+//! render-pass resolve lacks a mode (or a driver's scratch copy of one aspect would overwrite
+//! the other, see `scratch.rs`): a full-screen triangle
 //! over the destination region whose fragment shader fetches every sample of the source (a
 //! sampled multisampled view of one aspect) and writes `gl_FragDepth`, or the stencil reference
 //! through VK_EXT_shader_stencil_export, into the destination bound as an attachment (depth test
