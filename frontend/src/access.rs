@@ -447,7 +447,7 @@ pub(crate) mod tests {
 
     /// An attribute `name(args)`; an arg starting with a digit becomes a non-name expression.
     pub(crate) fn attr(name: &str, args: &[&str]) -> Attribute {
-        let ident = |n: &str| Ident { name: n.to_string(), span: span() };
+        let ident = |n: &str| Ident { name: n.into(), span: span() };
         let args = args
             .iter()
             .map(|a| {

@@ -18,13 +18,17 @@
 //! `Display` for expressions, types and statements (a fully parenthesized pretty-printer) lives in
 //! `crate::parse::print`.
 
+mod name;
+
+pub use name::Name;
+
 use crate::source::Span;
 
 /// A name as written, with its location.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ident {
     /// The name.
-    pub name: String,
+    pub name: Name,
     /// Where it was written.
     pub span: Span,
 }

@@ -234,6 +234,16 @@ impl Type {
         }
     }
 
+    /// Whether the type has a literal kind (`1`, `1.0` before they become `int` / `float`), also
+    /// as the element of an array: whether [`Type::concrete`] changes it.
+    pub fn has_literal_kind(&self) -> bool {
+        match self {
+            Type::Scalar(k) | Type::Vector(k, _) | Type::Matrix(k, _, _) => k.is_literal(),
+            Type::Array(elem, _) => elem.has_literal_kind(),
+            _ => false,
+        }
+    }
+
     /// Replaces literal kinds by `int` / `float` (the type a `var` declared from the value gets).
     pub fn concrete(&self) -> Type {
         match self {

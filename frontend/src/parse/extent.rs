@@ -12,6 +12,7 @@ use super::{skip_comment, skip_trivia, MAX_BRACKET_DEPTH};
 pub const MAX_UNBRACKETED_NESTING: u32 = 512;
 
 /// Where an item that starts at some offset ends, by bracket counting.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct ItemExtent {
     /// One past the `;` (outside brackets) or `}` (closing the outermost brace) that ends the
     /// item, or the end of the text.
@@ -69,6 +70,31 @@ fn else_follows(text: &str, pos: usize) -> bool {
             .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// A byte the scan passes over (blanks, most punctuation, non-ASCII bytes).
+const INERT: u8 = 0;
+/// A byte of a word (`[A-Za-z0-9_]`).
+const WORD: u8 = 1;
+/// A byte the scan looks at: brackets, `;`, `?`, `/`.
+const MARK: u8 = 2;
+
+/// The class of every byte value, so that the common bytes take one table look-up.
+static BYTE_CLASS: [u8; 256] = byte_classes();
+
+const fn byte_classes() -> [u8; 256] {
+    let mut classes = [INERT; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if byte.is_ascii_alphanumeric() || byte == b'_' {
+            classes[b] = WORD;
+        } else if matches!(byte, b'/' | b'?' | b'(' | b'[' | b'{' | b')' | b']' | b'}' | b';') {
+            classes[b] = MARK;
+        }
+        b += 1;
+    }
+    classes
+}
+
 /// Finds the end of the item starting at `start`: the first `;` outside braces, or the `}` that
 /// closes the first brace (followed by an optional `;`). Parentheses and square brackets do not
 /// hide a `;` (an unclosed `(` in a declaration must not swallow the rest of the file). Skips
@@ -86,14 +112,14 @@ pub(crate) fn scan_item_extent(text: &str, start: usize) -> ItemExtent {
     };
     let mut i = start;
     while i < bytes.len() {
-        match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') || bytes.get(i + 1) == Some(&b'*') => {
-                i = skip_comment(text, i);
+        match BYTE_CLASS[bytes[i] as usize] {
+            INERT => {
+                i += 1;
                 continue;
             }
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'0'..=b'9' => {
+            WORD => {
                 let word_start = i;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                while i < bytes.len() && BYTE_CLASS[bytes[i] as usize] == WORD {
                     i += 1;
                 }
                 if is_nesting_keyword(&bytes[word_start..i])
@@ -102,6 +128,13 @@ pub(crate) fn scan_item_extent(text: &str, start: usize) -> ItemExtent {
                 {
                     too_nested_at = Some(word_start);
                 }
+                continue;
+            }
+            _ => {}
+        }
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') || bytes.get(i + 1) == Some(&b'*') => {
+                i = skip_comment(text, i);
                 continue;
             }
             b'?' => {

@@ -5,7 +5,7 @@ use pest::iterators::Pair;
 use super::{is_keyword, Lowered, Lowerer, Rule};
 use crate::ast::{
     ArrayDim, Attribute, Declarator, EnumDef, EnumVariant, Expr, ExprKind, Function, Ident, Item,
-    NodeQueue, Param, ParamDirection, Semantic, StructDef, StructField, TypeRef, TypeRefKind,
+    Name, NodeQueue, Param, ParamDirection, Semantic, StructDef, StructField, TypeRef, TypeRefKind,
     Typedef, VarDecl,
 };
 use crate::diagnostic::Diagnostic;
@@ -391,7 +391,7 @@ impl Lowerer<'_> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 TypeRefKind::Named(Ident {
-                    name,
+                    name: Name::from(name),
                     span: self.span(pair.as_span()),
                 })
             }
@@ -420,8 +420,9 @@ impl Lowerer<'_> {
     /// An `ident` pair as an [`Ident`]; a reserved word is reported (and kept, so that lowering
     /// goes on).
     pub(crate) fn ident(&mut self, pair: Pair<'_, Rule>) -> Ident {
+        let is_reserved = is_keyword(pair.as_str());
         let ident = self.word(pair);
-        if is_keyword(&ident.name) {
+        if is_reserved {
             self.report(Diagnostic::error(
                 ident.span,
                 format!("expected identifier, found keyword `{}`", ident.name),
@@ -433,7 +434,7 @@ impl Lowerer<'_> {
     /// A `word` pair (any word, keywords included) as an [`Ident`].
     pub(crate) fn word(&self, pair: Pair<'_, Rule>) -> Ident {
         Ident {
-            name: pair.as_str().to_string(),
+            name: Name::from(pair.as_str()),
             span: self.span(pair.as_span()),
         }
     }

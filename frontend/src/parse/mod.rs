@@ -8,9 +8,10 @@
 //! text is parsed one top-level item at a time (the grammar's `item` rule). When an item has a
 //! syntax error, the error is reported and the parser skips to the next item boundary: just after
 //! the next `;` outside braces, or just after the `}` that closes the item's first brace (and a `;`
-//! right after it). So several errors per file are reported, one per broken item. The input is
-//! preprocessed text: the grammar has no comment rule (the preprocessor turns comments into
-//! blanks), though comments between items are skipped.
+//! right after it). So several errors per file are reported, one per broken item. A large text's
+//! items are parsed on several threads (`items.rs`), with exactly the sequential result. The
+//! input is preprocessed text: the grammar has no comment rule (the preprocessor turns comments
+//! into blanks), though comments between items are skipped.
 //!
 //! Nesting limits keep the recursive-descent parser and every later recursive pass off the end of
 //! the stack: an item whose brackets nest deeper than [`MAX_BRACKET_DEPTH`] is rejected before it
@@ -33,6 +34,7 @@ mod errors;
 mod expr;
 mod extent;
 mod item;
+mod items;
 pub mod print;
 mod stmt;
 #[cfg(test)]
@@ -43,17 +45,16 @@ mod tests_corpus;
 mod tests_errors;
 #[cfg(test)]
 mod tests_grammars;
+#[cfg(test)]
+mod tests_items;
 
 use std::borrow::Cow;
-
-use pest::Parser as _;
 
 use crate::ast::Module;
 use crate::diagnostic::Diagnostic;
 use crate::preprocess::{Expanded, SourceMap};
 use crate::source::Span;
 
-use extent::scan_item_extent;
 pub use extent::MAX_UNBRACKETED_NESTING;
 
 /// The reserved words of RPSL: never identifiers (they may still be attribute names and
@@ -171,74 +172,35 @@ pub fn parse_module(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> M
 /// [`MAX_UNBRACKETED_NESTING`] unbracketed levels in an unoptimized build.
 const PARSER_STACK_BYTES: usize = 64 << 20;
 
-/// [`parse_module`] on the current thread's stack.
+/// [`parse_module`] on the current thread's stack (and on helper threads of its own).
 fn parse_module_here(expanded: &Expanded, diagnostics: &mut Vec<Diagnostic>) -> Module {
     let text = expanded.text.as_str();
     let parse_text = ascii_view(text);
-    let mut module = Module::default();
-    let mut stacks = ExprStacks::default();
-    let mut pos = skip_trivia(text, 0);
-    while pos < text.len() {
-        if text.as_bytes()[pos] == b';' {
-            // A stray `;` between items is harmless.
-            pos = skip_trivia(text, pos + 1);
-            continue;
-        }
-        let extent = scan_item_extent(text, pos);
-        if let Some(deep) = extent.too_deep_at {
-            let span = expanded.map.span(deep as u32, deep as u32 + 1);
-            diagnostics.push(
-                Diagnostic::error(span, "brackets are nested too deeply").with_label(format!(
-                    "more than {MAX_BRACKET_DEPTH} brackets are open here"
-                )),
-            );
-            pos = skip_trivia(text, extent.end.max(pos + 1));
-            continue;
-        }
-        if let Some(nested) = extent.too_nested_at {
-            let span = expanded.map.span(nested as u32, nested as u32);
-            diagnostics.push(Diagnostic::error(
-                span,
-                "the program is nested too deeply to parse",
-            ));
-            pos = skip_trivia(text, extent.end.max(pos + 1));
-            continue;
-        }
-        let slice = &parse_text[pos..];
-        match RpslParser::parse(Rule::item, slice) {
-            Ok(mut pairs) => {
-                let pair = pairs.next().expect("the item rule yields one pair");
-                let consumed = pair.as_span().end();
-                let mut lowerer = Lowerer::new(pos, &expanded.map, diagnostics, &mut stacks);
-                // An item whose lowering gave up (too deep an expression) is dropped; the error is
-                // already in the diagnostics.
-                if let Ok(items) = lowerer.item(pair) {
-                    module.items.extend(items);
-                }
-                pos = skip_trivia(text, pos + consumed.max(1));
-            }
-            Err(error) => {
-                diagnostics.push(errors::syntax_error(text, &parse_text, pos, &expanded.map, &error));
-                pos = skip_trivia(text, extent.end.max(pos + 1));
-            }
-        }
-    }
-    module
+    let source = items::Source {
+        text,
+        parse_text: &parse_text,
+        map: &expanded.map,
+    };
+    items::parse_items(source, diagnostics)
 }
 
-/// The text the grammar runs on: `text` itself when it is ASCII (the usual case), otherwise a copy
-/// in which every byte of every non-ASCII character is replaced by `@`. No grammar rule matches a
-/// non-ASCII character or `@`, so the parse (its pairs, its failure positions and the rules and
-/// tokens it attempted) is the same on both texts; byte offsets are kept. The grammar relies on
-/// this: its Unicode property tests (`WHITE_SPACE`, `XID_START`, `XID_CONTINUE`) equal the
-/// ASCII character classes only on ASCII text.
+/// The text the grammar runs on: `text` itself when it is ASCII without the control characters
+/// U+000E to U+001F (the usual case), otherwise a copy in which each of those bytes, and every
+/// byte of every non-ASCII character, is replaced by `@`. No grammar rule matches a non-ASCII
+/// character, one of those control characters or `@`, so the parse (its pairs, its failure
+/// positions and the rules and tokens it attempted) is the same on both texts; byte offsets are
+/// kept. The fast grammar relies on this: its Unicode property tests (`XID_START`,
+/// `XID_CONTINUE`) equal the ASCII character classes only on ASCII text, and its blank test is
+/// the one range `\t`..` ` (U+0009 to U+0020), which equals the six blanks once the control
+/// characters between them are masked.
 pub(crate) fn ascii_view(text: &str) -> Cow<'_, str> {
-    if text.is_ascii() {
+    let masked_byte = |byte: u8| !byte.is_ascii() || (0x0E..=0x1F).contains(&byte);
+    if !text.bytes().any(masked_byte) {
         return Cow::Borrowed(text);
     }
     let masked: String = text
         .bytes()
-        .map(|byte| if byte.is_ascii() { byte as char } else { '@' })
+        .map(|byte| if masked_byte(byte) { '@' } else { byte as char })
         .collect();
     Cow::Owned(masked)
 }

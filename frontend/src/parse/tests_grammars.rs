@@ -83,6 +83,26 @@ fn grammars_agree_on_the_sources() {
     }
 }
 
+#[test]
+fn grammars_agree_on_prefix_and_cast_corner_cases() {
+    let items = [
+        "void f() { x = (float); }",
+        "void f() { x = (float) + 1; y = (uint)-1; z = (S)(a); w = (x) - y; }",
+        "void f() { x = -; }",
+        "void f() { x = - - y; z = !~a[1].b++; }",
+        "void f() { x = (S) ; }",
+        "void f() { x = ((float)y); z = (const float)w; }",
+        "void f() { x = a + +b - -c; y = a++ + ++b; }",
+        "void f() { x = a.b.c(1)[2]--; }",
+        "void f() { x = a\u{e}+ b; }",
+        "void f() { x = a\u{1f}; }",
+    ];
+    // Control characters between the blanks are masked like non-ASCII text (`ascii_view`).
+    for item in items {
+        assert_grammars_agree(item);
+    }
+}
+
 /// Text to insert into a source: tokens, keywords and characters that no rule matches.
 const INSERTIONS: &[&str] = &[
     "é", "\u{a0}", "\u{2028}", "@", "$", "#", "\"", "{", "}", "(", ")", "[", "]", ";", ",", "=",

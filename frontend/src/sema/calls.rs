@@ -369,13 +369,20 @@ impl Checker<'_> {
         is_async: bool,
         span: Span,
     ) -> Expr {
-        let sig = self.sigs[sig_id.0 as usize].clone();
-        if is_async && !sig.is_node {
+        let index = sig_id.0 as usize;
+        let (is_node, target, ret) = {
+            let sig = &self.sigs[index];
+            (sig.is_node, sig.target.clone(), sig.ret.clone())
+        };
+        if is_async && !is_node {
             self.error(span, "`async` can only be used on node calls");
         }
-        let mut hir_args = Vec::with_capacity(sig.params.len());
+        // The parameters are lent out of the signature table while the arguments are converted
+        // (which never looks at signatures), instead of copying the signature.
+        let params = std::mem::take(&mut self.sigs[index].params);
+        let mut hir_args = Vec::with_capacity(params.len());
         let given = args.len();
-        for (arg, param) in args.into_iter().zip(&sig.params) {
+        for (arg, param) in args.into_iter().zip(&params) {
             hir_args.push(match param.direction {
                 ParamDirection::In => Arg::In(self.coerce(arg.value, &param.ty)),
                 ParamDirection::Out => {
@@ -386,11 +393,12 @@ impl Checker<'_> {
                 }
             });
         }
-        for param in &sig.params[given..] {
+        for param in &params[given..] {
             let default = param.default.clone().unwrap_or_else(|| Expr::error(span));
             hir_args.push(Arg::In(Expr { span, ..default }));
         }
-        let callee = match sig.target {
+        self.sigs[index].params = params;
+        let callee = match target {
             Target::Function(func) => {
                 if let Some(caller) = self.fcx.func {
                     self.call_edges.push((caller, func, span));
@@ -400,14 +408,14 @@ impl Checker<'_> {
             Target::Node(node) => Callee::Node(node),
             Target::Builtin(builtin) => Callee::Builtin(builtin),
             Target::Undefined => {
-                self.report(
-                    Diagnostic::error(
-                        span,
-                        format!("function `{}` is declared but never defined", sig.name),
-                    )
-                    .with_secondary(sig.span, "declared here"),
-                );
-                return Expr::new(ExprKind::Error, sig.ret, span);
+                let sig = &self.sigs[index];
+                let diagnostic = Diagnostic::error(
+                    span,
+                    format!("function `{}` is declared but never defined", sig.name),
+                )
+                .with_secondary(sig.span, "declared here");
+                self.report(diagnostic);
+                return Expr::new(ExprKind::Error, ret, span);
             }
         };
         if self.fcx.func.is_none() && !matches!(callee, Callee::Builtin(_)) {
@@ -419,7 +427,7 @@ impl Checker<'_> {
                 args: hir_args,
                 is_async,
             },
-            sig.ret.clone(),
+            ret,
             span,
         )
     }

@@ -128,8 +128,8 @@ fn expr(e: &mut Expr) {
             expr(value);
         }
     }
-    let concrete = e.ty.concrete();
-    if concrete != e.ty {
+    if e.ty.has_literal_kind() {
+        let concrete = e.ty.concrete();
         if let ExprKind::Const(value) = &e.kind {
             if let Some(normalized) = fold_conversion(value, &e.ty, &concrete) {
                 e.kind = ExprKind::Const(normalized);

@@ -73,6 +73,9 @@ fn components(value: &ConstValue) -> Vec<ConstValue> {
 /// assert_eq!(v, Some(ConstValue::Uint(0xffff_ffff)));
 /// let v = fold_conversion(&ConstValue::Float(0.5), &Type::FLOAT, &Type::Vector(ScalarKind::Float, 2));
 /// assert_eq!(v, Some(ConstValue::Composite(vec![ConstValue::Float(0.5), ConstValue::Float(0.5)])));
+/// // A one-component vector stays a composite.
+/// let v = fold_conversion(&ConstValue::Int(2), &Type::LITERAL_INT, &Type::Vector(ScalarKind::Float, 1));
+/// assert_eq!(v, Some(ConstValue::Composite(vec![ConstValue::Float(2.0)])));
 /// ```
 pub fn fold_conversion(value: &ConstValue, from: &Type, to: &Type) -> Option<ConstValue> {
     match to {
@@ -88,6 +91,10 @@ pub fn fold_conversion(value: &ConstValue, from: &Type, to: &Type) -> Option<Con
     let kind = to.component_kind()?;
     from.component_kind()?;
     let count = to.component_count()? as usize;
+    if to.is_scalar() && !matches!(value, ConstValue::Composite(_)) {
+        // A scalar to a scalar (the common case): no component lists.
+        return scalar_to(value, kind);
+    }
     let source = components(value);
     let parts: Vec<ConstValue> = if source.len() == 1 {
         let one = scalar_to(&source[0], kind)?;

@@ -167,7 +167,7 @@ impl Checker<'_> {
         for field in &def.fields {
             let base = self.resolve_type(&field.ty);
             let ty = self.apply_array_dims(base, &field.array_dims, false);
-            members.push((field.name.name.clone(), ty, field.name.span));
+            members.push((field.name.name.to_string(), ty, field.name.span));
         }
         let id = match self
             .types
@@ -209,7 +209,7 @@ impl Checker<'_> {
             let symbol = Symbol::Enumerator(id, next, variant.name.span);
             if self.define_global(&variant.name.name, variant.name.span, symbol) {
                 values.push(EnumValue {
-                    name: variant.name.name.clone(),
+                    name: variant.name.name.to_string(),
                     value: next,
                     span: variant.name.span,
                 });
@@ -248,7 +248,7 @@ impl Checker<'_> {
             let init = if value.is_some() { None } else { init };
             let id = GlobalId(self.globals.len() as u32);
             self.globals.push(hir::Global {
-                name: declarator.name.name.clone(),
+                name: declarator.name.name.to_string(),
                 ty,
                 value,
                 init,
@@ -301,7 +301,7 @@ impl Checker<'_> {
                 );
             }
             out.push(SigParam {
-                name: param.name.name.clone(),
+                name: param.name.name.to_string(),
                 ty,
                 direction,
                 default,
@@ -313,7 +313,7 @@ impl Checker<'_> {
     fn declare_function<'a>(&mut self, function: &'a ast::Function) -> Option<PendingBody<'a>> {
         let ret = self.resolve_type(&function.return_type);
         let params = self.resolve_params(&function.params);
-        let name = function.name.name.clone();
+        let name = function.name.name.to_string();
         let is_node = function.is_node();
         if !is_node && function.queue.is_some() {
             self.error(

@@ -135,7 +135,7 @@ impl Checker<'_> {
         }
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(hir::NodeDecl {
-            name: function.name.name.clone(),
+            name: function.name.name.to_string(),
             queue,
             params: hir_params,
             slots,

@@ -328,11 +328,11 @@ impl Checker<'_> {
 
     fn check_return(&mut self, value: Option<&ast::Expr>, span: Span) -> StmtKind {
         let ret = self.fcx.ret.clone();
-        let name = self.fcx.name.clone();
         match value {
             Some(value) if ret == Type::Void => {
                 let checked = self.check_expr(value);
                 if checked.ty != Type::Error {
+                    let name = &self.fcx.name;
                     self.error(
                         value.span,
                         format!("`return` with a value in function `{name}` returning `void`"),
@@ -343,6 +343,7 @@ impl Checker<'_> {
             Some(value) => StmtKind::Return(Some(self.check_expr_as(value, &ret))),
             None if ret != Type::Void && ret != Type::Error => {
                 let shown = self.show(&ret);
+                let name = self.fcx.name.clone();
                 self.error(
                     span,
                     format!("`return` without a value in function `{name}` returning `{shown}`"),
