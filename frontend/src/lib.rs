@@ -16,4 +16,7 @@ pub mod sema;
 pub mod source;
 pub mod types;
 
+#[cfg(test)]
+mod test_support;
+
 pub use driver::{check_file, check_source, check_with_loader, Compilation};

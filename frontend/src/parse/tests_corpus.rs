@@ -35,7 +35,7 @@ fn parse_with_prelude(script: &str) -> (Module, String, String) {
 /// The corpus scripts with their texts.
 fn corpus() -> Vec<(String, String)> {
     let mut files = Vec::new();
-    if let Ok(entries) = std::fs::read_dir("/work/shared/corpus/rps-sdk") {
+    if let Ok(entries) = std::fs::read_dir(crate::test_support::shared("corpus/rps-sdk")) {
         files.extend(
             entries
                 .flatten()
@@ -64,7 +64,7 @@ fn prelude_parses_without_diagnostics() {
 fn every_corpus_file_parses_without_diagnostics() {
     let files = corpus();
     if files.is_empty() {
-        eprintln!("skipping: the corpus at /work/shared/corpus is not present");
+        eprintln!("skipping: the corpus at ../shared/corpus is not present");
         return;
     }
     assert!(files.len() >= 17, "{} corpus files", files.len());
@@ -82,8 +82,9 @@ fn every_corpus_file_parses_without_diagnostics() {
 
 #[test]
 fn benchmark_script_parses() {
-    let Ok(text) = std::fs::read_to_string("/work/shared/bench/rps_shapes.rpsl") else {
-        eprintln!("skipping: /work/shared/bench/rps_shapes.rpsl is not present");
+    let Ok(text) = std::fs::read_to_string(crate::test_support::shared("bench/rps_shapes.rpsl"))
+    else {
+        eprintln!("skipping: ../shared/bench/rps_shapes.rpsl is not present");
         return;
     };
     // FIXME: the script names a parameter `uav`, which the prelude defines as the macro
@@ -112,7 +113,7 @@ fn corpus_item_counts() {
         .iter()
         .find(|(path, _)| path.ends_with("tests_gui_test_multi_queue.rpsl"))
     else {
-        eprintln!("skipping: the corpus at /work/shared/corpus is not present");
+        eprintln!("skipping: the corpus at ../shared/corpus is not present");
         return;
     };
     let (module, _, _) = parse_with_prelude(text);

@@ -56,24 +56,7 @@ fn assert_grammars_agree(text: &str) {
 
 /// The prelude, the corpus and the benchmark scripts.
 fn sources() -> Vec<String> {
-    let mut texts = vec![PRELUDE.to_string()];
-    for dir in [
-        "/work/shared/corpus/rps-sdk",
-        "../scripts/bench",
-        "../tests/bad",
-    ] {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        let mut paths: Vec<_> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "rpsl"))
-            .collect();
-        paths.sort();
-        texts.extend(paths.iter().filter_map(|p| std::fs::read_to_string(p).ok()));
-    }
-    texts
+    crate::test_support::corpus_bench_and_bad_texts(PRELUDE)
 }
 
 #[test]

@@ -345,16 +345,13 @@ fn benchmark_preprocess() {
 
 #[test]
 fn corpus_preprocesses_cleanly() {
-    let dirs = [
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/rps-sdk"),
-        std::path::PathBuf::from("/work/shared/corpus/rps-sdk"),
-    ];
-    let Some(dir) = dirs.iter().find(|d| d.is_dir()) else {
+    let dir = crate::test_support::shared("corpus/rps-sdk");
+    if !dir.is_dir() {
         eprintln!("corpus folder missing; skipping");
         return;
-    };
+    }
     let mut n_files = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
+    for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "rpsl") {
             continue;

@@ -60,8 +60,8 @@ fn hir_of(text: &str) -> (crate::hir::Module, String) {
 #[test]
 fn corpus_checks_without_errors() {
     let mut paths: Vec<std::path::PathBuf> = Vec::new();
-    let corpus = Path::new("/work/shared/corpus/rps-sdk");
-    if let Ok(entries) = std::fs::read_dir(corpus) {
+    let corpus = crate::test_support::shared("corpus/rps-sdk");
+    if let Ok(entries) = std::fs::read_dir(&corpus) {
         paths.extend(
             entries
                 .filter_map(|e| e.ok())
@@ -69,9 +69,9 @@ fn corpus_checks_without_errors() {
                 .filter(|p| p.extension().is_some_and(|x| x == "rpsl")),
         );
     }
-    let shapes = Path::new("/work/shared/bench/rps_shapes.rpsl");
+    let shapes = crate::test_support::shared("bench/rps_shapes.rpsl");
     if shapes.exists() {
-        paths.push(shapes.to_path_buf());
+        paths.push(shapes);
     }
     if paths.is_empty() {
         eprintln!("corpus folder missing: skipped");
