@@ -1,0 +1,148 @@
+//! Resources that outlive a frame: external images and buffers (entry arguments and `out`
+//! parameters, created on demand and re-created when their description changes), persistent and
+//! temporal resources, and the one-time layout initialisation that gives each a defined state
+//! before its first frame.
+
+use super::*;
+
+impl VulkanBackend {
+    /// Creates the external resource `name` with the usages of `frame_usage` and its layouts at
+    /// rest, or re-creates it (after the device is idle) when its description changed.
+    pub(crate) fn ensure_external(
+        &mut self,
+        name: &str,
+        desc: &ResourceDesc,
+        rest_layout: [vk::ImageLayout; 2],
+        frame_usage: vk::ImageUsageFlags,
+    ) -> Result<(), BackendError> {
+        if let Some(existing) = self.externals.get(name) {
+            if existing.resource.desc == *desc {
+                return Ok(());
+            }
+            self.wait_idle()?;
+            if let Some(old) = self.externals.remove(name) {
+                let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+                self.view_cache.forget(&self.context, &old.resource);
+                old.resource.destroy(&self.context, allocator);
+            }
+        }
+        let mut resource = self.create_outliving(desc, name, frame_usage)?;
+        let result = self.initialise_layout(&resource, rest_layout);
+        if let Err(error) = result {
+            resource.allocation.take().map(|a| self.allocator().free(a));
+            return Err(error);
+        }
+        self.externals.insert(
+            name.to_string(),
+            External {
+                resource,
+                rest_layout,
+            },
+        );
+        Ok(())
+    }
+
+    /// Creates a persistent or temporal resource with its own allocation.
+    pub(crate) fn create_outliving(
+        &mut self,
+        desc: &ResourceDesc,
+        name: &str,
+        frame_usage: vk::ImageUsageFlags,
+    ) -> Result<GpuResource, BackendError> {
+        let real_format = resources::resolve_typeless(desc.format, frame_usage);
+        let usage = match vk_format(real_format) {
+            Some(format) if desc.kind.is_texture() => {
+                frame_usage | supported_usage(&self.context, desc, format)
+            }
+            _ => frame_usage,
+        };
+        let mut resource = create_unbound(&self.context, desc, usage, name)?;
+        let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+        if let Err(error) = resource.allocate_own(&self.context, allocator, name) {
+            resource.destroy(&self.context, allocator);
+            return Err(error);
+        }
+        Ok(resource)
+    }
+
+    /// Moves a new image from UNDEFINED to the layout(s) it rests in between frames.
+    pub(crate) fn initialise_layout(
+        &mut self,
+        resource: &GpuResource,
+        rest: [vk::ImageLayout; 2],
+    ) -> Result<(), BackendError> {
+        if resource.image == vk::Image::null() {
+            return Ok(());
+        }
+        let aspects = resource.aspect();
+        let mut barriers = Vec::new();
+        let planes: &[(vk::ImageAspectFlags, usize)] =
+            if aspects.contains(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL) {
+                &[
+                    (vk::ImageAspectFlags::DEPTH, 0),
+                    (vk::ImageAspectFlags::STENCIL, 1),
+                ]
+            } else {
+                &[(vk::ImageAspectFlags::empty(), 0)]
+            };
+        for &(aspect, plane) in planes {
+            barriers.push(
+                vk::ImageMemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::NONE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                    .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
+                    .old_layout(vk::ImageLayout::UNDEFINED)
+                    .new_layout(rest[plane])
+                    .image(resource.image)
+                    .subresource_range(vk::ImageSubresourceRange {
+                        aspect_mask: if aspect.is_empty() { aspects } else { aspect },
+                        base_mip_level: 0,
+                        level_count: vk::REMAINING_MIP_LEVELS,
+                        base_array_layer: 0,
+                        layer_count: vk::REMAINING_ARRAY_LAYERS,
+                    }),
+            );
+        }
+        self.one_shot(|device, cb| {
+            // SAFETY: recording a fresh one-shot command buffer.
+            unsafe {
+                device.cmd_pipeline_barrier2(
+                    cb,
+                    &vk::DependencyInfo::default().image_memory_barriers(&barriers),
+                )
+            };
+            Ok(())
+        })
+    }
+
+    /// Records commands with `record`, submits them and waits (with the fence timeout).
+    pub(crate) fn one_shot(
+        &mut self,
+        record: impl FnOnce(&ash::Device, vk::CommandBuffer) -> Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
+        let device = &self.context.device;
+        let cb = self.command_buffer;
+        // SAFETY: the command buffer is not in flight (every submit is waited for).
+        unsafe {
+            device
+                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
+                .map_err(|r| vk_error("vkResetCommandBuffer", r))?;
+            device
+                .begin_command_buffer(
+                    cb,
+                    &vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .map_err(|r| vk_error("vkBeginCommandBuffer", r))?;
+        }
+        let recorded = record(device, cb);
+        // SAFETY: the command buffer is recording.
+        let ended =
+            unsafe { device.end_command_buffer(cb) }.map_err(|r| vk_error("vkEndCommandBuffer", r));
+        recorded?;
+        ended?;
+        self.submit(self.command_buffer, self.fence)?;
+        wait_fence(&self.context, self.fence, self.options.fence_timeout)?;
+        self.check_messages()
+    }
+}
