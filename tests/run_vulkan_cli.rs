@@ -39,6 +39,14 @@ fn assert_image(
     }
 }
 
+/// `rpsl run SCRIPT --validate --out DIR ARGS...` must succeed with no validation output.
+fn run_to_pngs(script: &std::path::Path, dir: &std::path::Path, args: &[&str]) {
+    let mut all = vec!["run", script.to_str().unwrap(), "--validate", "--out"];
+    all.push(dir.to_str().unwrap());
+    all.extend_from_slice(args);
+    run_ok(&all);
+}
+
 fn run_ok(args: &[&str]) -> String {
     let output = rpsl(args);
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
@@ -65,17 +73,7 @@ fn out_writes_entry_textures_and_out_parameters_exactly() {
          }\n",
     );
     let dir = out_dir("out");
-    run_ok(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--frames",
-        "3",
-        "--arg",
-        "bb=8x4",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    run_to_pngs(&script, &dir, &["--frames", "3", "--arg", "bb=8x4"]);
     let bb = read(&dir, "bb");
     assert_eq!((bb.0, bb.1), (8, 4));
     assert_image(&bb, (8, 4), "bb", |x, y| {
@@ -109,19 +107,18 @@ fn async_compute_work_is_ordered_by_semaphores() {
     );
     let dir = out_dir("async");
     let dump = dir.with_extension("json");
-    run_ok(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--frames",
-        "3",
-        "--arg",
-        "bb=4x4",
-        "--out",
-        dir.to_str().unwrap(),
-        "--dump",
-        dump.to_str().unwrap(),
-    ]);
+    run_to_pngs(
+        &script,
+        &dir,
+        &[
+            "--frames",
+            "3",
+            "--arg",
+            "bb=4x4",
+            "--dump",
+            dump.to_str().unwrap(),
+        ],
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
     let nodes = json["frames"][0]["nodes"].as_array().unwrap();
@@ -139,7 +136,10 @@ fn async_compute_work_is_ordered_by_semaphores() {
 
 /// The queues `scripts/bench/async_overlap.rpsl` ran on (from its dump) and its backbuffer.
 fn run_async_overlap(extra: &[&str]) -> (Vec<u64>, (u32, u32, Vec<u8>)) {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench/async_overlap.rpsl");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/bench/async_overlap.rpsl"
+    );
     let name = format!("async_overlap{}", extra.join(""));
     let dir = out_dir(&name);
     let dump = dir.with_extension("json");
@@ -301,18 +301,11 @@ fn buffer_views_render_through_a_scratch_image() {
          }\n",
     );
     let dir = out_dir("buffer_target");
-    run_ok(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--allow-unbound",
-        "--frames",
-        "2",
-        "--arg",
-        "bb=4x8",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    run_to_pngs(
+        &script,
+        &dir,
+        &["--allow-unbound", "--frames", "2", "--arg", "bb=4x8"],
+    );
     let bb = read(&dir, "bb");
     assert_image(&bb, (4, 8), "bb", |_, y| {
         if y < 4 {
@@ -357,17 +350,7 @@ fn region_clears_touch_only_their_rectangles() {
             ),
         );
         let dir = out_dir(name);
-        run_ok(&[
-            "run",
-            script.to_str().unwrap(),
-            "--validate",
-            "--frames",
-            "3",
-            "--arg",
-            "bb=8x5",
-            "--out",
-            dir.to_str().unwrap(),
-        ]);
+        run_to_pngs(&script, &dir, &["--frames", "3", "--arg", "bb=8x5"]);
         assert_image(&read(&dir, "result"), (8, 5), name, |x, y| {
             let first = (1..3).contains(&x) && (1..4).contains(&y);
             let second = x >= 6 && y >= 2; // clipped at the right and bottom edges
@@ -409,15 +392,7 @@ fn mrt_clears_with_viewport_and_scissor_are_exact() {
     )
     .unwrap();
     let dir = out_dir("mrt");
-    run_ok(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--arg",
-        "bb=8x6",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    run_to_pngs(&script, &dir, &["--arg", "bb=8x6"]);
     // Viewport x 1..6, y 1..5; scissor x 2..8 (clipped at 8), y 0..3.
     let drawn = |x: u32, y: u32| (2..6).contains(&x) && (1..3).contains(&y);
     assert_image(&read(&dir, "bb"), (8, 6), "target 0", |x, y| {
@@ -461,18 +436,17 @@ fn sdk_temporal_history_survives_across_frames() {
     )
     .unwrap();
     let dir = out_dir("temporal_sdk");
-    run_ok(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--allow-unbound",
-        "--frames",
-        "5",
-        "--arg",
-        "backbuffer=16x16",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    run_to_pngs(
+        &script,
+        &dir,
+        &[
+            "--allow-unbound",
+            "--frames",
+            "5",
+            "--arg",
+            "backbuffer=16x16",
+        ],
+    );
     let bb = read(&dir, "backbuffer");
     assert_image(&bb, (16, 16), "bb", |x, y| {
         // Pixel centres: uv = (x + 0.5) / 16; the triangle covers uv.x < uv.y.
@@ -506,15 +480,7 @@ fn integer_min_max_resolves_keep_exact_values() {
             ),
         );
         let dir = out_dir(&format!("int_resolve_{mode}"));
-        run_ok(&[
-            "run",
-            script.to_str().unwrap(),
-            "--validate",
-            "--arg",
-            "bb=6x4",
-            "--out",
-            dir.to_str().unwrap(),
-        ]);
+        run_to_pngs(&script, &dir, &["--arg", "bb=6x4"]);
         assert_eq!(
             read(&dir, "resolved"),
             (6, 4, [7, 80, 200, 255].repeat(24)),
