@@ -29,6 +29,8 @@ mod queue_order;
 mod region_map;
 mod render_pass;
 mod schedule;
+mod schedule_heap;
+mod schedule_units;
 
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
