@@ -17,11 +17,16 @@
 //! span barriers. Every priority is unique (it ends with the call index), so the order is the
 //! one "smallest current key among the ready units" order, however the heaps are arranged.
 //! Cost: O((nodes + edges + resource uses) log ready).
+//!
+//! `ProgramOrder` needs no queue: every edge points forward and barrier epochs never fall in call
+//! order, so the first unscheduled unit always has its predecessors, its epoch and (for an
+//! atomic unit spanning barriers) every earlier node of its spanned epochs done, and is the
+//! smallest ready key: the order is call order.
 
 use super::access_info::AccessInfo;
 use super::deps::DepGraph;
-use super::schedule_heap::{before, UnitHeap, UnitKey, BY_CALL, BY_LEVEL, BY_MEMORY, NONE};
-use super::schedule_units::{UnitGraph, Use};
+use super::schedule_heap::{before, UnitHeap, BY_LEVEL, BY_MEMORY};
+use super::schedule_units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 use super::SchedulePreference;
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
@@ -71,15 +76,27 @@ impl Scheduler {
     ) {
         order.clear();
         levels.clear();
-        // Call order never looks at memory priorities.
-        let track_memory = preference != SchedulePreference::ProgramOrder;
-        self.units
-            .build(graph, infos, deps, alive, sizes, track_memory);
-        if self.units.units.is_empty() {
-            return;
-        }
+        let program_order = preference == SchedulePreference::ProgramOrder;
+        // Call order needs only the levels (see the module docs).
+        self.units.build(
+            graph,
+            infos,
+            deps,
+            alive,
+            sizes,
+            program_order,
+            !program_order,
+        );
         match preference {
-            SchedulePreference::ProgramOrder => self.run::<BY_CALL>(graph, order, levels),
+            SchedulePreference::ProgramOrder => {
+                let units = &self.units;
+                order.extend_from_slice(&units.members[..units.member_count]);
+                levels.reserve(units.member_count);
+                for unit in &units.units[..units.unit_count] {
+                    let count = unit.member_end - unit.member_start;
+                    levels.extend(std::iter::repeat_n(unit.level, count as usize));
+                }
+            }
             SchedulePreference::Memory => self.run::<BY_MEMORY>(graph, order, levels),
             SchedulePreference::Default => self.run::<BY_LEVEL>(graph, order, levels),
         }
@@ -91,40 +108,50 @@ impl Scheduler {
         order: &mut Vec<u32>,
         levels: &mut Vec<u32>,
     ) {
-        let units = &mut self.units;
+        let unit_graph = &mut self.units;
         let queue = &mut self.queue;
-        let unit_count = units.units.len();
-        queue.reset(units, graph);
-        order.reserve(units.members.len());
-        levels.reserve(units.members.len());
+        queue.reset(unit_graph, graph);
+        order.reserve(unit_graph.member_count);
+        levels.reserve(unit_graph.member_count);
+        let mut frame = Frame {
+            units: &mut unit_graph.units[..unit_graph.unit_count],
+            members: &unit_graph.members[..unit_graph.member_count],
+            edges: &unit_graph.edges,
+            uses: &unit_graph.uses,
+            resources: &mut unit_graph.resources,
+            graph,
+        };
+        let unit_count = frame.units.len();
         for unit in 0..unit_count {
-            if units.units[unit].pending == 0 {
-                queue.make_ready::<ORDER>(units, graph, unit as u32);
+            if frame.units[unit].pending == 0 {
+                queue.make_ready::<ORDER>(&mut frame, unit as u32);
             }
         }
         let mut last_class = QueueClass::Graphics;
         for _ in 0..unit_count {
-            let Some(unit) = queue.pop_best::<ORDER>(&mut units.keys, last_class) else {
+            let Some(unit) = queue.pop_best::<ORDER>(frame.units, last_class) else {
                 // Only possible with inconsistent constraints (e.g. an atomic unit spanning a
                 // barrier that an outside node of its own epochs depends on): the rest follows
                 // in call order.
-                for (record, key) in units.units.iter_mut().zip(&units.keys) {
+                for record in frame.units.iter_mut() {
                     if !record.done {
                         record.done = true;
                         let members = record.member_start as usize..record.member_end as usize;
-                        for &node in &units.members[members] {
+                        for &node in &frame.members[members] {
                             order.push(node);
-                            levels.push(key.level);
+                            levels.push(record.level);
                         }
                     }
                 }
                 break;
             };
-            let record = &mut units.units[unit as usize];
+            let record = &mut frame.units[unit as usize];
             record.done = true;
+            let record = *record;
             last_class = record.class;
-            let level = units.keys[unit as usize].level;
-            let members = &units.members[record.member_start as usize..record.member_end as usize];
+            let level = record.level;
+            let members =
+                &frame.members[record.member_start as usize..record.member_end as usize];
             for &node in members {
                 order.push(node);
                 levels.push(level);
@@ -136,26 +163,35 @@ impl Scheduler {
                     queue.epoch_remaining[graph.nodes[node as usize].barrier_epoch as usize] -= 1;
                 }
             }
-            let succ_head = record.succ_head;
-            if ORDER != BY_CALL {
-                queue.update_memory_after::<ORDER>(units, unit);
-            }
-            let mut edge = succ_head;
+            queue.update_memory_after::<ORDER>(&mut frame, unit, record);
+            let mut edge = record.succ_head;
             while edge != NONE {
-                let link = units.edges[edge as usize];
-                let target = &mut units.units[link.target as usize];
+                let link = frame.edges[edge as usize];
+                let target = &mut frame.units[link.target as usize];
                 target.pending -= 1;
                 if target.pending == 0 {
-                    queue.make_ready::<ORDER>(units, graph, link.target);
+                    queue.make_ready::<ORDER>(&mut frame, link.target);
                 }
                 edge = link.next;
             }
-            queue.advance_epochs::<ORDER>(units, graph);
+            if queue.epoch_remaining.get(queue.current_epoch) == Some(&0) {
+                queue.advance_epochs::<ORDER>(&mut frame);
+            }
             if !queue.spanning.is_empty() {
-                queue.retry_spanning::<ORDER>(units, graph);
+                queue.retry_spanning::<ORDER>(&mut frame);
             }
         }
     }
+}
+
+/// The scheduler's per-frame arrays as slices (their pointers stay in registers in the loop).
+struct Frame<'a> {
+    units: &'a mut [Unit],
+    members: &'a [u32],
+    edges: &'a [Edge],
+    uses: &'a [Use],
+    resources: &'a mut [ResourceState],
+    graph: &'a RecordedGraph,
 }
 
 impl ReadyQueue {
@@ -167,7 +203,7 @@ impl ReadyQueue {
         let epochs = graph.barrier_count as usize + 1;
         self.epoch_remaining.clear();
         self.epoch_remaining.resize(epochs, 0);
-        for record in &units.units {
+        for record in &units.units[..units.unit_count] {
             if record.first_epoch == record.last_epoch {
                 self.epoch_remaining[record.first_epoch as usize] +=
                     record.member_end - record.member_start;
@@ -189,60 +225,55 @@ impl ReadyQueue {
 
     /// `unit` has no pending predecessors: queue it, or park it until its barrier epoch (or,
     /// for an atomic unit spanning barriers, the other nodes of its spanned epochs) is done.
-    fn make_ready<const ORDER: u8>(
-        &mut self,
-        units: &mut UnitGraph,
-        graph: &RecordedGraph,
-        unit: u32,
-    ) {
-        let record = &mut units.units[unit as usize];
+    #[inline(always)]
+    fn make_ready<const ORDER: u8>(&mut self, frame: &mut Frame, unit: u32) {
+        let record = &mut frame.units[unit as usize];
         let first = record.first_epoch as usize;
         if first > self.current_epoch {
             record.wait_next = self.wait_head[first];
             self.wait_head[first] = unit;
             return;
         }
-        let last = record.last_epoch as usize;
-        if last > first {
-            // Every outside node of the epochs it spans (before its last one) must be done
-            // first. Once true this stays true (the counts only fall), so a queued unit never
-            // needs this check again.
-            let members =
-                &units.members[record.member_start as usize..record.member_end as usize];
-            let spans_clear = (first..last).all(|epoch| {
-                let own = members
-                    .iter()
-                    .filter(|&&node| graph.nodes[node as usize].barrier_epoch as usize == epoch)
-                    .count();
-                self.epoch_remaining[epoch] as usize == own
-            });
-            if !spans_clear {
-                self.spanning.push(unit);
-                return;
-            }
+        let (class, queued) = (record.class, record.heap_pos != NONE);
+        if record.last_epoch as usize > first && !self.spans_clear(frame, unit) {
+            self.spanning.push(unit);
+            return;
         }
-        if units.keys[unit as usize].heap_pos != NONE {
+        if queued {
             // Already queued under its current key.
             return;
         }
-        let heap = if ORDER == BY_LEVEL {
-            record.class as usize
-        } else {
-            0
-        };
-        self.heaps[heap].push::<ORDER>(&mut units.keys, unit);
+        let heap = if ORDER == BY_LEVEL { class as usize } else { 0 };
+        self.heaps[heap].push::<ORDER>(frame.units, unit);
+    }
+
+    /// Whether every outside node of the epochs atomic `unit` spans (before its last one) is
+    /// done. Once true this stays true (the counts only fall), so a queued unit never needs
+    /// this check again.
+    #[cold]
+    fn spans_clear(&self, frame: &Frame, unit: u32) -> bool {
+        let record = &frame.units[unit as usize];
+        let members = &frame.members[record.member_start as usize..record.member_end as usize];
+        (record.first_epoch..record.last_epoch).all(|epoch| {
+            let own = members
+                .iter()
+                .filter(|&&node| frame.graph.nodes[node as usize].barrier_epoch == epoch)
+                .count();
+            self.epoch_remaining[epoch as usize] as usize == own
+        })
     }
 
     /// Pops the best ready unit. `Default` compares the tops of the class heaps by (level, class
     /// switch from `last_class`, memory priorities, call order); within one heap the switch is
     /// the same for every unit, so each heap's top is its best candidate.
+    #[inline(always)]
     fn pop_best<const ORDER: u8>(
         &mut self,
-        keys: &mut [UnitKey],
+        units: &mut [Unit],
         last_class: QueueClass,
     ) -> Option<u32> {
         if ORDER != BY_LEVEL {
-            return self.heaps[0].pop::<ORDER>(keys);
+            return self.heaps[0].pop::<ORDER>(units);
         }
         let mut best = NONE;
         let mut best_class = 0;
@@ -255,7 +286,7 @@ impl ReadyQueue {
                 best_class = class;
                 continue;
             }
-            let (top_level, best_level) = (keys[top as usize].level, keys[best as usize].level);
+            let (top_level, best_level) = (units[top as usize].level, units[best as usize].level);
             let top_switch = class != last_class as usize;
             let best_switch = best_class != last_class as usize;
             let better = if top_level != best_level {
@@ -263,7 +294,7 @@ impl ReadyQueue {
             } else if top_switch != best_switch {
                 !top_switch
             } else {
-                before::<BY_MEMORY>(keys, top, best)
+                before::<BY_MEMORY>(units, top, best)
             };
             if better {
                 best = top;
@@ -273,74 +304,78 @@ impl ReadyQueue {
         if best == NONE {
             return None;
         }
-        self.heaps[best_class].pop::<ORDER>(keys)
+        self.heaps[best_class].pop::<ORDER>(units)
     }
 
-    /// The heap holding queued `unit`.
+    /// Restores the heap of queued `unit` after its key changed (`raised`: towards the front).
     #[inline(always)]
-    fn heap_of<const ORDER: u8>(&mut self, units: &UnitGraph, unit: u32) -> &mut UnitHeap {
+    fn requeue<const ORDER: u8>(&mut self, frame: &mut Frame, unit: u32, raised: bool) {
         let heap = if ORDER == BY_LEVEL {
-            units.units[unit as usize].class as usize
+            frame.units[unit as usize].class as usize
         } else {
             0
         };
-        &mut self.heaps[heap]
+        let heap = &mut self.heaps[heap];
+        if raised {
+            heap.raised::<ORDER>(frame.units, unit);
+        } else {
+            heap.lowered::<ORDER>(frame.units, unit);
+        }
     }
 
-    /// Memory priorities after scheduling `unit`: for each transient it uses, the first
-    /// scheduled user starts it (the other users no longer allocate it), and once one user is
-    /// left that user frees it. Queued units move within their heap at once; the others are
-    /// keyed when they are queued.
-    fn update_memory_after<const ORDER: u8>(&mut self, units: &mut UnitGraph, unit: u32) {
-        let record = units.units[unit as usize];
-        for use_index in record.use_start as usize..record.use_end as usize {
-            let resource = units.uses[use_index].resource as usize;
-            let state = units.resources[resource];
+    /// Memory priorities after scheduling `unit` (`record`): for each transient it uses, the
+    /// first scheduled user starts it (the other users no longer allocate it), and once one
+    /// user is left that user frees it. Queued units move within their heap at once; the others
+    /// are keyed when they are queued.
+    #[inline(always)]
+    fn update_memory_after<const ORDER: u8>(&mut self, frame: &mut Frame, unit: u32, record: Unit) {
+        for unit_use in &frame.uses[record.use_start as usize..record.use_end as usize] {
+            let resource = unit_use.resource as usize;
+            let state = &mut frame.resources[resource];
             let size = state.size;
-            if state.users_head != NONE {
-                // No earlier user was scheduled, so every other user is still unscheduled.
-                units.resources[resource].users_head = NONE;
-                let mut next = state.users_head;
+            let users_head = std::mem::replace(&mut state.users_head, NONE);
+            state.remaining -= 1;
+            state.undone_xor ^= unit;
+            let last = if state.remaining == 1 {
+                state.undone_xor
+            } else {
+                NONE
+            };
+            if users_head != NONE {
+                // The first scheduled user: every other user is still unscheduled.
+                let mut next = users_head;
                 while next != NONE {
                     let Use {
-                        unit: other, next: following, ..
-                    } = units.uses[next as usize];
+                        unit: other,
+                        next: following,
+                        ..
+                    } = frame.uses[next as usize];
                     if other != unit {
-                        let key = &mut units.keys[other as usize];
-                        key.allocs = key.allocs.saturating_sub(size);
-                        if key.heap_pos != NONE {
-                            self.heap_of::<ORDER>(units, other)
-                                .raised::<ORDER>(&mut units.keys, other);
+                        let other_record = &mut frame.units[other as usize];
+                        other_record.allocs = other_record.allocs.saturating_sub(size);
+                        if other_record.heap_pos != NONE {
+                            self.requeue::<ORDER>(frame, other, true);
                         }
                     }
                     next = following;
                 }
             }
-            let state = &mut units.resources[resource];
-            state.remaining -= 1;
-            state.undone_xor ^= unit;
-            if state.remaining == 1 {
-                let last = state.undone_xor;
-                let key = &mut units.keys[last as usize];
-                let before_frees = key.frees;
+            if last != NONE {
+                let last_record = &mut frame.units[last as usize];
+                let before_frees = last_record.frees;
                 // Wrapping, as the sums of sizes always were in release builds; only a wrap
                 // lowers the priority.
-                key.frees = before_frees.wrapping_add(size);
-                if key.heap_pos != NONE {
-                    let raised = key.frees >= before_frees;
-                    let heap = self.heap_of::<ORDER>(units, last);
-                    if raised {
-                        heap.raised::<ORDER>(&mut units.keys, last);
-                    } else {
-                        heap.lowered::<ORDER>(&mut units.keys, last);
-                    }
+                last_record.frees = before_frees.wrapping_add(size);
+                if last_record.heap_pos != NONE {
+                    let raised = last_record.frees >= before_frees;
+                    self.requeue::<ORDER>(frame, last, raised);
                 }
             }
         }
     }
 
     /// Moves past finished barrier epochs, queueing the units that waited for them.
-    fn advance_epochs<const ORDER: u8>(&mut self, units: &mut UnitGraph, graph: &RecordedGraph) {
+    fn advance_epochs<const ORDER: u8>(&mut self, frame: &mut Frame) {
         let epochs = self.epoch_remaining.len();
         while self.current_epoch < epochs && self.epoch_remaining[self.current_epoch] == 0 {
             self.current_epoch += 1;
@@ -348,8 +383,8 @@ impl ReadyQueue {
                 // A released unit's first epoch is the current one, so none re-enters a list.
                 let mut next = std::mem::replace(&mut self.wait_head[self.current_epoch], NONE);
                 while next != NONE {
-                    let following = units.units[next as usize].wait_next;
-                    self.make_ready::<ORDER>(units, graph, next);
+                    let following = frame.units[next as usize].wait_next;
+                    self.make_ready::<ORDER>(frame, next);
                     next = following;
                 }
             }
@@ -357,11 +392,11 @@ impl ReadyQueue {
     }
 
     /// Retries the atomic units spanning barriers that were not clear yet.
-    fn retry_spanning<const ORDER: u8>(&mut self, units: &mut UnitGraph, graph: &RecordedGraph) {
+    fn retry_spanning<const ORDER: u8>(&mut self, frame: &mut Frame) {
         let mut retry = std::mem::take(&mut self.spanning_retry);
         std::mem::swap(&mut retry, &mut self.spanning);
         for &unit in &retry {
-            self.make_ready::<ORDER>(units, graph, unit);
+            self.make_ready::<ORDER>(frame, unit);
         }
         retry.clear();
         self.spanning_retry = retry;

@@ -1,68 +1,39 @@
-//! The scheduler's ready queue: indexed binary min-heaps of unit ids whose keys live in one
-//! per-unit array ([`UnitKey`]), so a unit's priority changes in place (sift up or down from its
+//! The scheduler's ready queue: indexed binary min-heaps of unit ids whose keys live in the
+//! units' records ([`Unit`]), so a unit's priority changes in place (sift up or down from its
 //! recorded position) instead of through stale heap entries.
 //!
-//! The order is fixed at compile time by a `const ORDER: u8` parameter:
-//! - [`BY_CALL`]: call order (unit ids follow call order, so the unit id is the key);
+//! The order is fixed at compile time by a `const ORDER: u8` parameter (unit ids follow call
+//! order, so the unit id is the call-order key):
 //! - [`BY_MEMORY`]: most bytes freed first, then fewest bytes allocated, then call order;
 //! - [`BY_LEVEL`]: lowest dependency level first, then as [`BY_MEMORY`].
 //!
 //! Every key ends with the unit id, so keys are unique and the top of a heap is the one minimum,
 //! whatever the order of pushes and updates that built the heap.
 
-/// "No unit" / "not in a heap" / "end of list".
-pub(super) const NONE: u32 = u32::MAX;
+use super::schedule_units::{Unit, NONE};
 
-/// Order by unit id (call order) only.
-pub(super) const BY_CALL: u8 = 0;
 /// Order by (bytes freed descending, bytes allocated ascending, unit id).
 pub(super) const BY_MEMORY: u8 = 1;
 /// Order by (level, bytes freed descending, bytes allocated ascending, unit id).
 pub(super) const BY_LEVEL: u8 = 2;
 
-/// A unit's priority fields and its place in the ready queue.
-#[derive(Copy, Clone, Debug)]
-pub(super) struct UnitKey {
-    /// Bytes of transient memory whose lifetime the unit would end (it is their last user).
-    pub frees: u64,
-    /// Bytes of transient memory the unit would start (resources no scheduled unit touched).
-    pub allocs: u64,
-    /// Dependency depth (longest predecessor chain).
-    pub level: u32,
-    /// Position in its heap, or [`NONE`] while not queued.
-    pub heap_pos: u32,
-}
-
-impl Default for UnitKey {
-    fn default() -> Self {
-        UnitKey {
-            frees: 0,
-            allocs: 0,
-            level: 0,
-            heap_pos: NONE,
-        }
-    }
-}
-
 /// Whether unit `a` comes before unit `b` under `ORDER`.
 #[inline(always)]
-pub(super) fn before<const ORDER: u8>(keys: &[UnitKey], a: u32, b: u32) -> bool {
-    if ORDER != BY_CALL {
-        let (x, y) = (&keys[a as usize], &keys[b as usize]);
-        if ORDER == BY_LEVEL && x.level != y.level {
-            return x.level < y.level;
-        }
-        if x.frees != y.frees {
-            return x.frees > y.frees;
-        }
-        if x.allocs != y.allocs {
-            return x.allocs < y.allocs;
-        }
+pub(super) fn before<const ORDER: u8>(units: &[Unit], a: u32, b: u32) -> bool {
+    let (x, y) = (&units[a as usize], &units[b as usize]);
+    if ORDER == BY_LEVEL && x.level != y.level {
+        return x.level < y.level;
+    }
+    if x.frees != y.frees {
+        return x.frees > y.frees;
+    }
+    if x.allocs != y.allocs {
+        return x.allocs < y.allocs;
     }
     a < b
 }
 
-/// A min-heap of unit ids; each queued unit's position is kept in its [`UnitKey::heap_pos`].
+/// A min-heap of unit ids; each queued unit's position is kept in its [`Unit::heap_pos`].
 #[derive(Debug, Default)]
 pub(super) struct UnitHeap {
     items: Vec<u32>,
@@ -82,56 +53,56 @@ impl UnitHeap {
 
     /// Queues `unit` (not queued yet).
     #[inline]
-    pub fn push<const ORDER: u8>(&mut self, keys: &mut [UnitKey], unit: u32) {
+    pub fn push<const ORDER: u8>(&mut self, units: &mut [Unit], unit: u32) {
         let position = self.items.len();
         self.items.push(unit);
-        self.sift_up::<ORDER>(keys, position);
+        self.sift_up::<ORDER>(units, position);
     }
 
     /// Removes and returns the minimum unit.
     #[inline]
-    pub fn pop<const ORDER: u8>(&mut self, keys: &mut [UnitKey]) -> Option<u32> {
+    pub fn pop<const ORDER: u8>(&mut self, units: &mut [Unit]) -> Option<u32> {
         let top = *self.items.first()?;
         let last = self.items.pop()?;
         if !self.items.is_empty() {
             self.items[0] = last;
-            self.sift_down::<ORDER>(keys, 0);
+            self.sift_down::<ORDER>(units, 0);
         }
-        keys[top as usize].heap_pos = NONE;
+        units[top as usize].heap_pos = NONE;
         Some(top)
     }
 
     /// Restores the heap after the key of queued `unit` moved towards the front.
     #[inline]
-    pub fn raised<const ORDER: u8>(&mut self, keys: &mut [UnitKey], unit: u32) {
-        let position = keys[unit as usize].heap_pos as usize;
-        self.sift_up::<ORDER>(keys, position);
+    pub fn raised<const ORDER: u8>(&mut self, units: &mut [Unit], unit: u32) {
+        let position = units[unit as usize].heap_pos as usize;
+        self.sift_up::<ORDER>(units, position);
     }
 
     /// Restores the heap after the key of queued `unit` moved towards the back.
     #[inline]
-    pub fn lowered<const ORDER: u8>(&mut self, keys: &mut [UnitKey], unit: u32) {
-        let position = keys[unit as usize].heap_pos as usize;
-        self.sift_down::<ORDER>(keys, position);
+    pub fn lowered<const ORDER: u8>(&mut self, units: &mut [Unit], unit: u32) {
+        let position = units[unit as usize].heap_pos as usize;
+        self.sift_down::<ORDER>(units, position);
     }
 
-    fn sift_up<const ORDER: u8>(&mut self, keys: &mut [UnitKey], mut position: usize) {
+    fn sift_up<const ORDER: u8>(&mut self, units: &mut [Unit], mut position: usize) {
         let unit = self.items[position];
         while position > 0 {
             let parent = (position - 1) / 2;
             let parent_unit = self.items[parent];
-            if !before::<ORDER>(keys, unit, parent_unit) {
+            if !before::<ORDER>(units, unit, parent_unit) {
                 break;
             }
             self.items[position] = parent_unit;
-            keys[parent_unit as usize].heap_pos = position as u32;
+            units[parent_unit as usize].heap_pos = position as u32;
             position = parent;
         }
         self.items[position] = unit;
-        keys[unit as usize].heap_pos = position as u32;
+        units[unit as usize].heap_pos = position as u32;
     }
 
-    fn sift_down<const ORDER: u8>(&mut self, keys: &mut [UnitKey], mut position: usize) {
+    fn sift_down<const ORDER: u8>(&mut self, units: &mut [Unit], mut position: usize) {
         let unit = self.items[position];
         let len = self.items.len();
         loop {
@@ -140,18 +111,18 @@ impl UnitHeap {
                 break;
             }
             let mut child = left;
-            if left + 1 < len && before::<ORDER>(keys, self.items[left + 1], self.items[left]) {
+            if left + 1 < len && before::<ORDER>(units, self.items[left + 1], self.items[left]) {
                 child = left + 1;
             }
             let child_unit = self.items[child];
-            if !before::<ORDER>(keys, child_unit, unit) {
+            if !before::<ORDER>(units, child_unit, unit) {
                 break;
             }
             self.items[position] = child_unit;
-            keys[child_unit as usize].heap_pos = position as u32;
+            units[child_unit as usize].heap_pos = position as u32;
             position = child;
         }
         self.items[position] = unit;
-        keys[unit as usize].heap_pos = position as u32;
+        units[unit as usize].heap_pos = position as u32;
     }
 }

@@ -6,16 +6,30 @@
 //! Every list is flat: successors and resource users are singly linked lists threaded through
 //! one `Vec` each (pushed in call order, so building needs no counting pass or sort); a unit's
 //! members and resource uses are contiguous runs of `members` / `uses`.
+//!
+//! Every edge goes from an earlier unit to a later one: dependencies point at earlier nodes (the
+//! builder rejects anything else) and sequential chains follow call order.
 
 use super::access_info::{AccessInfo, OUTLIVES};
 use super::deps::DepGraph;
-use super::schedule_heap::{UnitKey, NONE};
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 
-/// One scheduling unit: its members run as one contiguous run in call order.
+/// "No unit" / "not in a heap" / "end of list".
+pub(super) const NONE: u32 = u32::MAX;
+
+/// One scheduling unit (its members run as one contiguous run in call order): its priority, its
+/// place in the ready queue and its graph data, in one 64-byte record.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct Unit {
+    /// Bytes of transient memory whose lifetime the unit would end (it is their last user).
+    pub frees: u64,
+    /// Bytes of transient memory the unit would start (resources no scheduled unit touched).
+    pub allocs: u64,
+    /// Dependency depth (longest predecessor chain).
+    pub level: u32,
+    /// Position in its heap, or [`NONE`] while not queued.
+    pub heap_pos: u32,
     /// Its nodes are `members[member_start..member_end]`.
     pub member_start: u32,
     /// End of its member run.
@@ -41,8 +55,36 @@ pub(super) struct Unit {
     pub done: bool,
 }
 
+impl Unit {
+    /// A placeholder for slots not written yet.
+    const EMPTY: Unit = Unit {
+        frees: 0,
+        allocs: 0,
+        level: 0,
+        heap_pos: NONE,
+        member_start: 0,
+        member_end: 0,
+        succ_head: NONE,
+        use_start: 0,
+        use_end: 0,
+        first_epoch: 0,
+        last_epoch: 0,
+        pending: 0,
+        wait_next: NONE,
+        class: QueueClass::Graphics,
+        done: false,
+    };
+}
+
+/// Grows `items` to at least `len` entries (never shrinks: slots are overwritten before use).
+fn ensure_len<T: Copy>(items: &mut Vec<T>, len: usize, fill: T) {
+    if items.len() < len {
+        items.resize(len, fill);
+    }
+}
+
 /// A successor-list link: `target` runs after the list's owner.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, Default)]
 pub(super) struct Edge {
     /// The successor unit.
     pub target: u32,
@@ -67,7 +109,7 @@ pub(super) struct ResourceState {
 }
 
 /// One unit's use of one transient resource.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, Default)]
 pub(super) struct Use {
     /// The resource.
     pub resource: u32,
@@ -78,29 +120,48 @@ pub(super) struct Use {
 }
 
 /// Units, edges and resource uses of one frame (scratch kept across frames).
+///
+/// `units`, `members`, `edges` and `uses` only ever grow (to the frame's upper bound: one unit,
+/// member, edge or use per node, dependency edge or access) and are written by index, so the
+/// build loop has no reallocation calls and a frame re-initialises nothing it does not write;
+/// only their first `unit_count` / `member_count` / `edge_count` / `use_count` entries belong
+/// to the current frame.
 #[derive(Debug, Default)]
 pub(super) struct UnitGraph {
     /// The units in call order.
     pub units: Vec<Unit>,
-    /// Each unit's priority (levels always; memory fields for the memory preferences).
-    pub keys: Vec<UnitKey>,
+    /// Units of this frame.
+    pub unit_count: usize,
     /// Live nodes grouped by unit, in call order.
     pub members: Vec<u32>,
+    /// Live nodes of this frame.
+    pub member_count: usize,
     /// Successor-list links.
     pub edges: Vec<Edge>,
+    /// Links of this frame.
+    edge_count: usize,
     /// Per resource (memory preferences only).
     pub resources: Vec<ResourceState>,
     /// Resource uses grouped by unit (memory preferences only).
     pub uses: Vec<Use>,
-    /// Each node's unit, or [`NONE`] for culled nodes.
+    /// Uses of this frame.
+    use_count: usize,
+    /// Each node's unit, or [`NONE`] for culled nodes (and nodes not reached yet while
+    /// building).
     unit_of: Vec<u32>,
     /// Each subgraph's outermost enclosing atomic subgraph, or [`NONE`].
     outer_atomic: Vec<u32>,
 }
 
 impl UnitGraph {
-    /// Builds the units of the live nodes; `track_memory` also builds the resource uses and the
+    /// Builds the units of the live nodes with their levels; unless `levels_only`, also the
+    /// successor lists and pending counts (always when sequential subgraphs exist: their
+    /// levels are propagated over those lists); `track_memory` also builds the resource uses and
     /// memory priorities.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the compiler's per-frame tables, passed through"
+    )]
     pub fn build(
         &mut self,
         graph: &RecordedGraph,
@@ -108,14 +169,12 @@ impl UnitGraph {
         deps: &DepGraph,
         alive: &[bool],
         sizes: &[u64],
+        levels_only: bool,
         track_memory: bool,
     ) {
         let node_count = graph.nodes.len();
-        self.units.clear();
-        self.keys.clear();
-        self.members.clear();
-        self.edges.clear();
-        self.uses.clear();
+        ensure_len(&mut self.units, node_count, Unit::EMPTY);
+        ensure_len(&mut self.members, node_count, 0);
         self.unit_of.clear();
         self.unit_of.resize(node_count, NONE);
         self.outer_atomic.clear();
@@ -137,6 +196,10 @@ impl UnitGraph {
             any_atomic |= subgraph.atomic;
             any_sequential |= subgraph.sequential;
         }
+        let with_edges = !levels_only || any_sequential;
+        if with_edges {
+            ensure_len(&mut self.edges, deps.edges.len(), Edge::default());
+        }
         self.resources.clear();
         if track_memory {
             self.resources
@@ -147,101 +210,113 @@ impl UnitGraph {
                     undone_xor: 0,
                     last_user: NONE,
                 }));
+            ensure_len(&mut self.uses, infos.len(), Use::default());
         }
 
+        // Slices and local counters instead of `self.field` in the loop, so pointers and
+        // counts stay in registers.
+        let units = &mut self.units[..];
+        let members = &mut self.members[..];
+        let edges = &mut self.edges[..];
+        let uses = &mut self.uses[..];
+        let unit_of = &mut self.unit_of[..];
+        let resources = &mut self.resources[..];
+        let outer_atomic = &self.outer_atomic[..];
+        let pred_edges = &deps.edges[..];
+        let mut unit_count = 0usize;
+        let mut member_count = 0usize;
+        let mut edge_count = 0usize;
+        let mut use_count = 0usize;
         let mut current_atomic = NONE;
-        for (node, record) in graph.nodes.iter().enumerate() {
-            if !alive[node] {
+        let nodes = graph.nodes.iter().zip(alive).zip(deps.pred_start.windows(2));
+        for (node, ((record, &live), pred_range)) in nodes.enumerate() {
+            if !live {
                 continue;
             }
             let atomic = if any_atomic {
                 record
                     .subgraph
-                    .and_then(|subgraph| self.outer_atomic.get(subgraph as usize).copied())
+                    .and_then(|subgraph| outer_atomic.get(subgraph as usize).copied())
                     .unwrap_or(NONE)
             } else {
                 NONE
             };
             if atomic == NONE || atomic != current_atomic {
-                let member_start = self.members.len() as u32;
-                let use_start = self.uses.len() as u32;
-                self.units.push(Unit {
-                    member_start,
-                    member_end: member_start,
-                    succ_head: NONE,
-                    use_start,
-                    use_end: use_start,
+                units[unit_count] = Unit {
+                    member_start: member_count as u32,
+                    member_end: member_count as u32,
+                    use_start: use_count as u32,
+                    use_end: use_count as u32,
                     first_epoch: record.barrier_epoch,
-                    last_epoch: record.barrier_epoch,
-                    pending: 0,
-                    wait_next: NONE,
                     class: graph.decls[record.decl.index()].queue,
-                    done: false,
-                });
-                self.keys.push(UnitKey::default());
+                    ..Unit::EMPTY
+                };
+                unit_count += 1;
             }
             current_atomic = atomic;
-            let unit = self.units.len() as u32 - 1;
-            self.unit_of[node] = unit;
-            self.members.push(node as u32);
+            let unit = unit_count - 1;
+            unit_of[node] = unit as u32;
+            members[member_count] = node as u32;
+            member_count += 1;
+            // The units before this one are complete (their levels are final).
+            let (earlier, current) = units.split_at_mut(unit);
+            let current = &mut current[0];
+            current.member_end = member_count as u32;
+            current.last_epoch = record.barrier_epoch;
 
-            // Predecessors are earlier nodes (the builder allows nothing else), so their units
-            // are complete: their levels are final and their successor lists can grow here.
-            let mut level = self.keys[unit as usize].level;
-            let mut pending = 0;
-            for &(pred, _) in deps.preds(node) {
-                let pred_unit = self.unit_of[pred as usize];
-                if pred_unit == NONE || pred_unit == unit {
+            // A predecessor in this unit, or culled, has no unit before this one.
+            for &(pred, _) in &pred_edges[pred_range[0] as usize..pred_range[1] as usize] {
+                let Some(pred_record) = earlier.get_mut(unit_of[pred as usize] as usize) else {
                     continue;
+                };
+                current.level = current.level.max(pred_record.level + 1);
+                if with_edges {
+                    edges[edge_count] = Edge {
+                        target: unit as u32,
+                        next: pred_record.succ_head,
+                    };
+                    pred_record.succ_head = edge_count as u32;
+                    edge_count += 1;
+                    current.pending += 1;
                 }
-                let pred_record = &mut self.units[pred_unit as usize];
-                self.edges.push(Edge {
-                    target: unit,
-                    next: pred_record.succ_head,
-                });
-                pred_record.succ_head = self.edges.len() as u32 - 1;
-                pending += 1;
-                level = level.max(self.keys[pred_unit as usize].level + 1);
             }
-            self.keys[unit as usize].level = level;
 
-            let mut allocs = self.keys[unit as usize].allocs;
             if track_memory {
                 let accesses = record.accesses.start as usize..record.accesses.end as usize;
                 for info in &infos[accesses] {
                     if info.has(OUTLIVES) {
                         continue;
                     }
-                    let state = &mut self.resources[info.resource as usize];
-                    if state.last_user == unit {
+                    let state = &mut resources[info.resource as usize];
+                    if state.last_user == unit as u32 {
                         continue;
                     }
-                    state.last_user = unit;
+                    state.last_user = unit as u32;
                     state.remaining += 1;
-                    state.undone_xor ^= unit;
-                    self.uses.push(Use {
+                    state.undone_xor ^= unit as u32;
+                    uses[use_count] = Use {
                         resource: info.resource,
-                        unit,
+                        unit: unit as u32,
                         next: state.users_head,
-                    });
-                    state.users_head = self.uses.len() as u32 - 1;
+                    };
+                    state.users_head = use_count as u32;
+                    use_count += 1;
                     // Wrapping, as the sums of sizes always were in release builds.
-                    allocs = allocs.wrapping_add(state.size);
+                    current.allocs = current.allocs.wrapping_add(state.size);
                 }
+                current.use_end = use_count as u32;
             }
-            self.keys[unit as usize].allocs = allocs;
-            let unit_record = &mut self.units[unit as usize];
-            unit_record.pending += pending;
-            unit_record.member_end = self.members.len() as u32;
-            unit_record.use_end = self.uses.len() as u32;
-            unit_record.last_epoch = record.barrier_epoch;
         }
+        self.unit_count = unit_count;
+        self.member_count = member_count;
+        self.edge_count = edge_count;
+        self.use_count = use_count;
 
         // A resource with one user: that user ends its lifetime.
         for state in &self.resources {
             if state.remaining == 1 {
-                let key = &mut self.keys[state.undone_xor as usize];
-                key.frees = key.frees.wrapping_add(state.size);
+                let unit = &mut self.units[state.undone_xor as usize];
+                unit.frees = unit.frees.wrapping_add(state.size);
             }
         }
         if any_sequential {
@@ -251,8 +326,9 @@ impl UnitGraph {
 
     /// Chains the live nodes of each `sequential` subgraph in call order, then propagates levels
     /// over all edges (units are in call order and every edge goes forward, so one pass in unit
-    /// order sees each unit's final level before its successors; the levels from the dependency
-    /// pass are lower bounds, so starting from them gives the same result as starting from 0).
+    /// order sees each unit's final level before its successors; the levels from the
+    /// dependency pass are lower bounds, so starting from them gives the same result as
+    /// starting from 0).
     fn add_sequential_edges(&mut self, graph: &RecordedGraph, alive: &[bool]) {
         for subgraph in &graph.subgraphs {
             if !subgraph.sequential {
@@ -266,23 +342,30 @@ impl UnitGraph {
                 let unit = self.unit_of[node];
                 if previous != NONE && previous != unit {
                     let pred_record = &mut self.units[previous as usize];
-                    self.edges.push(Edge {
+                    let link = Edge {
                         target: unit,
                         next: pred_record.succ_head,
-                    });
-                    pred_record.succ_head = self.edges.len() as u32 - 1;
+                    };
+                    pred_record.succ_head = self.edge_count as u32;
                     self.units[unit as usize].pending += 1;
+                    // Past the dependency edges' bound: grow by one.
+                    if self.edge_count == self.edges.len() {
+                        self.edges.push(link);
+                    } else {
+                        self.edges[self.edge_count] = link;
+                    }
+                    self.edge_count += 1;
                 }
                 previous = unit;
             }
         }
-        for unit in 0..self.units.len() {
-            let level = self.keys[unit].level + 1;
+        for unit in 0..self.unit_count {
+            let level = self.units[unit].level + 1;
             let mut edge = self.units[unit].succ_head;
             while edge != NONE {
                 let Edge { target, next } = self.edges[edge as usize];
-                let key = &mut self.keys[target as usize];
-                key.level = key.level.max(level);
+                let target = &mut self.units[target as usize];
+                target.level = target.level.max(level);
                 edge = next;
             }
         }
