@@ -150,8 +150,7 @@ impl Scheduler {
             let record = *record;
             last_class = record.class;
             let level = record.level;
-            let members =
-                &frame.members[record.member_start as usize..record.member_end as usize];
+            let members = &frame.members[record.member_start as usize..record.member_end as usize];
             for &node in members {
                 order.push(node);
                 levels.push(level);

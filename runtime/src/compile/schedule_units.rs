@@ -218,17 +218,18 @@ impl UnitGraph {
         let units = &mut self.units[..];
         let members = &mut self.members[..];
         let edges = &mut self.edges[..];
-        let uses = &mut self.uses[..];
         let unit_of = &mut self.unit_of[..];
-        let resources = &mut self.resources[..];
         let outer_atomic = &self.outer_atomic[..];
         let pred_edges = &deps.edges[..];
         let mut unit_count = 0usize;
         let mut member_count = 0usize;
         let mut edge_count = 0usize;
-        let mut use_count = 0usize;
         let mut current_atomic = NONE;
-        let nodes = graph.nodes.iter().zip(alive).zip(deps.pred_start.windows(2));
+        let nodes = graph
+            .nodes
+            .iter()
+            .zip(alive)
+            .zip(deps.pred_start.windows(2));
         for (node, ((record, &live), pred_range)) in nodes.enumerate() {
             if !live {
                 continue;
@@ -245,8 +246,6 @@ impl UnitGraph {
                 units[unit_count] = Unit {
                     member_start: member_count as u32,
                     member_end: member_count as u32,
-                    use_start: use_count as u32,
-                    use_end: use_count as u32,
                     first_epoch: record.barrier_epoch,
                     class: graph.decls[record.decl.index()].queue,
                     ..Unit::EMPTY
@@ -280,47 +279,68 @@ impl UnitGraph {
                     current.pending += 1;
                 }
             }
+        }
+        self.unit_count = unit_count;
+        self.member_count = member_count;
+        self.edge_count = edge_count;
+        self.use_count = 0;
+        if track_memory {
+            self.build_uses(graph, infos);
+        }
 
-            if track_memory {
-                let accesses = record.accesses.start as usize..record.accesses.end as usize;
-                for info in &infos[accesses] {
+        if any_sequential {
+            self.add_sequential_edges(graph, alive);
+        }
+    }
+
+    /// Lists each unit's transient resource uses (each resource once per unit) and each
+    /// resource's users, and sets the units' initial memory priorities: a unit allocates the
+    /// sizes of all its resources and frees those it alone uses.
+    #[inline(never)]
+    fn build_uses(&mut self, graph: &RecordedGraph, infos: &[AccessInfo]) {
+        let units = &mut self.units[..self.unit_count];
+        let members = &self.members[..self.member_count];
+        let uses = &mut self.uses[..];
+        let resources = &mut self.resources[..];
+        let mut use_count = 0usize;
+        for (unit, record) in units.iter_mut().enumerate() {
+            let unit = unit as u32;
+            record.use_start = use_count as u32;
+            let mut allocs = 0u64;
+            for &node in &members[record.member_start as usize..record.member_end as usize] {
+                let accesses = &graph.nodes[node as usize].accesses;
+                for info in &infos[accesses.start as usize..accesses.end as usize] {
                     if info.has(OUTLIVES) {
                         continue;
                     }
                     let state = &mut resources[info.resource as usize];
-                    if state.last_user == unit as u32 {
+                    if state.last_user == unit {
                         continue;
                     }
-                    state.last_user = unit as u32;
+                    state.last_user = unit;
                     state.remaining += 1;
-                    state.undone_xor ^= unit as u32;
+                    state.undone_xor ^= unit;
                     uses[use_count] = Use {
                         resource: info.resource,
-                        unit: unit as u32,
+                        unit,
                         next: state.users_head,
                     };
                     state.users_head = use_count as u32;
                     use_count += 1;
                     // Wrapping, as the sums of sizes always were in release builds.
-                    current.allocs = current.allocs.wrapping_add(state.size);
+                    allocs = allocs.wrapping_add(state.size);
                 }
-                current.use_end = use_count as u32;
             }
+            record.allocs = allocs;
+            record.use_end = use_count as u32;
         }
-        self.unit_count = unit_count;
-        self.member_count = member_count;
-        self.edge_count = edge_count;
         self.use_count = use_count;
-
         // A resource with one user: that user ends its lifetime.
-        for state in &self.resources {
+        for state in resources.iter() {
             if state.remaining == 1 {
-                let unit = &mut self.units[state.undone_xor as usize];
+                let unit = &mut units[state.undone_xor as usize];
                 unit.frees = unit.frees.wrapping_add(state.size);
             }
-        }
-        if any_sequential {
-            self.add_sequential_edges(graph, alive);
         }
     }
 
