@@ -97,12 +97,21 @@ impl Scheduler {
                     levels.extend(std::iter::repeat_n(unit.level, count as usize));
                 }
             }
-            SchedulePreference::Memory => self.run::<BY_MEMORY>(graph, order, levels),
-            SchedulePreference::Default => self.run::<BY_LEVEL>(graph, order, levels),
+            // Without `sch_barrier` every unit is in epoch 0: no epoch bookkeeping.
+            SchedulePreference::Memory if graph.barrier_count == 0 => {
+                self.run::<BY_MEMORY, false>(graph, order, levels)
+            }
+            SchedulePreference::Memory => self.run::<BY_MEMORY, true>(graph, order, levels),
+            SchedulePreference::Default if graph.barrier_count == 0 => {
+                self.run::<BY_LEVEL, false>(graph, order, levels)
+            }
+            SchedulePreference::Default => self.run::<BY_LEVEL, true>(graph, order, levels),
         }
     }
 
-    fn run<const ORDER: u8>(
+    /// The list-scheduling loop under `ORDER`; `BARRIERS`: the frame has `sch_barrier` epochs
+    /// to honour (without, every unit is in epoch 0).
+    fn run<const ORDER: u8, const BARRIERS: bool>(
         &mut self,
         graph: &RecordedGraph,
         order: &mut Vec<u32>,
@@ -124,7 +133,7 @@ impl Scheduler {
         let unit_count = frame.units.len();
         for unit in 0..unit_count {
             if frame.units[unit].pending == 0 {
-                queue.make_ready::<ORDER>(&mut frame, unit as u32);
+                queue.make_ready::<ORDER, BARRIERS>(&mut frame, unit as u32);
             }
         }
         let mut last_class = QueueClass::Graphics;
@@ -155,11 +164,14 @@ impl Scheduler {
                 order.push(node);
                 levels.push(level);
             }
-            if record.first_epoch == record.last_epoch {
-                queue.epoch_remaining[record.first_epoch as usize] -= members.len() as u32;
-            } else {
-                for &node in members {
-                    queue.epoch_remaining[graph.nodes[node as usize].barrier_epoch as usize] -= 1;
+            if BARRIERS {
+                if record.first_epoch == record.last_epoch {
+                    queue.epoch_remaining[record.first_epoch as usize] -= members.len() as u32;
+                } else {
+                    for &node in members {
+                        let epoch = graph.nodes[node as usize].barrier_epoch;
+                        queue.epoch_remaining[epoch as usize] -= 1;
+                    }
                 }
             }
             queue.update_memory_after::<ORDER>(&mut frame, unit, record);
@@ -169,15 +181,17 @@ impl Scheduler {
                 let target = &mut frame.units[link.target as usize];
                 target.pending -= 1;
                 if target.pending == 0 {
-                    queue.make_ready::<ORDER>(&mut frame, link.target);
+                    queue.make_ready::<ORDER, BARRIERS>(&mut frame, link.target);
                 }
                 edge = link.next;
             }
-            if queue.epoch_remaining.get(queue.current_epoch) == Some(&0) {
-                queue.advance_epochs::<ORDER>(&mut frame);
-            }
-            if !queue.spanning.is_empty() {
-                queue.retry_spanning::<ORDER>(&mut frame);
+            if BARRIERS {
+                if queue.epoch_remaining.get(queue.current_epoch) == Some(&0) {
+                    queue.advance_epochs::<ORDER>(&mut frame);
+                }
+                if !queue.spanning.is_empty() {
+                    queue.retry_spanning::<ORDER>(&mut frame);
+                }
             }
         }
     }
@@ -225,18 +239,20 @@ impl ReadyQueue {
     /// `unit` has no pending predecessors: queue it, or park it until its barrier epoch (or,
     /// for an atomic unit spanning barriers, the other nodes of its spanned epochs) is done.
     #[inline(always)]
-    fn make_ready<const ORDER: u8>(&mut self, frame: &mut Frame, unit: u32) {
+    fn make_ready<const ORDER: u8, const BARRIERS: bool>(&mut self, frame: &mut Frame, unit: u32) {
         let record = &mut frame.units[unit as usize];
-        let first = record.first_epoch as usize;
-        if first > self.current_epoch {
-            record.wait_next = self.wait_head[first];
-            self.wait_head[first] = unit;
-            return;
-        }
         let (class, queued) = (record.class, record.heap_pos != NONE);
-        if record.last_epoch as usize > first && !self.spans_clear(frame, unit) {
-            self.spanning.push(unit);
-            return;
+        if BARRIERS {
+            let first = record.first_epoch as usize;
+            if first > self.current_epoch {
+                record.wait_next = self.wait_head[first];
+                self.wait_head[first] = unit;
+                return;
+            }
+            if record.last_epoch as usize > first && !self.spans_clear(frame, unit) {
+                self.spanning.push(unit);
+                return;
+            }
         }
         if queued {
             // Already queued under its current key.
@@ -383,7 +399,7 @@ impl ReadyQueue {
                 let mut next = std::mem::replace(&mut self.wait_head[self.current_epoch], NONE);
                 while next != NONE {
                     let following = frame.units[next as usize].wait_next;
-                    self.make_ready::<ORDER>(frame, next);
+                    self.make_ready::<ORDER, true>(frame, next);
                     next = following;
                 }
             }
@@ -395,7 +411,7 @@ impl ReadyQueue {
         let mut retry = std::mem::take(&mut self.spanning_retry);
         std::mem::swap(&mut retry, &mut self.spanning);
         for &unit in &retry {
-            self.make_ready::<ORDER>(frame, unit);
+            self.make_ready::<ORDER, true>(frame, unit);
         }
         retry.clear();
         self.spanning_retry = retry;

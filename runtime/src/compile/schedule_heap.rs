@@ -52,7 +52,7 @@ impl UnitHeap {
     }
 
     /// Queues `unit` (not queued yet).
-    #[inline]
+    #[inline(always)]
     pub fn push<const ORDER: u8>(&mut self, units: &mut [Unit], unit: u32) {
         let position = self.items.len();
         self.items.push(unit);
@@ -86,6 +86,7 @@ impl UnitHeap {
         self.sift_down::<ORDER>(units, position);
     }
 
+    #[inline(always)]
     fn sift_up<const ORDER: u8>(&mut self, units: &mut [Unit], mut position: usize) {
         let unit = self.items[position];
         while position > 0 {
