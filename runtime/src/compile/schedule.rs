@@ -119,7 +119,7 @@ impl Scheduler {
     ) {
         let unit_graph = &mut self.units;
         let queue = &mut self.queue;
-        queue.reset(unit_graph, graph);
+        queue.reset(unit_graph, graph, BARRIERS);
         order.reserve(unit_graph.member_count);
         levels.reserve(unit_graph.member_count);
         let mut frame = Frame {
@@ -208,10 +208,15 @@ struct Frame<'a> {
 }
 
 impl ReadyQueue {
-    /// Empties the queue and counts the live nodes per barrier epoch.
-    fn reset(&mut self, units: &UnitGraph, graph: &RecordedGraph) {
+    /// Empties the queue and (`barriers`) counts the live nodes per barrier epoch.
+    fn reset(&mut self, units: &UnitGraph, graph: &RecordedGraph, barriers: bool) {
         for heap in &mut self.heaps {
             heap.clear();
+        }
+        self.spanning.clear();
+        self.current_epoch = 0;
+        if !barriers {
+            return;
         }
         let epochs = graph.barrier_count as usize + 1;
         self.epoch_remaining.clear();
@@ -229,8 +234,6 @@ impl ReadyQueue {
         }
         self.wait_head.clear();
         self.wait_head.resize(epochs, NONE);
-        self.spanning.clear();
-        self.current_epoch = 0;
         while self.current_epoch < epochs && self.epoch_remaining[self.current_epoch] == 0 {
             self.current_epoch += 1;
         }
