@@ -263,7 +263,9 @@ impl UnitGraph {
             current.member_end = member_count as u32;
             current.last_epoch = record.barrier_epoch;
 
-            // A predecessor in this unit, or culled, has no unit before this one.
+            // A predecessor in this unit, or culled, has no unit before this one. Each edge
+            // made here is one pending predecessor of this unit.
+            let node_edges_start = edge_count;
             for &(pred, _) in &pred_edges[pred_range[0] as usize..pred_range[1] as usize] {
                 let Some(pred_record) = earlier.get_mut(unit_of[pred as usize] as usize) else {
                     continue;
@@ -276,9 +278,9 @@ impl UnitGraph {
                     };
                     pred_record.succ_head = edge_count as u32;
                     edge_count += 1;
-                    current.pending += 1;
                 }
             }
+            current.pending += (edge_count - node_edges_start) as u32;
         }
         self.unit_count = unit_count;
         self.member_count = member_count;
