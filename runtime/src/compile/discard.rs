@@ -24,15 +24,37 @@ struct ForwardState {
     keep_mark: u32,
 }
 
-/// How a resource's accesses are tracked.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum Class {
-    /// Outlives the frame: never gets flags.
-    Outlives,
-    /// One plane, every access covers it whole: one state per resource.
-    Simple,
-    /// Tracked per subresource segment.
-    Regions,
+/// `Track::bits`: the resource outlives the frame and never gets flags (same value as the
+/// access record's bit, so it is copied over as is).
+const OUTLIVES: u32 = super::access_info::OUTLIVES;
+/// `Track::bits`: some access does not cover the resource whole: tracked by the region maps.
+const REGIONS: u32 = 1;
+/// `Track::bits`: the data was valid when the latest node touching the resource began.
+const ENTRY_VALID: u32 = 1 << 1;
+/// `Track::bits`: some access of the latest node writes the resource.
+const ANY_WRITE: u32 = 1 << 2;
+/// `Track::bits`: every access of the latest node so far carries `discard_after`.
+const ALL_AFTER: u32 = 1 << 3;
+/// `Track::bits`: an earlier node touched the resource (`prev_first..=prev_last` are set).
+const HAS_PREV: u32 = 1 << 4;
+/// `Track::bits`: the latest node needs the data, and the earlier node's accesses already lost
+/// their provisional discard-after.
+const NEEDED: u32 = 1 << 5;
+
+/// The state of one whole-resource-tracked resource in the single forward walk. Nodes touch it
+/// in groups (all accesses of one node); the walk keeps the latest group and the one before it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+struct Track {
+    /// Execution position + 1 of the latest node touching the resource (0: none yet).
+    group: u32,
+    /// The first and last of that node's accesses to the resource.
+    first: u32,
+    last: u32,
+    /// The first and last accesses of the node before it (when `HAS_PREV`).
+    prev_first: u32,
+    prev_last: u32,
+    /// The bits above.
+    bits: u32,
 }
 
 /// Reusable scratch of discard inference.
@@ -40,10 +62,12 @@ enum Class {
 pub struct DiscardInference {
     forward: RegionMap<ForwardState>,
     needed: RegionMap<bool>,
-    class: Vec<Class>,
-    valid: Vec<bool>,
-    keep_mark: Vec<u32>,
-    needed_simple: Vec<bool>,
+    /// Per resource: its class and walk state.
+    track: Vec<Track>,
+    /// The region-tracked accesses of the live nodes, grouped by node in execution order.
+    region_accesses: Vec<u32>,
+    /// The end (in `region_accesses`) of each node's group, for the backward walk.
+    region_ends: Vec<u32>,
 }
 
 fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceBox>, u32); 2] {
@@ -66,6 +90,11 @@ impl DiscardInference {
     /// Fills `flags` (one per access, indexed like `graph.accesses`) for the live nodes in
     /// execution `order`. `boxes` are the accesses' subresource boxes, `full` the resources'
     /// whole boxes and `infos` the accesses' compact records.
+    ///
+    /// Resources that every access covers whole (one plane; nearly all) take one forward walk:
+    /// an access's discard-before follows from the state when its node begins, and its
+    /// discard-after is set provisionally and taken back when the next node touching the
+    /// resource needs the data. The others go through the region maps, forward and backward.
     #[inline(never)]
     pub fn infer(
         &mut self,
@@ -77,198 +106,174 @@ impl DiscardInference {
         flags: &mut [DiscardFlags],
     ) {
         flags.iter_mut().for_each(|flag| *flag = DiscardFlags::NONE);
-        // Resources that outlive the frame get no flags; one-plane resources that every access
-        // covers whole keep one state each (the fast path); the rest go through the region maps.
-        self.class.clear();
-        self.class.extend(graph.resources.iter().map(|resource| {
-            if resource.outlives_frame() {
-                Class::Outlives
-            } else {
-                Class::Simple
-            }
-        }));
-        let mut any_regions = false;
-        for info in infos {
-            let resource = info.resource as usize;
-            if !info.has(WHOLE) && self.class[resource] == Class::Simple {
-                self.class[resource] = Class::Regions;
-                any_regions = true;
-            }
-        }
         let count = graph.resources.len();
-        self.valid.clear();
-        self.valid.resize(count, false);
-        self.keep_mark.clear();
-        self.keep_mark.resize(count, 0);
-        self.needed_simple.clear();
-        self.needed_simple.resize(count, false);
-        if any_regions {
+        self.track.clear();
+        self.track.resize(count, Track::default());
+        // Classes from every access (culled nodes' too): outliving resources get no flags;
+        // a resource with an access not covering it whole is region-tracked.
+        let mut any_regions = 0;
+        for info in infos {
+            let Some(track) = self.track.get_mut(info.resource as usize) else {
+                continue;
+            };
+            let regions = u32::from(info.bits & WHOLE == 0);
+            any_regions |= regions;
+            track.bits |= (info.bits & OUTLIVES) | regions * REGIONS;
+        }
+        self.region_accesses.clear();
+        self.region_ends.clear();
+        if any_regions != 0 {
             self.forward
                 .reset(full.iter().map(|full| (*full, ForwardState::default())));
             self.needed.reset(full.iter().map(|full| (*full, false)));
         }
-        // Forward: discard before.
         for (position, node) in order.iter().enumerate() {
             let mark = position as u32 + 1;
             let range = graph.nodes[node.index()].accesses.clone();
-            let range = range.start as usize..range.end as usize;
-            if self.simple_and_distinct(&infos[range.clone()]) {
-                // Each resource once, one state each: the three steps below fold into one.
-                for access_index in range {
-                    let info = infos[access_index];
-                    let resource = info.resource as usize;
-                    if self.class[resource] == Class::Outlives {
-                        continue;
+            let region_start = self.region_accesses.len();
+            let node_infos = &infos[range.start as usize..range.end as usize];
+            for (access_index, &info) in (range.start..).zip(node_infos) {
+                let track = &mut self.track[info.resource as usize];
+                if track.bits & (OUTLIVES | REGIONS) != 0 {
+                    if track.bits & OUTLIVES == 0 {
+                        self.region_accesses.push(access_index);
                     }
-                    if info.has(DISCARD_BEFORE) || !info.has(READS) || !self.valid[resource] {
-                        flags[access_index] = flags[access_index] | DiscardFlags::BEFORE;
-                    }
-                    if info.has(DISCARD_AFTER) {
-                        self.valid[resource] = false;
-                    } else if info.has(WRITES) {
-                        self.valid[resource] = true;
-                    }
-                }
-                continue;
-            }
-            for access_index in range.clone() {
-                let info = infos[access_index];
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if info.has(DISCARD_BEFORE) || !info.has(READS) || !self.valid[resource] {
-                            flags[access_index] = flags[access_index] | DiscardFlags::BEFORE;
-                        }
-                    }
-                    Class::Regions => self.regions_before(graph, boxes, access_index, flags),
-                }
-            }
-            for access_index in range.clone() {
-                let info = infos[access_index];
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if info.has(WRITES) {
-                            self.valid[resource] = true;
-                        }
-                        if !info.has(DISCARD_AFTER) {
-                            self.keep_mark[resource] = mark;
-                        }
-                    }
-                    Class::Regions => self.regions_write(graph, boxes, access_index, mark),
-                }
-            }
-            for access_index in range {
-                let info = infos[access_index];
-                if !info.has(DISCARD_AFTER) {
                     continue;
                 }
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if self.keep_mark[resource] != mark {
-                            self.valid[resource] = false;
+                if track.group != mark {
+                    // The first access of this node to the resource: the latest node's group
+                    // becomes the previous one, and the data is valid after it unless all its
+                    // accesses dropped it (`discard_after`) or it was neither valid nor written.
+                    let bits = track.bits;
+                    let valid = bits & ALL_AFTER == 0 && bits & (ENTRY_VALID | ANY_WRITE) != 0;
+                    let has_prev = track.group != 0;
+                    track.prev_first = track.first;
+                    track.prev_last = track.last;
+                    track.bits = if valid { ENTRY_VALID } else { 0 }
+                        | if has_prev { HAS_PREV } else { 0 }
+                        | ALL_AFTER;
+                    track.group = mark;
+                    track.first = access_index;
+                }
+                track.last = access_index;
+                let bits = info.bits;
+                let needs = bits & (READS | DISCARD_BEFORE) == READS;
+                let mut flag = DiscardFlags::AFTER;
+                if !needs || track.bits & ENTRY_VALID == 0 {
+                    flag = flag | DiscardFlags::BEFORE;
+                }
+                if bits & WRITES != 0 {
+                    track.bits |= ANY_WRITE;
+                }
+                if bits & DISCARD_AFTER == 0 {
+                    track.bits &= !ALL_AFTER;
+                }
+                flags[access_index as usize] = flag;
+                if needs && track.bits & (HAS_PREV | NEEDED) == HAS_PREV {
+                    // The data is needed: the previous node's accesses keep it (unless they
+                    // carry `discard_after` themselves).
+                    track.bits |= NEEDED;
+                    let (first, last) = (track.prev_first as usize, track.prev_last as usize);
+                    if first == last {
+                        // One access (the common case): it is of this resource.
+                        if infos[first].bits & DISCARD_AFTER == 0 {
+                            flags[first].0 &= !DiscardFlags::AFTER.0;
                         }
-                    }
-                    Class::Regions => self.regions_drop(graph, boxes, access_index, mark),
-                }
-            }
-        }
-
-        // Backward: discard after.
-        for node in order.iter().rev() {
-            let range = graph.nodes[node.index()].accesses.clone();
-            let range = range.start as usize..range.end as usize;
-            if self.simple_and_distinct(&infos[range.clone()]) {
-                for access_index in range {
-                    let info = infos[access_index];
-                    let resource = info.resource as usize;
-                    if self.class[resource] == Class::Outlives {
-                        continue;
-                    }
-                    if info.has(DISCARD_AFTER) || !self.needed_simple[resource] {
-                        flags[access_index] = flags[access_index] | DiscardFlags::AFTER;
-                    }
-                    self.needed_simple[resource] = !info.has(DISCARD_BEFORE) && info.has(READS);
-                }
-                continue;
-            }
-            for access_index in range.clone() {
-                let info = infos[access_index];
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if info.has(DISCARD_AFTER) || !self.needed_simple[resource] {
-                            flags[access_index] = flags[access_index] | DiscardFlags::AFTER;
-                        }
-                    }
-                    Class::Regions => self.regions_after(graph, boxes, access_index, flags),
-                }
-            }
-            for access_index in range.clone() {
-                let resource = infos[access_index].resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => self.needed_simple[resource] = false,
-                    Class::Regions => {
-                        let (access, texture) = access_of(graph, access_index);
-                        for (region, _) in plane_regions(boxes[access_index], texture) {
-                            let Some(region) = region else { continue };
-                            self.needed
-                                .update(access.resource.index(), &region, |needed| *needed = false);
-                        }
-                    }
-                }
-            }
-            for access_index in range {
-                let info = infos[access_index];
-                if info.has(DISCARD_BEFORE) {
-                    continue;
-                }
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if info.has(READS) {
-                            self.needed_simple[resource] = true;
-                        }
-                    }
-                    Class::Regions => {
-                        let (access, texture) = access_of(graph, access_index);
-                        for (region, plane) in plane_regions(boxes[access_index], texture) {
-                            let Some(region) = region else { continue };
-                            if access.access.mode_for_plane(plane).reads() {
-                                self.needed
-                                    .update(resource, &region, |needed| *needed = true);
+                    } else {
+                        for earlier in first..last + 1 {
+                            let earlier_info = infos[earlier];
+                            if earlier_info.resource == info.resource
+                                && earlier_info.bits & DISCARD_AFTER == 0
+                            {
+                                flags[earlier].0 &= !DiscardFlags::AFTER.0;
                             }
                         }
                     }
                 }
             }
+            if self.region_accesses.len() > region_start {
+                self.regions_forward(graph, boxes, region_start, mark, flags);
+                self.region_ends.push(self.region_accesses.len() as u32);
+            }
+        }
+        if !self.region_ends.is_empty() {
+            self.regions_backward(graph, boxes, flags);
         }
     }
 
-    /// The accesses (of one node) touch pairwise different resources, none region-tracked: then
-    /// the per-node steps of both directions fold into one pass (a `discard_after` drops what
-    /// the same access wrote; `keep_mark` only matters between accesses of one node).
-    #[inline(always)]
-    fn simple_and_distinct(&self, infos: &[AccessInfo]) -> bool {
-        for (index, info) in infos.iter().enumerate() {
-            if self.class[info.resource as usize] == Class::Regions {
-                return false;
-            }
-            if infos[..index]
-                .iter()
-                .any(|other| other.resource == info.resource)
+    /// The forward steps of one node's region-tracked accesses `region_accesses[start..]`:
+    /// discard-before flags, then writes and keeps, then drops.
+    fn regions_forward(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        start: usize,
+        mark: u32,
+        flags: &mut [DiscardFlags],
+    ) {
+        for index in start..self.region_accesses.len() {
+            let access_index = self.region_accesses[index] as usize;
+            self.regions_before(graph, boxes, access_index, flags);
+        }
+        for index in start..self.region_accesses.len() {
+            let access_index = self.region_accesses[index] as usize;
+            self.regions_write(graph, boxes, access_index, mark);
+        }
+        for index in start..self.region_accesses.len() {
+            let access_index = self.region_accesses[index] as usize;
+            if graph.accesses[access_index]
+                .access
+                .flags
+                .contains(AccessFlags::DISCARD_AFTER)
             {
-                return false;
+                self.regions_drop(graph, boxes, access_index, mark);
             }
         }
-        true
+    }
+
+    /// The backward walk over the region-tracked accesses (nodes in reverse execution order):
+    /// discard-after flags, then what the node needs of the data before it.
+    fn regions_backward(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        flags: &mut [DiscardFlags],
+    ) {
+        for group in (0..self.region_ends.len()).rev() {
+            let start = if group == 0 {
+                0
+            } else {
+                self.region_ends[group - 1] as usize
+            };
+            let end = self.region_ends[group] as usize;
+            for index in start..end {
+                let access_index = self.region_accesses[index] as usize;
+                self.regions_after(graph, boxes, access_index, flags);
+            }
+            for index in start..end {
+                let access_index = self.region_accesses[index] as usize;
+                let (access, texture) = access_of(graph, access_index);
+                for (region, _) in plane_regions(boxes[access_index], texture) {
+                    let Some(region) = region else { continue };
+                    self.needed
+                        .update(access.resource.index(), &region, |needed| *needed = false);
+                }
+            }
+            for index in start..end {
+                let access_index = self.region_accesses[index] as usize;
+                let (access, texture) = access_of(graph, access_index);
+                if access.access.flags.contains(AccessFlags::DISCARD_BEFORE) {
+                    continue;
+                }
+                for (region, plane) in plane_regions(boxes[access_index], texture) {
+                    let Some(region) = region else { continue };
+                    if access.access.mode_for_plane(plane).reads() {
+                        self.needed
+                            .update(access.resource.index(), &region, |needed| *needed = true);
+                    }
+                }
+            }
+        }
     }
 
     /// Forward, first step of a region-tracked access: its discard-before flags.
