@@ -10,7 +10,9 @@
 //! carries it; `discard_before` makes a node not need the data only where every one of its
 //! accesses to it carries it. External, persistent and temporal resources never get flags.
 
-use super::access_info::{AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, READS, WHOLE, WRITES};
+use super::access_info::{
+    AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, OUTLIVES, READS, WHOLE, WRITES,
+};
 use super::region_map::RegionMap;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
@@ -24,22 +26,18 @@ struct ForwardState {
     keep_mark: u32,
 }
 
-/// `Track::bits`: the resource outlives the frame and never gets flags (same value as the
-/// access record's bit, so it is copied over as is).
-const OUTLIVES: u32 = super::access_info::OUTLIVES;
 /// `Track::bits`: some access does not cover the resource whole: tracked by the region maps.
 const REGIONS: u32 = 1;
-/// `Track::bits`: the data was valid when the latest node touching the resource began.
-const ENTRY_VALID: u32 = 1 << 1;
-/// `Track::bits`: some access of the latest node writes the resource.
-const ANY_WRITE: u32 = 1 << 2;
-/// `Track::bits`: every access of the latest node so far carries `discard_after`.
-const ALL_AFTER: u32 = 1 << 3;
-/// `Track::bits`: an earlier node touched the resource (`prev_first..=prev_last` are set).
-const HAS_PREV: u32 = 1 << 4;
-/// `Track::bits`: the latest node needs the data, and the earlier node's accesses already lost
-/// their provisional discard-after.
-const NEEDED: u32 = 1 << 5;
+/// `Track::bits`: a node touched the resource.
+const TOUCHED: u32 = 1 << 1;
+/// `Track::bits`: the data is valid after the latest node touching the resource: not all its
+/// accesses carry `discard_after`, and it was valid before or the node writes it.
+const VALID: u32 = 1 << 2;
+/// `Track::bits`: some access of the latest node lacks `discard_after`, so its provisional
+/// discard-after is taken back if the next node needs the data.
+const KEEPABLE: u32 = 1 << 3;
+/// `Track::bits`: the latest node has several accesses to the resource.
+const MULTI: u32 = 1 << 4;
 
 /// The state of one whole-resource-tracked resource in the single forward walk. Nodes touch it
 /// in groups (all accesses of one node); the walk keeps the latest group and the one before it.
@@ -50,11 +48,85 @@ struct Track {
     /// The first and last of that node's accesses to the resource.
     first: u32,
     last: u32,
-    /// The first and last accesses of the node before it (when `HAS_PREV`).
-    prev_first: u32,
-    prev_last: u32,
     /// The bits above.
     bits: u32,
+    /// The first and last accesses of the node before it, and the bits after that node
+    /// (for further accesses of the latest node, which see the state before it).
+    prev_first: u32,
+    prev_last: u32,
+    prev_bits: u32,
+}
+
+#[inline(always)]
+fn bit(on: bool, bit: u32) -> u32 {
+    u32::from(on) * bit
+}
+
+/// Takes back the provisional discard-after of the accesses `first..=last` (one node's) to
+/// `resource` that do not carry `discard_after`: a later node needs their data.
+#[cold]
+fn keep_group(
+    infos: &[AccessInfo],
+    flags: &mut [DiscardFlags],
+    resource: u32,
+    first: u32,
+    last: u32,
+) {
+    for earlier in first as usize..last as usize + 1 {
+        let info = infos[earlier];
+        if info.resource == resource && info.bits & DISCARD_AFTER == 0 {
+            flags[earlier].0 &= !DiscardFlags::AFTER.0;
+        }
+    }
+}
+
+/// `discard_before` does not apply and the access reads (plane 0): it needs the data before it.
+#[inline(always)]
+fn needs_data(bits: u32) -> bool {
+    bits & (READS | DISCARD_BEFORE) == READS
+}
+
+/// A further access of the latest node to a resource (several accesses of one node, rare): its
+/// discard-before follows from the state before the node; the node's accesses so far
+/// (`first..=last`) give what it needed, wrote and dropped.
+#[cold]
+fn same_node_access(
+    track: &mut Track,
+    infos: &[AccessInfo],
+    flags: &mut [DiscardFlags],
+    access_index: u32,
+    info: AccessInfo,
+) {
+    let entry_valid = track.prev_bits & VALID != 0;
+    let needs = needs_data(info.bits);
+    flags[access_index as usize] = DiscardFlags::AFTER
+        | if needs && entry_valid {
+            DiscardFlags::NONE
+        } else {
+            DiscardFlags::BEFORE
+        };
+    let mut needed = false;
+    let mut writes = info.bits & WRITES != 0;
+    let mut all_after = info.bits & DISCARD_AFTER != 0;
+    for earlier in &infos[track.first as usize..track.last as usize + 1] {
+        if earlier.resource == info.resource {
+            needed |= needs_data(earlier.bits);
+            writes |= earlier.bits & WRITES != 0;
+            all_after &= earlier.bits & DISCARD_AFTER != 0;
+        }
+    }
+    if needs && !needed && track.prev_bits & TOUCHED != 0 {
+        keep_group(infos, flags, info.resource, track.prev_first, track.prev_last);
+    }
+    let mut bits = (track.bits & REGIONS) | TOUCHED | MULTI;
+    if !all_after {
+        bits |= KEEPABLE;
+        if entry_valid || writes {
+            bits |= VALID;
+        }
+    }
+    track.bits = bits;
+    track.last = access_index;
 }
 
 /// Reusable scratch of discard inference.
@@ -106,23 +178,25 @@ impl DiscardInference {
         flags: &mut [DiscardFlags],
     ) {
         flags.iter_mut().for_each(|flag| *flag = DiscardFlags::NONE);
-        let count = graph.resources.len();
-        self.track.clear();
-        self.track.resize(count, Track::default());
-        // Classes from every access (culled nodes' too): outliving resources get no flags;
-        // a resource with an access not covering it whole is region-tracked.
-        let mut any_regions = 0;
-        for info in infos {
-            let Some(track) = self.track.get_mut(info.resource as usize) else {
-                continue;
-            };
-            let regions = u32::from(info.bits & WHOLE == 0);
-            any_regions |= regions;
-            track.bits |= (info.bits & OUTLIVES) | regions * REGIONS;
-        }
+        let mut track = std::mem::take(&mut self.track);
+        track.clear();
+        track.resize(graph.resources.len(), Track::default());
+        // An access not covering a living resource whole (bit 10 set below where WHOLE and
+        // OUTLIVES are both clear) makes its resource region-tracked; outliving resources
+        // get no flags at all.
+        let partial = infos.iter().fold(0, |partial, info| {
+            partial | (((!info.bits & WHOLE) << 2) & !info.bits & OUTLIVES)
+        });
         self.region_accesses.clear();
         self.region_ends.clear();
-        if any_regions != 0 {
+        if partial != 0 {
+            for info in infos {
+                if info.bits & (WHOLE | OUTLIVES) == 0 {
+                    if let Some(track) = track.get_mut(info.resource as usize) {
+                        track.bits = REGIONS;
+                    }
+                }
+            }
             self.forward
                 .reset(full.iter().map(|full| (*full, ForwardState::default())));
             self.needed.reset(full.iter().map(|full| (*full, false)));
@@ -133,69 +207,54 @@ impl DiscardInference {
             let region_start = self.region_accesses.len();
             let node_infos = &infos[range.start as usize..range.end as usize];
             for (access_index, &info) in (range.start..).zip(node_infos) {
-                let track = &mut self.track[info.resource as usize];
-                if track.bits & (OUTLIVES | REGIONS) != 0 {
-                    if track.bits & OUTLIVES == 0 {
+                let bits = info.bits;
+                let resource = &mut track[info.resource as usize];
+                let state = resource.bits;
+                if (bits & OUTLIVES) | (state & REGIONS) != 0 {
+                    if bits & OUTLIVES == 0 {
                         self.region_accesses.push(access_index);
                     }
                     continue;
                 }
-                if track.group != mark {
-                    // The first access of this node to the resource: the latest node's group
-                    // becomes the previous one, and the data is valid after it unless all its
-                    // accesses dropped it (`discard_after`) or it was neither valid nor written.
-                    let bits = track.bits;
-                    let valid = bits & ALL_AFTER == 0 && bits & (ENTRY_VALID | ANY_WRITE) != 0;
-                    let has_prev = track.group != 0;
-                    track.prev_first = track.first;
-                    track.prev_last = track.last;
-                    track.bits = if valid { ENTRY_VALID } else { 0 }
-                        | if has_prev { HAS_PREV } else { 0 }
-                        | ALL_AFTER;
-                    track.group = mark;
-                    track.first = access_index;
+                if resource.group == mark {
+                    same_node_access(resource, infos, flags, access_index, info);
+                    continue;
                 }
-                track.last = access_index;
-                let bits = info.bits;
-                let needs = bits & (READS | DISCARD_BEFORE) == READS;
-                let mut flag = DiscardFlags::AFTER;
-                if !needs || track.bits & ENTRY_VALID == 0 {
-                    flag = flag | DiscardFlags::BEFORE;
-                }
-                if bits & WRITES != 0 {
-                    track.bits |= ANY_WRITE;
-                }
-                if bits & DISCARD_AFTER == 0 {
-                    track.bits &= !ALL_AFTER;
-                }
-                flags[access_index as usize] = flag;
-                if needs && track.bits & (HAS_PREV | NEEDED) == HAS_PREV {
-                    // The data is needed: the previous node's accesses keep it (unless they
-                    // carry `discard_after` themselves).
-                    track.bits |= NEEDED;
-                    let (first, last) = (track.prev_first as usize, track.prev_last as usize);
-                    if first == last {
-                        // One access (the common case): it is of this resource.
-                        if infos[first].bits & DISCARD_AFTER == 0 {
-                            flags[first].0 &= !DiscardFlags::AFTER.0;
-                        }
+                // The first access of this node to the resource: its discard-before follows
+                // from the data's validity after the latest node; if it needs the data, that
+                // node's accesses keep it.
+                let needs = needs_data(bits);
+                let valid = state & VALID != 0;
+                flags[access_index as usize] = DiscardFlags::AFTER
+                    | if needs && valid {
+                        DiscardFlags::NONE
                     } else {
-                        for earlier in first..last + 1 {
-                            let earlier_info = infos[earlier];
-                            if earlier_info.resource == info.resource
-                                && earlier_info.bits & DISCARD_AFTER == 0
-                            {
-                                flags[earlier].0 &= !DiscardFlags::AFTER.0;
-                            }
-                        }
+                        DiscardFlags::BEFORE
+                    };
+                if needs && state & KEEPABLE != 0 {
+                    if state & MULTI == 0 {
+                        // One access, without `discard_after` (KEEPABLE).
+                        flags[resource.last as usize].0 &= !DiscardFlags::AFTER.0;
+                    } else {
+                        keep_group(infos, flags, info.resource, resource.first, resource.last);
                     }
                 }
+                let keeps = bits & DISCARD_AFTER == 0;
+                let valid_after = keeps && (valid || bits & WRITES != 0);
+                resource.prev_bits = state;
+                resource.prev_first = resource.first;
+                resource.prev_last = resource.last;
+                resource.bits = TOUCHED | bit(keeps, KEEPABLE) | bit(valid_after, VALID);
+                resource.group = mark;
+                resource.first = access_index;
+                resource.last = access_index;
             }
             if self.region_accesses.len() > region_start {
                 self.regions_forward(graph, boxes, region_start, mark, flags);
                 self.region_ends.push(self.region_accesses.len() as u32);
             }
         }
+        self.track = track;
         if !self.region_ends.is_empty() {
             self.regions_backward(graph, boxes, flags);
         }
