@@ -28,6 +28,7 @@ mod memory;
 mod queue_order;
 mod region_map;
 mod render_pass;
+mod render_pass_plan;
 mod schedule;
 
 use crate::decl::QueueClass;

@@ -13,12 +13,12 @@
 //! as wide as the node's `SV_Viewport` 0 reaches (else one row holds every texel), see
 //! `buffer_target_extent`. Backends that cannot render to buffers refuse such passes.
 
+use super::render_pass_plan::{DeclPlans, Role};
 use super::{CompileError, DiscardFlags};
-use crate::decl::{AccessFlags, QueueClass, ScalarType, SemanticKind, ValueType};
+use crate::decl::{AccessFlags, SemanticKind};
 use crate::format::Format;
-use crate::graph::{AccessRange, RecordedGraph};
+use crate::graph::{AccessRange, NodeRecord, RecordedGraph};
 use crate::ids::{NodeId, ResourceId};
-use crate::view::SubresourceBox;
 
 /// What happens to an attachment's contents at the start of the pass.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -187,23 +187,13 @@ impl RenderPass {
     }
 }
 
-/// What a declaration's nodes may need of render-pass building.
-#[derive(Copy, Clone, Debug)]
-struct DeclKind {
-    /// A graphics node with an attachment slot (others never get a pass).
-    attachments: bool,
-    /// It has `SV_Viewport` or `SV_ScissorRect` parameters.
-    viewports: bool,
-    /// Its passes take values from arguments (clear values, viewports, scissors).
-    argument_values: bool,
-}
-
 /// Reusable scratch of render-pass building (kept by the compiler between frames).
 #[derive(Debug, Default)]
 pub struct RenderPassScratch {
-    decl_kinds: Vec<DeclKind>,
+    plans: DeclPlans,
     resolves: Vec<(u32, u32)>,
-    used: Vec<(ResourceId, SubresourceBox)>,
+    /// The attachments of the pass so far: resource and access.
+    used: Vec<(ResourceId, u32)>,
     viewports: Vec<(u32, Viewport)>,
     scissors: Vec<(u32, ScissorRect)>,
 }
@@ -217,59 +207,29 @@ pub fn build_render_passes(
     scratch: &mut RenderPassScratch,
     passes: &mut Vec<RenderPass>,
 ) -> Result<(), CompileError> {
-    // Per declaration: can its nodes have a render pass (a graphics node with an attachment
-    // slot), and does it take viewports or scissors.
-    scratch.decl_kinds.clear();
-    scratch.decl_kinds.extend(graph.decls.iter().map(|decl| {
-        let attachments = decl.queue == QueueClass::Graphics
-            && !decl.builtin
-            && decl.params.iter().any(|param| {
-                param.view_slots.iter().any(|slot| {
-                    matches!(
-                        slot.semantic,
-                        Some((
-                            SemanticKind::Target
-                                | SemanticKind::DepthStencil
-                                | SemanticKind::ResolveTarget,
-                            _
-                        ))
-                    )
-                })
-            });
-        let viewports = decl.params.iter().any(|param| {
-            matches!(
-                param.semantic,
-                Some((SemanticKind::Viewport | SemanticKind::ScissorRect, _))
-            )
-        });
-        let argument_values = viewports
-            || decl.params.iter().any(|param| {
-                matches!(
-                    param.semantic,
-                    Some((
-                        SemanticKind::ClearColor
-                            | SemanticKind::ClearDepth
-                            | SemanticKind::ClearStencil,
-                        _
-                    ))
-                )
-            });
-        DeclKind {
-            attachments,
-            viewports,
-            argument_values,
-        }
-    }));
+    scratch.plans.update(&graph.decls);
     let mut count = 0;
     let result = (|| {
         for &node in order {
-            if !scratch.decl_kinds[graph.nodes[node.index()].decl.index()].attachments {
+            let record = &graph.nodes[node.index()];
+            let Some(&kind) = scratch.plans.kinds.get(record.decl.index()) else {
+                continue;
+            };
+            if !kind.attachments {
                 continue;
             }
             if count == passes.len() {
                 passes.push(RenderPass::empty(node));
             }
-            if build_render_pass(graph, node, discard, scratch, &mut passes[count])? {
+            let pass = &mut passes[count];
+            let single = kind.single_target.and_then(|target| {
+                build_single_target(graph, node, record, target, discard, pass)
+            });
+            let built = match single {
+                Some(built) => built,
+                None => build_render_pass(graph, node, discard, scratch, pass)?,
+            };
+            if built {
                 count += 1;
             }
         }
@@ -289,9 +249,10 @@ pub fn refresh_argument_values(
     scratch: &mut RenderPassScratch,
     passes: &mut [RenderPass],
 ) -> Result<(), CompileError> {
+    scratch.plans.update(&graph.decls);
     for pass in passes {
         let decl = graph.nodes[pass.node.index()].decl.index();
-        if scratch.decl_kinds[decl].argument_values {
+        if scratch.plans.kinds.get(decl).is_some_and(|kind| kind.argument_values) {
             build_render_pass(graph, pass.node, discard, scratch, pass)?;
         }
     }
@@ -307,39 +268,41 @@ fn build_render_pass(
     scratch: &mut RenderPassScratch,
     pass: &mut RenderPass,
 ) -> Result<bool, CompileError> {
-    let decl = graph.decl_of(node);
+    let record = &graph.nodes[node.index()];
+    let decl_index = record.decl.index();
+    let decl = &graph.decls[decl_index];
     if decl.builtin {
         return Ok(false);
     }
-    let args = graph.node_args(node);
-    let record = &graph.nodes[node.index()];
+    let plans = &scratch.plans;
+    let Some(&decl_kind) = plans.kinds.get(decl_index) else {
+        return Ok(false);
+    };
     let colors = &mut pass.colors;
     colors.clear();
     let resolves = &mut scratch.resolves;
     resolves.clear();
     let mut depth: Option<DepthStencilAttachment> = None;
-    let mut extent: Option<(u32, u32, u32, u32, ResourceId)> = None;
+    let mut extent: Option<(u32, u32, u32, u32)> = None;
     let used = &mut scratch.used;
     used.clear();
     for access_index in record.accesses.clone() {
         let access = &graph.accesses[access_index as usize];
-        let slot = &decl.params[access.param as usize].view_slots[access.slot as usize];
-        let Some((kind, index)) = slot.semantic else {
-            continue;
-        };
-        if !matches!(
-            kind,
-            SemanticKind::Target | SemanticKind::DepthStencil | SemanticKind::ResolveTarget
-        ) {
+        let role = plans.role(decl_index, access.param, access.slot);
+        if role.role == Role::None {
             continue;
         }
+        let index = role.index;
+        // The slot's name, for messages only.
+        let slot_name =
+            || &decl.params[access.param as usize].view_slots[access.slot as usize].name;
         let desc = &graph.resources[access.resource.index()].desc;
         let (width, height, layer_count) = match access.range {
             AccessRange::Texture(range) => {
                 if range.mip_count != 1 {
                     return Err(error(
                         node,
-                        format!("attachment `{}` must view exactly one mip level", slot.name),
+                        format!("attachment `{}` must view exactly one mip level", slot_name()),
                     ));
                 }
                 (
@@ -348,50 +311,47 @@ fn build_render_pass(
                     range.layer_count,
                 )
             }
-            AccessRange::Buffer { size, .. } if kind == SemanticKind::Target => {
+            AccessRange::Buffer { size, .. } if role.role == Role::Target => {
                 let (width, height) =
-                    buffer_target_extent(graph, node, access.view_format, size, &slot.name)?;
+                    buffer_target_extent(graph, node, access.view_format, size, slot_name())?;
                 (width, height, 1)
             }
             AccessRange::Buffer { .. } => {
                 return Err(error(
                     node,
-                    format!("attachment `{}` must be a texture", slot.name),
+                    format!("attachment `{}` must be a texture", slot_name()),
                 ));
             }
         };
-        let region = access.subresource_box(desc);
-        if used
-            .iter()
-            .any(|(resource, other)| *resource == access.resource && other.overlaps(&region))
-        {
+        // Boxes are compared only between attachments of one resource (rare).
+        let overlaps = used.iter().any(|&(resource, other)| {
+            resource == access.resource && {
+                let other = &graph.accesses[other as usize];
+                other
+                    .subresource_box(desc)
+                    .overlaps(&access.subresource_box(desc))
+            }
+        });
+        if overlaps {
             return Err(error(
                 node,
                 format!(
                     "attachment `{}` overlaps another attachment of the pass",
-                    slot.name
+                    slot_name()
                 ),
             ));
         }
-        used.push((access.resource, region));
-        if kind != SemanticKind::ResolveTarget {
+        used.push((access.resource, access_index));
+        if role.role != Role::ResolveTarget {
             match extent {
-                None => {
-                    extent = Some((
-                        width,
-                        height,
-                        layer_count,
-                        desc.sample_count,
-                        access.resource,
-                    ))
-                }
-                Some((w, h, layers, samples, _)) => {
+                None => extent = Some((width, height, layer_count, desc.sample_count)),
+                Some((w, h, layers, samples)) => {
                     if (w, h) != (width, height) {
                         return Err(error(
                             node,
                             format!(
                                 "attachment `{}` is {width}x{height} but the pass is {w}x{h}",
-                                slot.name
+                                slot_name()
                             ),
                         ));
                     }
@@ -404,7 +364,8 @@ fn build_render_pass(
                             node,
                             format!(
                                 "attachment `{}` has {} samples but the pass has {samples}",
-                                slot.name, desc.sample_count
+                                slot_name(),
+                                desc.sample_count
                             ),
                         ));
                     }
@@ -432,27 +393,24 @@ fn build_render_pass(
                 StoreOp::Store
             }
         };
-        match kind {
-            SemanticKind::Target => {
+        match role.role {
+            Role::Target => {
                 if colors.iter().any(|color| color.slot == index) {
                     return Err(error(
                         node,
                         format!("two attachments bind SV_Target{index}"),
                     ));
                 }
-                let clear_param = decl
-                    .params
-                    .iter()
-                    .find(|param| param.semantic == Some((SemanticKind::ClearColor, index)));
                 let mut clear_color = [0.0f32; 4];
-                if let Some(param) = clear_param {
-                    let raw = words(args, param.offset as usize, 4)
+                if let Some(offset) = role.clear_color {
+                    let raw = words(graph.node_args(node), offset as usize, 4)
                         .map(|w| w.data)
                         .unwrap_or_default();
                     for (channel, word) in raw.iter().take(4).enumerate() {
-                        clear_color[channel] = match param.value_type {
-                            ValueType::Vector(ScalarType::F32, _) => f32::from_bits(*word),
-                            _ => *word as f32,
+                        clear_color[channel] = if role.clear_f32 {
+                            f32::from_bits(*word)
+                        } else {
+                            *word as f32
                         };
                     }
                     if clear_color.iter().any(|value| !value.is_finite()) {
@@ -466,38 +424,36 @@ fn build_render_pass(
                     slot: index,
                     access: access_index,
                     resource: access.resource,
-                    load: load_for(DiscardFlags::BEFORE, cleared || clear_param.is_some()),
+                    load: load_for(
+                        DiscardFlags::BEFORE,
+                        cleared || role.clear_color.is_some(),
+                    ),
                     store: store_for(DiscardFlags::AFTER),
                     clear_color,
                     resolve: None,
                 });
             }
-            SemanticKind::ResolveTarget => {
+            Role::ResolveTarget => {
                 if desc.sample_count != 1 {
                     return Err(error(
                         node,
-                        format!("resolve target `{}` must be single-sampled", slot.name),
+                        format!("resolve target `{}` must be single-sampled", slot_name()),
                     ));
                 }
                 resolves.push((index, access_index));
             }
-            _ => {
+            Role::DepthStencil | Role::None => {
                 if depth.is_some() {
                     return Err(error(node, "two depth-stencil attachments".to_string()));
                 }
-                let clear_depth_param = decl
-                    .params
-                    .iter()
-                    .find(|param| param.semantic.map(|s| s.0) == Some(SemanticKind::ClearDepth));
-                let clear_stencil_param = decl
-                    .params
-                    .iter()
-                    .find(|param| param.semantic.map(|s| s.0) == Some(SemanticKind::ClearStencil));
-                let clear_depth = clear_depth_param
-                    .and_then(|param| words(args, param.offset as usize, 1))
+                let args = graph.node_args(node);
+                let clear_depth = decl_kind
+                    .clear_depth
+                    .and_then(|offset| words(args, offset as usize, 1))
                     .map_or(1.0, |w| f32::from_bits(w.data[0]));
-                let clear_stencil = clear_stencil_param
-                    .and_then(|param| words(args, param.offset as usize, 1))
+                let clear_stencil = decl_kind
+                    .clear_stencil
+                    .and_then(|offset| words(args, offset as usize, 1))
                     .map_or(0, |w| w.data[0]);
                 if !(0.0..=1.0).contains(&clear_depth) {
                     return Err(error(
@@ -514,9 +470,9 @@ fn build_render_pass(
                 let depth_read_only = !access.access.mode_for_plane(0).writes();
                 let stencil_read_only = !access.access.mode_for_plane(1).writes();
                 let depth_clear = cleared && access.access.flags.contains(AccessFlags::DEPTH)
-                    || clear_depth_param.is_some();
+                    || decl_kind.clear_depth.is_some();
                 let stencil_clear = cleared && access.access.flags.contains(AccessFlags::STENCIL)
-                    || clear_stencil_param.is_some();
+                    || decl_kind.clear_stencil.is_some();
                 if depth_read_only && depth_clear && desc.format.has_depth() {
                     return Err(error(node, "read-only depth cannot be cleared".to_string()));
                 }
@@ -550,7 +506,7 @@ fn build_render_pass(
             }
         }
     }
-    let Some((width, height, layers, samples, _)) = extent else {
+    let Some((width, height, layers, samples)) = extent else {
         return Ok(false);
     };
     for &(index, access_index) in resolves.iter() {
@@ -589,8 +545,113 @@ fn build_render_pass(
     pass.height = height;
     pass.layers = layers;
     pass.samples = samples;
-    viewports_and_scissors(graph, node, scratch, pass)?;
+    if decl_kind.viewports {
+        viewports_and_scissors(graph, node, scratch, pass)?;
+    } else {
+        // The defaults: one viewport and one scissor covering the render area.
+        pass.viewports.clear();
+        pass.viewports.push(full_viewport(width, height));
+        pass.scissors.clear();
+        pass.scissors.push(ScissorRect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        });
+    }
     Ok(true)
+}
+
+/// The pass of a node whose declaration has one attachment slot, a color target without clear
+/// color, and no viewports or scissors (`target`: its parameter, slot and target index):
+/// `Some(false)` when no view is bound there, `None` where the general path must decide
+/// (buffer views, several accesses for the slot, anything it reports as an error).
+fn build_single_target(
+    graph: &RecordedGraph,
+    node: NodeId,
+    record: &NodeRecord,
+    (param, slot, index): (u16, u16, u32),
+    discard: &[DiscardFlags],
+    pass: &mut RenderPass,
+) -> Option<bool> {
+    let start = record.accesses.start;
+    let accesses = graph
+        .accesses
+        .get(start as usize..record.accesses.end as usize)?;
+    let mut found = None;
+    for (access_index, access) in (start..).zip(accesses) {
+        if access.param == param && access.slot == slot {
+            if found.is_some() {
+                return None;
+            }
+            found = Some((access_index, access));
+        }
+    }
+    let Some((access_index, access)) = found else {
+        return Some(false);
+    };
+    let AccessRange::Texture(range) = access.range else {
+        return None;
+    };
+    if range.mip_count != 1 {
+        return None;
+    }
+    let desc = &graph.resources.get(access.resource.index())?.desc;
+    let width = ((desc.width >> range.base_mip) as u32).max(1);
+    let height = (desc.height >> range.base_mip).max(1);
+    let flags = discard
+        .get(access_index as usize)
+        .copied()
+        .unwrap_or_default();
+    let load = if access.access.flags.contains(AccessFlags::CLEAR) {
+        LoadOp::Clear
+    } else if flags.contains(DiscardFlags::BEFORE) {
+        LoadOp::DontCare
+    } else {
+        LoadOp::Load
+    };
+    pass.colors.clear();
+    pass.colors.push(ColorAttachment {
+        slot: index,
+        access: access_index,
+        resource: access.resource,
+        load,
+        store: if flags.contains(DiscardFlags::AFTER) {
+            StoreOp::DontCare
+        } else {
+            StoreOp::Store
+        },
+        clear_color: [0.0; 4],
+        resolve: None,
+    });
+    pass.node = node;
+    pass.depth_stencil = None;
+    pass.width = width;
+    pass.height = height;
+    pass.layers = range.layer_count;
+    pass.samples = desc.sample_count;
+    pass.viewports.clear();
+    pass.viewports.push(full_viewport(width, height));
+    pass.scissors.clear();
+    pass.scissors.push(ScissorRect {
+        x: 0,
+        y: 0,
+        width,
+        height,
+    });
+    Some(true)
+}
+
+/// The viewport covering a `width` x `height` render area.
+fn full_viewport(width: u32, height: u32) -> Viewport {
+    Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: width as f32,
+        height: height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    }
 }
 
 /// The extent of a formatted buffer view bound as a color attachment. The view is a row-major
@@ -651,7 +712,8 @@ fn viewport_right_edge(graph: &RecordedGraph, node: NodeId) -> Option<u64> {
 }
 
 /// Fills `pass.viewports` and `pass.scissors` from the node's `SV_Viewport` / `SV_ScissorRect`
-/// arguments (defaults: the whole `pass.width` x `pass.height` area).
+/// arguments (defaults: the whole `pass.width` x `pass.height` area), for a node whose
+/// declaration has such parameters.
 fn viewports_and_scissors(
     graph: &RecordedGraph,
     node: NodeId,
@@ -661,27 +723,7 @@ fn viewports_and_scissors(
     let (width, height) = (pass.width, pass.height);
     let decl = graph.decl_of(node);
     let args = graph.node_args(node);
-    let full = Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: width as f32,
-        height: height as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    };
-    if !scratch.decl_kinds[graph.nodes[node.index()].decl.index()].viewports {
-        // The defaults: one viewport and one scissor covering the render area.
-        pass.viewports.clear();
-        pass.viewports.push(full);
-        pass.scissors.clear();
-        pass.scissors.push(ScissorRect {
-            x: 0,
-            y: 0,
-            width,
-            height,
-        });
-        return Ok(());
-    }
+    let full = full_viewport(width, height);
     let viewports = &mut scratch.viewports;
     let scissors = &mut scratch.scissors;
     viewports.clear();
