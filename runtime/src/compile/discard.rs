@@ -16,7 +16,7 @@ use super::access_info::{
 use super::region_map::RegionMap;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
-use crate::graph::{AccessRecord, RecordedGraph};
+use crate::graph::{AccessRecord, NodeRecord, RecordedGraph};
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
 
@@ -129,6 +129,62 @@ fn same_node_access(
     track.last = access_index;
 }
 
+/// The forward walk over the whole-resource-tracked resources (see [`DiscardInference::infer`]):
+/// per access one state read and update, and the flags of the access (and of the earlier
+/// node's accesses when this one needs their data).
+fn whole_walk(
+    track: &mut [Track],
+    nodes: &[NodeRecord],
+    order: &[NodeId],
+    infos: &[AccessInfo],
+    flags: &mut [DiscardFlags],
+) {
+    for (mark, node) in (1u32..).zip(order) {
+        let range = nodes[node.index()].accesses.clone();
+        let node_infos = &infos[range.start as usize..range.end as usize];
+        for (access_index, &info) in (range.start..).zip(node_infos) {
+            let bits = info.bits;
+            let resource = &mut track[info.resource as usize];
+            let state = resource.bits;
+            if (bits & OUTLIVES) | (state & REGIONS) != 0 {
+                continue;
+            }
+            if resource.group == mark {
+                same_node_access(resource, infos, flags, access_index, info);
+                continue;
+            }
+            // The first access of this node to the resource: its discard-before follows
+            // from the data's validity after the latest node; if it needs the data, that
+            // node's accesses keep it.
+            let needs = needs_data(bits);
+            let valid = state & VALID != 0;
+            flags[access_index as usize] = DiscardFlags::AFTER
+                | if needs && valid {
+                    DiscardFlags::NONE
+                } else {
+                    DiscardFlags::BEFORE
+                };
+            if needs && state & KEEPABLE != 0 {
+                if state & MULTI == 0 {
+                    // One access, without `discard_after` (KEEPABLE).
+                    flags[resource.last as usize].0 &= !DiscardFlags::AFTER.0;
+                } else {
+                    keep_group(infos, flags, info.resource, resource.first, resource.last);
+                }
+            }
+            let keeps = bits & DISCARD_AFTER == 0;
+            let valid_after = keeps && (valid || bits & WRITES != 0);
+            resource.prev_bits = state;
+            resource.prev_first = resource.first;
+            resource.prev_last = resource.last;
+            resource.bits = TOUCHED | bit(keeps, KEEPABLE) | bit(valid_after, VALID);
+            resource.group = mark;
+            resource.first = access_index;
+            resource.last = access_index;
+        }
+    }
+}
+
 /// Reusable scratch of discard inference.
 #[derive(Debug, Default)]
 pub struct DiscardInference {
@@ -187,8 +243,6 @@ impl DiscardInference {
         let partial = infos.iter().fold(0, |partial, info| {
             partial | (((!info.bits & WHOLE) << 2) & !info.bits & OUTLIVES)
         });
-        self.region_accesses.clear();
-        self.region_ends.clear();
         if partial != 0 {
             for info in infos {
                 if info.bits & (WHOLE | OUTLIVES) == 0 {
@@ -197,67 +251,47 @@ impl DiscardInference {
                     }
                 }
             }
-            self.forward
-                .reset(full.iter().map(|full| (*full, ForwardState::default())));
-            self.needed.reset(full.iter().map(|full| (*full, false)));
         }
-        for (position, node) in order.iter().enumerate() {
-            let mark = position as u32 + 1;
+        whole_walk(&mut track, &graph.nodes, order, infos, flags);
+        self.track = track;
+        if partial != 0 {
+            self.region_walk(graph, boxes, full, infos, order, flags);
+        }
+    }
+
+    /// Discard inference of the region-tracked resources: per node in `order`, the forward
+    /// steps over its accesses to them, then the backward walk.
+    fn region_walk(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        infos: &[AccessInfo],
+        order: &[NodeId],
+        flags: &mut [DiscardFlags],
+    ) {
+        self.forward
+            .reset(full.iter().map(|full| (*full, ForwardState::default())));
+        self.needed.reset(full.iter().map(|full| (*full, false)));
+        self.region_accesses.clear();
+        self.region_ends.clear();
+        for (mark, node) in (1u32..).zip(order) {
             let range = graph.nodes[node.index()].accesses.clone();
             let region_start = self.region_accesses.len();
-            let node_infos = &infos[range.start as usize..range.end as usize];
-            for (access_index, &info) in (range.start..).zip(node_infos) {
-                let bits = info.bits;
-                let resource = &mut track[info.resource as usize];
-                let state = resource.bits;
-                if (bits & OUTLIVES) | (state & REGIONS) != 0 {
-                    if bits & OUTLIVES == 0 {
-                        self.region_accesses.push(access_index);
-                    }
-                    continue;
+            for access_index in range {
+                let info = infos[access_index as usize];
+                if info.bits & OUTLIVES == 0
+                    && self.track[info.resource as usize].bits & REGIONS != 0
+                {
+                    self.region_accesses.push(access_index);
                 }
-                if resource.group == mark {
-                    same_node_access(resource, infos, flags, access_index, info);
-                    continue;
-                }
-                // The first access of this node to the resource: its discard-before follows
-                // from the data's validity after the latest node; if it needs the data, that
-                // node's accesses keep it.
-                let needs = needs_data(bits);
-                let valid = state & VALID != 0;
-                flags[access_index as usize] = DiscardFlags::AFTER
-                    | if needs && valid {
-                        DiscardFlags::NONE
-                    } else {
-                        DiscardFlags::BEFORE
-                    };
-                if needs && state & KEEPABLE != 0 {
-                    if state & MULTI == 0 {
-                        // One access, without `discard_after` (KEEPABLE).
-                        flags[resource.last as usize].0 &= !DiscardFlags::AFTER.0;
-                    } else {
-                        keep_group(infos, flags, info.resource, resource.first, resource.last);
-                    }
-                }
-                let keeps = bits & DISCARD_AFTER == 0;
-                let valid_after = keeps && (valid || bits & WRITES != 0);
-                resource.prev_bits = state;
-                resource.prev_first = resource.first;
-                resource.prev_last = resource.last;
-                resource.bits = TOUCHED | bit(keeps, KEEPABLE) | bit(valid_after, VALID);
-                resource.group = mark;
-                resource.first = access_index;
-                resource.last = access_index;
             }
             if self.region_accesses.len() > region_start {
                 self.regions_forward(graph, boxes, region_start, mark, flags);
                 self.region_ends.push(self.region_accesses.len() as u32);
             }
         }
-        self.track = track;
-        if !self.region_ends.is_empty() {
-            self.regions_backward(graph, boxes, flags);
-        }
+        self.regions_backward(graph, boxes, flags);
     }
 
     /// The forward steps of one node's region-tracked accesses `region_accesses[start..]`:
