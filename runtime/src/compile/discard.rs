@@ -10,13 +10,12 @@
 //! carries it; `discard_before` makes a node not need the data only where every one of its
 //! accesses to it carries it. External, persistent and temporal resources never get flags.
 
-use super::access_info::{
-    AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, OUTLIVES, READS, WHOLE, WRITES,
-};
+use super::access_info::{AccessInfo, OUTLIVES, WHOLE};
+use super::discard_whole::{Track, Whole, REGIONS};
 use super::region_map::RegionMap;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
-use crate::graph::{AccessRecord, NodeRecord, RecordedGraph};
+use crate::graph::{AccessRecord, RecordedGraph};
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
 
@@ -26,172 +25,13 @@ struct ForwardState {
     keep_mark: u32,
 }
 
-/// `Track::bits`: some access does not cover the resource whole: tracked by the region maps.
-const REGIONS: u32 = 1;
-/// `Track::bits`: a node touched the resource.
-const TOUCHED: u32 = 1 << 1;
-/// `Track::bits`: the data is valid after the latest node touching the resource: not all its
-/// accesses carry `discard_after`, and it was valid before or the node writes it.
-const VALID: u32 = 1 << 2;
-/// `Track::bits`: some access of the latest node lacks `discard_after`, so its provisional
-/// discard-after is taken back if the next node needs the data.
-const KEEPABLE: u32 = 1 << 3;
-/// `Track::bits`: the latest node has several accesses to the resource.
-const MULTI: u32 = 1 << 4;
-
-/// The state of one whole-resource-tracked resource in the single forward walk. Nodes touch it
-/// in groups (all accesses of one node); the walk keeps the latest group and the one before it.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-struct Track {
-    /// Execution position + 1 of the latest node touching the resource (0: none yet).
-    group: u32,
-    /// The first and last of that node's accesses to the resource.
-    first: u32,
-    last: u32,
-    /// The bits above.
-    bits: u32,
-    /// The first and last accesses of the node before it, and the bits after that node
-    /// (for further accesses of the latest node, which see the state before it).
-    prev_first: u32,
-    prev_last: u32,
-    prev_bits: u32,
-}
-
-#[inline(always)]
-fn bit(on: bool, bit: u32) -> u32 {
-    u32::from(on) * bit
-}
-
-/// Takes back the provisional discard-after of the accesses `first..=last` (one node's) to
-/// `resource` that do not carry `discard_after`: a later node needs their data.
-#[cold]
-fn keep_group(
-    infos: &[AccessInfo],
-    flags: &mut [DiscardFlags],
-    resource: u32,
-    first: u32,
-    last: u32,
-) {
-    for earlier in first as usize..last as usize + 1 {
-        let info = infos[earlier];
-        if info.resource == resource && info.bits & DISCARD_AFTER == 0 {
-            flags[earlier].0 &= !DiscardFlags::AFTER.0;
-        }
-    }
-}
-
-/// `discard_before` does not apply and the access reads (plane 0): it needs the data before it.
-#[inline(always)]
-fn needs_data(bits: u32) -> bool {
-    bits & (READS | DISCARD_BEFORE) == READS
-}
-
-/// A further access of the latest node to a resource (several accesses of one node, rare): its
-/// discard-before follows from the state before the node; the node's accesses so far
-/// (`first..=last`) give what it needed, wrote and dropped.
-#[cold]
-fn same_node_access(
-    track: &mut Track,
-    infos: &[AccessInfo],
-    flags: &mut [DiscardFlags],
-    access_index: u32,
-    info: AccessInfo,
-) {
-    let entry_valid = track.prev_bits & VALID != 0;
-    let needs = needs_data(info.bits);
-    flags[access_index as usize] = DiscardFlags::AFTER
-        | if needs && entry_valid {
-            DiscardFlags::NONE
-        } else {
-            DiscardFlags::BEFORE
-        };
-    let mut needed = false;
-    let mut writes = info.bits & WRITES != 0;
-    let mut all_after = info.bits & DISCARD_AFTER != 0;
-    for earlier in &infos[track.first as usize..track.last as usize + 1] {
-        if earlier.resource == info.resource {
-            needed |= needs_data(earlier.bits);
-            writes |= earlier.bits & WRITES != 0;
-            all_after &= earlier.bits & DISCARD_AFTER != 0;
-        }
-    }
-    if needs && !needed && track.prev_bits & TOUCHED != 0 {
-        keep_group(infos, flags, info.resource, track.prev_first, track.prev_last);
-    }
-    let mut bits = (track.bits & REGIONS) | TOUCHED | MULTI;
-    if !all_after {
-        bits |= KEEPABLE;
-        if entry_valid || writes {
-            bits |= VALID;
-        }
-    }
-    track.bits = bits;
-    track.last = access_index;
-}
-
-/// The forward walk over the whole-resource-tracked resources (see [`DiscardInference::infer`]):
-/// per access one state read and update, and the flags of the access (and of the earlier
-/// node's accesses when this one needs their data).
-fn whole_walk(
-    track: &mut [Track],
-    nodes: &[NodeRecord],
-    order: &[NodeId],
-    infos: &[AccessInfo],
-    flags: &mut [DiscardFlags],
-) {
-    for (mark, node) in (1u32..).zip(order) {
-        let range = nodes[node.index()].accesses.clone();
-        let node_infos = &infos[range.start as usize..range.end as usize];
-        for (access_index, &info) in (range.start..).zip(node_infos) {
-            let bits = info.bits;
-            let resource = &mut track[info.resource as usize];
-            let state = resource.bits;
-            if (bits & OUTLIVES) | (state & REGIONS) != 0 {
-                continue;
-            }
-            if resource.group == mark {
-                same_node_access(resource, infos, flags, access_index, info);
-                continue;
-            }
-            // The first access of this node to the resource: its discard-before follows
-            // from the data's validity after the latest node; if it needs the data, that
-            // node's accesses keep it.
-            let needs = needs_data(bits);
-            let valid = state & VALID != 0;
-            flags[access_index as usize] = DiscardFlags::AFTER
-                | if needs && valid {
-                    DiscardFlags::NONE
-                } else {
-                    DiscardFlags::BEFORE
-                };
-            if needs && state & KEEPABLE != 0 {
-                if state & MULTI == 0 {
-                    // One access, without `discard_after` (KEEPABLE).
-                    flags[resource.last as usize].0 &= !DiscardFlags::AFTER.0;
-                } else {
-                    keep_group(infos, flags, info.resource, resource.first, resource.last);
-                }
-            }
-            let keeps = bits & DISCARD_AFTER == 0;
-            let valid_after = keeps && (valid || bits & WRITES != 0);
-            resource.prev_bits = state;
-            resource.prev_first = resource.first;
-            resource.prev_last = resource.last;
-            resource.bits = TOUCHED | bit(keeps, KEEPABLE) | bit(valid_after, VALID);
-            resource.group = mark;
-            resource.first = access_index;
-            resource.last = access_index;
-        }
-    }
-}
-
 /// Reusable scratch of discard inference.
 #[derive(Debug, Default)]
 pub struct DiscardInference {
     forward: RegionMap<ForwardState>,
     needed: RegionMap<bool>,
-    /// Per resource: its class and walk state.
-    track: Vec<Track>,
+    /// The walk over whole-resource-tracked resources.
+    whole: Whole,
     /// The region-tracked accesses of the live nodes, grouped by node in execution order.
     region_accesses: Vec<u32>,
     /// The end (in `region_accesses`) of each node's group, for the backward walk.
@@ -234,9 +74,9 @@ impl DiscardInference {
         flags: &mut [DiscardFlags],
     ) {
         flags.iter_mut().for_each(|flag| *flag = DiscardFlags::NONE);
-        let mut track = std::mem::take(&mut self.track);
+        let track = &mut self.whole.track;
         track.clear();
-        track.resize(graph.resources.len(), Track::default());
+        track.resize(graph.resources.len(), Track::UNTOUCHED);
         // An access not covering a living resource whole (bit 10 set below where WHOLE and
         // OUTLIVES are both clear) makes its resource region-tracked; outliving resources
         // get no flags at all.
@@ -252,8 +92,7 @@ impl DiscardInference {
                 }
             }
         }
-        whole_walk(&mut track, &graph.nodes, order, infos, flags);
-        self.track = track;
+        self.whole.walk(&graph.nodes, order, infos, flags);
         if partial != 0 {
             self.region_walk(graph, boxes, full, infos, order, flags);
         }
@@ -281,7 +120,7 @@ impl DiscardInference {
             for access_index in range {
                 let info = infos[access_index as usize];
                 if info.bits & OUTLIVES == 0
-                    && self.track[info.resource as usize].bits & REGIONS != 0
+                    && self.whole.track[info.resource as usize].bits & REGIONS != 0
                 {
                     self.region_accesses.push(access_index);
                 }

@@ -24,6 +24,7 @@ pub(crate) mod cache;
 mod dce;
 pub mod deps;
 mod discard;
+mod discard_whole;
 mod memory;
 mod queue_order;
 mod region_map;
