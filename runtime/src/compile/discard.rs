@@ -19,6 +19,9 @@ use crate::graph::{AccessRecord, RecordedGraph};
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
 
+// `infer` finds partial accesses to living resources by shifting WHOLE onto OUTLIVES.
+const _: () = assert!(OUTLIVES == WHOLE << 2);
+
 #[derive(Copy, Clone, PartialEq, Debug, Default)]
 struct ForwardState {
     valid: bool,

@@ -29,6 +29,7 @@ mod memory;
 mod queue_order;
 mod region_map;
 mod render_pass;
+mod render_pass_area;
 mod render_pass_plan;
 mod schedule;
 
