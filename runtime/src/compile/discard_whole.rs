@@ -142,7 +142,9 @@ fn has_repeated_resource(infos: &[AccessInfo]) -> bool {
     match infos {
         [] | [_] => false,
         [a, b] => a.resource == b.resource,
-        [a, b, c] => a.resource == b.resource || a.resource == c.resource || b.resource == c.resource,
+        [a, b, c] => {
+            a.resource == b.resource || a.resource == c.resource || b.resource == c.resource
+        }
         _ => infos.iter().enumerate().skip(1).any(|(index, info)| {
             infos[..index]
                 .iter()

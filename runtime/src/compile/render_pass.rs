@@ -17,9 +17,7 @@
 //! declaration set (`render_pass_plan.rs`); viewports, scissors and buffer-target extents are in
 //! `render_pass_area.rs`.
 
-use super::render_pass_area::{
-    buffer_target_extent, full_viewport, viewports_and_scissors,
-};
+use super::render_pass_area::{buffer_target_extent, full_viewport, viewports_and_scissors};
 use super::render_pass_plan::{DeclPlans, Role};
 use super::{CompileError, DiscardFlags};
 use crate::decl::AccessFlags;
@@ -225,9 +223,9 @@ pub fn build_render_passes(
                 passes.push(RenderPass::empty(node));
             }
             let pass = &mut passes[count];
-            let single = kind.single_target.and_then(|target| {
-                build_single_target(graph, node, record, target, discard, pass)
-            });
+            let single = kind
+                .single_target
+                .and_then(|target| build_single_target(graph, node, record, target, discard, pass));
             let built = match single {
                 Some(built) => built,
                 None => build_render_pass(graph, node, discard, scratch, pass)?,
@@ -255,7 +253,12 @@ pub fn refresh_argument_values(
     scratch.plans.update(&graph.decls);
     for pass in passes {
         let decl = graph.nodes[pass.node.index()].decl.index();
-        if scratch.plans.kinds.get(decl).is_some_and(|kind| kind.argument_values) {
+        if scratch
+            .plans
+            .kinds
+            .get(decl)
+            .is_some_and(|kind| kind.argument_values)
+        {
             build_render_pass(graph, pass.node, discard, scratch, pass)?;
         }
     }
@@ -305,7 +308,10 @@ fn build_render_pass(
                 if range.mip_count != 1 {
                     return Err(error(
                         node,
-                        format!("attachment `{}` must view exactly one mip level", slot_name()),
+                        format!(
+                            "attachment `{}` must view exactly one mip level",
+                            slot_name()
+                        ),
                     ));
                 }
                 (
@@ -427,10 +433,7 @@ fn build_render_pass(
                     slot: index,
                     access: access_index,
                     resource: access.resource,
-                    load: load_for(
-                        DiscardFlags::BEFORE,
-                        cleared || role.clear_color.is_some(),
-                    ),
+                    load: load_for(DiscardFlags::BEFORE, cleared || role.clear_color.is_some()),
                     store: store_for(DiscardFlags::AFTER),
                     clear_color,
                     resolve: None,
@@ -619,34 +622,49 @@ fn build_single_target(
     } else {
         LoadOp::Load
     };
-    pass.colors.clear();
-    pass.colors.push(ColorAttachment {
-        slot: index,
-        access: access_index,
-        resource: access.resource,
-        load,
-        store: if flags.contains(DiscardFlags::AFTER) {
-            StoreOp::DontCare
-        } else {
-            StoreOp::Store
+    set_one(
+        &mut pass.colors,
+        ColorAttachment {
+            slot: index,
+            access: access_index,
+            resource: access.resource,
+            load,
+            store: if flags.contains(DiscardFlags::AFTER) {
+                StoreOp::DontCare
+            } else {
+                StoreOp::Store
+            },
+            clear_color: [0.0; 4],
+            resolve: None,
         },
-        clear_color: [0.0; 4],
-        resolve: None,
-    });
+    );
     pass.node = node;
     pass.depth_stencil = None;
     pass.width = width;
     pass.height = height;
     pass.layers = range.layer_count;
     pass.samples = desc.sample_count;
-    pass.viewports.clear();
-    pass.viewports.push(full_viewport(width, height));
-    pass.scissors.clear();
-    pass.scissors.push(ScissorRect {
-        x: 0,
-        y: 0,
-        width,
-        height,
-    });
+    set_one(&mut pass.viewports, full_viewport(width, height));
+    set_one(
+        &mut pass.scissors,
+        ScissorRect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        },
+    );
     Some(true)
+}
+
+/// Makes `items` hold just `item` (in place when it holds one already, as it mostly does
+/// when a pass's storage is reused from the last frame).
+#[inline(always)]
+fn set_one<T>(items: &mut Vec<T>, item: T) {
+    if let [only] = items.as_mut_slice() {
+        *only = item;
+    } else {
+        items.clear();
+        items.push(item);
+    }
 }

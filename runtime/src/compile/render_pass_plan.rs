@@ -148,9 +148,8 @@ fn slot_role(decl: &NodeDeclDesc, semantic: Option<(SemanticKind, u32)>) -> Slot
         role,
         index,
         clear_color: clear_param.map(|param| param.offset),
-        clear_f32: clear_param.is_some_and(|param| {
-            matches!(param.value_type, ValueType::Vector(ScalarType::F32, _))
-        }),
+        clear_f32: clear_param
+            .is_some_and(|param| matches!(param.value_type, ValueType::Vector(ScalarType::F32, _))),
     }
 }
 
