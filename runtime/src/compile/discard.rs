@@ -10,7 +10,8 @@
 //! carries it; `discard_before` makes a node not need the data only where every one of its
 //! accesses to it carries it. External, persistent and temporal resources never get flags.
 
-use super::access_info::{AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, READS, WHOLE, WRITES};
+use super::access_info::{AccessInfo, OUTLIVES, WHOLE};
+use super::discard_whole::{Track, Whole, REGIONS};
 use super::region_map::RegionMap;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
@@ -18,21 +19,13 @@ use crate::graph::{AccessRecord, RecordedGraph};
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
 
+// `infer` finds partial accesses to living resources by shifting WHOLE onto OUTLIVES.
+const _: () = assert!(OUTLIVES == WHOLE << 2);
+
 #[derive(Copy, Clone, PartialEq, Debug, Default)]
 struct ForwardState {
     valid: bool,
     keep_mark: u32,
-}
-
-/// How a resource's accesses are tracked.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum Class {
-    /// Outlives the frame: never gets flags.
-    Outlives,
-    /// One plane, every access covers it whole: one state per resource.
-    Simple,
-    /// Tracked per subresource segment.
-    Regions,
 }
 
 /// Reusable scratch of discard inference.
@@ -40,10 +33,12 @@ enum Class {
 pub struct DiscardInference {
     forward: RegionMap<ForwardState>,
     needed: RegionMap<bool>,
-    class: Vec<Class>,
-    valid: Vec<bool>,
-    keep_mark: Vec<u32>,
-    needed_simple: Vec<bool>,
+    /// The walk over whole-resource-tracked resources.
+    whole: Whole,
+    /// The region-tracked accesses of the live nodes, grouped by node in execution order.
+    region_accesses: Vec<u32>,
+    /// The end (in `region_accesses`) of each node's group, for the backward walk.
+    region_ends: Vec<u32>,
 }
 
 fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceBox>, u32); 2] {
@@ -66,6 +61,11 @@ impl DiscardInference {
     /// Fills `flags` (one per access, indexed like `graph.accesses`) for the live nodes in
     /// execution `order`. `boxes` are the accesses' subresource boxes, `full` the resources'
     /// whole boxes and `infos` the accesses' compact records.
+    ///
+    /// Resources that every access covers whole (one plane; nearly all) take one forward walk:
+    /// an access's discard-before follows from the state when its node begins, and its
+    /// discard-after is set provisionally and taken back when the next node touching the
+    /// resource needs the data. The others go through the region maps, forward and backward.
     #[inline(never)]
     pub fn infer(
         &mut self,
@@ -77,198 +77,138 @@ impl DiscardInference {
         flags: &mut [DiscardFlags],
     ) {
         flags.iter_mut().for_each(|flag| *flag = DiscardFlags::NONE);
-        // Resources that outlive the frame get no flags; one-plane resources that every access
-        // covers whole keep one state each (the fast path); the rest go through the region maps.
-        self.class.clear();
-        self.class.extend(graph.resources.iter().map(|resource| {
-            if resource.outlives_frame() {
-                Class::Outlives
-            } else {
-                Class::Simple
-            }
-        }));
-        let mut any_regions = false;
-        for info in infos {
-            let resource = info.resource as usize;
-            if !info.has(WHOLE) && self.class[resource] == Class::Simple {
-                self.class[resource] = Class::Regions;
-                any_regions = true;
-            }
-        }
-        let count = graph.resources.len();
-        self.valid.clear();
-        self.valid.resize(count, false);
-        self.keep_mark.clear();
-        self.keep_mark.resize(count, 0);
-        self.needed_simple.clear();
-        self.needed_simple.resize(count, false);
-        if any_regions {
-            self.forward
-                .reset(full.iter().map(|full| (*full, ForwardState::default())));
-            self.needed.reset(full.iter().map(|full| (*full, false)));
-        }
-        // Forward: discard before.
-        for (position, node) in order.iter().enumerate() {
-            let mark = position as u32 + 1;
-            let range = graph.nodes[node.index()].accesses.clone();
-            let range = range.start as usize..range.end as usize;
-            if self.simple_and_distinct(&infos[range.clone()]) {
-                // Each resource once, one state each: the three steps below fold into one.
-                for access_index in range {
-                    let info = infos[access_index];
-                    let resource = info.resource as usize;
-                    if self.class[resource] == Class::Outlives {
-                        continue;
+        let track = &mut self.whole.track;
+        track.clear();
+        track.resize(graph.resources.len(), Track::UNTOUCHED);
+        // An access not covering a living resource whole (bit 10 set below where WHOLE and
+        // OUTLIVES are both clear) makes its resource region-tracked; outliving resources
+        // get no flags at all.
+        let partial = infos.iter().fold(0, |partial, info| {
+            partial | (((!info.bits & WHOLE) << 2) & !info.bits & OUTLIVES)
+        });
+        if partial != 0 {
+            for info in infos {
+                if info.bits & (WHOLE | OUTLIVES) == 0 {
+                    if let Some(track) = track.get_mut(info.resource as usize) {
+                        track.bits = REGIONS;
                     }
-                    if info.has(DISCARD_BEFORE) || !info.has(READS) || !self.valid[resource] {
-                        flags[access_index] = flags[access_index] | DiscardFlags::BEFORE;
-                    }
-                    if info.has(DISCARD_AFTER) {
-                        self.valid[resource] = false;
-                    } else if info.has(WRITES) {
-                        self.valid[resource] = true;
-                    }
-                }
-                continue;
-            }
-            for access_index in range.clone() {
-                let info = infos[access_index];
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if info.has(DISCARD_BEFORE) || !info.has(READS) || !self.valid[resource] {
-                            flags[access_index] = flags[access_index] | DiscardFlags::BEFORE;
-                        }
-                    }
-                    Class::Regions => self.regions_before(graph, boxes, access_index, flags),
-                }
-            }
-            for access_index in range.clone() {
-                let info = infos[access_index];
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if info.has(WRITES) {
-                            self.valid[resource] = true;
-                        }
-                        if !info.has(DISCARD_AFTER) {
-                            self.keep_mark[resource] = mark;
-                        }
-                    }
-                    Class::Regions => self.regions_write(graph, boxes, access_index, mark),
-                }
-            }
-            for access_index in range {
-                let info = infos[access_index];
-                if !info.has(DISCARD_AFTER) {
-                    continue;
-                }
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if self.keep_mark[resource] != mark {
-                            self.valid[resource] = false;
-                        }
-                    }
-                    Class::Regions => self.regions_drop(graph, boxes, access_index, mark),
                 }
             }
         }
+        self.whole.walk(&graph.nodes, order, infos, flags);
+        if partial != 0 {
+            self.region_walk(graph, boxes, full, infos, order, flags);
+        }
+    }
 
-        // Backward: discard after.
-        for node in order.iter().rev() {
+    /// Discard inference of the region-tracked resources: per node in `order`, the forward
+    /// steps over its accesses to them, then the backward walk.
+    fn region_walk(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        infos: &[AccessInfo],
+        order: &[NodeId],
+        flags: &mut [DiscardFlags],
+    ) {
+        self.forward
+            .reset(full.iter().map(|full| (*full, ForwardState::default())));
+        self.needed.reset(full.iter().map(|full| (*full, false)));
+        self.region_accesses.clear();
+        self.region_ends.clear();
+        for (mark, node) in (1u32..).zip(order) {
             let range = graph.nodes[node.index()].accesses.clone();
-            let range = range.start as usize..range.end as usize;
-            if self.simple_and_distinct(&infos[range.clone()]) {
-                for access_index in range {
-                    let info = infos[access_index];
-                    let resource = info.resource as usize;
-                    if self.class[resource] == Class::Outlives {
-                        continue;
-                    }
-                    if info.has(DISCARD_AFTER) || !self.needed_simple[resource] {
-                        flags[access_index] = flags[access_index] | DiscardFlags::AFTER;
-                    }
-                    self.needed_simple[resource] = !info.has(DISCARD_BEFORE) && info.has(READS);
-                }
-                continue;
-            }
-            for access_index in range.clone() {
-                let info = infos[access_index];
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if info.has(DISCARD_AFTER) || !self.needed_simple[resource] {
-                            flags[access_index] = flags[access_index] | DiscardFlags::AFTER;
-                        }
-                    }
-                    Class::Regions => self.regions_after(graph, boxes, access_index, flags),
-                }
-            }
-            for access_index in range.clone() {
-                let resource = infos[access_index].resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => self.needed_simple[resource] = false,
-                    Class::Regions => {
-                        let (access, texture) = access_of(graph, access_index);
-                        for (region, _) in plane_regions(boxes[access_index], texture) {
-                            let Some(region) = region else { continue };
-                            self.needed
-                                .update(access.resource.index(), &region, |needed| *needed = false);
-                        }
-                    }
-                }
-            }
+            let region_start = self.region_accesses.len();
             for access_index in range {
-                let info = infos[access_index];
-                if info.has(DISCARD_BEFORE) {
-                    continue;
+                let info = infos[access_index as usize];
+                if info.bits & OUTLIVES == 0
+                    && self.whole.track[info.resource as usize].bits & REGIONS != 0
+                {
+                    self.region_accesses.push(access_index);
                 }
-                let resource = info.resource as usize;
-                match self.class[resource] {
-                    Class::Outlives => {}
-                    Class::Simple => {
-                        if info.has(READS) {
-                            self.needed_simple[resource] = true;
-                        }
-                    }
-                    Class::Regions => {
-                        let (access, texture) = access_of(graph, access_index);
-                        for (region, plane) in plane_regions(boxes[access_index], texture) {
-                            let Some(region) = region else { continue };
-                            if access.access.mode_for_plane(plane).reads() {
-                                self.needed
-                                    .update(resource, &region, |needed| *needed = true);
-                            }
-                        }
-                    }
-                }
+            }
+            if self.region_accesses.len() > region_start {
+                self.regions_forward(graph, boxes, region_start, mark, flags);
+                self.region_ends.push(self.region_accesses.len() as u32);
+            }
+        }
+        self.regions_backward(graph, boxes, flags);
+    }
+
+    /// The forward steps of one node's region-tracked accesses `region_accesses[start..]`:
+    /// discard-before flags, then writes and keeps, then drops.
+    fn regions_forward(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        start: usize,
+        mark: u32,
+        flags: &mut [DiscardFlags],
+    ) {
+        for index in start..self.region_accesses.len() {
+            let access_index = self.region_accesses[index] as usize;
+            self.regions_before(graph, boxes, access_index, flags);
+        }
+        for index in start..self.region_accesses.len() {
+            let access_index = self.region_accesses[index] as usize;
+            self.regions_write(graph, boxes, access_index, mark);
+        }
+        for index in start..self.region_accesses.len() {
+            let access_index = self.region_accesses[index] as usize;
+            if graph.accesses[access_index]
+                .access
+                .flags
+                .contains(AccessFlags::DISCARD_AFTER)
+            {
+                self.regions_drop(graph, boxes, access_index, mark);
             }
         }
     }
 
-    /// The accesses (of one node) touch pairwise different resources, none region-tracked: then
-    /// the per-node steps of both directions fold into one pass (a `discard_after` drops what
-    /// the same access wrote; `keep_mark` only matters between accesses of one node).
-    #[inline(always)]
-    fn simple_and_distinct(&self, infos: &[AccessInfo]) -> bool {
-        for (index, info) in infos.iter().enumerate() {
-            if self.class[info.resource as usize] == Class::Regions {
-                return false;
+    /// The backward walk over the region-tracked accesses (nodes in reverse execution order):
+    /// discard-after flags, then what the node needs of the data before it.
+    fn regions_backward(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        flags: &mut [DiscardFlags],
+    ) {
+        for group in (0..self.region_ends.len()).rev() {
+            let start = if group == 0 {
+                0
+            } else {
+                self.region_ends[group - 1] as usize
+            };
+            let end = self.region_ends[group] as usize;
+            for index in start..end {
+                let access_index = self.region_accesses[index] as usize;
+                self.regions_after(graph, boxes, access_index, flags);
             }
-            if infos[..index]
-                .iter()
-                .any(|other| other.resource == info.resource)
-            {
-                return false;
+            for index in start..end {
+                let access_index = self.region_accesses[index] as usize;
+                let (access, texture) = access_of(graph, access_index);
+                for (region, _) in plane_regions(boxes[access_index], texture) {
+                    let Some(region) = region else { continue };
+                    self.needed
+                        .update(access.resource.index(), &region, |needed| *needed = false);
+                }
+            }
+            for index in start..end {
+                let access_index = self.region_accesses[index] as usize;
+                let (access, texture) = access_of(graph, access_index);
+                if access.access.flags.contains(AccessFlags::DISCARD_BEFORE) {
+                    continue;
+                }
+                for (region, plane) in plane_regions(boxes[access_index], texture) {
+                    let Some(region) = region else { continue };
+                    if access.access.mode_for_plane(plane).reads() {
+                        self.needed
+                            .update(access.resource.index(), &region, |needed| *needed = true);
+                    }
+                }
             }
         }
-        true
     }
 
     /// Forward, first step of a region-tracked access: its discard-before flags.

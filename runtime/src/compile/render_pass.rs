@@ -12,13 +12,17 @@
 //! 2-D target of one layer whose texels are the view's bytes read in the view format; rows are
 //! as wide as the node's `SV_Viewport` 0 reaches (else one row holds every texel), see
 //! `buffer_target_extent`. Backends that cannot render to buffers refuse such passes.
+//!
+//! What the declarations say (slot roles, clear-value parameters) is worked out once per
+//! declaration set (`render_pass_plan.rs`); viewports, scissors and buffer-target extents are in
+//! `render_pass_area.rs`.
 
+use super::render_pass_area::{buffer_target_extent, full_viewport, viewports_and_scissors};
+use super::render_pass_plan::{DeclPlans, Role};
 use super::{CompileError, DiscardFlags};
-use crate::decl::{AccessFlags, QueueClass, ScalarType, SemanticKind, ValueType};
-use crate::format::Format;
-use crate::graph::{AccessRange, RecordedGraph};
+use crate::decl::AccessFlags;
+use crate::graph::{AccessRange, NodeRecord, RecordedGraph};
 use crate::ids::{NodeId, ResourceId};
-use crate::view::SubresourceBox;
 
 /// What happens to an attachment's contents at the start of the pass.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -84,10 +88,6 @@ pub struct DepthStencilAttachment {
     pub stencil_read_only: bool,
 }
 
-/// The viewport bounds range every Vulkan implementation supports (`viewportBoundsRange` is at
-/// least [-2 x 16384, 2 x 16384 - 1] for the minimum `maxViewportDimensions` of 16384).
-const VIEWPORT_BOUNDS: (f32, f32) = (-32768.0, 32767.0);
-
 /// A viewport.
 #[derive(Copy, Clone, PartialEq, Debug)]
 pub struct Viewport {
@@ -141,24 +141,25 @@ pub struct RenderPass {
     pub scissors: Vec<ScissorRect>,
 }
 
-fn error(node: NodeId, message: String) -> CompileError {
+pub(super) fn error(node: NodeId, message: String) -> CompileError {
     CompileError::RenderPass { node, message }
 }
 
 /// Up to eight little-endian `u32` words of an argument block (no allocation).
 #[derive(Copy, Clone)]
-struct Words {
-    data: [u32; 8],
+pub(super) struct Words {
+    pub data: [u32; 8],
     len: usize,
 }
 
 impl Words {
-    fn as_slice(&self) -> &[u32] {
+    /// The words read.
+    pub fn as_slice(&self) -> &[u32] {
         &self.data[..self.len]
     }
 }
 
-fn words(args: &[u8], at: usize, count: usize) -> Option<Words> {
+pub(super) fn words(args: &[u8], at: usize, count: usize) -> Option<Words> {
     let mut out = Words {
         data: [0; 8],
         len: count.min(8),
@@ -187,23 +188,13 @@ impl RenderPass {
     }
 }
 
-/// What a declaration's nodes may need of render-pass building.
-#[derive(Copy, Clone, Debug)]
-struct DeclKind {
-    /// A graphics node with an attachment slot (others never get a pass).
-    attachments: bool,
-    /// It has `SV_Viewport` or `SV_ScissorRect` parameters.
-    viewports: bool,
-    /// Its passes take values from arguments (clear values, viewports, scissors).
-    argument_values: bool,
-}
-
 /// Reusable scratch of render-pass building (kept by the compiler between frames).
 #[derive(Debug, Default)]
 pub struct RenderPassScratch {
-    decl_kinds: Vec<DeclKind>,
+    plans: DeclPlans,
     resolves: Vec<(u32, u32)>,
-    used: Vec<(ResourceId, SubresourceBox)>,
+    /// The attachments of the pass so far: resource and access.
+    used: Vec<(ResourceId, u32)>,
     viewports: Vec<(u32, Viewport)>,
     scissors: Vec<(u32, ScissorRect)>,
 }
@@ -217,59 +208,29 @@ pub fn build_render_passes(
     scratch: &mut RenderPassScratch,
     passes: &mut Vec<RenderPass>,
 ) -> Result<(), CompileError> {
-    // Per declaration: can its nodes have a render pass (a graphics node with an attachment
-    // slot), and does it take viewports or scissors.
-    scratch.decl_kinds.clear();
-    scratch.decl_kinds.extend(graph.decls.iter().map(|decl| {
-        let attachments = decl.queue == QueueClass::Graphics
-            && !decl.builtin
-            && decl.params.iter().any(|param| {
-                param.view_slots.iter().any(|slot| {
-                    matches!(
-                        slot.semantic,
-                        Some((
-                            SemanticKind::Target
-                                | SemanticKind::DepthStencil
-                                | SemanticKind::ResolveTarget,
-                            _
-                        ))
-                    )
-                })
-            });
-        let viewports = decl.params.iter().any(|param| {
-            matches!(
-                param.semantic,
-                Some((SemanticKind::Viewport | SemanticKind::ScissorRect, _))
-            )
-        });
-        let argument_values = viewports
-            || decl.params.iter().any(|param| {
-                matches!(
-                    param.semantic,
-                    Some((
-                        SemanticKind::ClearColor
-                            | SemanticKind::ClearDepth
-                            | SemanticKind::ClearStencil,
-                        _
-                    ))
-                )
-            });
-        DeclKind {
-            attachments,
-            viewports,
-            argument_values,
-        }
-    }));
+    scratch.plans.update(&graph.decls);
     let mut count = 0;
     let result = (|| {
         for &node in order {
-            if !scratch.decl_kinds[graph.nodes[node.index()].decl.index()].attachments {
+            let record = &graph.nodes[node.index()];
+            let Some(&kind) = scratch.plans.kinds.get(record.decl.index()) else {
+                continue;
+            };
+            if !kind.attachments {
                 continue;
             }
             if count == passes.len() {
                 passes.push(RenderPass::empty(node));
             }
-            if build_render_pass(graph, node, discard, scratch, &mut passes[count])? {
+            let pass = &mut passes[count];
+            let single = kind
+                .single_target
+                .and_then(|target| build_single_target(graph, node, record, target, discard, pass));
+            let built = match single {
+                Some(built) => built,
+                None => build_render_pass(graph, node, discard, scratch, pass)?,
+            };
+            if built {
                 count += 1;
             }
         }
@@ -289,9 +250,15 @@ pub fn refresh_argument_values(
     scratch: &mut RenderPassScratch,
     passes: &mut [RenderPass],
 ) -> Result<(), CompileError> {
+    scratch.plans.update(&graph.decls);
     for pass in passes {
         let decl = graph.nodes[pass.node.index()].decl.index();
-        if scratch.decl_kinds[decl].argument_values {
+        if scratch
+            .plans
+            .kinds
+            .get(decl)
+            .is_some_and(|kind| kind.argument_values)
+        {
             build_render_pass(graph, pass.node, discard, scratch, pass)?;
         }
     }
@@ -307,39 +274,44 @@ fn build_render_pass(
     scratch: &mut RenderPassScratch,
     pass: &mut RenderPass,
 ) -> Result<bool, CompileError> {
-    let decl = graph.decl_of(node);
+    let record = &graph.nodes[node.index()];
+    let decl_index = record.decl.index();
+    let decl = &graph.decls[decl_index];
     if decl.builtin {
         return Ok(false);
     }
-    let args = graph.node_args(node);
-    let record = &graph.nodes[node.index()];
+    let plans = &scratch.plans;
+    let Some(&decl_kind) = plans.kinds.get(decl_index) else {
+        return Ok(false);
+    };
     let colors = &mut pass.colors;
     colors.clear();
     let resolves = &mut scratch.resolves;
     resolves.clear();
     let mut depth: Option<DepthStencilAttachment> = None;
-    let mut extent: Option<(u32, u32, u32, u32, ResourceId)> = None;
+    let mut extent: Option<(u32, u32, u32, u32)> = None;
     let used = &mut scratch.used;
     used.clear();
     for access_index in record.accesses.clone() {
         let access = &graph.accesses[access_index as usize];
-        let slot = &decl.params[access.param as usize].view_slots[access.slot as usize];
-        let Some((kind, index)) = slot.semantic else {
-            continue;
-        };
-        if !matches!(
-            kind,
-            SemanticKind::Target | SemanticKind::DepthStencil | SemanticKind::ResolveTarget
-        ) {
+        let role = plans.role(decl_index, access.param, access.slot);
+        if role.role == Role::None {
             continue;
         }
+        let index = role.index;
+        // The slot's name, for messages only.
+        let slot_name =
+            || &decl.params[access.param as usize].view_slots[access.slot as usize].name;
         let desc = &graph.resources[access.resource.index()].desc;
         let (width, height, layer_count) = match access.range {
             AccessRange::Texture(range) => {
                 if range.mip_count != 1 {
                     return Err(error(
                         node,
-                        format!("attachment `{}` must view exactly one mip level", slot.name),
+                        format!(
+                            "attachment `{}` must view exactly one mip level",
+                            slot_name()
+                        ),
                     ));
                 }
                 (
@@ -348,50 +320,47 @@ fn build_render_pass(
                     range.layer_count,
                 )
             }
-            AccessRange::Buffer { size, .. } if kind == SemanticKind::Target => {
+            AccessRange::Buffer { size, .. } if role.role == Role::Target => {
                 let (width, height) =
-                    buffer_target_extent(graph, node, access.view_format, size, &slot.name)?;
+                    buffer_target_extent(graph, node, access.view_format, size, slot_name())?;
                 (width, height, 1)
             }
             AccessRange::Buffer { .. } => {
                 return Err(error(
                     node,
-                    format!("attachment `{}` must be a texture", slot.name),
+                    format!("attachment `{}` must be a texture", slot_name()),
                 ));
             }
         };
-        let region = access.subresource_box(desc);
-        if used
-            .iter()
-            .any(|(resource, other)| *resource == access.resource && other.overlaps(&region))
-        {
+        // Boxes are compared only between attachments of one resource (rare).
+        let overlaps = used.iter().any(|&(resource, other)| {
+            resource == access.resource && {
+                let other = &graph.accesses[other as usize];
+                other
+                    .subresource_box(desc)
+                    .overlaps(&access.subresource_box(desc))
+            }
+        });
+        if overlaps {
             return Err(error(
                 node,
                 format!(
                     "attachment `{}` overlaps another attachment of the pass",
-                    slot.name
+                    slot_name()
                 ),
             ));
         }
-        used.push((access.resource, region));
-        if kind != SemanticKind::ResolveTarget {
+        used.push((access.resource, access_index));
+        if role.role != Role::ResolveTarget {
             match extent {
-                None => {
-                    extent = Some((
-                        width,
-                        height,
-                        layer_count,
-                        desc.sample_count,
-                        access.resource,
-                    ))
-                }
-                Some((w, h, layers, samples, _)) => {
+                None => extent = Some((width, height, layer_count, desc.sample_count)),
+                Some((w, h, layers, samples)) => {
                     if (w, h) != (width, height) {
                         return Err(error(
                             node,
                             format!(
                                 "attachment `{}` is {width}x{height} but the pass is {w}x{h}",
-                                slot.name
+                                slot_name()
                             ),
                         ));
                     }
@@ -404,7 +373,8 @@ fn build_render_pass(
                             node,
                             format!(
                                 "attachment `{}` has {} samples but the pass has {samples}",
-                                slot.name, desc.sample_count
+                                slot_name(),
+                                desc.sample_count
                             ),
                         ));
                     }
@@ -432,27 +402,24 @@ fn build_render_pass(
                 StoreOp::Store
             }
         };
-        match kind {
-            SemanticKind::Target => {
+        match role.role {
+            Role::Target => {
                 if colors.iter().any(|color| color.slot == index) {
                     return Err(error(
                         node,
                         format!("two attachments bind SV_Target{index}"),
                     ));
                 }
-                let clear_param = decl
-                    .params
-                    .iter()
-                    .find(|param| param.semantic == Some((SemanticKind::ClearColor, index)));
                 let mut clear_color = [0.0f32; 4];
-                if let Some(param) = clear_param {
-                    let raw = words(args, param.offset as usize, 4)
+                if let Some(offset) = role.clear_color {
+                    let raw = words(graph.node_args(node), offset as usize, 4)
                         .map(|w| w.data)
                         .unwrap_or_default();
                     for (channel, word) in raw.iter().take(4).enumerate() {
-                        clear_color[channel] = match param.value_type {
-                            ValueType::Vector(ScalarType::F32, _) => f32::from_bits(*word),
-                            _ => *word as f32,
+                        clear_color[channel] = if role.clear_f32 {
+                            f32::from_bits(*word)
+                        } else {
+                            *word as f32
                         };
                     }
                     if clear_color.iter().any(|value| !value.is_finite()) {
@@ -466,38 +433,33 @@ fn build_render_pass(
                     slot: index,
                     access: access_index,
                     resource: access.resource,
-                    load: load_for(DiscardFlags::BEFORE, cleared || clear_param.is_some()),
+                    load: load_for(DiscardFlags::BEFORE, cleared || role.clear_color.is_some()),
                     store: store_for(DiscardFlags::AFTER),
                     clear_color,
                     resolve: None,
                 });
             }
-            SemanticKind::ResolveTarget => {
+            Role::ResolveTarget => {
                 if desc.sample_count != 1 {
                     return Err(error(
                         node,
-                        format!("resolve target `{}` must be single-sampled", slot.name),
+                        format!("resolve target `{}` must be single-sampled", slot_name()),
                     ));
                 }
                 resolves.push((index, access_index));
             }
-            _ => {
+            Role::DepthStencil | Role::None => {
                 if depth.is_some() {
                     return Err(error(node, "two depth-stencil attachments".to_string()));
                 }
-                let clear_depth_param = decl
-                    .params
-                    .iter()
-                    .find(|param| param.semantic.map(|s| s.0) == Some(SemanticKind::ClearDepth));
-                let clear_stencil_param = decl
-                    .params
-                    .iter()
-                    .find(|param| param.semantic.map(|s| s.0) == Some(SemanticKind::ClearStencil));
-                let clear_depth = clear_depth_param
-                    .and_then(|param| words(args, param.offset as usize, 1))
+                let args = graph.node_args(node);
+                let clear_depth = decl_kind
+                    .clear_depth
+                    .and_then(|offset| words(args, offset as usize, 1))
                     .map_or(1.0, |w| f32::from_bits(w.data[0]));
-                let clear_stencil = clear_stencil_param
-                    .and_then(|param| words(args, param.offset as usize, 1))
+                let clear_stencil = decl_kind
+                    .clear_stencil
+                    .and_then(|offset| words(args, offset as usize, 1))
                     .map_or(0, |w| w.data[0]);
                 if !(0.0..=1.0).contains(&clear_depth) {
                     return Err(error(
@@ -514,9 +476,9 @@ fn build_render_pass(
                 let depth_read_only = !access.access.mode_for_plane(0).writes();
                 let stencil_read_only = !access.access.mode_for_plane(1).writes();
                 let depth_clear = cleared && access.access.flags.contains(AccessFlags::DEPTH)
-                    || clear_depth_param.is_some();
+                    || decl_kind.clear_depth.is_some();
                 let stencil_clear = cleared && access.access.flags.contains(AccessFlags::STENCIL)
-                    || clear_stencil_param.is_some();
+                    || decl_kind.clear_stencil.is_some();
                 if depth_read_only && depth_clear && desc.format.has_depth() {
                     return Err(error(node, "read-only depth cannot be cleared".to_string()));
                 }
@@ -550,7 +512,7 @@ fn build_render_pass(
             }
         }
     }
-    let Some((width, height, layers, samples, _)) = extent else {
+    let Some((width, height, layers, samples)) = extent else {
         return Ok(false);
     };
     for &(index, access_index) in resolves.iter() {
@@ -589,90 +551,18 @@ fn build_render_pass(
     pass.height = height;
     pass.layers = layers;
     pass.samples = samples;
-    viewports_and_scissors(graph, node, scratch, pass)?;
-    Ok(true)
-}
-
-/// The extent of a formatted buffer view bound as a color attachment. The view is a row-major
-/// image of `size / element bytes` texels of `view_format` (RPS's `ROWMAJOR_IMAGE` buffers):
-/// with an `SV_Viewport` (index 0) on the node, rows are as wide as the viewport's right edge
-/// (rounded up) and the extent holds the whole rows that fit; without one, the view is a single
-/// row of all its texels.
-fn buffer_target_extent(
-    graph: &RecordedGraph,
-    node: NodeId,
-    view_format: Format,
-    size: u64,
-    name: &str,
-) -> Result<(u32, u32), CompileError> {
-    let element_bits = match view_format.info() {
-        Some(info) if view_format != Format::UNKNOWN && info.block_size == 1 => {
-            info.bits_per_element
-        }
-        _ => 0,
-    };
-    if element_bits == 0 || element_bits % 8 != 0 {
-        return Err(error(
+    if decl_kind.viewports {
+        viewports_and_scissors(
+            graph,
             node,
-            format!("attachment `{name}` must be a texture or a buffer view with a texel format"),
-        ));
-    }
-    let texels = size / (element_bits / 8) as u64;
-    if texels == 0 {
-        return Err(error(
-            node,
-            format!("buffer attachment `{name}` holds no whole texel"),
-        ));
-    }
-    let row = viewport_right_edge(graph, node)
-        .unwrap_or(texels)
-        .min(texels);
-    let rows = texels / row;
-    match (u32::try_from(row), u32::try_from(rows)) {
-        (Ok(width), Ok(height)) => Ok((width, height)),
-        _ => Err(error(
-            node,
-            format!("buffer attachment `{name}` has an extent of {row}x{rows} texels, too large for a render target"),
-        )),
-    }
-}
-
-/// The right edge (`x + width`, rounded up, at least 1) of the node's `SV_Viewport` 0 when it is
-/// finite and positive.
-fn viewport_right_edge(graph: &RecordedGraph, node: NodeId) -> Option<u64> {
-    let decl = graph.decl_of(node);
-    let param = decl
-        .params
-        .iter()
-        .find(|param| param.semantic == Some((SemanticKind::Viewport, 0)))?;
-    let raw = words(graph.node_args(node), param.offset as usize, 3)?;
-    let right = f32::from_bits(raw.data[0]) + f32::from_bits(raw.data[2]);
-    (right.is_finite() && right > 0.0).then(|| (right.ceil() as u64).max(1))
-}
-
-/// Fills `pass.viewports` and `pass.scissors` from the node's `SV_Viewport` / `SV_ScissorRect`
-/// arguments (defaults: the whole `pass.width` x `pass.height` area).
-fn viewports_and_scissors(
-    graph: &RecordedGraph,
-    node: NodeId,
-    scratch: &mut RenderPassScratch,
-    pass: &mut RenderPass,
-) -> Result<(), CompileError> {
-    let (width, height) = (pass.width, pass.height);
-    let decl = graph.decl_of(node);
-    let args = graph.node_args(node);
-    let full = Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: width as f32,
-        height: height as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    };
-    if !scratch.decl_kinds[graph.nodes[node.index()].decl.index()].viewports {
+            &mut scratch.viewports,
+            &mut scratch.scissors,
+            pass,
+        )?;
+    } else {
         // The defaults: one viewport and one scissor covering the render area.
         pass.viewports.clear();
-        pass.viewports.push(full);
+        pass.viewports.push(full_viewport(width, height));
         pass.scissors.clear();
         pass.scissors.push(ScissorRect {
             x: 0,
@@ -680,121 +570,101 @@ fn viewports_and_scissors(
             width,
             height,
         });
-        return Ok(());
     }
-    let viewports = &mut scratch.viewports;
-    let scissors = &mut scratch.scissors;
-    viewports.clear();
-    scissors.clear();
-    for param in &decl.params {
-        let Some((kind, index)) = param.semantic else {
-            continue;
-        };
-        if !matches!(kind, SemanticKind::Viewport | SemanticKind::ScissorRect) {
-            continue;
-        }
-        let count = param.value_type.size() as usize / 4;
-        let Some(raw_words) = words(args, param.offset as usize, count) else {
-            continue;
-        };
-        let raw = raw_words.as_slice();
-        match kind {
-            SemanticKind::Viewport => {
-                let float =
-                    |i: usize, default: f32| raw.get(i).map_or(default, |w| f32::from_bits(*w));
-                let viewport = Viewport {
-                    x: float(0, 0.0),
-                    y: float(1, 0.0),
-                    width: float(2, 0.0),
-                    height: float(3, 0.0),
-                    min_depth: float(4, 0.0),
-                    max_depth: float(5, 1.0),
-                };
-                let finite = [
-                    viewport.x,
-                    viewport.y,
-                    viewport.width,
-                    viewport.height,
-                    viewport.min_depth,
-                    viewport.max_depth,
-                ]
-                .iter()
-                .all(|v| v.is_finite());
-                if !finite || viewport.width <= 0.0 || viewport.height <= 0.0 {
-                    return Err(error(
-                        node,
-                        format!("viewport {index} must have a finite positive size"),
-                    ));
-                }
-                // A viewport may reach past the attachment: rasterization is clipped to the
-                // render area (D3D12 and Vulkan both clip, and the SDK's own multithreading
-                // example draws its last tile below the back buffer). It must stay within the
-                // viewport bounds every Vulkan device supports.
-                if viewport.x < VIEWPORT_BOUNDS.0
-                    || viewport.y < VIEWPORT_BOUNDS.0
-                    || viewport.x + viewport.width > VIEWPORT_BOUNDS.1
-                    || viewport.y + viewport.height > VIEWPORT_BOUNDS.1
-                {
-                    return Err(error(
-                        node,
-                        format!(
-                            "viewport {index} lies outside the viewport bounds [{}, {}]",
-                            VIEWPORT_BOUNDS.0, VIEWPORT_BOUNDS.1
-                        ),
-                    ));
-                }
-                if !(0.0..=1.0).contains(&viewport.min_depth)
-                    || !(0.0..=1.0).contains(&viewport.max_depth)
-                {
-                    return Err(error(
-                        node,
-                        format!("viewport {index} depth range must lie in [0, 1]"),
-                    ));
-                }
-                viewports.push((index, viewport));
+    Ok(true)
+}
+
+/// The pass of a node whose declaration has one attachment slot, a color target without clear
+/// color, and no viewports or scissors (`target`: its parameter, slot and target index):
+/// `Some(false)` when no view is bound there, `None` where the general path must decide
+/// (buffer views, several accesses for the slot, anything it reports as an error).
+fn build_single_target(
+    graph: &RecordedGraph,
+    node: NodeId,
+    record: &NodeRecord,
+    (param, slot, index): (u16, u16, u32),
+    discard: &[DiscardFlags],
+    pass: &mut RenderPass,
+) -> Option<bool> {
+    let start = record.accesses.start;
+    let accesses = graph
+        .accesses
+        .get(start as usize..record.accesses.end as usize)?;
+    let mut found = None;
+    for (access_index, access) in (start..).zip(accesses) {
+        if access.param == param && access.slot == slot {
+            if found.is_some() {
+                return None;
             }
-            SemanticKind::ScissorRect if raw.len() >= 4 => {
-                // (x, y, width, height), clipped to the attachment.
-                let x = raw[0] as i32;
-                let y = raw[1] as i32;
-                let right = (x.max(0) as u64 + raw[2] as u64).min(width as u64);
-                let bottom = (y.max(0) as u64 + raw[3] as u64).min(height as u64);
-                let x0 = (x.max(0) as u64).min(width as u64);
-                let y0 = (y.max(0) as u64).min(height as u64);
-                scissors.push((
-                    index,
-                    ScissorRect {
-                        x: x0 as i32,
-                        y: y0 as i32,
-                        width: (right - x0) as u32,
-                        height: (bottom - y0) as u32,
-                    },
-                ));
-            }
-            _ => {}
+            found = Some((access_index, access));
         }
     }
-    viewports.sort_by_key(|(index, _)| *index);
-    scissors.sort_by_key(|(index, _)| *index);
-    let out_viewports = &mut pass.viewports;
-    out_viewports.clear();
-    out_viewports.extend(viewports.iter().map(|(_, v)| *v));
-    if out_viewports.is_empty() {
-        out_viewports.push(full);
+    let Some((access_index, access)) = found else {
+        return Some(false);
+    };
+    let AccessRange::Texture(range) = access.range else {
+        return None;
+    };
+    if range.mip_count != 1 {
+        return None;
     }
-    let out_scissors = &mut pass.scissors;
-    out_scissors.clear();
-    for index in 0..out_viewports.len() {
-        let scissor = scissors
-            .iter()
-            .find(|(slot, _)| *slot as usize == index)
-            .map(|(_, s)| *s);
-        out_scissors.push(scissor.unwrap_or(ScissorRect {
+    let desc = &graph.resources.get(access.resource.index())?.desc;
+    let width = ((desc.width >> range.base_mip) as u32).max(1);
+    let height = (desc.height >> range.base_mip).max(1);
+    let flags = discard
+        .get(access_index as usize)
+        .copied()
+        .unwrap_or_default();
+    let load = if access.access.flags.contains(AccessFlags::CLEAR) {
+        LoadOp::Clear
+    } else if flags.contains(DiscardFlags::BEFORE) {
+        LoadOp::DontCare
+    } else {
+        LoadOp::Load
+    };
+    set_one(
+        &mut pass.colors,
+        ColorAttachment {
+            slot: index,
+            access: access_index,
+            resource: access.resource,
+            load,
+            store: if flags.contains(DiscardFlags::AFTER) {
+                StoreOp::DontCare
+            } else {
+                StoreOp::Store
+            },
+            clear_color: [0.0; 4],
+            resolve: None,
+        },
+    );
+    pass.node = node;
+    pass.depth_stencil = None;
+    pass.width = width;
+    pass.height = height;
+    pass.layers = range.layer_count;
+    pass.samples = desc.sample_count;
+    set_one(&mut pass.viewports, full_viewport(width, height));
+    set_one(
+        &mut pass.scissors,
+        ScissorRect {
             x: 0,
             y: 0,
             width,
             height,
-        }));
+        },
+    );
+    Some(true)
+}
+
+/// Makes `items` hold just `item` (in place when it holds one already, as it mostly does
+/// when a pass's storage is reused from the last frame).
+#[inline(always)]
+fn set_one<T>(items: &mut Vec<T>, item: T) {
+    if let [only] = items.as_mut_slice() {
+        *only = item;
+    } else {
+        items.clear();
+        items.push(item);
     }
-    Ok(())
 }

@@ -1,0 +1,252 @@
+//! Discard inference for the resources that every access covers whole (one plane; nearly all):
+//! one forward walk over the live nodes with one small state per resource. An access's
+//! discard-before follows from whether the data is valid when its node begins; its
+//! discard-after is set provisionally and taken back when the next node touching the resource
+//! needs the data (reads it without `discard_before`), unless the access carries
+//! `discard_after` itself.
+
+use super::access_info::{AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, OUTLIVES, READS, WRITES};
+use super::DiscardFlags;
+use crate::graph::NodeRecord;
+use crate::ids::NodeId;
+
+/// `Track::bits`: some access does not cover the resource whole: the region maps track it.
+pub(super) const REGIONS: u32 = 1;
+/// `Track::bits`: the data is valid after the latest node touching the resource: not all its
+/// accesses carry `discard_after`, and it was valid before or the node writes it. The same
+/// bit as the access's `WRITES`, so that "valid or written" is one OR.
+const VALID: u32 = WRITES;
+/// `Track::bits`: some access of the latest node lacks `discard_after`, so its provisional
+/// discard-after is taken back if the next node needs the data.
+const KEEPABLE: u32 = 1 << 2;
+const _: () = assert!(VALID != REGIONS && VALID != KEEPABLE);
+/// `Track::bits`: the latest node has several accesses to the resource, from
+/// `Whole::multi_first` to `Track::last`.
+const MULTI: u32 = 1 << 3;
+/// `Track::bits`, while a node with several accesses to one resource is walked: the data was
+/// valid before the node.
+const ENTRY_VALID: u32 = 1 << 4;
+/// As `ENTRY_VALID`: some access of the node writes the resource.
+const ANY_WRITE: u32 = 1 << 5;
+/// As `ENTRY_VALID`: every access of the node carries `discard_after`.
+const ALL_AFTER: u32 = 1 << 6;
+
+/// The walk state of one resource.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) struct Track {
+    /// The last access of the latest node touching the resource (`u32::MAX`: none yet).
+    last: u32,
+    /// The bits above.
+    pub bits: u32,
+}
+
+impl Track {
+    /// Not touched yet.
+    pub const UNTOUCHED: Track = Track {
+        last: u32::MAX,
+        bits: 0,
+    };
+}
+
+#[inline(always)]
+fn bit(on: bool, bit: u32) -> u32 {
+    u32::from(on) * bit
+}
+
+/// `discard_before` does not apply and the access reads (plane 0): it needs the data before it.
+#[inline(always)]
+fn needs_data(bits: u32) -> bool {
+    bits & (READS | DISCARD_BEFORE) == READS
+}
+
+/// The reusable state of the walk.
+#[derive(Debug, Default)]
+pub(super) struct Whole {
+    /// Per resource.
+    pub track: Vec<Track>,
+    /// Per resource whose latest node has several accesses to it (`MULTI`): the first of them.
+    /// Entries of other resources are stale and never read.
+    multi_first: Vec<u32>,
+}
+
+impl Whole {
+    /// Walks the live nodes in `order` (the resources' `REGIONS` bits already set in `track`;
+    /// the accesses of outliving and region-tracked resources are skipped) and writes the
+    /// flags of every access to a whole-tracked resource.
+    #[inline(never)]
+    pub fn walk(
+        &mut self,
+        nodes: &[NodeRecord],
+        order: &[NodeId],
+        infos: &[AccessInfo],
+        flags: &mut [DiscardFlags],
+    ) {
+        let track = &mut self.track[..];
+        for node in order {
+            let range = nodes[node.index()].accesses.clone();
+            let node_infos = &infos[range.start as usize..range.end as usize];
+            if has_repeated_resource(node_infos) {
+                if self.multi_first.len() < track.len() {
+                    self.multi_first.resize(track.len(), 0);
+                }
+                repeated_node(
+                    track,
+                    &mut self.multi_first,
+                    infos,
+                    flags,
+                    range.start,
+                    range.end,
+                );
+                continue;
+            }
+            for (access_index, &info) in (range.start..).zip(node_infos) {
+                let bits = info.bits;
+                let resource = &mut track[info.resource as usize];
+                let state = resource.bits;
+                if (bits & OUTLIVES) | (state & REGIONS) != 0 {
+                    continue;
+                }
+                let needs = needs_data(bits);
+                let valid = state & VALID != 0;
+                flags[access_index as usize] = DiscardFlags::AFTER
+                    | if needs && valid {
+                        DiscardFlags::NONE
+                    } else {
+                        DiscardFlags::BEFORE
+                    };
+                if needs && state & KEEPABLE != 0 {
+                    if state & MULTI == 0 {
+                        // One access, without `discard_after` (KEEPABLE).
+                        flags[resource.last as usize].0 &= !DiscardFlags::AFTER.0;
+                    } else {
+                        let first = self.multi_first[info.resource as usize];
+                        keep_group(infos, flags, info.resource, first, resource.last);
+                    }
+                }
+                // Valid after when valid before or written, unless `discard_after` drops it.
+                resource.bits = if bits & DISCARD_AFTER == 0 {
+                    ((state | bits) & VALID) | KEEPABLE
+                } else {
+                    0
+                };
+                resource.last = access_index;
+            }
+        }
+    }
+}
+
+/// Some resource appears twice among one node's accesses (nodes have few accesses: the
+/// pairwise test stays cheaper than any bookkeeping).
+#[inline(always)]
+fn has_repeated_resource(infos: &[AccessInfo]) -> bool {
+    match infos {
+        [] | [_] => false,
+        [a, b] => a.resource == b.resource,
+        [a, b, c] => {
+            a.resource == b.resource || a.resource == c.resource || b.resource == c.resource
+        }
+        _ => infos.iter().enumerate().skip(1).any(|(index, info)| {
+            infos[..index]
+                .iter()
+                .any(|other| other.resource == info.resource)
+        }),
+    }
+}
+
+/// Takes back the provisional discard-after of the accesses `first..=last` (one node's) to
+/// `resource` that do not carry `discard_after`: a later node needs their data.
+#[cold]
+fn keep_group(
+    infos: &[AccessInfo],
+    flags: &mut [DiscardFlags],
+    resource: u32,
+    first: u32,
+    last: u32,
+) {
+    for earlier in first as usize..last as usize + 1 {
+        let info = infos[earlier];
+        if info.resource == resource && info.bits & DISCARD_AFTER == 0 {
+            flags[earlier].0 &= !DiscardFlags::AFTER.0;
+        }
+    }
+}
+
+/// A node (accesses `start..end`) with several accesses to some resource: every access sees
+/// the state before the node; the node keeps the data where any access lacks
+/// `discard_after`, and it is valid after the node where it was before or is written.
+#[cold]
+#[inline(never)]
+fn repeated_node(
+    track: &mut [Track],
+    multi_first: &mut [u32],
+    infos: &[AccessInfo],
+    flags: &mut [DiscardFlags],
+    start: u32,
+    end: u32,
+) {
+    let whole = |info: AccessInfo, track: &[Track]| {
+        info.bits & OUTLIVES == 0 && track[info.resource as usize].bits & REGIONS == 0
+    };
+    // Flags from the state before the node; the earlier node keeps what this one needs.
+    for access_index in start..end {
+        let info = infos[access_index as usize];
+        if !whole(info, track) {
+            continue;
+        }
+        let resource = track[info.resource as usize];
+        let needs = needs_data(info.bits);
+        flags[access_index as usize] = DiscardFlags::AFTER
+            | if needs && resource.bits & VALID != 0 {
+                DiscardFlags::NONE
+            } else {
+                DiscardFlags::BEFORE
+            };
+        if needs && resource.bits & KEEPABLE != 0 {
+            if resource.bits & MULTI == 0 {
+                flags[resource.last as usize].0 &= !DiscardFlags::AFTER.0;
+            } else {
+                let first = multi_first[info.resource as usize];
+                keep_group(infos, flags, info.resource, first, resource.last);
+            }
+        }
+    }
+    // The node's group per resource: the entry state, writes and drops. A resource's `last`
+    // lies in `start..end` once this node touched it (other nodes' accesses lie outside).
+    for access_index in start..end {
+        let info = infos[access_index as usize];
+        if !whole(info, track) {
+            continue;
+        }
+        let resource = &mut track[info.resource as usize];
+        let writes = info.bits & WRITES != 0;
+        let after = info.bits & DISCARD_AFTER != 0;
+        if (start..end).contains(&resource.last) {
+            resource.bits |= MULTI | bit(writes, ANY_WRITE);
+            if !after {
+                resource.bits &= !ALL_AFTER;
+            }
+        } else {
+            resource.bits = bit(resource.bits & VALID != 0, ENTRY_VALID)
+                | bit(writes, ANY_WRITE)
+                | bit(after, ALL_AFTER);
+            multi_first[info.resource as usize] = access_index;
+        }
+        resource.last = access_index;
+    }
+    // The state after the node, once per resource (at its last access).
+    for access_index in start..end {
+        let info = infos[access_index as usize];
+        if !whole(info, track) {
+            continue;
+        }
+        let resource = &mut track[info.resource as usize];
+        if resource.last != access_index {
+            continue;
+        }
+        let bits = resource.bits;
+        let keeps = bits & ALL_AFTER == 0;
+        resource.bits = (bits & MULTI)
+            | bit(keeps, KEEPABLE)
+            | bit(keeps && bits & (ENTRY_VALID | ANY_WRITE) != 0, VALID);
+    }
+}
