@@ -244,6 +244,105 @@ pub fn map_access(
     }
 }
 
+/// The inputs of [`map_access`] packed into one word: attribute flags (bits 0..32), mode,
+/// stencil mode (3 = none), relaxed, stencil plane, texture, depth format and queue class. Never
+/// `u64::MAX`, which marks an empty slot of [`AccessStateCache`].
+#[inline(always)]
+pub fn map_key(
+    access: &AccessDesc,
+    stencil_plane: bool,
+    texture: bool,
+    depth: bool,
+    class: QueueClass,
+) -> u64 {
+    let stencil = match access.stencil_mode {
+        Some(mode) => mode as u64,
+        None => 3,
+    };
+    access.flags.0 as u64
+        | (access.mode as u64) << 32
+        | stencil << 34
+        | (access.relaxed as u64) << 36
+        | (stencil_plane as u64) << 37
+        | (texture as u64) << 38
+        | (depth as u64) << 39
+        | (class as u64) << 40
+}
+
+/// Slots of [`AccessStateCache`] (a power of two).
+const CACHE_SLOTS: usize = 256;
+
+/// [`map_access`] results by [`map_key`], in an open-addressed table probed linearly from a
+/// multiplicative mix of the key. A frame has few distinct access kinds, so a lookup is nearly
+/// always one probe; [`map_access`] is a pure function, so entries stay valid across frames.
+#[derive(Debug)]
+pub struct AccessStateCache {
+    keys: Box<[u64; CACHE_SLOTS]>,
+    states: Box<[AccessState; CACHE_SLOTS]>,
+    len: usize,
+}
+
+impl Default for AccessStateCache {
+    fn default() -> AccessStateCache {
+        AccessStateCache {
+            keys: Box::new([u64::MAX; CACHE_SLOTS]),
+            states: Box::new([AccessState::default(); CACHE_SLOTS]),
+            len: 0,
+        }
+    }
+}
+
+impl AccessStateCache {
+    /// [`map_access`] of plane 0 (`stencil_plane` false) or plane 1 of `access`.
+    #[inline(always)]
+    pub fn get(
+        &mut self,
+        access: &AccessDesc,
+        stencil_plane: bool,
+        texture: bool,
+        depth: bool,
+        class: QueueClass,
+    ) -> AccessState {
+        let key = map_key(access, stencil_plane, texture, depth, class);
+        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
+        loop {
+            let known = self.keys[slot];
+            if known == key {
+                return self.states[slot];
+            }
+            if known == u64::MAX {
+                return self.insert(slot, key, access, stencil_plane, texture, depth, class);
+            }
+            slot = (slot + 1) & (CACHE_SLOTS - 1);
+        }
+    }
+
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn insert(
+        &mut self,
+        mut slot: usize,
+        key: u64,
+        access: &AccessDesc,
+        stencil_plane: bool,
+        texture: bool,
+        depth: bool,
+        class: QueueClass,
+    ) -> AccessState {
+        let state = map_access(access, stencil_plane as u32, texture, depth, class);
+        if self.len >= CACHE_SLOTS / 2 {
+            // Keep probe chains short (and the loop in `get` finite): start over.
+            self.keys.fill(u64::MAX);
+            self.len = 0;
+            slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
+        }
+        self.keys[slot] = key;
+        self.states[slot] = state;
+        self.len += 1;
+        state
+    }
+}
+
 /// One layout serving two uses of a subresource at once (read-only depth also sampled keeps the
 /// read-only depth layout; anything else falls back to `General`).
 pub fn merge_layouts(a: ImageLayout, b: ImageLayout) -> ImageLayout {

@@ -7,6 +7,8 @@ use crate::view::SubresourceBox;
 #[derive(Debug, Default)]
 pub struct RegionMap<T: Copy + PartialEq> {
     lists: Vec<Vec<(SubresourceBox, T)>>,
+    /// Lists in use (the rest are kept allocated for reuse by [`RegionMap::push_resource`]).
+    used: usize,
     pieces: Vec<SubresourceBox>,
     fresh: Vec<(SubresourceBox, T)>,
 }
@@ -24,6 +26,25 @@ impl<T: Copy + PartialEq> RegionMap<T> {
             count = index + 1;
         }
         self.lists.truncate(count);
+        self.used = count;
+    }
+
+    /// Empties the map, keeping its allocations, for [`RegionMap::push_resource`] (the index
+    /// space then counts only pushed resources, not the frame's resources).
+    pub fn clear(&mut self) {
+        self.used = 0;
+    }
+
+    /// Adds a resource of one segment `region` with state `state`; returns its index.
+    pub fn push_resource(&mut self, region: SubresourceBox, state: T) -> usize {
+        if self.used == self.lists.len() {
+            self.lists.push(Vec::new());
+        }
+        let list = &mut self.lists[self.used];
+        list.clear();
+        list.push((region, state));
+        self.used += 1;
+        self.used - 1
     }
 
     /// Every segment overlapping `region` satisfies `pred`.
