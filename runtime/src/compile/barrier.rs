@@ -102,6 +102,19 @@ impl Need {
         }
         region
     }
+
+    /// The need as a step at execution position `position` on queue `queue`.
+    #[inline(always)]
+    fn step(&self, position: u32, queue: u32) -> Step {
+        Step {
+            resource: self.resource,
+            position,
+            queue,
+            need: self.need,
+            discard_before: self.discard_before,
+            relaxed: self.relaxed,
+        }
+    }
 }
 
 /// Overlapping accesses of one node act as one: each gets the union of their needs
@@ -230,6 +243,32 @@ fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
     }
 }
 
+/// Some resource appears more than once among one node's accesses `infos`. Short lists (the
+/// usual case) compare pairs; longer ones stamp `seen` (per resource, the stamp of the last list
+/// that named it) with the next `stamp`.
+#[inline(always)]
+fn repeats_resource(infos: &[AccessInfo], seen: &mut [u32], stamp: &mut u32) -> bool {
+    if infos.len() <= 8 {
+        for (index, info) in infos.iter().enumerate() {
+            if infos[..index]
+                .iter()
+                .any(|earlier| earlier.resource == info.resource)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+    *stamp += 1;
+    let mut repeated = false;
+    for info in infos {
+        let last = &mut seen[info.resource as usize];
+        repeated |= *last == *stamp;
+        *last = *stamp;
+    }
+    repeated
+}
+
 /// Appends what access `access_index` needs, per plane, to `needs`.
 #[allow(clippy::too_many_arguments)]
 fn push_needs(
@@ -312,26 +351,12 @@ impl BarrierPlanner {
             let record = &graph.nodes[node.index()];
             let class = graph.decls[record.decl.index()].queue;
             let first = record.accesses.start as usize;
-            let node_infos = &infos[first..record.accesses.end as usize];
+            let end = record.accesses.end as usize;
+            let node_infos = &infos[first..end];
+            let position = position as u32;
             // A node that accesses a resource twice merges the needs of overlapping accesses
             // first; any other node applies each access as it comes.
-            self.stamp += 1;
-            let stamp = self.stamp;
-            let mut repeated = false;
-            for info in node_infos {
-                let seen = &mut self.seen[info.resource as usize];
-                repeated |= *seen == stamp;
-                *seen = stamp;
-            }
-            let mut step = Step {
-                resource: 0,
-                position: position as u32,
-                queue,
-                need: AccessState::default(),
-                discard_before: false,
-                relaxed: false,
-            };
-            if repeated {
+            if repeats_resource(node_infos, &mut self.seen, &mut self.stamp) {
                 self.node_needs.clear();
                 for (offset, &info) in node_infos.iter().enumerate() {
                     let access_index = first + offset;
@@ -349,36 +374,40 @@ impl BarrierPlanner {
                 }
                 merge_overlapping_needs(&mut self.node_needs, boxes);
                 for need in &self.node_needs {
-                    step.resource = need.resource;
-                    step.need = need.need;
-                    step.discard_before = need.discard_before;
-                    step.relaxed = need.relaxed;
+                    let step = need.step(position, queue);
                     let region = need.region(boxes);
                     self.states.apply(&step, &region, need.whole, full, &mut out);
                 }
                 continue;
             }
-            for (offset, &info) in node_infos.iter().enumerate() {
+            let node_accesses = &graph.accesses[first..end];
+            let node_boxes = &boxes[first..end];
+            for (offset, ((&info, access), region)) in node_infos
+                .iter()
+                .zip(node_accesses)
+                .zip(node_boxes)
+                .enumerate()
+            {
                 let access_index = first + offset;
                 let discard = discards.get(access_index).copied().unwrap_or_default();
                 let resource = info.resource as usize;
                 if info.has(WHOLE) && self.states.split_index[resource] == NOT_SPLIT {
                     // The common case: the whole of a resource kept whole.
-                    step.resource = info.resource;
-                    step.need = self.mapped.get(
-                        &graph.accesses[access_index].access,
-                        false,
-                        info.has(TEXTURE),
-                        info.has(DEPTH_FORMAT),
-                        class,
-                    );
-                    step.discard_before = discard.contains(DiscardFlags::BEFORE);
-                    step.relaxed = info.has(RELAXED);
-                    step.apply(
-                        &mut self.states.whole[resource],
-                        &boxes[access_index],
-                        &mut out,
-                    );
+                    let step = Step {
+                        resource: info.resource,
+                        position,
+                        queue,
+                        need: self.mapped.get(
+                            &access.access,
+                            false,
+                            info.has(TEXTURE),
+                            info.has(DEPTH_FORMAT),
+                            class,
+                        ),
+                        discard_before: discard.contains(DiscardFlags::BEFORE),
+                        relaxed: info.has(RELAXED),
+                    };
+                    step.apply(&mut self.states.whole[resource], region, &mut out);
                     continue;
                 }
                 self.node_needs.clear();
@@ -393,10 +422,7 @@ impl BarrierPlanner {
                     class,
                 );
                 for need in &self.node_needs {
-                    step.resource = need.resource;
-                    step.need = need.need;
-                    step.discard_before = need.discard_before;
-                    step.relaxed = need.relaxed;
+                    let step = need.step(position, queue);
                     let region = need.region(boxes);
                     self.states.apply(&step, &region, need.whole, full, &mut out);
                 }
