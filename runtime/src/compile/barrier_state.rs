@@ -68,35 +68,53 @@ impl Emitter<'_> {
         *self.open = Some((position, self.barriers.len() as u32));
     }
 
-    /// Adds a barrier that may go anywhere in `earliest..=position`: into the open batch when it
-    /// lies in that range, else into a new batch at `position`.
+    /// Adds the barrier `make` builds (of `resource`), which may go anywhere in
+    /// `earliest..=position`: into the open batch when it lies in that range, else into a new
+    /// batch at `position`.
     #[inline(always)]
-    fn push_between(&mut self, earliest: i64, position: u32, barrier: Barrier) {
+    fn push_between(
+        &mut self,
+        earliest: i64,
+        position: u32,
+        resource: ResourceId,
+        make: impl FnOnce() -> Barrier,
+    ) {
         match *self.open {
             Some((open_position, _)) if open_position as i64 >= earliest => {}
             _ => self.open_new(position),
         }
-        self.push(barrier);
+        self.push_with(resource, make);
     }
 
     /// Adds a barrier to the open batch.
     #[inline(always)]
     pub(super) fn push(&mut self, barrier: Barrier) {
+        self.push_with(barrier.resource, || barrier);
+    }
+
+    /// Adds the barrier `make` builds (of `resource`) to the open batch. Only a barrier of the
+    /// same resource right before it in its batch can merge with it; otherwise the barrier is
+    /// built straight into the list.
+    #[inline(always)]
+    fn push_with(&mut self, resource: ResourceId, make: impl FnOnce() -> Barrier) {
         let start = self.open.map_or(0, |(_, start)| start) as usize;
-        let in_batch = self.barriers.len() > start;
-        // Only a barrier of the same resource right before it in its batch can merge.
-        match self.barriers.last_mut() {
-            Some(last) if in_batch && last.resource == barrier.resource => {
-                if !merge_adjacent(last, &barrier) {
-                    self.barriers.push(barrier);
+        if self.barriers.len() > start {
+            if let Some(last) = self.barriers.last_mut() {
+                if last.resource == resource {
+                    let barrier = make();
+                    if !merge_adjacent(last, &barrier) {
+                        self.barriers.push(barrier);
+                    }
+                    return;
                 }
             }
-            _ => self.barriers.push(barrier),
         }
+        self.barriers.push(make());
     }
 }
 
 /// Merges `barrier` into `last` when they differ only in adjacent regions.
+#[cold]
 fn merge_adjacent(last: &mut Barrier, barrier: &Barrier) -> bool {
     let same = Barrier {
         region: last.region,
@@ -226,8 +244,9 @@ impl Step {
         } else {
             state.layout
         };
-        let barrier = Barrier {
-            resource: ResourceId(self.resource),
+        let resource = ResourceId(self.resource);
+        let make = || Barrier {
+            resource,
             region: *region,
             src_stages,
             src_accesses,
@@ -238,7 +257,7 @@ impl Step {
             src_queue: if state.touched { state.queue } else { queue },
             dst_queue: queue,
         };
-        out.push_between(earliest, position, barrier);
+        out.push_between(earliest, position, resource, make);
         if state.touched && state.queue != queue && state.last_position >= 0 {
             out.waits.push(QueueWait {
                 wait_queue: queue,
