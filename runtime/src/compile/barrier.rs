@@ -143,7 +143,7 @@ fn merge_overlapping_needs(needs: &mut [Need], boxes: &[SubresourceBox]) {
     }
 }
 
-/// `States::split_index` of a resource kept whole in `States::whole`.
+/// `WholeState::split` of a resource kept whole.
 const NOT_SPLIT: u32 = u32::MAX;
 
 /// The subresource states of the frame's resources. A resource stays one state covering all of
@@ -152,10 +152,17 @@ const NOT_SPLIT: u32 = u32::MAX;
 /// region map behaves exactly like the whole state, so the move changes nothing but speed.
 #[derive(Debug, Default)]
 struct States {
-    whole: Vec<SubState>,
-    /// Per resource: its index in `split`, or [`NOT_SPLIT`].
-    split_index: Vec<u32>,
+    whole: Vec<WholeState>,
     split: RegionMap<SubState>,
+}
+
+/// A resource's state while it is kept whole, and where it went once split (one 64-byte record,
+/// so the hot path reads one cache line per access).
+#[derive(Copy, Clone, Debug)]
+struct WholeState {
+    state: SubState,
+    /// Its index in `States::split`, or [`NOT_SPLIT`] (then `state` is current).
+    split: u32,
 }
 
 impl States {
@@ -171,14 +178,15 @@ impl States {
         out: &mut Emitter<'_>,
     ) {
         let resource = step.resource as usize;
-        let mut index = self.split_index[resource];
+        let entry = &mut self.whole[resource];
+        let mut index = entry.split;
         if index == NOT_SPLIT {
             if whole || region.contains(&full[resource]) {
-                step.apply(&mut self.whole[resource], region, out);
+                step.apply(&mut entry.state, region, out);
                 return;
             }
-            index = self.split.push_resource(full[resource], self.whole[resource]) as u32;
-            self.split_index[resource] = index;
+            index = self.split.push_resource(full[resource], entry.state) as u32;
+            entry.split = index;
         }
         let index = index as usize;
         let single = if whole {
@@ -391,7 +399,8 @@ impl BarrierPlanner {
                 let access_index = first + offset;
                 let discard = discards.get(access_index).copied().unwrap_or_default();
                 let resource = info.resource as usize;
-                if info.has(WHOLE) && self.states.split_index[resource] == NOT_SPLIT {
+                let entry = &mut self.states.whole[resource];
+                if info.has(WHOLE) && entry.split == NOT_SPLIT {
                     // The common case: the whole of a resource kept whole.
                     let step = Step {
                         resource: info.resource,
@@ -407,7 +416,7 @@ impl BarrierPlanner {
                         discard_before: discard.contains(DiscardFlags::BEFORE),
                         relaxed: info.has(RELAXED),
                     };
-                    step.apply(&mut self.states.whole[resource], region, &mut out);
+                    step.apply(&mut entry.state, region, &mut out);
                     continue;
                 }
                 self.node_needs.clear();
@@ -452,9 +461,13 @@ impl BarrierPlanner {
         let count = graph.resources.len();
         let states = &mut self.states;
         states.whole.clear();
-        states.whole.resize(count, SubState::UNTOUCHED);
-        states.split_index.clear();
-        states.split_index.resize(count, NOT_SPLIT);
+        states.whole.resize(
+            count,
+            WholeState {
+                state: SubState::UNTOUCHED,
+                split: NOT_SPLIT,
+            },
+        );
         states.split.clear();
         self.outliving.clear();
         for (index, record) in graph.resources.iter().enumerate() {
@@ -463,7 +476,7 @@ impl BarrierPlanner {
             }
             self.outliving.push(index as u32);
             if record.external || record.frames_alive > 0 {
-                let state = &mut states.whole[index];
+                let state = &mut states.whole[index].state;
                 state.layout = resting_state(graph, index).layout;
                 state.write_stages = Stages::ALL_COMMANDS;
                 state.write_accesses = Accesses::MEMORY_WRITE;
@@ -520,11 +533,11 @@ fn plan_end_of_frame(
             });
         };
         let full = &full[index];
-        match states.split_index[index] {
+        match states.whole[index].split {
             // One segment covering the resource (visited when the resource is not empty).
             NOT_SPLIT => {
                 if full.overlaps(full) {
-                    plan(&states.whole[index], full);
+                    plan(&states.whole[index].state, full);
                 }
             }
             split => states
