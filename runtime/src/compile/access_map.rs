@@ -244,17 +244,50 @@ pub fn map_access(
     }
 }
 
+/// What [`map_access`] depends on besides the access itself (plane, resource kind, queue
+/// class), packed into the bits of a cache key above those of the access (37 and up).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct MapContext(u64);
+
+impl MapContext {
+    /// The context of plane 0 (`stencil_plane` false) or plane 1 of a texture (or a buffer) with
+    /// a depth/stencil format or not, accessed from a queue of class `class`.
+    #[inline(always)]
+    pub fn new(stencil_plane: bool, texture: bool, depth: bool, class: QueueClass) -> MapContext {
+        MapContext(
+            (stencil_plane as u64) << 37
+                | (texture as u64) << 38
+                | (depth as u64) << 39
+                | (class as u64) << 40,
+        )
+    }
+
+    fn stencil_plane(self) -> bool {
+        self.0 >> 37 & 1 != 0
+    }
+
+    fn texture(self) -> bool {
+        self.0 >> 38 & 1 != 0
+    }
+
+    fn depth(self) -> bool {
+        self.0 >> 39 & 1 != 0
+    }
+
+    fn class(self) -> QueueClass {
+        match self.0 >> 40 {
+            0 => QueueClass::Graphics,
+            1 => QueueClass::Compute,
+            _ => QueueClass::Copy,
+        }
+    }
+}
+
 /// The inputs of [`map_access`] packed into one word: attribute flags (bits 0..32), mode,
-/// stencil mode (3 = none), relaxed, stencil plane, texture, depth format and queue class. Never
-/// `u64::MAX`, which marks an empty slot of [`AccessStateCache`].
+/// stencil mode (3 = none), relaxed, and the context. Never `u64::MAX`, which marks an empty
+/// slot of [`AccessStateCache`].
 #[inline(always)]
-pub fn map_key(
-    access: &AccessDesc,
-    stencil_plane: bool,
-    texture: bool,
-    depth: bool,
-    class: QueueClass,
-) -> u64 {
+fn map_key(access: &AccessDesc, context: MapContext) -> u64 {
     let stencil = match access.stencil_mode {
         Some(mode) => mode as u64,
         None => 3,
@@ -263,18 +296,21 @@ pub fn map_key(
         | (access.mode as u64) << 32
         | stencil << 34
         | (access.relaxed as u64) << 36
-        | (stencil_plane as u64) << 37
-        | (texture as u64) << 38
-        | (depth as u64) << 39
-        | (class as u64) << 40
+        | context.0
 }
 
 /// Slots of [`AccessStateCache`] (a power of two).
 const CACHE_SLOTS: usize = 256;
 
-/// [`map_access`] results by [`map_key`], in an open-addressed table probed linearly from a
-/// multiplicative mix of the key. A frame has few distinct access kinds, so a lookup is nearly
-/// always one probe; [`map_access`] is a pure function, so entries stay valid across frames.
+/// The home slot of a key: the top bits of a multiplicative mix.
+#[inline(always)]
+fn home_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+}
+
+/// [`map_access`] results by [`map_key`], in an open-addressed table probed linearly from the
+/// key's home slot. A frame has few distinct access kinds, so a lookup is nearly always one
+/// probe; [`map_access`] is a pure function, so entries stay valid across frames.
 #[derive(Debug)]
 pub struct AccessStateCache {
     keys: Box<[u64; CACHE_SLOTS]>,
@@ -293,48 +329,43 @@ impl Default for AccessStateCache {
 }
 
 impl AccessStateCache {
-    /// [`map_access`] of plane 0 (`stencil_plane` false) or plane 1 of `access`.
+    /// [`map_access`] of `access` in `context`.
     #[inline(always)]
-    pub fn get(
-        &mut self,
-        access: &AccessDesc,
-        stencil_plane: bool,
-        texture: bool,
-        depth: bool,
-        class: QueueClass,
-    ) -> AccessState {
-        let key = map_key(access, stencil_plane, texture, depth, class);
-        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
+    pub fn get(&mut self, access: &AccessDesc, context: MapContext) -> AccessState {
+        let key = map_key(access, context);
+        let mut slot = home_slot(key);
         loop {
             let known = self.keys[slot];
             if known == key {
                 return self.states[slot];
             }
             if known == u64::MAX {
-                return self.insert(slot, key, access, stencil_plane, texture, depth, class);
+                return self.insert(slot, key, access, context);
             }
             slot = (slot + 1) & (CACHE_SLOTS - 1);
         }
     }
 
     #[cold]
-    #[allow(clippy::too_many_arguments)]
     fn insert(
         &mut self,
         mut slot: usize,
         key: u64,
         access: &AccessDesc,
-        stencil_plane: bool,
-        texture: bool,
-        depth: bool,
-        class: QueueClass,
+        context: MapContext,
     ) -> AccessState {
-        let state = map_access(access, stencil_plane as u32, texture, depth, class);
+        let state = map_access(
+            access,
+            context.stencil_plane() as u32,
+            context.texture(),
+            context.depth(),
+            context.class(),
+        );
         if self.len >= CACHE_SLOTS / 2 {
             // Keep probe chains short (and the loop in `get` finite): start over.
             self.keys.fill(u64::MAX);
             self.len = 0;
-            slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
+            slot = home_slot(key);
         }
         self.keys[slot] = key;
         self.states[slot] = state;

@@ -14,7 +14,7 @@
 mod state;
 
 use super::access_info::{AccessInfo, DEPTH_FORMAT, RELAXED, TEXTURE, WHOLE};
-use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache};
+use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache, MapContext};
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
 use crate::decl::QueueClass;
@@ -300,7 +300,7 @@ fn push_needs(
             access: access_index as u32,
             plane: WHOLE_PLANE,
             whole: true,
-            need: mapped.get(access, false, texture, depth, class),
+            need: mapped.get(access, MapContext::new(false, texture, depth, class)),
             discard_before: discard.contains(DiscardFlags::BEFORE),
             relaxed,
         });
@@ -314,7 +314,7 @@ fn push_needs(
             access: access_index as u32,
             plane: if texture { plane as u8 } else { WHOLE_PLANE },
             whole: false,
-            need: mapped.get(access, stencil, texture, depth, class),
+            need: mapped.get(access, MapContext::new(stencil, texture, depth, class)),
             discard_before: discard.contains(if stencil {
                 DiscardFlags::STENCIL_BEFORE
             } else {
@@ -408,10 +408,12 @@ impl BarrierPlanner {
                         queue,
                         need: self.mapped.get(
                             &access.access,
-                            false,
-                            info.has(TEXTURE),
-                            info.has(DEPTH_FORMAT),
-                            class,
+                            MapContext::new(
+                                false,
+                                info.has(TEXTURE),
+                                info.has(DEPTH_FORMAT),
+                                class,
+                            ),
                         ),
                         discard_before: discard.contains(DiscardFlags::BEFORE),
                         relaxed: info.has(RELAXED),
