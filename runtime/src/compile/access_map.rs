@@ -1,7 +1,12 @@
 //! The one table from rpsl.h access attributes to Vulkan synchronization2 terms: pipeline
 //! stages, access bits and image layout, per plane.
 
+use super::access_info::{DEPTH_FORMAT, TEXTURE};
 use crate::decl::{AccessDesc, AccessFlags, QueueClass};
+
+/// How far [`MapContext`] shifts the resource bits of an access's compact record (`TEXTURE`,
+/// bit 9, lands on bit 38; `DEPTH_FORMAT`, bit 11, on bit 40).
+const RESOURCE_SHIFT: u32 = 29;
 use crate::vk::{Accesses, ImageLayout, Stages};
 
 /// What an access needs of a subresource.
@@ -245,7 +250,9 @@ pub fn map_access(
 }
 
 /// What [`map_access`] depends on besides the access itself (plane, resource kind, queue
-/// class), packed into the bits of a cache key above those of the access (37 and up).
+/// class), packed into the bits of a cache key above those of the access (37 and up): the
+/// stencil plane at 37, the resource's [`TEXTURE`] and [`DEPTH_FORMAT`] bits shifted up by
+/// [`RESOURCE_SHIFT`] (38 and 40) and the queue class from 41.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct MapContext(u64);
 
@@ -254,11 +261,18 @@ impl MapContext {
     /// a depth/stencil format or not, accessed from a queue of class `class`.
     #[inline(always)]
     pub fn new(stencil_plane: bool, texture: bool, depth: bool, class: QueueClass) -> MapContext {
+        let bits = if texture { TEXTURE } else { 0 } | if depth { DEPTH_FORMAT } else { 0 };
+        MapContext::of_resource(stencil_plane, bits, class)
+    }
+
+    /// The context from an access's [`AccessInfo`](super::access_info::AccessInfo) bits (their
+    /// `TEXTURE` and `DEPTH_FORMAT` bits; the rest are ignored).
+    #[inline(always)]
+    pub fn of_resource(stencil_plane: bool, info_bits: u32, class: QueueClass) -> MapContext {
         MapContext(
             (stencil_plane as u64) << 37
-                | (texture as u64) << 38
-                | (depth as u64) << 39
-                | (class as u64) << 40,
+                | ((info_bits & (TEXTURE | DEPTH_FORMAT)) as u64) << RESOURCE_SHIFT
+                | (class as u64) << 41,
         )
     }
 
@@ -267,15 +281,15 @@ impl MapContext {
     }
 
     fn texture(self) -> bool {
-        self.0 >> 38 & 1 != 0
+        self.0 & (TEXTURE as u64) << RESOURCE_SHIFT != 0
     }
 
     fn depth(self) -> bool {
-        self.0 >> 39 & 1 != 0
+        self.0 & (DEPTH_FORMAT as u64) << RESOURCE_SHIFT != 0
     }
 
     fn class(self) -> QueueClass {
-        match self.0 >> 40 {
+        match self.0 >> 41 {
             0 => QueueClass::Graphics,
             1 => QueueClass::Compute,
             _ => QueueClass::Copy,

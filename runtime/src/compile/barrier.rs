@@ -408,12 +408,7 @@ impl BarrierPlanner {
                         queue,
                         need: self.mapped.get(
                             &access.access,
-                            MapContext::new(
-                                false,
-                                info.has(TEXTURE),
-                                info.has(DEPTH_FORMAT),
-                                class,
-                            ),
+                            MapContext::of_resource(false, info.bits, class),
                         ),
                         discard_before: discard.contains(DiscardFlags::BEFORE),
                         relaxed: info.has(RELAXED),
