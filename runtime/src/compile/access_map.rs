@@ -409,6 +409,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cache_matches_map_access() {
+        let mut cache = AccessStateCache::default();
+        let mut ds = AccessDesc::readwrite(AccessFlags::DEPTH | AccessFlags::STENCIL);
+        ds.stencil_mode = Some(crate::decl::AccessMode::ReadOnly);
+        let descs = [
+            AccessDesc::readwrite(AccessFlags::RENDER_TARGET),
+            AccessDesc::readonly(AccessFlags::PS | AccessFlags::CS),
+            AccessDesc::readwrite(AccessFlags::CS),
+            AccessDesc::readonly(AccessFlags::COPY),
+            ds,
+        ];
+        let classes = [QueueClass::Graphics, QueueClass::Compute, QueueClass::Copy];
+        // Far more distinct keys than the cache holds, twice over: every answer (fresh, cached
+        // or after the cache started over) equals the direct mapping.
+        for _ in 0..2 {
+            for flags in 0..64u32 {
+                for desc in descs {
+                    let desc = AccessDesc {
+                        flags: AccessFlags(desc.flags.0 | flags << 20),
+                        ..desc
+                    };
+                    for (plane, texture, depth, class) in (0..24).map(|i| {
+                        (i & 1, i & 2 != 0, i & 4 != 0, classes[i as usize / 8])
+                    }) {
+                        let context = MapContext::new(plane == 1, texture, depth, class);
+                        assert_eq!(
+                            cache.get(&desc, context),
+                            map_access(&desc, plane, texture, depth, class)
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn table_entries() {
         let rt = map_access(
             &AccessDesc::readwrite(AccessFlags::RENDER_TARGET),

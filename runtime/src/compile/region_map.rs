@@ -147,3 +147,32 @@ impl<T: Copy + PartialEq> RegionMap<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxed(lo: [u64; 3], hi: [u64; 3]) -> SubresourceBox {
+        SubresourceBox { lo, hi }
+    }
+
+    #[test]
+    fn pushed_resources_split_and_reuse_lists() {
+        let mut map = RegionMap::<u32>::default();
+        for round in 0..2 {
+            map.clear();
+            let a = map.push_resource(boxed([0, 0, 0], [4, 1, 1]), 7);
+            let b = map.push_resource(boxed([0, 0, 0], [1, 1, 2]), 9);
+            assert_eq!((a, b), (0, 1));
+            map.update(a, &boxed([1, 0, 0], [3, 1, 1]), |state| *state += round + 1);
+            let mut seen = Vec::new();
+            map.for_each(a, &boxed([0, 0, 0], [4, 1, 1]), |region, state| {
+                seen.push((region.lo[0], region.hi[0], *state))
+            });
+            seen.sort();
+            assert_eq!(seen, vec![(0, 1, 7), (1, 3, 8 + round), (3, 4, 7)]);
+            assert_eq!(map.single_whole_mut(b).copied(), Some(9));
+            assert!(map.single_whole_mut(a).is_none());
+        }
+    }
+}
