@@ -163,6 +163,8 @@ struct WholeState {
     state: SubState,
     /// Its index in `States::split`, or [`NOT_SPLIT`] (then `state` is current).
     split: u32,
+    /// One more than the execution position of the last node that accessed the resource, or 0.
+    node_stamp: u32,
 }
 
 impl States {
@@ -211,11 +213,6 @@ pub struct BarrierPlanner {
     states: States,
     /// The resources that outlive the frame, in index order.
     outliving: Vec<u32>,
-    /// Per resource: the stamp of the last node that accessed it (finds nodes that access a
-    /// resource more than once).
-    seen: Vec<u32>,
-    /// The stamp of the current node (grows across frames; `seen` restarts when it would wrap).
-    stamp: u32,
     /// The batch barriers go to now: its position and first barrier.
     open_batch: Option<(u32, u32)>,
     /// What the accesses of the current node need, per plane (nodes that need merging, and
@@ -251,28 +248,17 @@ fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
     }
 }
 
-/// Some resource appears more than once among one node's accesses `infos`. Short lists (the
-/// usual case) compare pairs; longer ones stamp `seen` (per resource, the stamp of the last list
-/// that named it) with the next `stamp`.
+/// Some resource appears more than once among the accesses `infos` of the node at execution
+/// position `position`: each access stamps its resource's record with `position + 1` (unique
+/// within the frame; the records start at 0 each frame), so a stamp already there is a repeat.
 #[inline(always)]
-fn repeats_resource(infos: &[AccessInfo], seen: &mut [u32], stamp: &mut u32) -> bool {
-    if infos.len() <= 8 {
-        for (index, info) in infos.iter().enumerate() {
-            if infos[..index]
-                .iter()
-                .any(|earlier| earlier.resource == info.resource)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-    *stamp += 1;
+fn repeats_resource(infos: &[AccessInfo], whole: &mut [WholeState], position: u32) -> bool {
+    let stamp = position + 1;
     let mut repeated = false;
     for info in infos {
-        let last = &mut seen[info.resource as usize];
-        repeated |= *last == *stamp;
-        *last = *stamp;
+        let entry = &mut whole[info.resource as usize];
+        repeated |= entry.node_stamp == stamp;
+        entry.node_stamp = stamp;
     }
     repeated
 }
@@ -342,7 +328,7 @@ impl BarrierPlanner {
         infos: &[AccessInfo],
         frame: &mut CompiledFrame,
     ) {
-        self.begin_frame(graph, frame.order.len());
+        self.begin_frame(graph);
         frame.queue_waits.clear();
         frame.barriers.clear();
         frame.batch_list.clear();
@@ -364,7 +350,7 @@ impl BarrierPlanner {
             let position = position as u32;
             // A node that accesses a resource twice merges the needs of overlapping accesses
             // first; any other node applies each access as it comes.
-            if repeats_resource(node_infos, &mut self.seen, &mut self.stamp) {
+            if repeats_resource(node_infos, &mut self.states.whole, position) {
                 self.node_needs.clear();
                 for (offset, &info) in node_infos.iter().enumerate() {
                     let access_index = first + offset;
@@ -452,9 +438,9 @@ impl BarrierPlanner {
         frame.transitions = frame.barriers.len() as u32;
     }
 
-    /// Resets the states (outliving resources that held data start in their resting state),
-    /// lists the outliving resources and makes room for `nodes` stamps.
-    fn begin_frame(&mut self, graph: &RecordedGraph, nodes: usize) {
+    /// Resets the states (outliving resources that held data start in their resting state)
+    /// and lists the outliving resources.
+    fn begin_frame(&mut self, graph: &RecordedGraph) {
         let count = graph.resources.len();
         let states = &mut self.states;
         states.whole.clear();
@@ -463,6 +449,7 @@ impl BarrierPlanner {
             WholeState {
                 state: SubState::UNTOUCHED,
                 split: NOT_SPLIT,
+                node_stamp: 0,
             },
         );
         states.split.clear();
@@ -479,11 +466,6 @@ impl BarrierPlanner {
                 state.write_accesses = Accesses::MEMORY_WRITE;
                 state.touched = true;
             }
-        }
-        if self.seen.len() != count || self.stamp as usize >= (u32::MAX as usize) - nodes {
-            self.seen.clear();
-            self.seen.resize(count, 0);
-            self.stamp = 0;
         }
         self.open_batch = None;
     }
