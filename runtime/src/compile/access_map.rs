@@ -351,15 +351,20 @@ impl AccessStateCache {
         loop {
             let known = self.keys[slot];
             if known == key {
-                return self.states[slot];
+                break;
             }
             if known == u64::MAX {
-                return self.insert(slot, key, access, context);
+                slot = self.insert(slot, key, access, context);
+                break;
             }
             slot = (slot + 1) & (CACHE_SLOTS - 1);
         }
+        // One exit, so the caller reads the fields straight from the table.
+        self.states[slot]
     }
 
+    /// Maps `access` into the empty slot `slot` (or, when the table is half full, into a
+    /// table started over); returns the slot used.
     #[cold]
     fn insert(
         &mut self,
@@ -367,7 +372,7 @@ impl AccessStateCache {
         key: u64,
         access: &AccessDesc,
         context: MapContext,
-    ) -> AccessState {
+    ) -> usize {
         let state = map_access(
             access,
             context.stencil_plane() as u32,
@@ -384,7 +389,7 @@ impl AccessStateCache {
         self.keys[slot] = key;
         self.states[slot] = state;
         self.len += 1;
-        state
+        slot
     }
 }
 
@@ -430,9 +435,9 @@ mod tests {
                         flags: AccessFlags(desc.flags.0 | flags << 20),
                         ..desc
                     };
-                    for (plane, texture, depth, class) in (0..24).map(|i| {
-                        (i & 1, i & 2 != 0, i & 4 != 0, classes[i as usize / 8])
-                    }) {
+                    for (plane, texture, depth, class) in
+                        (0..24).map(|i| (i & 1, i & 2 != 0, i & 4 != 0, classes[i as usize / 8]))
+                    {
                         let context = MapContext::new(plane == 1, texture, depth, class);
                         assert_eq!(
                             cache.get(&desc, context),

@@ -72,7 +72,6 @@ pub struct QueueWait {
     pub wait_before: u32,
 }
 
-
 /// `Need::plane` of an access whose box is used as is (whole one-plane resources, buffers).
 const WHOLE_PLANE: u8 = u8::MAX;
 
@@ -370,7 +369,8 @@ impl BarrierPlanner {
                 for need in &self.node_needs {
                     let step = need.step(position, queue);
                     let region = need.region(boxes);
-                    self.states.apply(&step, &region, need.whole, full, &mut out);
+                    self.states
+                        .apply(&step, &region, need.whole, full, &mut out);
                 }
                 continue;
             }
@@ -416,7 +416,8 @@ impl BarrierPlanner {
                 for need in &self.node_needs {
                     let step = need.step(position, queue);
                     let region = need.region(boxes);
-                    self.states.apply(&step, &region, need.whole, full, &mut out);
+                    self.states
+                        .apply(&step, &region, need.whole, full, &mut out);
                 }
             }
         }
