@@ -9,7 +9,15 @@
 //! semaphore wait. External, persistent and temporal resources rest between frames in a fixed
 //! state (external: the entry parameter's access, else `General`); a last batch at the end of
 //! the frame returns them to it.
+//!
+//! Data flow: a resource's state is one 64-byte record, direct-indexed, until an access covers
+//! only part of it (then a region map of segments takes over for the rest of the frame); an
+//! access's Vulkan terms come from a small cache keyed by the access and its context; a node
+//! whose accesses name distinct resources (nearly all) applies each access as it comes, and
+//! only a node that names a resource twice builds and merges per-plane needs first.
 
+// The per-segment state and the barrier emitter (a child module, so the module list in
+// `compile/mod.rs` stays as it is).
 #[path = "barrier_state.rs"]
 mod state;
 
@@ -165,6 +173,9 @@ struct WholeState {
     /// One more than the execution position of the last node that accessed the resource, or 0.
     node_stamp: u32,
 }
+
+// The hot loop touches one cache line per access's resource.
+const _: () = assert!(std::mem::size_of::<WholeState>() == 64);
 
 impl States {
     /// Applies a need of the subresources `region` of `step.resource`; `whole`: the access
