@@ -223,8 +223,6 @@ pub struct BarrierPlanner {
     states: States,
     /// The resources that outlive the frame, in index order.
     outliving: Vec<u32>,
-    /// The batch barriers go to now: its position and first barrier.
-    open_batch: Option<(u32, u32)>,
     /// What the accesses of the current node need, per plane (nodes that need merging, and
     /// accesses that cover part of a resource).
     node_needs: Vec<Need>,
@@ -346,7 +344,7 @@ impl BarrierPlanner {
         let mut out = Emitter {
             barriers: &mut frame.barriers,
             batch_list: &mut frame.batch_list,
-            open: &mut self.open_batch,
+            open: None,
             waits: &mut frame.queue_waits,
             alias_after: &frame.alias_after,
         };
@@ -440,12 +438,7 @@ impl BarrierPlanner {
             frame.order.len() as u32,
             &mut out,
         );
-        if let Some(open) = self.open_batch.take() {
-            frame.batch_list.push(BarrierBatch {
-                position: open.0,
-                barriers: open.1..frame.barriers.len() as u32,
-            });
-        }
+        out.close();
         frame.batches = frame.batch_list.len() as u32;
         frame.transitions = frame.barriers.len() as u32;
     }
@@ -479,7 +472,6 @@ impl BarrierPlanner {
                 state.touched = true;
             }
         }
-        self.open_batch = None;
     }
 }
 

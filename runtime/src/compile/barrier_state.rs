@@ -49,7 +49,7 @@ pub(super) struct Emitter<'a> {
     pub(super) barriers: &'a mut Vec<Barrier>,
     pub(super) batch_list: &'a mut Vec<BarrierBatch>,
     /// The batch barriers go to now: its position and first barrier.
-    pub(super) open: &'a mut Option<(u32, u32)>,
+    pub(super) open: Option<(u32, u32)>,
     pub(super) waits: &'a mut Vec<QueueWait>,
     /// Per resource (a transient placed in reused memory): the last execution position of the
     /// memory's previous occupants.
@@ -59,13 +59,18 @@ pub(super) struct Emitter<'a> {
 impl Emitter<'_> {
     /// Closes the open batch (if any) and opens one at `position`.
     pub(super) fn open_new(&mut self, position: u32) {
+        self.close();
+        self.open = Some((position, self.barriers.len() as u32));
+    }
+
+    /// Closes the open batch (if any).
+    pub(super) fn close(&mut self) {
         if let Some((open_position, start)) = self.open.take() {
             self.batch_list.push(BarrierBatch {
                 position: open_position,
                 barriers: start..self.barriers.len() as u32,
             });
         }
-        *self.open = Some((position, self.barriers.len() as u32));
     }
 
     /// Adds the barrier `make` builds (of `resource`), which may go anywhere in
@@ -79,7 +84,7 @@ impl Emitter<'_> {
         resource: ResourceId,
         make: impl FnOnce() -> Barrier,
     ) {
-        match *self.open {
+        match self.open {
             Some((open_position, _)) if open_position as i64 >= earliest => {}
             _ => self.open_new(position),
         }
