@@ -408,7 +408,7 @@ impl BarrierPlanner {
                         discard_before: discard.contains(DiscardFlags::BEFORE),
                         relaxed: info.has(RELAXED),
                     };
-                    step.apply(&mut entry.state, region, &mut out);
+                    step.apply_first(&mut entry.state, region, &mut out);
                     continue;
                 }
                 self.node_needs.clear();

@@ -166,11 +166,23 @@ impl Step {
         region: &SubresourceBox,
         out: &mut Emitter<'_>,
     ) {
-        let (position, queue, need, relaxed) = (self.position, self.queue, self.need, self.relaxed);
-        if state.last_position == position as i64 {
+        if state.last_position == self.position as i64 {
             // Another access of this node (already merged into the first one).
             return;
         }
+        self.apply_first(state, region, out);
+    }
+
+    /// [`Step::apply`] for a segment no other access of this node has touched (the caller
+    /// knows: the node names the resource once).
+    #[inline(always)]
+    pub(super) fn apply_first(
+        &self,
+        state: &mut SubState,
+        region: &SubresourceBox,
+        out: &mut Emitter<'_>,
+    ) {
+        let (position, queue, need, relaxed) = (self.position, self.queue, self.need, self.relaxed);
         let first_use = !state.touched;
         // Only a first use looks at the aliasing of the resource's memory.
         let alias_after = if first_use {
