@@ -194,7 +194,7 @@ impl States {
         let mut index = entry.split;
         if index == NOT_SPLIT {
             if whole || region.contains(&full[resource]) {
-                step.apply(&mut entry.state, region, out);
+                step.apply::<false>(&mut entry.state, region, out);
                 return;
             }
             index = self.split.push_resource(full[resource], entry.state) as u32;
@@ -207,12 +207,13 @@ impl States {
             self.split.single_mut(index, region)
         };
         if let Some(state) = single {
-            step.apply(state, region, out);
+            step.apply::<true>(state, region, out);
         } else {
             // Each state covers its own part of the region: a barrier per part, so each carries
             // the old layout of exactly the subresources it transitions.
-            self.split
-                .update_boxed(index, region, |part, state| step.apply(state, part, out));
+            self.split.update_boxed(index, region, |part, state| {
+                step.apply::<true>(state, part, out)
+            });
         }
     }
 }
@@ -408,7 +409,7 @@ impl BarrierPlanner {
                         discard_before: discard.contains(DiscardFlags::BEFORE),
                         relaxed: info.has(RELAXED),
                     };
-                    step.apply_first(&mut entry.state, region, &mut out);
+                    step.apply_first::<false>(&mut entry.state, region, &mut out);
                     continue;
                 }
                 self.node_needs.clear();

@@ -77,7 +77,7 @@ impl Emitter<'_> {
     /// `earliest..=position`: into the open batch when it lies in that range, else into a new
     /// batch at `position`.
     #[inline(always)]
-    fn push_between(
+    fn push_between<const MAY_MERGE: bool>(
         &mut self,
         earliest: i64,
         position: u32,
@@ -88,7 +88,26 @@ impl Emitter<'_> {
             Some((open_position, _)) if open_position as i64 >= earliest => {}
             _ => self.open_new(position),
         }
-        self.push_with(resource, make);
+        if MAY_MERGE {
+            self.push_with(resource, make);
+        } else {
+            self.push_unmerged(make());
+        }
+    }
+
+    /// Adds a barrier of a resource kept whole, which never merges: its previous barrier went
+    /// into a batch placed at or before that access, and `push_between` never adds to such a
+    /// batch (the barrier's earliest place is after that access), so no barrier of the resource
+    /// is in the open batch.
+    #[inline(always)]
+    fn push_unmerged(&mut self, barrier: Barrier) {
+        debug_assert!({
+            let start = self.open.map_or(0, |(_, start)| start) as usize;
+            self.barriers[start.min(self.barriers.len())..]
+                .iter()
+                .all(|earlier| earlier.resource != barrier.resource)
+        });
+        self.barriers.push(barrier);
     }
 
     /// Adds a barrier to the open batch.
@@ -159,8 +178,10 @@ pub(super) struct Step {
 impl Step {
     /// Updates one segment's state, emitting the barrier (and queue wait) it needs; `region` is
     /// the part of the access the segment covers (read only when a barrier is emitted).
+    /// `MAY_MERGE`: the segment belongs to a split resource, whose barriers may merge with the
+    /// one before them (false for a resource kept whole, see [`Emitter::push_unmerged`]).
     #[inline(always)]
-    pub(super) fn apply(
+    pub(super) fn apply<const MAY_MERGE: bool>(
         &self,
         state: &mut SubState,
         region: &SubresourceBox,
@@ -170,13 +191,13 @@ impl Step {
             // Another access of this node (already merged into the first one).
             return;
         }
-        self.apply_first(state, region, out);
+        self.apply_first::<MAY_MERGE>(state, region, out);
     }
 
     /// [`Step::apply`] for a segment no other access of this node has touched (the caller
     /// knows: the node names the resource once).
     #[inline(always)]
-    pub(super) fn apply_first(
+    pub(super) fn apply_first<const MAY_MERGE: bool>(
         &self,
         state: &mut SubState,
         region: &SubresourceBox,
@@ -208,7 +229,7 @@ impl Step {
             || (need.writes && state.read_stages != Stages::NONE)
             || (!need.writes && pending_write && state.visible.0 & need.stages.0 != need.stages.0);
         if needs_barrier {
-            self.emit(state, region, alias_after, out);
+            self.emit::<MAY_MERGE>(state, region, alias_after, out);
             state.visible = need.stages;
             if need.writes {
                 // The new data is visible to nobody until the next barrier.
@@ -239,7 +260,7 @@ impl Step {
 
     /// The barrier (and queue wait) from `state` (before the access) to the need.
     #[inline(always)]
-    fn emit(
+    fn emit<const MAY_MERGE: bool>(
         &self,
         state: &SubState,
         region: &SubresourceBox,
@@ -274,7 +295,7 @@ impl Step {
             src_queue: if state.touched { state.queue } else { queue },
             dst_queue: queue,
         };
-        out.push_between(earliest, position, resource, make);
+        out.push_between::<MAY_MERGE>(earliest, position, resource, make);
         if state.touched && state.queue != queue && state.last_position >= 0 {
             out.waits.push(QueueWait {
                 wait_queue: queue,
