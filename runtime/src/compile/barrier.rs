@@ -354,7 +354,8 @@ impl BarrierPlanner {
             let record = &graph.nodes[node.index()];
             let class = graph.decls[record.decl.index()].queue;
             let first = record.accesses.start as usize;
-            let end = record.accesses.end as usize;
+            // A reversed range is empty (as a `Range` is), not a slicing panic.
+            let end = (record.accesses.end as usize).max(first);
             let node_infos = &infos[first..end];
             let position = position as u32;
             // A node that accesses a resource twice merges the needs of overlapping accesses
