@@ -1,7 +1,12 @@
 //! The one table from rpsl.h access attributes to Vulkan synchronization2 terms: pipeline
 //! stages, access bits and image layout, per plane.
 
+use super::access_info::{DEPTH_FORMAT, TEXTURE};
 use crate::decl::{AccessDesc, AccessFlags, QueueClass};
+
+/// How far [`MapContext`] shifts the resource bits of an access's compact record (`TEXTURE`,
+/// bit 9, lands on bit 38; `DEPTH_FORMAT`, bit 11, on bit 40).
+const RESOURCE_SHIFT: u32 = 29;
 use crate::vk::{Accesses, ImageLayout, Stages};
 
 /// What an access needs of a subresource.
@@ -244,6 +249,150 @@ pub fn map_access(
     }
 }
 
+/// What [`map_access`] depends on besides the access itself (plane, resource kind, queue
+/// class), packed into the bits of a cache key above those of the access (37 and up): the
+/// stencil plane at 37, the resource's [`TEXTURE`] and [`DEPTH_FORMAT`] bits shifted up by
+/// [`RESOURCE_SHIFT`] (38 and 40) and the queue class from 41.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct MapContext(u64);
+
+impl MapContext {
+    /// The context of plane 0 (`stencil_plane` false) or plane 1 of a texture (or a buffer) with
+    /// a depth/stencil format or not, accessed from a queue of class `class`.
+    #[inline(always)]
+    pub fn new(stencil_plane: bool, texture: bool, depth: bool, class: QueueClass) -> MapContext {
+        let bits = if texture { TEXTURE } else { 0 } | if depth { DEPTH_FORMAT } else { 0 };
+        MapContext::of_resource(stencil_plane, bits, class)
+    }
+
+    /// The context from an access's [`AccessInfo`](super::access_info::AccessInfo) bits (their
+    /// `TEXTURE` and `DEPTH_FORMAT` bits; the rest are ignored).
+    #[inline(always)]
+    pub fn of_resource(stencil_plane: bool, info_bits: u32, class: QueueClass) -> MapContext {
+        MapContext(
+            (stencil_plane as u64) << 37
+                | ((info_bits & (TEXTURE | DEPTH_FORMAT)) as u64) << RESOURCE_SHIFT
+                | (class as u64) << 41,
+        )
+    }
+
+    fn stencil_plane(self) -> bool {
+        self.0 >> 37 & 1 != 0
+    }
+
+    fn texture(self) -> bool {
+        self.0 & (TEXTURE as u64) << RESOURCE_SHIFT != 0
+    }
+
+    fn depth(self) -> bool {
+        self.0 & (DEPTH_FORMAT as u64) << RESOURCE_SHIFT != 0
+    }
+
+    fn class(self) -> QueueClass {
+        match self.0 >> 41 {
+            0 => QueueClass::Graphics,
+            1 => QueueClass::Compute,
+            _ => QueueClass::Copy,
+        }
+    }
+}
+
+/// The inputs of [`map_access`] packed into one word: attribute flags (bits 0..32), mode,
+/// stencil mode (3 = none), relaxed, and the context. Never `u64::MAX`, which marks an empty
+/// slot of [`AccessStateCache`].
+#[inline(always)]
+fn map_key(access: &AccessDesc, context: MapContext) -> u64 {
+    let stencil = match access.stencil_mode {
+        Some(mode) => mode as u64,
+        None => 3,
+    };
+    access.flags.0 as u64
+        | (access.mode as u64) << 32
+        | stencil << 34
+        | (access.relaxed as u64) << 36
+        | context.0
+}
+
+/// Slots of [`AccessStateCache`] (a power of two).
+const CACHE_SLOTS: usize = 256;
+
+/// The home slot of a key: the top bits of a multiplicative mix.
+#[inline(always)]
+fn home_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+}
+
+/// [`map_access`] results by [`map_key`], in an open-addressed table probed linearly from the
+/// key's home slot. A frame has few distinct access kinds, so a lookup is nearly always one
+/// probe; [`map_access`] is a pure function, so entries stay valid across frames.
+#[derive(Debug)]
+pub struct AccessStateCache {
+    keys: Box<[u64; CACHE_SLOTS]>,
+    states: Box<[AccessState; CACHE_SLOTS]>,
+    len: usize,
+}
+
+impl Default for AccessStateCache {
+    fn default() -> AccessStateCache {
+        AccessStateCache {
+            keys: Box::new([u64::MAX; CACHE_SLOTS]),
+            states: Box::new([AccessState::default(); CACHE_SLOTS]),
+            len: 0,
+        }
+    }
+}
+
+impl AccessStateCache {
+    /// [`map_access`] of `access` in `context`.
+    #[inline(always)]
+    pub fn get(&mut self, access: &AccessDesc, context: MapContext) -> AccessState {
+        let key = map_key(access, context);
+        let mut slot = home_slot(key);
+        loop {
+            let known = self.keys[slot];
+            if known == key {
+                break;
+            }
+            if known == u64::MAX {
+                slot = self.insert(slot, key, access, context);
+                break;
+            }
+            slot = (slot + 1) & (CACHE_SLOTS - 1);
+        }
+        // One exit, so the caller reads the fields straight from the table.
+        self.states[slot]
+    }
+
+    /// Maps `access` into the empty slot `slot` (or, when the table is half full, into a
+    /// table started over); returns the slot used.
+    #[cold]
+    fn insert(
+        &mut self,
+        mut slot: usize,
+        key: u64,
+        access: &AccessDesc,
+        context: MapContext,
+    ) -> usize {
+        let state = map_access(
+            access,
+            context.stencil_plane() as u32,
+            context.texture(),
+            context.depth(),
+            context.class(),
+        );
+        if self.len >= CACHE_SLOTS / 2 {
+            // Keep probe chains short (and the loop in `get` finite): start over.
+            self.keys.fill(u64::MAX);
+            self.len = 0;
+            slot = home_slot(key);
+        }
+        self.keys[slot] = key;
+        self.states[slot] = state;
+        self.len += 1;
+        slot
+    }
+}
+
 /// One layout serving two uses of a subresource at once (read-only depth also sampled keeps the
 /// read-only depth layout; anything else falls back to `General`).
 pub fn merge_layouts(a: ImageLayout, b: ImageLayout) -> ImageLayout {
@@ -263,6 +412,42 @@ pub fn merge_layouts(a: ImageLayout, b: ImageLayout) -> ImageLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_matches_map_access() {
+        let mut cache = AccessStateCache::default();
+        let mut ds = AccessDesc::readwrite(AccessFlags::DEPTH | AccessFlags::STENCIL);
+        ds.stencil_mode = Some(crate::decl::AccessMode::ReadOnly);
+        let descs = [
+            AccessDesc::readwrite(AccessFlags::RENDER_TARGET),
+            AccessDesc::readonly(AccessFlags::PS | AccessFlags::CS),
+            AccessDesc::readwrite(AccessFlags::CS),
+            AccessDesc::readonly(AccessFlags::COPY),
+            ds,
+        ];
+        let classes = [QueueClass::Graphics, QueueClass::Compute, QueueClass::Copy];
+        // Far more distinct keys than the cache holds, twice over: every answer (fresh, cached
+        // or after the cache started over) equals the direct mapping.
+        for _ in 0..2 {
+            for flags in 0..64u32 {
+                for desc in descs {
+                    let desc = AccessDesc {
+                        flags: AccessFlags(desc.flags.0 | flags << 20),
+                        ..desc
+                    };
+                    for (plane, texture, depth, class) in
+                        (0..24).map(|i| (i & 1, i & 2 != 0, i & 4 != 0, classes[i as usize / 8]))
+                    {
+                        let context = MapContext::new(plane == 1, texture, depth, class);
+                        assert_eq!(
+                            cache.get(&desc, context),
+                            map_access(&desc, plane, texture, depth, class)
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn table_entries() {

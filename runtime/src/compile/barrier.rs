@@ -9,16 +9,28 @@
 //! semaphore wait. External, persistent and temporal resources rest between frames in a fixed
 //! state (external: the entry parameter's access, else `General`); a last batch at the end of
 //! the frame returns them to it.
+//!
+//! Data flow: a resource's state is one 64-byte record, direct-indexed, until an access covers
+//! only part of it (then a region map of segments takes over for the rest of the frame); an
+//! access's Vulkan terms come from a small cache keyed by the access and its context; a node
+//! whose accesses name distinct resources (nearly all) applies each access as it comes, and
+//! only a node that names a resource twice builds and merges per-plane needs first.
+
+// The per-segment state and the barrier emitter (a child module, so the module list in
+// `compile/mod.rs` stays as it is).
+#[path = "barrier_state.rs"]
+mod state;
 
 use super::access_info::{AccessInfo, DEPTH_FORMAT, RELAXED, TEXTURE, WHOLE};
-use super::access_map::{map_access, merge_layouts, AccessState};
+use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache, MapContext};
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
-use crate::decl::{AccessDesc, AccessMode, QueueClass};
+use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
 use crate::vk::{Accesses, ImageLayout, Stages};
+use state::{Emitter, Step, SubState};
 
 /// One image or buffer memory barrier.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -68,19 +80,6 @@ pub struct QueueWait {
     pub wait_before: u32,
 }
 
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-struct SubState {
-    layout: ImageLayout,
-    write_stages: Stages,
-    write_accesses: Accesses,
-    read_stages: Stages,
-    visible: Stages,
-    last_position: i64,
-    queue: u32,
-    relaxed_write: bool,
-    touched: bool,
-}
-
 /// `Need::plane` of an access whose box is used as is (whole one-plane resources, buffers).
 const WHOLE_PLANE: u8 = u8::MAX;
 
@@ -92,6 +91,8 @@ struct Need {
     access: u32,
     /// The texture plane, or [`WHOLE_PLANE`].
     plane: u8,
+    /// The access covers the whole of a one-plane resource ([`WHOLE`]).
+    whole: bool,
     need: AccessState,
     discard_before: bool,
     relaxed: bool,
@@ -107,6 +108,19 @@ impl Need {
             region.hi[2] = self.plane as u64 + 1;
         }
         region
+    }
+
+    /// The need as a step at execution position `position` on queue `queue`.
+    #[inline(always)]
+    fn step(&self, position: u32, queue: u32) -> Step {
+        Step {
+            resource: self.resource,
+            position,
+            queue,
+            need: self.need,
+            discard_before: self.discard_before,
+            relaxed: self.relaxed,
+        }
     }
 }
 
@@ -136,55 +150,85 @@ fn merge_overlapping_needs(needs: &mut [Need], boxes: &[SubresourceBox]) {
     }
 }
 
+/// `WholeState::split` of a resource kept whole.
+const NOT_SPLIT: u32 = u32::MAX;
+
+/// The subresource states of the frame's resources. A resource stays one state covering all of
+/// it (`whole`, direct-indexed) until an access covers only part of it; then it moves, with
+/// that state, into a region map of segments (`split`) for the rest of the frame. A one-segment
+/// region map behaves exactly like the whole state, so the move changes nothing but speed.
+#[derive(Debug, Default)]
+struct States {
+    whole: Vec<WholeState>,
+    split: RegionMap<SubState>,
+}
+
+/// A resource's state while it is kept whole, and where it went once split (one 64-byte record,
+/// so the hot path reads one cache line per access).
+#[derive(Copy, Clone, Debug)]
+struct WholeState {
+    state: SubState,
+    /// Its index in `States::split`, or [`NOT_SPLIT`] (then `state` is current).
+    split: u32,
+    /// One more than the execution position of the last node that accessed the resource, or 0.
+    node_stamp: u32,
+}
+
+// The hot loop touches one cache line per access's resource.
+const _: () = assert!(std::mem::size_of::<WholeState>() == 64);
+
+impl States {
+    /// Applies a need of the subresources `region` of `step.resource`; `whole`: the access
+    /// covers the whole of a one-plane resource.
+    #[inline(always)]
+    fn apply(
+        &mut self,
+        step: &Step,
+        region: &SubresourceBox,
+        whole: bool,
+        full: &[SubresourceBox],
+        out: &mut Emitter<'_>,
+    ) {
+        let resource = step.resource as usize;
+        let entry = &mut self.whole[resource];
+        let mut index = entry.split;
+        if index == NOT_SPLIT {
+            if whole || region.contains(&full[resource]) {
+                step.apply::<false>(&mut entry.state, region, out);
+                return;
+            }
+            index = self.split.push_resource(full[resource], entry.state) as u32;
+            entry.split = index;
+        }
+        let index = index as usize;
+        let single = if whole {
+            self.split.single_whole_mut(index)
+        } else {
+            self.split.single_mut(index, region)
+        };
+        if let Some(state) = single {
+            step.apply::<true>(state, region, out);
+        } else {
+            // Each state covers its own part of the region: a barrier per part, so each carries
+            // the old layout of exactly the subresources it transitions.
+            self.split.update_boxed(index, region, |part, state| {
+                step.apply::<true>(state, part, out)
+            });
+        }
+    }
+}
+
 /// Reusable scratch of barrier planning.
 #[derive(Debug, Default)]
 pub struct BarrierPlanner {
-    states: RegionMap<SubState>,
-    /// The batch barriers go to now: its position and first barrier.
-    open_batch: Option<(u32, u32)>,
-    /// What the accesses of the current node need, per plane.
+    states: States,
+    /// The resources that outlive the frame, in index order.
+    outliving: Vec<u32>,
+    /// What the accesses of the current node need, per plane (nodes that need merging, and
+    /// accesses that cover part of a resource).
     node_needs: Vec<Need>,
-    mapped: Vec<(u64, AccessState)>,
-}
-
-/// The inputs of [`map_access`] packed into one word (attribute flags, modes, relaxed, plane,
-/// texture, depth format, queue class), the key of [`map_access_memo`].
-fn map_key(access: &AccessDesc, plane: u32, texture: bool, depth: bool, class: QueueClass) -> u64 {
-    let mode = |mode: AccessMode| match mode {
-        AccessMode::ReadOnly => 0u64,
-        AccessMode::WriteOnly => 1,
-        AccessMode::ReadWrite => 2,
-    };
-    let stencil = access.stencil_mode.map_or(3, mode);
-    access.flags.0 as u64
-        | mode(access.mode) << 32
-        | stencil << 34
-        | (access.relaxed as u64) << 36
-        | ((plane == 1) as u64) << 37
-        | (texture as u64) << 38
-        | (depth as u64) << 39
-        | (class as u64) << 40
-}
-
-/// [`map_access`] through a small memo (a frame has few distinct access kinds).
-fn map_access_memo(
-    memo: &mut Vec<(u64, AccessState)>,
-    access: &AccessDesc,
-    plane: u32,
-    texture: bool,
-    depth: bool,
-    class: QueueClass,
-) -> AccessState {
-    let key = map_key(access, plane, texture, depth, class);
-    if let Some((_, state)) = memo.iter().find(|(known, _)| *known == key) {
-        return *state;
-    }
-    let state = map_access(access, plane, texture, depth, class);
-    if memo.len() == 64 {
-        memo.clear();
-    }
-    memo.push((key, state));
-    state
+    /// [`map_access`] results by access kind.
+    mapped: AccessStateCache,
 }
 
 /// The state an outliving resource rests in between frames.
@@ -213,6 +257,72 @@ fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
     }
 }
 
+/// Some resource appears more than once among the accesses `infos` of the node at execution
+/// position `position`: each access stamps its resource's record with `position + 1` (unique
+/// within the frame; the records start at 0 each frame), so a stamp already there is a repeat.
+#[inline(always)]
+fn repeats_resource(infos: &[AccessInfo], whole: &mut [WholeState], position: u32) -> bool {
+    let stamp = position + 1;
+    let mut repeated = false;
+    for info in infos {
+        let entry = &mut whole[info.resource as usize];
+        repeated |= entry.node_stamp == stamp;
+        entry.node_stamp = stamp;
+    }
+    repeated
+}
+
+/// Appends what access `access_index` needs, per plane, to `needs`.
+#[allow(clippy::too_many_arguments)]
+fn push_needs(
+    needs: &mut Vec<Need>,
+    mapped: &mut AccessStateCache,
+    graph: &RecordedGraph,
+    boxes: &[SubresourceBox],
+    info: AccessInfo,
+    access_index: usize,
+    discard: DiscardFlags,
+    class: QueueClass,
+) {
+    let access = &graph.accesses[access_index].access;
+    let texture = info.has(TEXTURE);
+    let depth = info.has(DEPTH_FORMAT);
+    let relaxed = info.has(RELAXED);
+    if info.has(WHOLE) {
+        // One plane (plane 0), the whole resource.
+        needs.push(Need {
+            resource: info.resource,
+            access: access_index as u32,
+            plane: WHOLE_PLANE,
+            whole: true,
+            need: mapped.get(access, MapContext::new(false, texture, depth, class)),
+            discard_before: discard.contains(DiscardFlags::BEFORE),
+            relaxed,
+        });
+        return;
+    }
+    let region = &boxes[access_index];
+    for plane in region.lo[2]..region.hi[2] {
+        let stencil = plane == 1;
+        needs.push(Need {
+            resource: info.resource,
+            access: access_index as u32,
+            plane: if texture { plane as u8 } else { WHOLE_PLANE },
+            whole: false,
+            need: mapped.get(access, MapContext::new(stencil, texture, depth, class)),
+            discard_before: discard.contains(if stencil {
+                DiscardFlags::STENCIL_BEFORE
+            } else {
+                DiscardFlags::BEFORE
+            }),
+            relaxed,
+        });
+        if !texture {
+            break;
+        }
+    }
+}
+
 impl BarrierPlanner {
     /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
     /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
@@ -227,347 +337,197 @@ impl BarrierPlanner {
         infos: &[AccessInfo],
         frame: &mut CompiledFrame,
     ) {
-        self.states
-            .reset(graph.resources.iter().enumerate().map(|(index, record)| {
-                let mut state = SubState {
-                    last_position: -1,
-                    ..SubState::default()
-                };
-                if record.outlives_frame() && (record.external || record.frames_alive > 0) {
-                    let rest = resting_state(graph, index);
-                    state.layout = rest.layout;
-                    state.write_stages = Stages::ALL_COMMANDS;
-                    state.write_accesses = Accesses::MEMORY_WRITE;
-                    state.touched = true;
-                }
-                (full[index], state)
-            }));
-        self.open_batch = None;
+        self.begin_frame(graph);
         frame.queue_waits.clear();
         frame.barriers.clear();
         frame.batch_list.clear();
+        let discards = &frame.access_discard[..];
+        let mut out = Emitter {
+            barriers: &mut frame.barriers,
+            batch_list: &mut frame.batch_list,
+            open: None,
+            waits: &mut frame.queue_waits,
+            alias_after: &frame.alias_after,
+        };
         for (position, node) in frame.order.iter().enumerate() {
             let queue = frame.node_queue[node.index()];
-            let class = graph.decls[graph.nodes[node.index()].decl.index()].queue;
-            let range = graph.nodes[node.index()].accesses.clone();
-            // What each access needs, per plane; overlapping accesses of one node share a layout.
-            self.node_needs.clear();
-            for access_index in range.start as usize..range.end as usize {
-                let info = infos[access_index];
-                let discard = frame
-                    .access_discard
-                    .get(access_index)
-                    .copied()
-                    .unwrap_or_default();
-                let access = &graph.accesses[access_index].access;
-                let texture = info.has(TEXTURE);
-                let depth = info.has(DEPTH_FORMAT);
-                if info.has(WHOLE) {
-                    // One plane (plane 0), the whole resource.
-                    self.node_needs.push(Need {
-                        resource: info.resource,
-                        access: access_index as u32,
-                        plane: WHOLE_PLANE,
-                        need: map_access_memo(&mut self.mapped, access, 0, texture, depth, class),
-                        discard_before: discard.contains(DiscardFlags::BEFORE),
-                        relaxed: info.has(RELAXED),
-                    });
-                    continue;
-                }
-                let region = &boxes[access_index];
-                for plane in region.lo[2]..region.hi[2] {
-                    let need = map_access_memo(
+            let record = &graph.nodes[node.index()];
+            let class = graph.decls[record.decl.index()].queue;
+            let first = record.accesses.start as usize;
+            // A reversed range is empty (as a `Range` is), not a slicing panic.
+            let end = (record.accesses.end as usize).max(first);
+            let node_infos = &infos[first..end];
+            let position = position as u32;
+            // A node that accesses a resource twice merges the needs of overlapping accesses
+            // first; any other node applies each access as it comes.
+            if repeats_resource(node_infos, &mut self.states.whole, position) {
+                self.node_needs.clear();
+                for (offset, &info) in node_infos.iter().enumerate() {
+                    let access_index = first + offset;
+                    let discard = discards.get(access_index).copied().unwrap_or_default();
+                    push_needs(
+                        &mut self.node_needs,
                         &mut self.mapped,
-                        access,
-                        plane as u32,
-                        texture,
-                        depth,
+                        graph,
+                        boxes,
+                        info,
+                        access_index,
+                        discard,
                         class,
                     );
-                    let discard_before = discard.contains(if plane == 1 {
-                        DiscardFlags::STENCIL_BEFORE
-                    } else {
-                        DiscardFlags::BEFORE
-                    });
-                    self.node_needs.push(Need {
-                        resource: info.resource,
-                        access: access_index as u32,
-                        plane: if texture { plane as u8 } else { WHOLE_PLANE },
-                        need,
-                        discard_before,
-                        relaxed: info.has(RELAXED),
-                    });
-                    if !texture {
-                        break;
-                    }
                 }
-            }
-            if self.node_needs.len() > 1 {
                 merge_overlapping_needs(&mut self.node_needs, boxes);
+                for need in &self.node_needs {
+                    let step = need.step(position, queue);
+                    let region = need.region(boxes);
+                    self.states
+                        .apply(&step, &region, need.whole, full, &mut out);
+                }
+                continue;
             }
-            let mut out = Emitter {
-                barriers: &mut frame.barriers,
-                batch_list: &mut frame.batch_list,
-                open: &mut self.open_batch,
-                waits: &mut frame.queue_waits,
-            };
-            for need in &self.node_needs {
-                let resource = need.resource as usize;
-                let region = need.region(boxes);
-                let step = Step {
-                    resource,
-                    position: position as u32,
-                    queue,
-                    need: need.need,
-                    discard_before: need.discard_before,
-                    relaxed: need.relaxed,
-                    alias_after: frame.alias_after.get(resource).copied().flatten(),
-                };
-                let single = if infos[need.access as usize].has(WHOLE) {
-                    self.states.single_whole_mut(resource)
-                } else {
-                    self.states.single_mut(resource, &region)
-                };
-                if let Some(state) = single {
-                    step.apply(state, region, &mut out);
-                } else {
-                    // Each state covers its own part of the region: a barrier per part, so each
-                    // carries the old layout of exactly the subresources it transitions.
-                    self.states.update_boxed(resource, &region, |part, state| {
-                        step.apply(state, *part, &mut out)
-                    });
+            let node_accesses = &graph.accesses[first..end];
+            let node_boxes = &boxes[first..end];
+            for (offset, ((&info, access), region)) in node_infos
+                .iter()
+                .zip(node_accesses)
+                .zip(node_boxes)
+                .enumerate()
+            {
+                let access_index = first + offset;
+                let discard = discards.get(access_index).copied().unwrap_or_default();
+                let resource = info.resource as usize;
+                let entry = &mut self.states.whole[resource];
+                if info.has(WHOLE) && entry.split == NOT_SPLIT {
+                    // The common case: the whole of a resource kept whole.
+                    let step = Step {
+                        resource: info.resource,
+                        position,
+                        queue,
+                        need: self.mapped.get(
+                            &access.access,
+                            MapContext::of_resource(false, info.bits, class),
+                        ),
+                        discard_before: discard.contains(DiscardFlags::BEFORE),
+                        relaxed: info.has(RELAXED),
+                    };
+                    step.apply_first::<false>(&mut entry.state, region, &mut out);
+                    continue;
+                }
+                self.node_needs.clear();
+                push_needs(
+                    &mut self.node_needs,
+                    &mut self.mapped,
+                    graph,
+                    boxes,
+                    info,
+                    access_index,
+                    discard,
+                    class,
+                );
+                for need in &self.node_needs {
+                    let step = need.step(position, queue);
+                    let region = need.region(boxes);
+                    self.states
+                        .apply(&step, &region, need.whole, full, &mut out);
                 }
             }
         }
-        self.plan_end_of_frame(graph, full, frame);
-        if let Some(open) = self.open_batch.take() {
-            frame.batch_list.push(BarrierBatch {
-                position: open.0,
-                barriers: open.1..frame.barriers.len() as u32,
-            });
-        }
+        plan_end_of_frame(
+            &mut self.states,
+            &self.outliving,
+            graph,
+            full,
+            frame.order.len() as u32,
+            &mut out,
+        );
+        out.close();
         frame.batches = frame.batch_list.len() as u32;
         frame.transitions = frame.barriers.len() as u32;
     }
 
-    fn plan_end_of_frame(
-        &mut self,
-        graph: &RecordedGraph,
-        full: &[SubresourceBox],
-        frame: &mut CompiledFrame,
-    ) {
-        let end = frame.order.len() as u32;
-        let mut out = Emitter {
-            barriers: &mut frame.barriers,
-            batch_list: &mut frame.batch_list,
-            open: &mut self.open_batch,
-            waits: &mut frame.queue_waits,
-        };
-        let mut batch_started = false;
+    /// Resets the states (outliving resources that held data start in their resting state)
+    /// and lists the outliving resources.
+    fn begin_frame(&mut self, graph: &RecordedGraph) {
+        let count = graph.resources.len();
+        let states = &mut self.states;
+        states.whole.clear();
+        states.whole.resize(
+            count,
+            WholeState {
+                state: SubState::UNTOUCHED,
+                split: NOT_SPLIT,
+                node_stamp: 0,
+            },
+        );
+        states.split.clear();
+        self.outliving.clear();
         for (index, record) in graph.resources.iter().enumerate() {
             if !record.outlives_frame() {
                 continue;
             }
-            let rest = resting_state(graph, index);
-            let full = full[index];
-            let mut plan = |state: &mut SubState, region: SubresourceBox| {
-                if !state.touched || state.last_position < 0 {
-                    return;
-                }
-                let pending_write = state.write_stages != Stages::NONE;
-                if state.layout == rest.layout && !pending_write {
-                    return;
-                }
-                if !batch_started {
-                    batch_started = true;
-                    out.open_new(end);
-                }
-                out.push(Barrier {
-                    resource: ResourceId::from_index(index),
-                    region,
-                    src_stages: state.write_stages | state.read_stages,
-                    src_accesses: state.write_accesses,
-                    dst_stages: rest.stages,
-                    dst_accesses: rest.accesses,
-                    old_layout: state.layout,
-                    new_layout: rest.layout,
-                    src_queue: state.queue,
-                    dst_queue: 0,
-                });
-            };
-            self.states
-                .for_each(index, &full, |region, state| plan(state, *region));
-        }
-    }
-}
-
-/// Where planned barriers go: straight into the frame's barrier list, batch by batch (batches
-/// only ever open at the end, so no sorting is needed).
-struct Emitter<'a> {
-    barriers: &'a mut Vec<Barrier>,
-    batch_list: &'a mut Vec<BarrierBatch>,
-    open: &'a mut Option<(u32, u32)>,
-    waits: &'a mut Vec<QueueWait>,
-}
-
-impl Emitter<'_> {
-    /// Closes the open batch (if any) and opens one at `position`.
-    fn open_new(&mut self, position: u32) {
-        if let Some((open_position, start)) = self.open.take() {
-            self.batch_list.push(BarrierBatch {
-                position: open_position,
-                barriers: start..self.barriers.len() as u32,
-            });
-        }
-        *self.open = Some((position, self.barriers.len() as u32));
-    }
-
-    /// Adds a barrier that may go anywhere in `earliest..=position`: into the open batch when it
-    /// lies in that range, else into a new batch at `position`.
-    fn push_between(&mut self, earliest: i64, position: u32, barrier: Barrier) {
-        match *self.open {
-            Some((open_position, _)) if open_position as i64 >= earliest => {}
-            _ => self.open_new(position),
-        }
-        self.push(barrier);
-    }
-
-    /// Adds a barrier to the open batch.
-    #[inline(always)]
-    fn push(&mut self, barrier: Barrier) {
-        let start = self.open.map_or(0, |(_, start)| start);
-        push_merged(self.barriers, start as usize, barrier);
-    }
-}
-
-/// One access's need applied to the subresource states it covers.
-struct Step {
-    resource: usize,
-    position: u32,
-    queue: u32,
-    need: AccessState,
-    discard_before: bool,
-    relaxed: bool,
-    alias_after: Option<u32>,
-}
-
-impl Step {
-    /// Updates one segment's state, emitting the barrier (and queue wait) it needs.
-    #[inline(always)]
-    fn apply(&self, state: &mut SubState, region: SubresourceBox, out: &mut Emitter<'_>) {
-        let (position, queue, need, relaxed) = (self.position, self.queue, self.need, self.relaxed);
-        if state.last_position == position as i64 {
-            // Another access of this node (already merged into the first one).
-            return;
-        }
-        let alias_after = self.alias_after;
-        let first_use = !state.touched;
-        let layout_change = need.layout != state.layout;
-        let pending_write = state.write_stages != Stages::NONE;
-        // Visibility on one queue says nothing of another: an access on a different queue
-        // than the last one after any write waits for it (through a semaphore) and gets its
-        // own barrier, even when the data is already visible to its stages.
-        let other_queue = !first_use && state.queue != queue;
-        let needs_barrier = layout_change
-            || (first_use && alias_after.is_some())
-            || (other_queue && pending_write)
-            || (need.writes
-                && pending_write
-                && !(relaxed && state.relaxed_write && state.read_stages == Stages::NONE))
-            || (need.writes && state.read_stages != Stages::NONE)
-            || (!need.writes && pending_write && state.visible.0 & need.stages.0 != need.stages.0);
-        if needs_barrier {
-            let mut src_stages = state.write_stages | state.read_stages;
-            let mut src_accesses = state.write_accesses;
-            let mut earliest = state.last_position + 1;
-            if first_use {
-                if let Some(after) = alias_after {
-                    src_stages = Stages::ALL_COMMANDS;
-                    src_accesses = Accesses::MEMORY_WRITE;
-                    earliest = after as i64 + 1;
-                }
+            self.outliving.push(index as u32);
+            if record.external || record.frames_alive > 0 {
+                let state = &mut states.whole[index].state;
+                state.layout = resting_state(graph, index).layout;
+                state.write_stages = Stages::ALL_COMMANDS;
+                state.write_accesses = Accesses::MEMORY_WRITE;
+                state.touched = true;
             }
-            let old_layout = if self.discard_before || first_use {
-                ImageLayout::Undefined
-            } else {
-                state.layout
-            };
-            let barrier = Barrier {
-                resource: ResourceId::from_index(self.resource),
-                region,
-                src_stages,
-                src_accesses,
-                dst_stages: need.stages,
-                dst_accesses: need.accesses,
-                old_layout,
-                new_layout: need.layout,
-                src_queue: if state.touched { state.queue } else { queue },
-                dst_queue: queue,
-            };
-            out.push_between(earliest, position, barrier);
-            if state.touched && state.queue != queue && state.last_position >= 0 {
-                out.waits.push(QueueWait {
-                    wait_queue: queue,
-                    signal_queue: state.queue,
-                    signal_after: state.last_position as u32,
-                    wait_before: position,
-                });
-            }
-            state.visible = need.stages;
-            if need.writes {
-                // The new data is visible to nobody until the next barrier.
-                state.visible = Stages::NONE;
-                state.write_stages = need.stages;
-                state.write_accesses = Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
-                state.read_stages = if need.reads {
-                    need.stages
-                } else {
-                    Stages::NONE
-                };
-            } else {
-                state.read_stages |= need.stages;
-            }
-        } else if need.writes {
-            state.visible = Stages::NONE;
-            state.write_stages |= need.stages;
-            state.write_accesses |= Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
-        } else {
-            state.read_stages |= need.stages;
         }
-        state.layout = need.layout;
-        state.relaxed_write = need.writes && relaxed;
-        state.last_position = position as i64;
-        state.queue = queue;
-        state.touched = true;
     }
 }
 
-/// Appends a barrier, merging it into the previous one of the batch when they differ only in
-/// adjacent regions.
-fn push_merged(barriers: &mut Vec<Barrier>, batch_start: usize, barrier: Barrier) {
-    if barriers.len() > batch_start && barriers[barriers.len() - 1].resource == barrier.resource {
-        let last = barriers.last_mut().unwrap_or_else(|| unreachable!());
-        let same = Barrier {
-            region: last.region,
-            ..barrier
-        } == *last;
-        if same {
-            let (a, b) = (last.region, barrier.region);
-            let mut differing = 0;
-            let mut axis_of = 0;
-            for axis in 0..3 {
-                if a.lo[axis] != b.lo[axis] || a.hi[axis] != b.hi[axis] {
-                    differing += 1;
-                    axis_of = axis;
-                }
-            }
-            if differing == 1 && (a.hi[axis_of] == b.lo[axis_of] || b.hi[axis_of] == a.lo[axis_of])
-            {
-                last.region.lo[axis_of] = a.lo[axis_of].min(b.lo[axis_of]);
-                last.region.hi[axis_of] = a.hi[axis_of].max(b.hi[axis_of]);
+/// A last batch (at position `end`, the end of the frame) returns the outliving resources to
+/// their resting state.
+fn plan_end_of_frame(
+    states: &mut States,
+    outliving: &[u32],
+    graph: &RecordedGraph,
+    full: &[SubresourceBox],
+    end: u32,
+    out: &mut Emitter<'_>,
+) {
+    let mut batch_started = false;
+    for &resource in outliving {
+        let index = resource as usize;
+        let mut rest = None;
+        let mut plan = |state: &SubState, region: &SubresourceBox| {
+            if !state.touched || state.last_position < 0 {
                 return;
             }
+            let rest = *rest.get_or_insert_with(|| resting_state(graph, index));
+            let pending_write = state.write_stages != Stages::NONE;
+            if state.layout == rest.layout && !pending_write {
+                return;
+            }
+            if !batch_started {
+                batch_started = true;
+                out.open_new(end);
+            }
+            out.push(Barrier {
+                resource: ResourceId(resource),
+                region: *region,
+                src_stages: state.write_stages | state.read_stages,
+                src_accesses: state.write_accesses,
+                dst_stages: rest.stages,
+                dst_accesses: rest.accesses,
+                old_layout: state.layout,
+                new_layout: rest.layout,
+                src_queue: state.queue,
+                dst_queue: 0,
+            });
+        };
+        let full = &full[index];
+        match states.whole[index].split {
+            // One segment covering the resource (visited when the resource is not empty).
+            NOT_SPLIT => {
+                if full.overlaps(full) {
+                    plan(&states.whole[index].state, full);
+                }
+            }
+            split => states
+                .split
+                .for_each(split as usize, full, |region, state| plan(state, region)),
         }
     }
-    barriers.push(barrier);
 }

@@ -7,6 +7,8 @@ use crate::view::SubresourceBox;
 #[derive(Debug, Default)]
 pub struct RegionMap<T: Copy + PartialEq> {
     lists: Vec<Vec<(SubresourceBox, T)>>,
+    /// Lists in use (the rest are kept allocated for reuse by [`RegionMap::push_resource`]).
+    used: usize,
     pieces: Vec<SubresourceBox>,
     fresh: Vec<(SubresourceBox, T)>,
 }
@@ -24,6 +26,25 @@ impl<T: Copy + PartialEq> RegionMap<T> {
             count = index + 1;
         }
         self.lists.truncate(count);
+        self.used = count;
+    }
+
+    /// Empties the map, keeping its allocations, for [`RegionMap::push_resource`] (the index
+    /// space then counts only pushed resources, not the frame's resources).
+    pub fn clear(&mut self) {
+        self.used = 0;
+    }
+
+    /// Adds a resource of one segment `region` with state `state`; returns its index.
+    pub fn push_resource(&mut self, region: SubresourceBox, state: T) -> usize {
+        if self.used == self.lists.len() {
+            self.lists.push(Vec::new());
+        }
+        let list = &mut self.lists[self.used];
+        list.clear();
+        list.push((region, state));
+        self.used += 1;
+        self.used - 1
     }
 
     /// Every segment overlapping `region` satisfies `pred`.
@@ -123,6 +144,35 @@ impl<T: Copy + PartialEq> RegionMap<T> {
             if segment.overlaps(region) {
                 visit(segment, state);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxed(lo: [u64; 3], hi: [u64; 3]) -> SubresourceBox {
+        SubresourceBox { lo, hi }
+    }
+
+    #[test]
+    fn pushed_resources_split_and_reuse_lists() {
+        let mut map = RegionMap::<u32>::default();
+        for round in 0..2 {
+            map.clear();
+            let a = map.push_resource(boxed([0, 0, 0], [4, 1, 1]), 7);
+            let b = map.push_resource(boxed([0, 0, 0], [1, 1, 2]), 9);
+            assert_eq!((a, b), (0, 1));
+            map.update(a, &boxed([1, 0, 0], [3, 1, 1]), |state| *state += round + 1);
+            let mut seen = Vec::new();
+            map.for_each(a, &boxed([0, 0, 0], [4, 1, 1]), |region, state| {
+                seen.push((region.lo[0], region.hi[0], *state))
+            });
+            seen.sort();
+            assert_eq!(seen, vec![(0, 1, 7), (1, 3, 8 + round), (3, 4, 7)]);
+            assert_eq!(map.single_whole_mut(b).copied(), Some(9));
+            assert!(map.single_whole_mut(a).is_none());
         }
     }
 }

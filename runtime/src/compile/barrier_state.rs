@@ -1,0 +1,308 @@
+//! The per-subresource state of barrier planning and the one rule that turns an access's needs
+//! into a barrier (and queue wait), plus the emitter that places barriers into batches.
+
+use super::{Barrier, BarrierBatch, QueueWait};
+use crate::compile::access_map::AccessState;
+use crate::ids::ResourceId;
+use crate::view::SubresourceBox;
+use crate::vk::{Accesses, ImageLayout, Stages};
+
+/// What the planner knows of one segment of a resource's subresources.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) struct SubState {
+    pub(super) layout: ImageLayout,
+    pub(super) write_stages: Stages,
+    pub(super) write_accesses: Accesses,
+    pub(super) read_stages: Stages,
+    pub(super) visible: Stages,
+    /// Execution position of the last access, -1 before the first.
+    pub(super) last_position: i64,
+    pub(super) queue: u32,
+    pub(super) relaxed_write: bool,
+    pub(super) touched: bool,
+}
+
+impl Default for SubState {
+    fn default() -> SubState {
+        SubState::UNTOUCHED
+    }
+}
+
+impl SubState {
+    /// The state of a resource nothing has accessed yet this frame.
+    pub(super) const UNTOUCHED: SubState = SubState {
+        layout: ImageLayout::Undefined,
+        write_stages: Stages::NONE,
+        write_accesses: Accesses::NONE,
+        read_stages: Stages::NONE,
+        visible: Stages::NONE,
+        last_position: -1,
+        queue: 0,
+        relaxed_write: false,
+        touched: false,
+    };
+}
+
+/// Where planned barriers go: straight into the frame's barrier list, batch by batch (batches
+/// only ever open at the end, so no sorting is needed).
+pub(super) struct Emitter<'a> {
+    pub(super) barriers: &'a mut Vec<Barrier>,
+    pub(super) batch_list: &'a mut Vec<BarrierBatch>,
+    /// The batch barriers go to now: its position and first barrier.
+    pub(super) open: Option<(u32, u32)>,
+    pub(super) waits: &'a mut Vec<QueueWait>,
+    /// Per resource (a transient placed in reused memory): the last execution position of the
+    /// memory's previous occupants.
+    pub(super) alias_after: &'a [Option<u32>],
+}
+
+impl Emitter<'_> {
+    /// Closes the open batch (if any) and opens one at `position`.
+    pub(super) fn open_new(&mut self, position: u32) {
+        self.close();
+        self.open = Some((position, self.barriers.len() as u32));
+    }
+
+    /// Closes the open batch (if any).
+    pub(super) fn close(&mut self) {
+        if let Some((open_position, start)) = self.open.take() {
+            self.batch_list.push(BarrierBatch {
+                position: open_position,
+                barriers: start..self.barriers.len() as u32,
+            });
+        }
+    }
+
+    /// Adds the barrier `make` builds (of `resource`), which may go anywhere in
+    /// `earliest..=position`: into the open batch when it lies in that range, else into a new
+    /// batch at `position`.
+    #[inline(always)]
+    fn push_between<const MAY_MERGE: bool>(
+        &mut self,
+        earliest: i64,
+        position: u32,
+        resource: ResourceId,
+        make: impl FnOnce() -> Barrier,
+    ) {
+        match self.open {
+            Some((open_position, _)) if open_position as i64 >= earliest => {}
+            _ => self.open_new(position),
+        }
+        if MAY_MERGE {
+            self.push_with(resource, make);
+        } else {
+            self.push_unmerged(make());
+        }
+    }
+
+    /// Adds a barrier of a resource kept whole, which never merges: its previous barrier went
+    /// into a batch placed at or before that access, and `push_between` never adds to such a
+    /// batch (the barrier's earliest place is after that access), so no barrier of the resource
+    /// is in the open batch.
+    #[inline(always)]
+    fn push_unmerged(&mut self, barrier: Barrier) {
+        debug_assert!({
+            let start = self.open.map_or(0, |(_, start)| start) as usize;
+            self.barriers[start.min(self.barriers.len())..]
+                .iter()
+                .all(|earlier| earlier.resource != barrier.resource)
+        });
+        self.barriers.push(barrier);
+    }
+
+    /// Adds a barrier to the open batch.
+    #[inline(always)]
+    pub(super) fn push(&mut self, barrier: Barrier) {
+        self.push_with(barrier.resource, || barrier);
+    }
+
+    /// Adds the barrier `make` builds (of `resource`) to the open batch. Only a barrier of the
+    /// same resource right before it in its batch can merge with it; otherwise the barrier is
+    /// built straight into the list.
+    #[inline(always)]
+    fn push_with(&mut self, resource: ResourceId, make: impl FnOnce() -> Barrier) {
+        let start = self.open.map_or(0, |(_, start)| start) as usize;
+        if self.barriers.len() > start {
+            if let Some(last) = self.barriers.last_mut() {
+                if last.resource == resource {
+                    let barrier = make();
+                    if !merge_adjacent(last, &barrier) {
+                        self.barriers.push(barrier);
+                    }
+                    return;
+                }
+            }
+        }
+        self.barriers.push(make());
+    }
+}
+
+/// Merges `barrier` into `last` when they differ only in adjacent regions.
+#[cold]
+fn merge_adjacent(last: &mut Barrier, barrier: &Barrier) -> bool {
+    let same = Barrier {
+        region: last.region,
+        ..*barrier
+    } == *last;
+    if !same {
+        return false;
+    }
+    let (a, b) = (last.region, barrier.region);
+    let mut differing = 0;
+    let mut axis_of = 0;
+    for axis in 0..3 {
+        if a.lo[axis] != b.lo[axis] || a.hi[axis] != b.hi[axis] {
+            differing += 1;
+            axis_of = axis;
+        }
+    }
+    if differing == 1 && (a.hi[axis_of] == b.lo[axis_of] || b.hi[axis_of] == a.lo[axis_of]) {
+        last.region.lo[axis_of] = a.lo[axis_of].min(b.lo[axis_of]);
+        last.region.hi[axis_of] = a.hi[axis_of].max(b.hi[axis_of]);
+        return true;
+    }
+    false
+}
+
+/// One access's need (of one plane) at one execution position.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Step {
+    pub(super) resource: u32,
+    pub(super) position: u32,
+    pub(super) queue: u32,
+    pub(super) need: AccessState,
+    pub(super) discard_before: bool,
+    pub(super) relaxed: bool,
+}
+
+impl Step {
+    /// Updates one segment's state, emitting the barrier (and queue wait) it needs; `region` is
+    /// the part of the access the segment covers (read only when a barrier is emitted).
+    /// `MAY_MERGE`: the segment belongs to a split resource, whose barriers may merge with the
+    /// one before them (false for a resource kept whole, see [`Emitter::push_unmerged`]).
+    #[inline(always)]
+    pub(super) fn apply<const MAY_MERGE: bool>(
+        &self,
+        state: &mut SubState,
+        region: &SubresourceBox,
+        out: &mut Emitter<'_>,
+    ) {
+        if state.last_position == self.position as i64 {
+            // Another access of this node (already merged into the first one).
+            return;
+        }
+        self.apply_first::<MAY_MERGE>(state, region, out);
+    }
+
+    /// [`Step::apply`] for a segment no other access of this node has touched (the caller
+    /// knows: the node names the resource once).
+    #[inline(always)]
+    pub(super) fn apply_first<const MAY_MERGE: bool>(
+        &self,
+        state: &mut SubState,
+        region: &SubresourceBox,
+        out: &mut Emitter<'_>,
+    ) {
+        let (position, queue, need, relaxed) = (self.position, self.queue, self.need, self.relaxed);
+        let first_use = !state.touched;
+        // Only a first use looks at the aliasing of the resource's memory.
+        let alias_after = if first_use {
+            out.alias_after
+                .get(self.resource as usize)
+                .copied()
+                .flatten()
+        } else {
+            None
+        };
+        let layout_change = need.layout != state.layout;
+        let pending_write = state.write_stages != Stages::NONE;
+        // Visibility on one queue says nothing of another: an access on a different queue
+        // than the last one after any write waits for it (through a semaphore) and gets its
+        // own barrier, even when the data is already visible to its stages.
+        let other_queue = !first_use && state.queue != queue;
+        let needs_barrier = layout_change
+            || alias_after.is_some()
+            || (other_queue && pending_write)
+            || (need.writes
+                && pending_write
+                && !(relaxed && state.relaxed_write && state.read_stages == Stages::NONE))
+            || (need.writes && state.read_stages != Stages::NONE)
+            || (!need.writes && pending_write && state.visible.0 & need.stages.0 != need.stages.0);
+        if needs_barrier {
+            self.emit::<MAY_MERGE>(state, region, alias_after, out);
+            state.visible = need.stages;
+            if need.writes {
+                // The new data is visible to nobody until the next barrier.
+                state.visible = Stages::NONE;
+                state.write_stages = need.stages;
+                state.write_accesses = Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
+                state.read_stages = if need.reads {
+                    need.stages
+                } else {
+                    Stages::NONE
+                };
+            } else {
+                state.read_stages |= need.stages;
+            }
+        } else if need.writes {
+            state.visible = Stages::NONE;
+            state.write_stages |= need.stages;
+            state.write_accesses |= Accesses(need.accesses.0 & Accesses::WRITE_MASK.0);
+        } else {
+            state.read_stages |= need.stages;
+        }
+        state.layout = need.layout;
+        state.relaxed_write = need.writes && relaxed;
+        state.last_position = position as i64;
+        state.queue = queue;
+        state.touched = true;
+    }
+
+    /// The barrier (and queue wait) from `state` (before the access) to the need.
+    #[inline(always)]
+    fn emit<const MAY_MERGE: bool>(
+        &self,
+        state: &SubState,
+        region: &SubresourceBox,
+        alias_after: Option<u32>,
+        out: &mut Emitter<'_>,
+    ) {
+        let (position, queue, need) = (self.position, self.queue, self.need);
+        let mut src_stages = state.write_stages | state.read_stages;
+        let mut src_accesses = state.write_accesses;
+        let mut earliest = state.last_position + 1;
+        // `alias_after` is only ever set for a first use.
+        if let Some(after) = alias_after {
+            src_stages = Stages::ALL_COMMANDS;
+            src_accesses = Accesses::MEMORY_WRITE;
+            earliest = after as i64 + 1;
+        }
+        let old_layout = if self.discard_before || !state.touched {
+            ImageLayout::Undefined
+        } else {
+            state.layout
+        };
+        let resource = ResourceId(self.resource);
+        let make = || Barrier {
+            resource,
+            region: *region,
+            src_stages,
+            src_accesses,
+            dst_stages: need.stages,
+            dst_accesses: need.accesses,
+            old_layout,
+            new_layout: need.layout,
+            src_queue: if state.touched { state.queue } else { queue },
+            dst_queue: queue,
+        };
+        out.push_between::<MAY_MERGE>(earliest, position, resource, make);
+        if state.touched && state.queue != queue && state.last_position >= 0 {
+            out.waits.push(QueueWait {
+                wait_queue: queue,
+                signal_queue: state.queue,
+                signal_after: state.last_position as u32,
+                wait_before: position,
+            });
+        }
+    }
+}
