@@ -10,6 +10,7 @@ use crate::graph::RecordedGraph;
 /// Fills `alive` (one flag per node): everything when `cull` is false, else the nodes reachable
 /// backwards over data edges from nodes with effects (a CPU access, or a write to a resource
 /// that outlives the frame; `infos` are the accesses' compact records).
+#[inline(never)]
 pub fn find_live_nodes(
     graph: &RecordedGraph,
     infos: &[AccessInfo],

@@ -6,7 +6,9 @@
 //! `[relaxed]` writes that follow each other with no read in between form a group whose members
 //! are not ordered among themselves (each is ordered after what preceded the group).
 
-use super::access_info::{self, AccessInfo, ANY_READS, ANY_WRITES, READS, RELAXED, WHOLE, WRITES};
+use super::access_info::{
+    self, AccessInfo, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE, WRITES,
+};
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
@@ -46,10 +48,45 @@ struct Segment {
     group_base: Vec<u32>,
 }
 
+/// No node.
+const NO_NODE: u32 = u32::MAX;
+/// Readers since the last write that a dense [`ResourceState`] holds inline.
+const DENSE_READERS: usize = 3;
+/// [`ResourceState::tag`] bit: the resource is tracked by segment list `tag & !GENERAL`.
+const GENERAL: u32 = 1 << 31;
+
+/// Dependency-tracking state of one resource. As long as a resource is touched only whole (see
+/// [`WHOLE`]), never by a `[relaxed]` write, and by at most [`DENSE_READERS`] readers after each
+/// write, its state is one segment covering all of it with at most one writer, no relaxed group
+/// and no group base: that segment is kept here inline ("dense"). Anything else moves the
+/// resource, with this state converted to that one segment, to a segment list for the rest of
+/// the build.
+#[derive(Copy, Clone, Debug)]
+struct ResourceState {
+    /// The last writer, or `NO_NODE`.
+    writer: u32,
+    /// Readers since the last write, in order (the first `tag` entries).
+    readers: [u32; DENSE_READERS],
+    /// Dense: the number of readers. Else `GENERAL |` the index of the segment list.
+    tag: u32,
+}
+
+/// The state of a resource nothing has touched yet.
+const FRESH: ResourceState = ResourceState {
+    writer: NO_NODE,
+    readers: [NO_NODE; DENSE_READERS],
+    tag: 0,
+};
+
 /// Reusable scratch for building dependency graphs.
 #[derive(Debug, Default)]
 pub struct DepBuilder {
-    segments: Vec<Vec<Segment>>,
+    /// Per resource.
+    states: Vec<ResourceState>,
+    /// Segment lists of the resources tracked per region: the first `lists_used` belong to the
+    /// build in progress, the rest keep their allocations for later builds.
+    lists: Vec<Vec<Segment>>,
+    lists_used: usize,
     scratch_pieces: Vec<SubresourceBox>,
     scratch_new: Vec<Segment>,
     explicit: Vec<(u32, u32)>,
@@ -161,13 +198,10 @@ impl DepBuilder {
     /// (no accesses, no edges), so order between live nodes is kept even where it ran through
     /// a culled node.
     pub fn build(&mut self, graph: &RecordedGraph, alive: Option<&[bool]>, out: &mut DepGraph) {
-        let full: Vec<SubresourceBox> = graph
-            .resources
-            .iter()
-            .map(|resource| full_box(&resource.desc))
-            .collect();
         let mut table = access_info::AccessTable::default();
-        table.build(graph, &full);
+        let mut sizes = Vec::new();
+        let mut full = Vec::new();
+        table.build(graph, &mut sizes, &mut full);
         self.build_boxed(graph, &table.boxes, &full, &table.infos, alive, out);
     }
 
@@ -185,22 +219,10 @@ impl DepBuilder {
     ) {
         out.pred_start.clear();
         out.edges.clear();
-        self.segments
-            .resize_with(graph.resources.len().max(self.segments.len()), Vec::new);
-        for index in 0..graph.resources.len() {
-            // Keep the first segment's vectors to avoid reallocating every frame.
-            let list = &mut self.segments[index];
-            list.truncate(1);
-            if list.is_empty() {
-                list.push(Segment::default());
-            }
-            let segment = &mut list[0];
-            segment.region = full[index];
-            segment.writers.clear();
-            segment.readers.clear();
-            segment.group_base.clear();
-            segment.writers_relaxed = false;
-        }
+        out.pred_start.reserve(graph.nodes.len() + 1);
+        self.states.clear();
+        self.states.resize(graph.resources.len(), FRESH);
+        self.lists_used = 0;
         self.explicit.clear();
         self.explicit
             .extend(graph.explicit_deps.iter().map(|(node, on)| (node.0, on.0)));
@@ -222,82 +244,171 @@ impl DepBuilder {
             if !live {
                 continue;
             }
-            // Reads see the data from before the node: all reads first, then all writes.
+            let node_id = node_index as u32;
             let accesses = node.accesses.start as usize..node.accesses.end as usize;
-            for phase_writes in [false, true] {
-                let active_bit = if phase_writes { ANY_WRITES } else { ANY_READS };
-                for (access_index, info) in accesses.clone().zip(&infos[accesses.clone()]) {
-                    // No plane of the access takes part in this phase.
-                    if !info.has(active_bit) {
+            let node_infos = &infos[accesses.clone()];
+            // Reads see the data from before the node: all reads first, then all writes.
+            for (access_index, &info) in accesses.clone().zip(node_infos) {
+                if info.bits & (WHOLE | READS) == WHOLE | READS {
+                    let state = &mut self.states[info.resource as usize];
+                    if state.tag & GENERAL == 0 && dense_read(state, node_id, &mut out.edges, start)
+                    {
                         continue;
                     }
-                    let resource = info.resource as usize;
-                    if info.has(WHOLE) {
-                        // One plane (plane 0), the whole resource: no splitting, no plane loop.
-                        let touch = Touch {
-                            node: node_index as u32,
-                            reads: !phase_writes && info.has(READS),
-                            writes: phase_writes && info.has(WRITES),
-                            relaxed: info.has(RELAXED),
-                        };
-                        if touch.reads || touch.writes {
-                            let list = &mut self.segments[resource];
-                            if list.len() == 1 {
-                                apply(&mut list[0], &touch, &mut out.edges, start);
-                            } else {
-                                let region = boxes[access_index];
-                                self.touch(resource, region, &touch, &mut out.edges, start);
-                            }
-                        }
-                        continue;
-                    }
-                    let access = &graph.accesses[access_index];
-                    let desc_access = access.access;
-                    let desc = &graph.resources[resource].desc;
-                    let region = boxes[access_index];
-                    for plane in region.lo[2]..region.hi[2] {
-                        let mut plane_region = region;
-                        let mode = if desc.kind.is_texture() {
-                            plane_region.lo[2] = plane;
-                            plane_region.hi[2] = plane + 1;
-                            desc_access.mode_for_plane(plane as u32)
-                        } else {
-                            desc_access.mode
-                        };
-                        let touch = Touch {
-                            node: node_index as u32,
-                            reads: !phase_writes && mode.reads(),
-                            writes: phase_writes && mode.writes(),
-                            relaxed: desc_access.relaxed,
-                        };
-                        if touch.reads || touch.writes {
-                            self.touch(
-                                access.resource.index(),
-                                plane_region,
-                                &touch,
-                                &mut out.edges,
-                                start,
-                            );
-                        }
-                        if !desc.kind.is_texture() {
-                            break;
-                        }
-                    }
+                } else if info.bits & (WHOLE | ANY_READS) != ANY_READS {
+                    // Reads nothing, or whole but not plane 0 (no other plane to read).
+                    continue;
                 }
+                self.touch_access(
+                    graph,
+                    boxes,
+                    full,
+                    access_index,
+                    info,
+                    false,
+                    node_id,
+                    &mut out.edges,
+                    start,
+                );
+            }
+            for (access_index, &info) in accesses.clone().zip(node_infos) {
+                if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
+                    let state = &mut self.states[info.resource as usize];
+                    if state.tag & GENERAL == 0 {
+                        dense_write(state, node_id, &mut out.edges, start);
+                        continue;
+                    }
+                } else if info.bits & (WHOLE | WRITES) == WHOLE || info.bits & ANY_WRITES == 0 {
+                    // Writes nothing, or whole but not plane 0 (no other plane to write).
+                    continue;
+                }
+                self.touch_access(
+                    graph,
+                    boxes,
+                    full,
+                    access_index,
+                    info,
+                    true,
+                    node_id,
+                    &mut out.edges,
+                    start,
+                );
             }
         }
         out.pred_start.push(out.edges.len() as u32);
     }
 
+    /// One phase (reads, or writes with `phase_writes`) of an access through the general path:
+    /// a dense state's read overflow (its edge from the writer is already there), a relaxed
+    /// write, a resource already tracked per segment, or an access not covering its resource
+    /// whole (per plane). The access takes part in the phase.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn touch_access(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        access_index: usize,
+        info: AccessInfo,
+        phase_writes: bool,
+        node: u32,
+        edges: &mut Vec<(u32, EdgeKind)>,
+        start: usize,
+    ) {
+        let resource = info.resource as usize;
+        let was_dense = self.states[resource].tag & GENERAL == 0;
+        let list = self.general(resource, full);
+        if info.has(WHOLE) {
+            // One plane (plane 0), the whole resource: no splitting, no plane loop.
+            if was_dense && !phase_writes {
+                // A reader more than the dense state holds: `dense_read` added the edge.
+                self.lists[list][0].readers.push(node);
+                return;
+            }
+            let touch = Touch {
+                node,
+                reads: !phase_writes && info.has(READS),
+                writes: phase_writes && info.has(WRITES),
+                relaxed: info.has(RELAXED),
+            };
+            if self.lists[list].len() == 1 {
+                apply(&mut self.lists[list][0], &touch, edges, start);
+            } else {
+                self.touch(list, boxes[access_index], &touch, edges, start);
+            }
+            return;
+        }
+        let desc_access = graph.accesses[access_index].access;
+        let texture = info.has(TEXTURE);
+        let region = boxes[access_index];
+        for plane in region.lo[2]..region.hi[2] {
+            let mut plane_region = region;
+            let mode = if texture {
+                plane_region.lo[2] = plane;
+                plane_region.hi[2] = plane + 1;
+                desc_access.mode_for_plane(plane as u32)
+            } else {
+                desc_access.mode
+            };
+            let touch = Touch {
+                node,
+                reads: !phase_writes && mode.reads(),
+                writes: phase_writes && mode.writes(),
+                relaxed: desc_access.relaxed,
+            };
+            if touch.reads || touch.writes {
+                self.touch(list, plane_region, &touch, edges, start);
+            }
+            if !texture {
+                break;
+            }
+        }
+    }
+
+    /// The segment list tracking `resource`, converting its dense state into a one-segment
+    /// list first if needed.
+    fn general(&mut self, resource: usize, full: &[SubresourceBox]) -> usize {
+        let state = &mut self.states[resource];
+        if state.tag & GENERAL != 0 {
+            return (state.tag & !GENERAL) as usize;
+        }
+        let index = self.lists_used;
+        self.lists_used += 1;
+        if index == self.lists.len() {
+            self.lists.push(Vec::new());
+        }
+        let list = &mut self.lists[index];
+        // Keep the first segment's vectors to avoid reallocating every frame.
+        list.truncate(1);
+        if list.is_empty() {
+            list.push(Segment::default());
+        }
+        let segment = &mut list[0];
+        segment.region = full[resource];
+        segment.writers.clear();
+        if state.writer != NO_NODE {
+            segment.writers.push(state.writer);
+        }
+        segment.writers_relaxed = false;
+        segment.readers.clear();
+        segment
+            .readers
+            .extend_from_slice(&state.readers[..state.tag as usize]);
+        segment.group_base.clear();
+        state.tag = GENERAL | index as u32;
+        index
+    }
+
     fn touch(
         &mut self,
-        resource: usize,
+        list: usize,
         region: SubresourceBox,
         touch: &Touch,
         edges: &mut Vec<(u32, EdgeKind)>,
         start: usize,
     ) {
-        let list = &mut self.segments[resource];
+        let list = &mut self.lists[list];
         // Fast path: one segment equal to the region.
         if list.len() == 1 && list[0].region == region {
             apply(&mut list[0], touch, edges, start);
@@ -333,6 +444,48 @@ impl DepBuilder {
         }
         list.append(&mut self.scratch_new);
     }
+}
+
+/// [`apply`] of a whole read to a dense state: false (nothing changed but the edge) when the
+/// reader does not fit.
+#[inline(always)]
+fn dense_read(
+    state: &mut ResourceState,
+    node: u32,
+    edges: &mut Vec<(u32, EdgeKind)>,
+    start: usize,
+) -> bool {
+    if state.writer != NO_NODE {
+        push_edge(edges, start, state.writer, node, EdgeKind::Data);
+    }
+    let count = state.tag as usize;
+    if count > 0 && state.readers[count - 1] == node {
+        return true;
+    }
+    if count == DENSE_READERS {
+        return false;
+    }
+    state.readers[count] = node;
+    state.tag += 1;
+    true
+}
+
+/// [`apply`] of a whole, not relaxed write to a dense state.
+#[inline(always)]
+fn dense_write(
+    state: &mut ResourceState,
+    node: u32,
+    edges: &mut Vec<(u32, EdgeKind)>,
+    start: usize,
+) {
+    if state.writer != NO_NODE {
+        push_edge(edges, start, state.writer, node, EdgeKind::Order);
+    }
+    for &reader in &state.readers[..state.tag as usize] {
+        push_edge(edges, start, reader, node, EdgeKind::Order);
+    }
+    state.writer = node;
+    state.tag = 0;
 }
 
 /// Node ids whose predecessors include `pred` (test helper): all `(pred, node)` pairs.

@@ -206,8 +206,6 @@ pub struct FrameCompiler {
     sizes: Vec<u64>,
     /// The whole subresource box of each resource.
     full_boxes: Vec<crate::view::SubresourceBox>,
-    /// The descriptions `sizes` and `full_boxes` were computed from.
-    size_descs: Vec<crate::resource::ResourceDesc>,
     discard: DiscardInference,
     memory: MemoryPlanner,
     barriers: BarrierPlanner,
@@ -264,24 +262,10 @@ impl FrameCompiler {
             self.key.store(graph);
         }
         self.cached = false;
-        // Allocation sizes and whole-resource boxes, recomputed only for descriptions that
-        // changed since the last frame.
-        let resource_count = graph.resources.len();
-        self.sizes.truncate(resource_count);
-        self.full_boxes.truncate(resource_count);
-        self.size_descs.truncate(resource_count);
-        for (index, resource) in graph.resources.iter().enumerate() {
-            if index == self.sizes.len() {
-                self.sizes.push(resource.desc.allocation_size());
-                self.full_boxes.push(deps::full_box(&resource.desc));
-                self.size_descs.push(resource.desc);
-            } else if self.size_descs[index] != resource.desc {
-                self.sizes[index] = resource.desc.allocation_size();
-                self.full_boxes[index] = deps::full_box(&resource.desc);
-                self.size_descs[index] = resource.desc;
-            }
-        }
-        self.table.build(graph, &self.full_boxes);
+        // The accesses' compact records; allocation sizes and whole-resource boxes are
+        // recomputed only for descriptions that changed since the last frame.
+        self.table
+            .build(graph, &mut self.sizes, &mut self.full_boxes);
         self.dep_builder.build_boxed(
             graph,
             &self.table.boxes,
