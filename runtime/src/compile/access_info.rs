@@ -55,10 +55,13 @@ impl AccessInfo {
 /// Per resource in [`ResourceFacts::bits`]: whole accesses are possible (one plane).
 const ONE_PLANE: u32 = 1 << 31;
 
-/// What the per-access loop needs of one resource, 16 bytes so that the loop's scattered reads
-/// touch few cache lines.
+/// What the per-access loop needs of one resource (32 bytes: the loop's scattered reads touch
+/// one cache line per resource at most).
 #[derive(Copy, Clone, Debug, Default)]
 struct ResourceFacts {
+    /// `hi[0]` and `hi[1]` of the resource's whole box (its `lo` is 0; with `ONE_PLANE`, `hi[2]`
+    /// is 1).
+    full_hi: [u64; 2],
     /// Byte size of a buffer: the stride of its temporal slices.
     width: u64,
     /// Array layers of a texture: the stride of its temporal slices on the layer axis.
@@ -100,42 +103,55 @@ impl AccessTable {
         full: &mut Vec<SubresourceBox>,
     ) {
         self.refresh_resources(graph, sizes, full);
-        let full = &full[..];
+        // Sized up front (a memset) so that the loop writes through iterators: no capacity or
+        // bounds checks per access.
+        let count = graph.accesses.len();
         self.boxes.clear();
+        self.boxes.resize(count, SubresourceBox::default());
         self.infos.clear();
-        self.boxes.reserve(graph.accesses.len());
-        self.infos.reserve(graph.accesses.len());
-        for access in &graph.accesses {
+        self.infos.resize(count, AccessInfo::default());
+        let facts = &self.facts[..];
+        for ((access, region_out), info_out) in graph
+            .accesses
+            .iter()
+            .zip(&mut self.boxes)
+            .zip(&mut self.infos)
+        {
             let resource = access.resource.index();
-            let facts = self.facts[resource];
+            let facts = &facts[resource];
             // `AccessRecord::subresource_box` with the resource's strides from `facts`.
-            let region = match access.range {
+            let (lo, hi) = match access.range {
                 AccessRange::Texture(range) => {
                     let layer_base = access.temporal_slice as u64 * facts.layers as u64
                         + range.base_layer as u64;
-                    SubresourceBox {
-                        lo: [
+                    (
+                        [
                             range.base_mip as u64,
                             layer_base,
                             (range.planes & 1 == 0) as u64,
                         ],
-                        hi: [
+                        [
                             (range.base_mip + range.mip_count) as u64,
                             layer_base + range.layer_count as u64,
                             1 + (range.planes & 2 != 0) as u64,
                         ],
-                    }
+                    )
                 }
                 AccessRange::Buffer { offset, size } => {
                     let base = access.temporal_slice as u64 * facts.width + offset;
-                    SubresourceBox {
-                        lo: [base, 0, 0],
-                        hi: [base + size, 1, 1],
-                    }
+                    ([base, 0, 0], [base + size, 1, 1])
                 }
             };
-            let whole = (facts.bits & ONE_PLANE != 0) & (region == full[resource]);
-            self.boxes.push(region);
+            *region_out = SubresourceBox { lo, hi };
+            // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` of a one-plane resource.
+            let whole = (facts.bits & ONE_PLANE != 0)
+                & (lo[0]
+                    | lo[1]
+                    | lo[2]
+                    | (hi[0] ^ facts.full_hi[0])
+                    | (hi[1] ^ facts.full_hi[1])
+                    | (hi[2] ^ 1)
+                    == 0);
             let attr = access.access;
             let stencil_bits = match attr.stencil_mode {
                 Some(mode) => mode_bits(mode) & (ANY_READS | ANY_WRITES),
@@ -155,10 +171,10 @@ impl AccessTable {
                 )
                 | flag(attr.flags.contains(AccessFlags::CPU), CPU)
                 | flag(whole, WHOLE);
-            self.infos.push(AccessInfo {
+            *info_out = AccessInfo {
                 resource: resource as u32,
                 bits,
-            });
+            };
         }
     }
 
@@ -211,6 +227,7 @@ impl AccessTable {
 fn facts_of(record: &ResourceRecord, whole: &SubresourceBox) -> ResourceFacts {
     let desc = &record.desc;
     ResourceFacts {
+        full_hi: [whole.hi[0], whole.hi[1]],
         width: desc.width,
         layers: desc.array_layers(),
         bits: flag(desc.kind.is_texture(), TEXTURE)

@@ -10,6 +10,9 @@ use crate::graph::RecordedGraph;
 /// Fills `alive` (one flag per node): everything when `cull` is false, else the nodes reachable
 /// backwards over data edges from nodes with effects (a CPU access, or a write to a resource
 /// that outlives the frame; `infos` are the accesses' compact records).
+///
+/// Every edge runs from an earlier call to a later one, so one sweep from the last node to the
+/// first settles each node before its predecessors are visited: no stack, no revisits.
 #[inline(never)]
 pub fn find_live_nodes(
     graph: &RecordedGraph,
@@ -17,7 +20,6 @@ pub fn find_live_nodes(
     deps: &DepGraph,
     cull: bool,
     alive: &mut Vec<bool>,
-    stack: &mut Vec<u32>,
 ) {
     let count = graph.nodes.len();
     alive.clear();
@@ -25,22 +27,20 @@ pub fn find_live_nodes(
     if !cull {
         return;
     }
-    stack.clear();
-    for (node, record) in graph.nodes.iter().enumerate() {
-        let accesses = &infos[record.accesses.start as usize..record.accesses.end as usize];
-        let effect = accesses
-            .iter()
-            .any(|info| info.has(CPU) || info.has(ANY_WRITES | OUTLIVES));
-        if effect {
+    for (node, record) in graph.nodes.iter().enumerate().rev() {
+        if !alive[node] {
+            let accesses = &infos[record.accesses.start as usize..record.accesses.end as usize];
+            let effect = accesses.iter().any(|info| {
+                info.bits & CPU != 0 || info.bits & (ANY_WRITES | OUTLIVES) == ANY_WRITES | OUTLIVES
+            });
+            if !effect {
+                continue;
+            }
             alive[node] = true;
-            stack.push(node as u32);
         }
-    }
-    while let Some(node) = stack.pop() {
-        for &(pred, kind) in deps.preds(node as usize) {
-            if kind == EdgeKind::Data && !alive[pred as usize] {
+        for &(pred, kind) in deps.preds(node) {
+            if kind == EdgeKind::Data {
                 alive[pred as usize] = true;
-                stack.push(pred);
             }
         }
     }

@@ -200,7 +200,6 @@ pub struct FrameCompiler {
     deps: DepGraph,
     scheduler: Scheduler,
     alive: Vec<bool>,
-    stack: Vec<u32>,
     order_scratch: Vec<u32>,
     level_scratch: Vec<u32>,
     sizes: Vec<u64>,
@@ -280,7 +279,6 @@ impl FrameCompiler {
             &self.deps,
             self.options.cull,
             &mut self.alive,
-            &mut self.stack,
         );
         if self.alive.iter().any(|live| !live) {
             self.dep_builder.build_boxed(
