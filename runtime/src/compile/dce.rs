@@ -11,6 +11,8 @@ use crate::graph::RecordedGraph;
 /// backwards over data edges from nodes with effects (a CPU access, or a write to a resource
 /// that outlives the frame; `infos` are the accesses' compact records).
 ///
+/// Returns the number of live nodes.
+///
 /// Every edge runs from an earlier call to a later one, so one sweep from the last node to the
 /// first settles each node before its predecessors are visited: no stack, no revisits.
 #[inline(never)]
@@ -20,13 +22,14 @@ pub fn find_live_nodes(
     deps: &DepGraph,
     cull: bool,
     alive: &mut Vec<bool>,
-) {
+) -> usize {
     let count = graph.nodes.len();
     alive.clear();
     alive.resize(count, !cull);
     if !cull {
-        return;
+        return count;
     }
+    let mut live = 0;
     for (node, record) in graph.nodes.iter().enumerate().rev() {
         if !alive[node] {
             let accesses = &infos[record.accesses.start as usize..record.accesses.end as usize];
@@ -38,10 +41,12 @@ pub fn find_live_nodes(
             }
             alive[node] = true;
         }
+        live += 1;
         for &(pred, kind) in deps.preds(node) {
             if kind == EdgeKind::Data {
                 alive[pred as usize] = true;
             }
         }
     }
+    live
 }

@@ -273,14 +273,15 @@ impl FrameCompiler {
             None,
             &mut self.deps,
         );
-        dce::find_live_nodes(
+        let live = dce::find_live_nodes(
             graph,
             &self.table.infos,
             &self.deps,
             self.options.cull,
             &mut self.alive,
         );
-        if self.alive.iter().any(|live| !live) {
+        let any_culled = live < graph.nodes.len();
+        if any_culled {
             self.dep_builder.build_boxed(
                 graph,
                 &self.table.boxes,
@@ -308,11 +309,13 @@ impl FrameCompiler {
             .order
             .extend(self.order_scratch.iter().map(|&node| NodeId(node)));
         frame.culled.clear();
-        frame.culled.extend(
-            (0..count)
-                .filter(|&node| !self.alive[node])
-                .map(NodeId::from_index),
-        );
+        if any_culled {
+            frame.culled.extend(
+                (0..count)
+                    .filter(|&node| !self.alive[node])
+                    .map(NodeId::from_index),
+            );
+        }
         frame.position.clear();
         frame.position.resize(count, u32::MAX);
         for (position, node) in frame.order.iter().enumerate() {
@@ -352,6 +355,8 @@ impl FrameCompiler {
     }
 }
 
+/// Queue index of every live node: 0 (graphics), or with `async_compute` the compute queue
+/// (created at the first `async` call of a non-graphics declaration, in call order).
 fn assign_queues(
     graph: &RecordedGraph,
     alive: &[bool],
@@ -361,21 +366,22 @@ fn assign_queues(
     frame.queues.clear();
     frame.queues.push(QueueClass::Graphics);
     frame.node_queue.clear();
-    frame.node_queue.resize(graph.nodes.len(), u32::MAX);
+    frame
+        .node_queue
+        .extend(alive.iter().map(|&live| if live { 0 } else { u32::MAX }));
+    if !async_compute {
+        return;
+    }
     let mut compute_queue = None;
-    for (index, node) in graph.nodes.iter().enumerate() {
-        if !alive[index] {
-            continue;
-        }
-        let class = graph.decls[node.decl.index()].queue;
-        let on_async = async_compute && node.flags.prefer_async && class != QueueClass::Graphics;
-        frame.node_queue[index] = if on_async {
-            *compute_queue.get_or_insert_with(|| {
+    for ((node, &live), queue) in graph.nodes.iter().zip(alive).zip(&mut frame.node_queue) {
+        if node.flags.prefer_async
+            && live
+            && graph.decls[node.decl.index()].queue != QueueClass::Graphics
+        {
+            *queue = *compute_queue.get_or_insert_with(|| {
                 frame.queues.push(QueueClass::Compute);
                 frame.queues.len() as u32 - 1
-            })
-        } else {
-            0
-        };
+            });
+        }
     }
 }
