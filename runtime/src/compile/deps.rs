@@ -9,6 +9,7 @@
 use super::access_info::{
     self, AccessInfo, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE, WRITES,
 };
+use super::node_list::NodeList;
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
@@ -41,11 +42,11 @@ impl DepGraph {
 #[derive(Clone, Debug, Default)]
 struct Segment {
     region: SubresourceBox,
-    writers: Vec<u32>,
+    writers: NodeList,
     writers_relaxed: bool,
-    readers: Vec<u32>,
+    readers: NodeList,
     /// What the current relaxed writer group is ordered after.
-    group_base: Vec<u32>,
+    group_base: NodeList,
 }
 
 /// No node.
@@ -147,49 +148,54 @@ fn push_edge(edges: &mut Vec<(u32, EdgeKind)>, start: usize, pred: u32, node: u3
 
 #[inline(always)]
 fn apply(segment: &mut Segment, touch: &Touch, edges: &mut Vec<(u32, EdgeKind)>, start: usize) {
+    let Segment {
+        writers,
+        writers_relaxed,
+        readers,
+        group_base,
+        ..
+    } = segment;
     if touch.reads {
-        for &writer in &segment.writers {
+        for &writer in writers.as_slice() {
             push_edge(edges, start, writer, touch.node, EdgeKind::Data);
         }
     }
     if touch.writes {
-        let no_other_readers = segment.readers.iter().all(|&reader| reader == touch.node);
-        let continue_group = touch.relaxed
-            && segment.writers_relaxed
-            && no_other_readers
-            && !segment.writers.is_empty();
+        let no_other_readers = readers
+            .as_slice()
+            .iter()
+            .all(|&reader| reader == touch.node);
+        let continue_group =
+            touch.relaxed && *writers_relaxed && no_other_readers && !writers.is_empty();
         if continue_group {
-            for &pred in &segment.group_base {
+            for &pred in group_base.as_slice() {
                 push_edge(edges, start, pred, touch.node, EdgeKind::Order);
             }
-            if segment.writers.last() != Some(&touch.node) {
-                segment.writers.push(touch.node);
+            if writers.last() != Some(touch.node) {
+                writers.push(touch.node);
             }
         } else {
-            for &writer in &segment.writers {
+            for &writer in writers.as_slice() {
                 push_edge(edges, start, writer, touch.node, EdgeKind::Order);
             }
-            for &reader in &segment.readers {
+            for &reader in readers.as_slice() {
                 push_edge(edges, start, reader, touch.node, EdgeKind::Order);
             }
-            segment.group_base.clear();
+            group_base.clear();
             if touch.relaxed {
-                segment.group_base.extend(
-                    segment
-                        .writers
-                        .iter()
-                        .chain(segment.readers.iter())
-                        .copied()
-                        .filter(|&n| n != touch.node),
-                );
+                for &node in writers.as_slice().iter().chain(readers.as_slice()) {
+                    if node != touch.node {
+                        group_base.push(node);
+                    }
+                }
             }
-            segment.writers.clear();
-            segment.writers.push(touch.node);
-            segment.writers_relaxed = touch.relaxed;
-            segment.readers.clear();
+            writers.clear();
+            writers.push(touch.node);
+            *writers_relaxed = touch.relaxed;
+            readers.clear();
         }
-    } else if touch.reads && segment.readers.last() != Some(&touch.node) {
-        segment.readers.push(touch.node);
+    } else if touch.reads && readers.last() != Some(touch.node) {
+        readers.push(touch.node);
     }
 }
 

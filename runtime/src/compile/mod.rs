@@ -25,6 +25,7 @@ mod dce;
 pub mod deps;
 mod discard;
 mod memory;
+mod node_list;
 mod queue_order;
 mod region_map;
 mod render_pass;
