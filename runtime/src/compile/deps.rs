@@ -504,3 +504,84 @@ pub fn edge_pairs(deps: &DepGraph) -> Vec<(NodeId, NodeId, EdgeKind)> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{DepBuilder, DepGraph, EdgeKind};
+    use crate::*;
+
+    /// Records calls of `kinds` (0 reads, 1 writes, 2 relaxed read-write) on one texture, each
+    /// covering it whole, and returns the dependency graph.
+    fn deps_of(kinds: &[usize]) -> DepGraph {
+        let tex = |name: &str, access: AccessDesc| {
+            ParamDesc::new(name, ValueType::Texture).with_access(access)
+        };
+        let mut relaxed = AccessDesc::readwrite(AccessFlags::CS);
+        relaxed.relaxed = true;
+        let mut builder = GraphBuilder::new();
+        let decls: Vec<DeclId> = [
+            AccessDesc::readonly(AccessFlags::PS),
+            AccessDesc::writeonly(AccessFlags::CS),
+            relaxed,
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(index, access)| {
+            builder.declare_node(NodeDeclDesc::new(
+                format!("n{index}"),
+                QueueClass::Compute,
+                vec![tex("a", access)],
+            ))
+        })
+        .collect();
+        builder.begin_frame(0);
+        let texture = builder
+            .create_resource(ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 8), 0)
+            .unwrap();
+        let view = builder.default_texture_view(texture).unwrap();
+        for (key, &kind) in kinds.iter().enumerate() {
+            let decl = builder.decl(decls[kind]).unwrap().clone();
+            let mut args = ArgsWriter::new(&decl);
+            args.write_texture(0, &view);
+            builder
+                .call_node(decls[kind], args.bytes(), CallFlags::default(), key as u64)
+                .unwrap();
+        }
+        let mut deps = DepGraph::default();
+        DepBuilder::default().build(builder.finish().unwrap(), None, &mut deps);
+        deps
+    }
+
+    #[test]
+    fn more_readers_than_the_dense_state_holds() {
+        use EdgeKind::{Data, Order};
+        // Five readers overflow the inline reader list: the next writer still follows all.
+        let deps = deps_of(&[1, 0, 0, 0, 0, 0, 1, 0]);
+        for reader in 1..6 {
+            assert_eq!(deps.preds(reader), &[(0, Data)]);
+        }
+        assert_eq!(
+            deps.preds(6),
+            &[
+                (0, Order),
+                (1, Order),
+                (2, Order),
+                (3, Order),
+                (4, Order),
+                (5, Order)
+            ]
+        );
+        assert_eq!(deps.preds(7), &[(6, Data)]);
+    }
+
+    #[test]
+    fn relaxed_group_after_a_dense_write() {
+        use EdgeKind::{Data, Order};
+        // The second relaxed writer joins the first one's group: ordered after the group's
+        // base (node 0), reading the first one's data; the reader sees both.
+        let deps = deps_of(&[1, 2, 2, 0]);
+        assert_eq!(deps.preds(1), &[(0, Data)]);
+        assert_eq!(deps.preds(2), &[(1, Data), (0, Order)]);
+        assert_eq!(deps.preds(3), &[(1, Data), (2, Data)]);
+    }
+}
