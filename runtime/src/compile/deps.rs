@@ -135,13 +135,16 @@ fn push_edge(edges: &mut Vec<(u32, EdgeKind)>, start: usize, pred: u32, node: u3
     if pred == node {
         return;
     }
-    // Cheap de-duplication against the last few edges of this node.
-    let recent = &edges[start.max(edges.len().saturating_sub(4))..];
-    if recent
-        .iter()
-        .any(|&(p, k)| p == pred && (k == kind || k == EdgeKind::Data))
-    {
-        return;
+    // Cheap de-duplication against the last few edges of this node (none yet: nothing to scan).
+    let len = edges.len();
+    if len != start {
+        let from = if len - start > 4 { len - 4 } else { start };
+        if edges[from..]
+            .iter()
+            .any(|&(p, k)| p == pred && (k == kind || k == EdgeKind::Data))
+        {
+            return;
+        }
     }
     edges.push((pred, kind));
 }

@@ -201,6 +201,7 @@ pub struct FrameCompiler {
     deps: DepGraph,
     scheduler: Scheduler,
     alive: Vec<bool>,
+    stack: Vec<u32>,
     order_scratch: Vec<u32>,
     level_scratch: Vec<u32>,
     sizes: Vec<u64>,
@@ -280,6 +281,7 @@ impl FrameCompiler {
             &self.deps,
             self.options.cull,
             &mut self.alive,
+            &mut self.stack,
         );
         let any_culled = live < graph.nodes.len();
         if any_culled {
