@@ -254,10 +254,10 @@ impl DepBuilder {
                 continue;
             }
             let node_id = node_index as u32;
-            let accesses = node.accesses.start as usize..node.accesses.end as usize;
-            let node_infos = &infos[accesses.clone()];
+            let first = node.accesses.start as usize;
+            let node_infos = &infos[first..node.accesses.end as usize];
             // Reads see the data from before the node: all reads first, then all writes.
-            for (access_index, &info) in accesses.clone().zip(node_infos) {
+            for (offset, &info) in node_infos.iter().enumerate() {
                 if info.bits & (WHOLE | READS) == WHOLE | READS {
                     let state = &mut self.states[info.resource as usize];
                     if state.tag & GENERAL == 0 && dense_read(state, node_id, &mut out.edges, start)
@@ -272,7 +272,7 @@ impl DepBuilder {
                     graph,
                     boxes,
                     full,
-                    access_index,
+                    first + offset,
                     info,
                     false,
                     node_id,
@@ -280,7 +280,7 @@ impl DepBuilder {
                     start,
                 );
             }
-            for (access_index, &info) in accesses.clone().zip(node_infos) {
+            for (offset, &info) in node_infos.iter().enumerate() {
                 if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
                     let state = &mut self.states[info.resource as usize];
                     if state.tag & GENERAL == 0 {
@@ -295,7 +295,7 @@ impl DepBuilder {
                     graph,
                     boxes,
                     full,
-                    access_index,
+                    first + offset,
                     info,
                     true,
                     node_id,
