@@ -352,27 +352,15 @@ impl GraphBuilder {
     /// parameter): like an imported external, its data must survive the frame, so the nodes
     /// writing it are kept by dead-node elimination and it is never aliased. `access` is the state
     /// the resource is left in after the frame (the `out` parameter's access attributes).
-    pub fn mark_output(
-        &mut self,
-        resource: ResourceId,
-        access: Option<AccessDesc>,
-    ) -> Result<(), BuildError> {
+    pub fn mark_output(&mut self, resource: ResourceId, access: Option<AccessDesc>) -> Result<(), BuildError> {
         let index = resource.index();
-        let record = self
-            .graph
-            .resources
-            .get_mut(index)
-            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        let record = self.graph.resources.get_mut(index).ok_or(BuildError::NoSuchResource(resource.0))?;
         record.external = true;
         if access.is_some() {
             record.external_access = access;
         }
         let record = &self.graph.resources[index];
-        self.unchanged &= self
-            .previous
-            .resources
-            .get(index)
-            .is_some_and(|previous| same_resource(previous, record));
+        self.unchanged &= self.previous.resources.get(index).is_some_and(|previous| same_resource(previous, record));
         Ok(())
     }
 
@@ -414,7 +402,10 @@ impl GraphBuilder {
     ///     Err(BuildError::NoSuchResource(9))
     /// );
     /// ```
-    pub fn default_view_bytes(&self, resource: ResourceId) -> Result<[u8; VIEW_BYTES], BuildError> {
+    pub fn default_view_bytes(
+        &self,
+        resource: ResourceId,
+    ) -> Result<[u8; VIEW_BYTES], BuildError> {
         let record = self
             .graph
             .resources

@@ -518,10 +518,7 @@ fn transitions_of_partly_used_textures_are_split_by_old_layout() {
     let mut into_read: Vec<([u64; 3], [u64; 3], ImageLayout)> = frame
         .barriers
         .iter()
-        .filter(|b| {
-            b.resource == ResourceId(texture.resource)
-                && b.new_layout == ImageLayout::ShaderReadOnly
-        })
+        .filter(|b| b.resource == ResourceId(texture.resource) && b.new_layout == ImageLayout::ShaderReadOnly)
         .map(|b| (b.region.lo, b.region.hi, b.old_layout))
         .collect();
     into_read.sort_by_key(|(lo, _, _)| *lo);

@@ -253,16 +253,15 @@ impl MemoryPlanner {
         self.queue_order
             .releases(graph, deps, frame, &mut self.release);
         self.extents.clear();
-        self.extents
-            .extend(
-                frame
-                    .lifetimes
-                    .iter()
-                    .zip(&self.release)
-                    .map(|(lifetime, release)| {
-                        lifetime.map(|(first, last)| (first, release.unwrap_or(last)))
-                    }),
-            );
+        self.extents.extend(
+            frame
+                .lifetimes
+                .iter()
+                .zip(&self.release)
+                .map(|(lifetime, release)| {
+                    lifetime.map(|(first, last)| (first, release.unwrap_or(last)))
+                }),
+        );
         let extents = std::mem::take(&mut self.extents);
         let lifetimes = &extents;
         let size_of = |index: u32| sizes[index as usize];
@@ -455,9 +454,7 @@ impl MemoryPlanner {
             )
         };
         let lists = RankLists {
-            apart: queue_order
-                .several_queues()
-                .then_some(&apart as &dyn Fn(u32, u32) -> bool),
+            apart: queue_order.several_queues().then_some(&apart as &dyn Fn(u32, u32) -> bool),
             extents: &self.rank_extent,
             sizes: &self.rank_size,
             cover_start: &self.cover_start,
