@@ -91,6 +91,8 @@ pub struct DepBuilder {
     scratch_pieces: Vec<SubresourceBox>,
     scratch_new: Vec<Segment>,
     explicit: Vec<(u32, u32)>,
+    /// Per resource: touched by a dead node so far (see [`DepBuilder::drop_dead_nodes`]).
+    dead_touched: Vec<bool>,
 }
 
 /// The whole subresource space of a resource (see [`crate::SubresourceBox`]).
@@ -373,6 +375,53 @@ impl DepBuilder {
                 break;
             }
         }
+    }
+
+    /// Turns `deps`, built without `alive`, into what [`DepBuilder::build_boxed`] with `alive`
+    /// gives, by dropping the dead nodes' predecessor lists, when no live node touches a
+    /// resource after a dead node did: then every live node sees the same resource states in
+    /// both builds (its predecessors are all live, its edges come in the same order), and a
+    /// dead node's edges are all a rebuild would remove. Returns false, leaving `deps` as it
+    /// was, when that does not hold and a rebuild is needed. `infos` are the accesses' compact
+    /// records.
+    pub(crate) fn drop_dead_nodes(
+        &mut self,
+        graph: &RecordedGraph,
+        infos: &[AccessInfo],
+        alive: &[bool],
+        deps: &mut DepGraph,
+    ) -> bool {
+        self.dead_touched.clear();
+        self.dead_touched.resize(graph.resources.len(), false);
+        for (node, record) in graph.nodes.iter().enumerate() {
+            let node_infos = &infos[record.accesses.start as usize..record.accesses.end as usize];
+            if alive[node] {
+                if node_infos
+                    .iter()
+                    .any(|info| self.dead_touched[info.resource as usize])
+                {
+                    return false;
+                }
+            } else {
+                for info in node_infos {
+                    self.dead_touched[info.resource as usize] = true;
+                }
+            }
+        }
+        // Compact in place: each live list moves to an offset at or before its own.
+        let mut kept = 0;
+        for (node, &live) in alive.iter().enumerate() {
+            let start = deps.pred_start[node] as usize;
+            let end = deps.pred_start[node + 1] as usize;
+            deps.pred_start[node] = kept as u32;
+            if live {
+                deps.edges.copy_within(start..end, kept);
+                kept += end - start;
+            }
+        }
+        deps.pred_start[alive.len()] = kept as u32;
+        deps.edges.truncate(kept);
+        true
     }
 
     /// The segment list tracking `resource`, converting its dense state into a one-segment

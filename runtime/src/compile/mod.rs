@@ -284,7 +284,16 @@ impl FrameCompiler {
             &mut self.stack,
         );
         let any_culled = live < graph.nodes.len();
-        if any_culled {
+        // Without the dead nodes, order between live nodes may run differently: drop the dead
+        // nodes' edges where that is all that changes, else build again.
+        if any_culled
+            && !self.dep_builder.drop_dead_nodes(
+                graph,
+                &self.table.infos,
+                &self.alive,
+                &mut self.deps,
+            )
+        {
             self.dep_builder.build_boxed(
                 graph,
                 &self.table.boxes,
