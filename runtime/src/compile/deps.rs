@@ -636,4 +636,88 @@ mod tests {
         assert_eq!(deps.preds(2), &[(1, Data), (0, Order)]);
         assert_eq!(deps.preds(3), &[(1, Data), (2, Data)]);
     }
+
+    /// Dead-node dropping against a rebuild: node 0 writes transient `t` (nothing reads it),
+    /// then node 1 writes the external `out`, and with `touch_t` also `t`.
+    fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
+        use super::super::access_info::AccessTable;
+        use super::super::dce::find_live_nodes;
+        let write = |name: &str| {
+            ParamDesc::new(name, ValueType::Texture)
+                .with_access(AccessDesc::writeonly(AccessFlags::CS))
+        };
+        let mut builder = GraphBuilder::new();
+        let one = builder.declare_node(NodeDeclDesc::new(
+            "one",
+            QueueClass::Compute,
+            vec![write("a")],
+        ));
+        let two = builder.declare_node(NodeDeclDesc::new(
+            "two",
+            QueueClass::Compute,
+            vec![write("a"), write("b")],
+        ));
+        builder.begin_frame(0);
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 8);
+        let out = builder.import_external("out", desc).unwrap();
+        let t = builder.create_resource(desc, 1).unwrap();
+        let out = builder.default_texture_view(out).unwrap();
+        let t = builder.default_texture_view(t).unwrap();
+        let calls: Vec<(DeclId, Vec<TextureView>)> = if touch_t {
+            vec![(one, vec![t]), (two, vec![out, t])]
+        } else {
+            vec![(one, vec![t]), (one, vec![out])]
+        };
+        for (key, (decl, views)) in calls.iter().enumerate() {
+            let mut args = ArgsWriter::new(builder.decl(*decl).unwrap());
+            for (index, view) in views.iter().enumerate() {
+                args.write_texture(index, view);
+            }
+            builder
+                .call_node(*decl, args.bytes(), CallFlags::default(), key as u64)
+                .unwrap();
+        }
+        let graph = builder.finish().unwrap();
+        let mut table = AccessTable::default();
+        let mut full = Vec::new();
+        table.build(graph, &mut Vec::new(), &mut full);
+        let mut builder = DepBuilder::default();
+        let mut dropped = DepGraph::default();
+        builder.build_boxed(graph, &table.boxes, &full, &table.infos, None, &mut dropped);
+        let mut alive = Vec::new();
+        let live = find_live_nodes(
+            graph,
+            &table.infos,
+            &dropped,
+            true,
+            &mut alive,
+            &mut Vec::new(),
+        );
+        assert_eq!((live, alive.as_slice()), (1, &[false, true][..]));
+        let done = builder.drop_dead_nodes(graph, &table.infos, &alive, &mut dropped);
+        let mut rebuilt = DepGraph::default();
+        builder.build_boxed(
+            graph,
+            &table.boxes,
+            &full,
+            &table.infos,
+            Some(&alive),
+            &mut rebuilt,
+        );
+        (done, dropped, rebuilt)
+    }
+
+    #[test]
+    fn dead_nodes_dropped_only_where_a_rebuild_agrees() {
+        // Nothing live touches `t`: dropping node 0's (empty) list is the whole difference.
+        let (done, dropped, rebuilt) = culled_pair(false);
+        assert!(done);
+        assert_eq!(dropped.pred_start, rebuilt.pred_start);
+        assert_eq!(dropped.edges, rebuilt.edges);
+        // Node 1 overwrites `t` after the dead node 0: its order edge goes in a rebuild only.
+        let (done, kept, rebuilt) = culled_pair(true);
+        assert!(!done);
+        assert_eq!(kept.preds(1), &[(0, EdgeKind::Order)]);
+        assert_eq!(rebuilt.preds(1), &[]);
+    }
 }
