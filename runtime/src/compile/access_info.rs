@@ -3,8 +3,10 @@
 //! stages' hot loops read one small word per access instead of the recorded access, its
 //! resource's record and description.
 
-use crate::decl::AccessFlags;
-use crate::graph::RecordedGraph;
+use super::cache::same_desc;
+use crate::decl::{AccessFlags, AccessMode};
+use crate::graph::{AccessRange, RecordedGraph, ResourceRecord};
+use crate::resource::ResourceDesc;
 use crate::view::SubresourceBox;
 
 /// Plane 0 (color/depth, or the buffer) is read.
@@ -50,8 +52,30 @@ impl AccessInfo {
     }
 }
 
-/// Per resource in `AccessTable::resource_bits`: whole accesses are possible (one plane).
+/// Per resource in [`ResourceFacts::bits`]: whole accesses are possible (one plane).
 const ONE_PLANE: u32 = 1 << 31;
+
+/// What the per-access loop needs of one resource (32 bytes: the loop's scattered reads touch
+/// one cache line per resource at most).
+#[derive(Copy, Clone, Debug, Default)]
+struct ResourceFacts {
+    /// `hi[0]` and `hi[1]` of the resource's whole box (its `lo` is 0; with `ONE_PLANE`, `hi[2]`
+    /// is 1).
+    full_hi: [u64; 2],
+    /// Byte size of a buffer: the stride of its temporal slices.
+    width: u64,
+    /// Array layers of a texture: the stride of its temporal slices on the layer axis.
+    layers: u32,
+    /// `TEXTURE`, `OUTLIVES`, `DEPTH_FORMAT` and `ONE_PLANE`.
+    bits: u32,
+}
+
+/// What a resource's cached facts, size and whole box were computed from.
+#[derive(Copy, Clone, Debug)]
+struct FactsSource {
+    desc: ResourceDesc,
+    external: bool,
+}
 
 /// The compact records of a frame and their scratch, kept by the compiler between frames.
 #[derive(Debug, Default)]
@@ -60,44 +84,82 @@ pub struct AccessTable {
     pub boxes: Vec<SubresourceBox>,
     /// Each access's compact record.
     pub infos: Vec<AccessInfo>,
-    /// Per resource: its `TEXTURE`, `OUTLIVES`, `DEPTH_FORMAT` and `ONE_PLANE` bits.
-    resource_bits: Vec<u32>,
+    /// Per resource: what the access loop needs (same length as `sources`).
+    facts: Vec<ResourceFacts>,
+    /// Per resource: the description and external flag `facts` (and the caller's sizes and
+    /// whole boxes) were computed from.
+    sources: Vec<FactsSource>,
 }
 
 impl AccessTable {
-    /// Fills the table from `graph`, given the resources' whole boxes `full`.
-    pub fn build(&mut self, graph: &RecordedGraph, full: &[SubresourceBox]) {
-        self.resource_bits.clear();
-        for (record, full) in graph.resources.iter().zip(full) {
-            let desc = &record.desc;
-            self.resource_bits.push(
-                flag(desc.kind.is_texture(), TEXTURE)
-                    | flag(record.outlives_frame(), OUTLIVES)
-                    | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT)
-                    | flag(full.hi[2] - full.lo[2] == 1, ONE_PLANE),
-            );
-        }
+    /// Fills the table from `graph`. `sizes` (allocation sizes) and `full` (whole boxes, see
+    /// [`super::deps::full_box`]) are per-resource results kept by the caller between frames:
+    /// they are brought up to date here, recomputed only for resources whose description or
+    /// external flag changed since the last call.
+    pub fn build(
+        &mut self,
+        graph: &RecordedGraph,
+        sizes: &mut Vec<u64>,
+        full: &mut Vec<SubresourceBox>,
+    ) {
+        self.refresh_resources(graph, sizes, full);
+        // Sized up front (a memset) so that the loop writes through iterators: no capacity or
+        // bounds checks per access.
+        let count = graph.accesses.len();
         self.boxes.clear();
+        self.boxes.resize(count, SubresourceBox::default());
         self.infos.clear();
-        for access in &graph.accesses {
+        self.infos.resize(count, AccessInfo::default());
+        let facts = &self.facts[..];
+        for ((access, region_out), info_out) in graph
+            .accesses
+            .iter()
+            .zip(&mut self.boxes)
+            .zip(&mut self.infos)
+        {
             let resource = access.resource.index();
-            let region = access.subresource_box(&graph.resources[resource].desc);
-            let full = &full[resource];
-            let resource_bits = self.resource_bits[resource];
-            let whole = resource_bits & ONE_PLANE != 0
-                && region.lo[0] == full.lo[0]
-                && region.hi[0] == full.hi[0]
-                && region.lo[1] == full.lo[1]
-                && region.hi[1] == full.hi[1]
-                && region.lo[2] == full.lo[2]
-                && region.hi[2] == full.hi[2];
-            self.boxes.push(region);
+            let facts = &facts[resource];
+            // `AccessRecord::subresource_box` with the resource's strides from `facts`.
+            let (lo, hi) = match access.range {
+                AccessRange::Texture(range) => {
+                    let layer_base = access.temporal_slice as u64 * facts.layers as u64
+                        + range.base_layer as u64;
+                    (
+                        [
+                            range.base_mip as u64,
+                            layer_base,
+                            (range.planes & 1 == 0) as u64,
+                        ],
+                        [
+                            (range.base_mip + range.mip_count) as u64,
+                            layer_base + range.layer_count as u64,
+                            1 + (range.planes & 2 != 0) as u64,
+                        ],
+                    )
+                }
+                AccessRange::Buffer { offset, size } => {
+                    let base = access.temporal_slice as u64 * facts.width + offset;
+                    ([base, 0, 0], [base + size, 1, 1])
+                }
+            };
+            *region_out = SubresourceBox { lo, hi };
+            // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` of a one-plane resource.
+            let whole = (facts.bits & ONE_PLANE != 0)
+                & (lo[0]
+                    | lo[1]
+                    | lo[2]
+                    | (hi[0] ^ facts.full_hi[0])
+                    | (hi[1] ^ facts.full_hi[1])
+                    | (hi[2] ^ 1)
+                    == 0);
             let attr = access.access;
-            let bits = (resource_bits & !ONE_PLANE)
-                | flag(attr.mode.reads(), READS)
-                | flag(attr.mode.writes(), WRITES)
-                | flag(attr.reads(), ANY_READS)
-                | flag(attr.writes(), ANY_WRITES)
+            let stencil_bits = match attr.stencil_mode {
+                Some(mode) => mode_bits(mode) & (ANY_READS | ANY_WRITES),
+                None => 0,
+            };
+            let bits = (facts.bits & !ONE_PLANE)
+                | mode_bits(attr.mode)
+                | stencil_bits
                 | flag(attr.relaxed, RELAXED)
                 | flag(
                     attr.flags.contains(AccessFlags::DISCARD_BEFORE),
@@ -109,19 +171,84 @@ impl AccessTable {
                 )
                 | flag(attr.flags.contains(AccessFlags::CPU), CPU)
                 | flag(whole, WHOLE);
-            self.infos.push(AccessInfo {
+            *info_out = AccessInfo {
                 resource: resource as u32,
                 bits,
-            });
+            };
+        }
+    }
+
+    /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`.
+    fn refresh_resources(
+        &mut self,
+        graph: &RecordedGraph,
+        sizes: &mut Vec<u64>,
+        full: &mut Vec<SubresourceBox>,
+    ) {
+        // Entries beyond the shortest of the four vectors (or the resource count) are recomputed.
+        let kept = graph
+            .resources
+            .len()
+            .min(self.sources.len())
+            .min(sizes.len())
+            .min(full.len());
+        self.sources.truncate(kept);
+        self.facts.truncate(kept);
+        sizes.truncate(kept);
+        full.truncate(kept);
+        for (index, record) in graph.resources.iter().enumerate() {
+            if let Some(source) = self.sources.get(index) {
+                if same_desc(&source.desc, &record.desc) & (source.external == record.external) {
+                    continue;
+                }
+            }
+            let whole = super::deps::full_box(&record.desc);
+            let facts = facts_of(record, &whole);
+            let source = FactsSource {
+                desc: record.desc,
+                external: record.external,
+            };
+            let size = record.desc.allocation_size();
+            if index < kept {
+                self.sources[index] = source;
+                self.facts[index] = facts;
+                sizes[index] = size;
+                full[index] = whole;
+            } else {
+                self.sources.push(source);
+                self.facts.push(facts);
+                sizes.push(size);
+                full.push(whole);
+            }
         }
     }
 }
 
+fn facts_of(record: &ResourceRecord, whole: &SubresourceBox) -> ResourceFacts {
+    let desc = &record.desc;
+    ResourceFacts {
+        full_hi: [whole.hi[0], whole.hi[1]],
+        width: desc.width,
+        layers: desc.array_layers(),
+        bits: flag(desc.kind.is_texture(), TEXTURE)
+            | flag(record.outlives_frame(), OUTLIVES)
+            | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT)
+            | flag(whole.hi[2] - whole.lo[2] == 1, ONE_PLANE),
+    }
+}
+
+/// `READS` / `WRITES` and `ANY_READS` / `ANY_WRITES` of a mode.
+#[inline(always)]
+fn mode_bits(mode: AccessMode) -> u32 {
+    match mode {
+        AccessMode::ReadOnly => READS | ANY_READS,
+        AccessMode::WriteOnly => WRITES | ANY_WRITES,
+        AccessMode::ReadWrite => READS | WRITES | ANY_READS | ANY_WRITES,
+    }
+}
+
+/// `bit` when `on`, else 0, without a branch.
 #[inline(always)]
 fn flag(on: bool, bit: u32) -> u32 {
-    if on {
-        bit
-    } else {
-        0
-    }
+    (on as u32).wrapping_neg() & bit
 }

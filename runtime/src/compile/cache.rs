@@ -46,7 +46,7 @@ fn lengths_of(graph: &RecordedGraph) -> [usize; 5] {
     ]
 }
 
-fn same_desc(a: &ResourceDesc, b: &ResourceDesc) -> bool {
+pub(crate) fn same_desc(a: &ResourceDesc, b: &ResourceDesc) -> bool {
     // Naming every field makes a new field a compile error here until it is compared.
     let ResourceDesc {
         kind: _,

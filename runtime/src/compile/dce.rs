@@ -9,7 +9,15 @@ use crate::graph::RecordedGraph;
 
 /// Fills `alive` (one flag per node): everything when `cull` is false, else the nodes reachable
 /// backwards over data edges from nodes with effects (a CPU access, or a write to a resource
-/// that outlives the frame; `infos` are the accesses' compact records).
+/// that outlives the frame; `infos` are the accesses' compact records). `stack` is scratch.
+///
+/// Returns the number of live nodes.
+///
+/// Edges run from an earlier call to a later one (the builder only records explicit
+/// dependencies on earlier calls), so one sweep from the last node to the first settles each
+/// node before its predecessors are visited: no stack, no revisits. A graph edited by hand
+/// with a dependency on a later call falls back to a walk with a stack.
+#[inline(never)]
 pub fn find_live_nodes(
     graph: &RecordedGraph,
     infos: &[AccessInfo],
@@ -17,20 +25,32 @@ pub fn find_live_nodes(
     cull: bool,
     alive: &mut Vec<bool>,
     stack: &mut Vec<u32>,
-) {
+) -> usize {
     let count = graph.nodes.len();
     alive.clear();
     alive.resize(count, !cull);
     if !cull {
-        return;
+        return count;
     }
-    stack.clear();
-    for (node, record) in graph.nodes.iter().enumerate() {
-        let accesses = &infos[record.accesses.start as usize..record.accesses.end as usize];
-        let effect = accesses
+    let has_effect = |node: usize| {
+        let range = &graph.nodes[node].accesses;
+        infos[range.start as usize..range.end as usize]
             .iter()
-            .any(|info| info.has(CPU) || info.has(ANY_WRITES | OUTLIVES));
-        if effect {
+            .any(|info| {
+                info.bits & CPU != 0 || info.bits & (ANY_WRITES | OUTLIVES) == ANY_WRITES | OUTLIVES
+            })
+    };
+    // Edges from accesses always point back to earlier calls; only an explicit dependency can
+    // point forward.
+    let forward = graph.explicit_deps.iter().any(|(node, on)| on.0 > node.0);
+    if !forward {
+        return sweep(count, deps, alive, has_effect);
+    }
+    // A walk with a stack, for graphs with a dependency on a later call.
+    alive.fill(false);
+    stack.clear();
+    for node in 0..count {
+        if has_effect(node) {
             alive[node] = true;
             stack.push(node as u32);
         }
@@ -42,5 +62,97 @@ pub fn find_live_nodes(
                 stack.push(pred);
             }
         }
+    }
+    alive.iter().filter(|&&live| live).count()
+}
+
+/// The backward sweep over a graph whose edges all point back to earlier calls; returns the
+/// number of live nodes.
+fn sweep(
+    count: usize,
+    deps: &DepGraph,
+    alive: &mut [bool],
+    has_effect: impl Fn(usize) -> bool,
+) -> usize {
+    let mut live = 0;
+    for node in (0..count).rev() {
+        if !alive[node] {
+            if !has_effect(node) {
+                continue;
+            }
+            alive[node] = true;
+        }
+        live += 1;
+        for &(pred, kind) in deps.preds(node) {
+            if kind == EdgeKind::Data {
+                alive[pred as usize] = true;
+            }
+        }
+    }
+    live
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::access_info::AccessTable;
+    use super::super::deps::{DepBuilder, DepGraph};
+    use super::find_live_nodes;
+    use crate::*;
+
+    /// Node `i` writes resource `i` (resource 0 external, the others transient); `edit` may
+    /// change the recorded graph. Returns the live flags and count.
+    fn liveness(nodes: usize, edit: impl Fn(&mut RecordedGraph)) -> (Vec<bool>, usize) {
+        let mut builder = GraphBuilder::new();
+        let write = builder.declare_node(NodeDeclDesc::new(
+            "write",
+            QueueClass::Compute,
+            vec![ParamDesc::new("a", ValueType::Texture)
+                .with_access(AccessDesc::writeonly(AccessFlags::CS))],
+        ));
+        builder.begin_frame(0);
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 8);
+        let mut resources = vec![builder.import_external("out", desc).unwrap()];
+        for key in 1..nodes {
+            resources.push(builder.create_resource(desc, key as u64).unwrap());
+        }
+        for (key, &resource) in resources.iter().enumerate() {
+            let view = builder.default_texture_view(resource).unwrap();
+            let mut args = ArgsWriter::new(builder.decl(write).unwrap());
+            args.write_texture(0, &view);
+            builder
+                .call_node(write, args.bytes(), CallFlags::default(), key as u64)
+                .unwrap();
+        }
+        let mut graph = builder.finish().unwrap().clone();
+        edit(&mut graph);
+        let mut table = AccessTable::default();
+        table.build(&graph, &mut Vec::new(), &mut Vec::new());
+        let mut deps = DepGraph::default();
+        DepBuilder::default().build(&graph, None, &mut deps);
+        let mut alive = Vec::new();
+        let live = find_live_nodes(
+            &graph,
+            &table.infos,
+            &deps,
+            true,
+            &mut alive,
+            &mut Vec::new(),
+        );
+        (alive, live)
+    }
+
+    #[test]
+    fn dependencies_keep_their_targets_alive() {
+        // Only node 0 has an effect.
+        assert_eq!(liveness(3, |_| {}), (vec![true, false, false], 1));
+        // Node 2 depends on node 1 (an earlier call): neither feeds node 0.
+        let backward = |graph: &mut RecordedGraph| graph.explicit_deps.push((NodeId(2), NodeId(1)));
+        assert_eq!(liveness(3, backward), (vec![true, false, false], 1));
+        // Edited by hand: node 0 depends on node 1, which depends on node 2 (later calls).
+        let forward = |graph: &mut RecordedGraph| {
+            graph.explicit_deps.push((NodeId(0), NodeId(1)));
+            graph.explicit_deps.push((NodeId(1), NodeId(2)));
+        };
+        assert_eq!(liveness(3, forward), (vec![true, true, true], 3));
     }
 }

@@ -6,7 +6,10 @@
 //! `[relaxed]` writes that follow each other with no read in between form a group whose members
 //! are not ordered among themselves (each is ordered after what preceded the group).
 
-use super::access_info::{self, AccessInfo, ANY_READS, ANY_WRITES, READS, RELAXED, WHOLE, WRITES};
+use super::access_info::{
+    self, AccessInfo, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE, WRITES,
+};
+use super::node_list::NodeList;
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
@@ -39,20 +42,57 @@ impl DepGraph {
 #[derive(Clone, Debug, Default)]
 struct Segment {
     region: SubresourceBox,
-    writers: Vec<u32>,
+    writers: NodeList,
     writers_relaxed: bool,
-    readers: Vec<u32>,
+    readers: NodeList,
     /// What the current relaxed writer group is ordered after.
-    group_base: Vec<u32>,
+    group_base: NodeList,
 }
+
+/// No node.
+const NO_NODE: u32 = u32::MAX;
+/// Readers since the last write that a dense [`ResourceState`] holds inline.
+const DENSE_READERS: usize = 3;
+/// [`ResourceState::tag`] bit: the resource is tracked by segment list `tag & !GENERAL`.
+const GENERAL: u32 = 1 << 31;
+
+/// Dependency-tracking state of one resource. As long as a resource is touched only whole (see
+/// [`WHOLE`]), never by a `[relaxed]` write, and by at most [`DENSE_READERS`] readers after each
+/// write, its state is one segment covering all of it with at most one writer, no relaxed group
+/// and no group base: that segment is kept here inline ("dense"). Anything else moves the
+/// resource, with this state converted to that one segment, to a segment list for the rest of
+/// the build.
+#[derive(Copy, Clone, Debug)]
+struct ResourceState {
+    /// The last writer, or `NO_NODE`.
+    writer: u32,
+    /// Readers since the last write, in order (the first `tag` entries).
+    readers: [u32; DENSE_READERS],
+    /// Dense: the number of readers. Else `GENERAL |` the index of the segment list.
+    tag: u32,
+}
+
+/// The state of a resource nothing has touched yet.
+const FRESH: ResourceState = ResourceState {
+    writer: NO_NODE,
+    readers: [NO_NODE; DENSE_READERS],
+    tag: 0,
+};
 
 /// Reusable scratch for building dependency graphs.
 #[derive(Debug, Default)]
 pub struct DepBuilder {
-    segments: Vec<Vec<Segment>>,
+    /// Per resource.
+    states: Vec<ResourceState>,
+    /// Segment lists of the resources tracked per region: the first `lists_used` belong to the
+    /// build in progress, the rest keep their allocations for later builds.
+    lists: Vec<Vec<Segment>>,
+    lists_used: usize,
     scratch_pieces: Vec<SubresourceBox>,
     scratch_new: Vec<Segment>,
     explicit: Vec<(u32, u32)>,
+    /// Per resource: touched by a dead node so far (see [`DepBuilder::drop_dead_nodes`]).
+    dead_touched: Vec<bool>,
 }
 
 /// The whole subresource space of a resource (see [`crate::SubresourceBox`]).
@@ -97,62 +137,70 @@ fn push_edge(edges: &mut Vec<(u32, EdgeKind)>, start: usize, pred: u32, node: u3
     if pred == node {
         return;
     }
-    // Cheap de-duplication against the last few edges of this node.
-    let recent = &edges[start.max(edges.len().saturating_sub(4))..];
-    if recent
-        .iter()
-        .any(|&(p, k)| p == pred && (k == kind || k == EdgeKind::Data))
-    {
-        return;
+    // Cheap de-duplication against the last few edges of this node (none yet: nothing to scan).
+    let len = edges.len();
+    if len != start {
+        let from = if len - start > 4 { len - 4 } else { start };
+        if edges[from..]
+            .iter()
+            .any(|&(p, k)| p == pred && (k == kind || k == EdgeKind::Data))
+        {
+            return;
+        }
     }
     edges.push((pred, kind));
 }
 
 #[inline(always)]
 fn apply(segment: &mut Segment, touch: &Touch, edges: &mut Vec<(u32, EdgeKind)>, start: usize) {
+    let Segment {
+        writers,
+        writers_relaxed,
+        readers,
+        group_base,
+        ..
+    } = segment;
     if touch.reads {
-        for &writer in &segment.writers {
+        for &writer in writers.as_slice() {
             push_edge(edges, start, writer, touch.node, EdgeKind::Data);
         }
     }
     if touch.writes {
-        let no_other_readers = segment.readers.iter().all(|&reader| reader == touch.node);
-        let continue_group = touch.relaxed
-            && segment.writers_relaxed
-            && no_other_readers
-            && !segment.writers.is_empty();
+        let no_other_readers = readers
+            .as_slice()
+            .iter()
+            .all(|&reader| reader == touch.node);
+        let continue_group =
+            touch.relaxed && *writers_relaxed && no_other_readers && !writers.is_empty();
         if continue_group {
-            for &pred in &segment.group_base {
+            for &pred in group_base.as_slice() {
                 push_edge(edges, start, pred, touch.node, EdgeKind::Order);
             }
-            if segment.writers.last() != Some(&touch.node) {
-                segment.writers.push(touch.node);
+            if writers.last() != Some(touch.node) {
+                writers.push(touch.node);
             }
         } else {
-            for &writer in &segment.writers {
+            for &writer in writers.as_slice() {
                 push_edge(edges, start, writer, touch.node, EdgeKind::Order);
             }
-            for &reader in &segment.readers {
+            for &reader in readers.as_slice() {
                 push_edge(edges, start, reader, touch.node, EdgeKind::Order);
             }
-            segment.group_base.clear();
+            group_base.clear();
             if touch.relaxed {
-                segment.group_base.extend(
-                    segment
-                        .writers
-                        .iter()
-                        .chain(segment.readers.iter())
-                        .copied()
-                        .filter(|&n| n != touch.node),
-                );
+                for &node in writers.as_slice().iter().chain(readers.as_slice()) {
+                    if node != touch.node {
+                        group_base.push(node);
+                    }
+                }
             }
-            segment.writers.clear();
-            segment.writers.push(touch.node);
-            segment.writers_relaxed = touch.relaxed;
-            segment.readers.clear();
+            writers.clear();
+            writers.push(touch.node);
+            *writers_relaxed = touch.relaxed;
+            readers.clear();
         }
-    } else if touch.reads && segment.readers.last() != Some(&touch.node) {
-        segment.readers.push(touch.node);
+    } else if touch.reads && readers.last() != Some(touch.node) {
+        readers.push(touch.node);
     }
 }
 
@@ -161,13 +209,10 @@ impl DepBuilder {
     /// (no accesses, no edges), so order between live nodes is kept even where it ran through
     /// a culled node.
     pub fn build(&mut self, graph: &RecordedGraph, alive: Option<&[bool]>, out: &mut DepGraph) {
-        let full: Vec<SubresourceBox> = graph
-            .resources
-            .iter()
-            .map(|resource| full_box(&resource.desc))
-            .collect();
         let mut table = access_info::AccessTable::default();
-        table.build(graph, &full);
+        let mut sizes = Vec::new();
+        let mut full = Vec::new();
+        table.build(graph, &mut sizes, &mut full);
         self.build_boxed(graph, &table.boxes, &full, &table.infos, alive, out);
     }
 
@@ -185,22 +230,10 @@ impl DepBuilder {
     ) {
         out.pred_start.clear();
         out.edges.clear();
-        self.segments
-            .resize_with(graph.resources.len().max(self.segments.len()), Vec::new);
-        for index in 0..graph.resources.len() {
-            // Keep the first segment's vectors to avoid reallocating every frame.
-            let list = &mut self.segments[index];
-            list.truncate(1);
-            if list.is_empty() {
-                list.push(Segment::default());
-            }
-            let segment = &mut list[0];
-            segment.region = full[index];
-            segment.writers.clear();
-            segment.readers.clear();
-            segment.group_base.clear();
-            segment.writers_relaxed = false;
-        }
+        out.pred_start.reserve(graph.nodes.len() + 1);
+        self.states.clear();
+        self.states.resize(graph.resources.len(), FRESH);
+        self.lists_used = 0;
         self.explicit.clear();
         self.explicit
             .extend(graph.explicit_deps.iter().map(|(node, on)| (node.0, on.0)));
@@ -222,82 +255,218 @@ impl DepBuilder {
             if !live {
                 continue;
             }
+            let node_id = node_index as u32;
+            let first = node.accesses.start as usize;
+            let node_infos = &infos[first..node.accesses.end as usize];
             // Reads see the data from before the node: all reads first, then all writes.
-            let accesses = node.accesses.start as usize..node.accesses.end as usize;
-            for phase_writes in [false, true] {
-                let active_bit = if phase_writes { ANY_WRITES } else { ANY_READS };
-                for (access_index, info) in accesses.clone().zip(&infos[accesses.clone()]) {
-                    // No plane of the access takes part in this phase.
-                    if !info.has(active_bit) {
+            for (offset, &info) in node_infos.iter().enumerate() {
+                if info.bits & (WHOLE | READS) == WHOLE | READS {
+                    let state = &mut self.states[info.resource as usize];
+                    if state.tag & GENERAL == 0 && dense_read(state, node_id, &mut out.edges, start)
+                    {
                         continue;
                     }
-                    let resource = info.resource as usize;
-                    if info.has(WHOLE) {
-                        // One plane (plane 0), the whole resource: no splitting, no plane loop.
-                        let touch = Touch {
-                            node: node_index as u32,
-                            reads: !phase_writes && info.has(READS),
-                            writes: phase_writes && info.has(WRITES),
-                            relaxed: info.has(RELAXED),
-                        };
-                        if touch.reads || touch.writes {
-                            let list = &mut self.segments[resource];
-                            if list.len() == 1 {
-                                apply(&mut list[0], &touch, &mut out.edges, start);
-                            } else {
-                                let region = boxes[access_index];
-                                self.touch(resource, region, &touch, &mut out.edges, start);
-                            }
-                        }
-                        continue;
-                    }
-                    let access = &graph.accesses[access_index];
-                    let desc_access = access.access;
-                    let desc = &graph.resources[resource].desc;
-                    let region = boxes[access_index];
-                    for plane in region.lo[2]..region.hi[2] {
-                        let mut plane_region = region;
-                        let mode = if desc.kind.is_texture() {
-                            plane_region.lo[2] = plane;
-                            plane_region.hi[2] = plane + 1;
-                            desc_access.mode_for_plane(plane as u32)
-                        } else {
-                            desc_access.mode
-                        };
-                        let touch = Touch {
-                            node: node_index as u32,
-                            reads: !phase_writes && mode.reads(),
-                            writes: phase_writes && mode.writes(),
-                            relaxed: desc_access.relaxed,
-                        };
-                        if touch.reads || touch.writes {
-                            self.touch(
-                                access.resource.index(),
-                                plane_region,
-                                &touch,
-                                &mut out.edges,
-                                start,
-                            );
-                        }
-                        if !desc.kind.is_texture() {
-                            break;
-                        }
-                    }
+                } else if info.bits & (WHOLE | ANY_READS) != ANY_READS {
+                    // Reads nothing, or whole but not plane 0 (no other plane to read).
+                    continue;
                 }
+                self.touch_access(
+                    graph,
+                    boxes,
+                    full,
+                    first + offset,
+                    info,
+                    false,
+                    node_id,
+                    &mut out.edges,
+                    start,
+                );
+            }
+            for (offset, &info) in node_infos.iter().enumerate() {
+                if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
+                    let state = &mut self.states[info.resource as usize];
+                    if state.tag & GENERAL == 0 {
+                        dense_write(state, node_id, &mut out.edges, start);
+                        continue;
+                    }
+                } else if info.bits & (WHOLE | WRITES) == WHOLE || info.bits & ANY_WRITES == 0 {
+                    // Writes nothing, or whole but not plane 0 (no other plane to write).
+                    continue;
+                }
+                self.touch_access(
+                    graph,
+                    boxes,
+                    full,
+                    first + offset,
+                    info,
+                    true,
+                    node_id,
+                    &mut out.edges,
+                    start,
+                );
             }
         }
         out.pred_start.push(out.edges.len() as u32);
     }
 
+    /// One phase (reads, or writes with `phase_writes`) of an access through the general path:
+    /// a dense state's read overflow (its edge from the writer is already there), a relaxed
+    /// write, a resource already tracked per segment, or an access not covering its resource
+    /// whole (per plane). The access takes part in the phase.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn touch_access(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        access_index: usize,
+        info: AccessInfo,
+        phase_writes: bool,
+        node: u32,
+        edges: &mut Vec<(u32, EdgeKind)>,
+        start: usize,
+    ) {
+        let resource = info.resource as usize;
+        let was_dense = self.states[resource].tag & GENERAL == 0;
+        let list = self.general(resource, full);
+        if info.has(WHOLE) {
+            // One plane (plane 0), the whole resource: no splitting, no plane loop.
+            if was_dense && !phase_writes {
+                // A reader more than the dense state holds: `dense_read` added the edge.
+                self.lists[list][0].readers.push(node);
+                return;
+            }
+            let touch = Touch {
+                node,
+                reads: !phase_writes && info.has(READS),
+                writes: phase_writes && info.has(WRITES),
+                relaxed: info.has(RELAXED),
+            };
+            if self.lists[list].len() == 1 {
+                apply(&mut self.lists[list][0], &touch, edges, start);
+            } else {
+                self.touch(list, boxes[access_index], &touch, edges, start);
+            }
+            return;
+        }
+        let desc_access = graph.accesses[access_index].access;
+        let texture = info.has(TEXTURE);
+        let region = boxes[access_index];
+        for plane in region.lo[2]..region.hi[2] {
+            let mut plane_region = region;
+            let mode = if texture {
+                plane_region.lo[2] = plane;
+                plane_region.hi[2] = plane + 1;
+                desc_access.mode_for_plane(plane as u32)
+            } else {
+                desc_access.mode
+            };
+            let touch = Touch {
+                node,
+                reads: !phase_writes && mode.reads(),
+                writes: phase_writes && mode.writes(),
+                relaxed: desc_access.relaxed,
+            };
+            if touch.reads || touch.writes {
+                self.touch(list, plane_region, &touch, edges, start);
+            }
+            if !texture {
+                break;
+            }
+        }
+    }
+
+    /// Turns `deps`, built without `alive`, into what [`DepBuilder::build_boxed`] with `alive`
+    /// gives, by dropping the dead nodes' predecessor lists, when no live node touches a
+    /// resource after a dead node did: then every live node sees the same resource states in
+    /// both builds (its predecessors are all live, its edges come in the same order), and a
+    /// dead node's edges are all a rebuild would remove. Returns false, leaving `deps` as it
+    /// was, when that does not hold and a rebuild is needed. `infos` are the accesses' compact
+    /// records.
+    pub(crate) fn drop_dead_nodes(
+        &mut self,
+        graph: &RecordedGraph,
+        infos: &[AccessInfo],
+        alive: &[bool],
+        deps: &mut DepGraph,
+    ) -> bool {
+        self.dead_touched.clear();
+        self.dead_touched.resize(graph.resources.len(), false);
+        for (node, record) in graph.nodes.iter().enumerate() {
+            let node_infos = &infos[record.accesses.start as usize..record.accesses.end as usize];
+            if alive[node] {
+                if node_infos
+                    .iter()
+                    .any(|info| self.dead_touched[info.resource as usize])
+                {
+                    return false;
+                }
+            } else {
+                for info in node_infos {
+                    self.dead_touched[info.resource as usize] = true;
+                }
+            }
+        }
+        // Compact in place: each live list moves to an offset at or before its own.
+        let mut kept = 0;
+        for (node, &live) in alive.iter().enumerate() {
+            let start = deps.pred_start[node] as usize;
+            let end = deps.pred_start[node + 1] as usize;
+            deps.pred_start[node] = kept as u32;
+            if live {
+                deps.edges.copy_within(start..end, kept);
+                kept += end - start;
+            }
+        }
+        deps.pred_start[alive.len()] = kept as u32;
+        deps.edges.truncate(kept);
+        true
+    }
+
+    /// The segment list tracking `resource`, converting its dense state into a one-segment
+    /// list first if needed.
+    fn general(&mut self, resource: usize, full: &[SubresourceBox]) -> usize {
+        let state = &mut self.states[resource];
+        if state.tag & GENERAL != 0 {
+            return (state.tag & !GENERAL) as usize;
+        }
+        let index = self.lists_used;
+        self.lists_used += 1;
+        if index == self.lists.len() {
+            self.lists.push(Vec::new());
+        }
+        let list = &mut self.lists[index];
+        // Keep the first segment's vectors to avoid reallocating every frame.
+        list.truncate(1);
+        if list.is_empty() {
+            list.push(Segment::default());
+        }
+        let segment = &mut list[0];
+        segment.region = full[resource];
+        segment.writers.clear();
+        if state.writer != NO_NODE {
+            segment.writers.push(state.writer);
+        }
+        segment.writers_relaxed = false;
+        segment.readers.clear();
+        segment
+            .readers
+            .extend_from_slice(&state.readers[..state.tag as usize]);
+        segment.group_base.clear();
+        state.tag = GENERAL | index as u32;
+        index
+    }
+
     fn touch(
         &mut self,
-        resource: usize,
+        list: usize,
         region: SubresourceBox,
         touch: &Touch,
         edges: &mut Vec<(u32, EdgeKind)>,
         start: usize,
     ) {
-        let list = &mut self.segments[resource];
+        let list = &mut self.lists[list];
         // Fast path: one segment equal to the region.
         if list.len() == 1 && list[0].region == region {
             apply(&mut list[0], touch, edges, start);
@@ -335,6 +504,48 @@ impl DepBuilder {
     }
 }
 
+/// [`apply`] of a whole read to a dense state: false (nothing changed but the edge) when the
+/// reader does not fit.
+#[inline(always)]
+fn dense_read(
+    state: &mut ResourceState,
+    node: u32,
+    edges: &mut Vec<(u32, EdgeKind)>,
+    start: usize,
+) -> bool {
+    if state.writer != NO_NODE {
+        push_edge(edges, start, state.writer, node, EdgeKind::Data);
+    }
+    let count = state.tag as usize;
+    if count > 0 && state.readers[count - 1] == node {
+        return true;
+    }
+    if count == DENSE_READERS {
+        return false;
+    }
+    state.readers[count] = node;
+    state.tag += 1;
+    true
+}
+
+/// [`apply`] of a whole, not relaxed write to a dense state.
+#[inline(always)]
+fn dense_write(
+    state: &mut ResourceState,
+    node: u32,
+    edges: &mut Vec<(u32, EdgeKind)>,
+    start: usize,
+) {
+    if state.writer != NO_NODE {
+        push_edge(edges, start, state.writer, node, EdgeKind::Order);
+    }
+    for &reader in &state.readers[..state.tag as usize] {
+        push_edge(edges, start, reader, node, EdgeKind::Order);
+    }
+    state.writer = node;
+    state.tag = 0;
+}
+
 /// Node ids whose predecessors include `pred` (test helper): all `(pred, node)` pairs.
 pub fn edge_pairs(deps: &DepGraph) -> Vec<(NodeId, NodeId, EdgeKind)> {
     let mut out = Vec::new();
@@ -344,4 +555,169 @@ pub fn edge_pairs(deps: &DepGraph) -> Vec<(NodeId, NodeId, EdgeKind)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DepBuilder, DepGraph, EdgeKind};
+    use crate::*;
+
+    /// Records calls of `kinds` (0 reads, 1 writes, 2 relaxed read-write) on one texture, each
+    /// covering it whole, and returns the dependency graph.
+    fn deps_of(kinds: &[usize]) -> DepGraph {
+        let tex = |name: &str, access: AccessDesc| {
+            ParamDesc::new(name, ValueType::Texture).with_access(access)
+        };
+        let mut relaxed = AccessDesc::readwrite(AccessFlags::CS);
+        relaxed.relaxed = true;
+        let mut builder = GraphBuilder::new();
+        let decls: Vec<DeclId> = [
+            AccessDesc::readonly(AccessFlags::PS),
+            AccessDesc::writeonly(AccessFlags::CS),
+            relaxed,
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(index, access)| {
+            builder.declare_node(NodeDeclDesc::new(
+                format!("n{index}"),
+                QueueClass::Compute,
+                vec![tex("a", access)],
+            ))
+        })
+        .collect();
+        builder.begin_frame(0);
+        let texture = builder
+            .create_resource(ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 8), 0)
+            .unwrap();
+        let view = builder.default_texture_view(texture).unwrap();
+        for (key, &kind) in kinds.iter().enumerate() {
+            let decl = builder.decl(decls[kind]).unwrap().clone();
+            let mut args = ArgsWriter::new(&decl);
+            args.write_texture(0, &view);
+            builder
+                .call_node(decls[kind], args.bytes(), CallFlags::default(), key as u64)
+                .unwrap();
+        }
+        let mut deps = DepGraph::default();
+        DepBuilder::default().build(builder.finish().unwrap(), None, &mut deps);
+        deps
+    }
+
+    #[test]
+    fn more_readers_than_the_dense_state_holds() {
+        use EdgeKind::{Data, Order};
+        // Five readers overflow the inline reader list: the next writer still follows all.
+        let deps = deps_of(&[1, 0, 0, 0, 0, 0, 1, 0]);
+        for reader in 1..6 {
+            assert_eq!(deps.preds(reader), &[(0, Data)]);
+        }
+        assert_eq!(
+            deps.preds(6),
+            &[
+                (0, Order),
+                (1, Order),
+                (2, Order),
+                (3, Order),
+                (4, Order),
+                (5, Order)
+            ]
+        );
+        assert_eq!(deps.preds(7), &[(6, Data)]);
+    }
+
+    #[test]
+    fn relaxed_group_after_a_dense_write() {
+        use EdgeKind::{Data, Order};
+        // The second relaxed writer joins the first one's group: ordered after the group's
+        // base (node 0), reading the first one's data; the reader sees both.
+        let deps = deps_of(&[1, 2, 2, 0]);
+        assert_eq!(deps.preds(1), &[(0, Data)]);
+        assert_eq!(deps.preds(2), &[(1, Data), (0, Order)]);
+        assert_eq!(deps.preds(3), &[(1, Data), (2, Data)]);
+    }
+
+    /// Dead-node dropping against a rebuild: node 0 writes transient `t` (nothing reads it),
+    /// then node 1 writes the external `out`, and with `touch_t` also `t`.
+    fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
+        use super::super::access_info::AccessTable;
+        use super::super::dce::find_live_nodes;
+        let write = |name: &str| {
+            ParamDesc::new(name, ValueType::Texture)
+                .with_access(AccessDesc::writeonly(AccessFlags::CS))
+        };
+        let mut builder = GraphBuilder::new();
+        let one = builder.declare_node(NodeDeclDesc::new(
+            "one",
+            QueueClass::Compute,
+            vec![write("a")],
+        ));
+        let two = builder.declare_node(NodeDeclDesc::new(
+            "two",
+            QueueClass::Compute,
+            vec![write("a"), write("b")],
+        ));
+        builder.begin_frame(0);
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 8);
+        let out = builder.import_external("out", desc).unwrap();
+        let t = builder.create_resource(desc, 1).unwrap();
+        let out = builder.default_texture_view(out).unwrap();
+        let t = builder.default_texture_view(t).unwrap();
+        let calls: Vec<(DeclId, Vec<TextureView>)> = if touch_t {
+            vec![(one, vec![t]), (two, vec![out, t])]
+        } else {
+            vec![(one, vec![t]), (one, vec![out])]
+        };
+        for (key, (decl, views)) in calls.iter().enumerate() {
+            let mut args = ArgsWriter::new(builder.decl(*decl).unwrap());
+            for (index, view) in views.iter().enumerate() {
+                args.write_texture(index, view);
+            }
+            builder
+                .call_node(*decl, args.bytes(), CallFlags::default(), key as u64)
+                .unwrap();
+        }
+        let graph = builder.finish().unwrap();
+        let mut table = AccessTable::default();
+        let mut full = Vec::new();
+        table.build(graph, &mut Vec::new(), &mut full);
+        let mut builder = DepBuilder::default();
+        let mut dropped = DepGraph::default();
+        builder.build_boxed(graph, &table.boxes, &full, &table.infos, None, &mut dropped);
+        let mut alive = Vec::new();
+        let live = find_live_nodes(
+            graph,
+            &table.infos,
+            &dropped,
+            true,
+            &mut alive,
+            &mut Vec::new(),
+        );
+        assert_eq!((live, alive.as_slice()), (1, &[false, true][..]));
+        let done = builder.drop_dead_nodes(graph, &table.infos, &alive, &mut dropped);
+        let mut rebuilt = DepGraph::default();
+        builder.build_boxed(
+            graph,
+            &table.boxes,
+            &full,
+            &table.infos,
+            Some(&alive),
+            &mut rebuilt,
+        );
+        (done, dropped, rebuilt)
+    }
+
+    #[test]
+    fn dead_nodes_dropped_only_where_a_rebuild_agrees() {
+        // Nothing live touches `t`: dropping node 0's (empty) list is the whole difference.
+        let (done, dropped, rebuilt) = culled_pair(false);
+        assert!(done);
+        assert_eq!(dropped.pred_start, rebuilt.pred_start);
+        assert_eq!(dropped.edges, rebuilt.edges);
+        // Node 1 overwrites `t` after the dead node 0: its order edge goes in a rebuild only.
+        let (done, kept, rebuilt) = culled_pair(true);
+        assert!(!done);
+        assert_eq!(kept.preds(1), &[(0, EdgeKind::Order)]);
+        assert_eq!(rebuilt.preds(1), &[]);
+    }
 }

@@ -26,6 +26,7 @@ pub mod deps;
 mod discard;
 mod discard_whole;
 mod memory;
+mod node_list;
 mod queue_order;
 mod region_map;
 mod render_pass;
@@ -211,8 +212,6 @@ pub struct FrameCompiler {
     sizes: Vec<u64>,
     /// The whole subresource box of each resource.
     full_boxes: Vec<crate::view::SubresourceBox>,
-    /// The descriptions `sizes` and `full_boxes` were computed from.
-    size_descs: Vec<crate::resource::ResourceDesc>,
     discard: DiscardInference,
     memory: MemoryPlanner,
     barriers: BarrierPlanner,
@@ -269,24 +268,10 @@ impl FrameCompiler {
             self.key.store(graph);
         }
         self.cached = false;
-        // Allocation sizes and whole-resource boxes, recomputed only for descriptions that
-        // changed since the last frame.
-        let resource_count = graph.resources.len();
-        self.sizes.truncate(resource_count);
-        self.full_boxes.truncate(resource_count);
-        self.size_descs.truncate(resource_count);
-        for (index, resource) in graph.resources.iter().enumerate() {
-            if index == self.sizes.len() {
-                self.sizes.push(resource.desc.allocation_size());
-                self.full_boxes.push(deps::full_box(&resource.desc));
-                self.size_descs.push(resource.desc);
-            } else if self.size_descs[index] != resource.desc {
-                self.sizes[index] = resource.desc.allocation_size();
-                self.full_boxes[index] = deps::full_box(&resource.desc);
-                self.size_descs[index] = resource.desc;
-            }
-        }
-        self.table.build(graph, &self.full_boxes);
+        // The accesses' compact records; allocation sizes and whole-resource boxes are
+        // recomputed only for descriptions that changed since the last frame.
+        self.table
+            .build(graph, &mut self.sizes, &mut self.full_boxes);
         self.dep_builder.build_boxed(
             graph,
             &self.table.boxes,
@@ -295,7 +280,7 @@ impl FrameCompiler {
             None,
             &mut self.deps,
         );
-        dce::find_live_nodes(
+        let live = dce::find_live_nodes(
             graph,
             &self.table.infos,
             &self.deps,
@@ -303,7 +288,17 @@ impl FrameCompiler {
             &mut self.alive,
             &mut self.stack,
         );
-        if self.alive.iter().any(|live| !live) {
+        let any_culled = live < graph.nodes.len();
+        // Without the dead nodes, order between live nodes may run differently: drop the dead
+        // nodes' edges where that is all that changes, else build again.
+        if any_culled
+            && !self.dep_builder.drop_dead_nodes(
+                graph,
+                &self.table.infos,
+                &self.alive,
+                &mut self.deps,
+            )
+        {
             self.dep_builder.build_boxed(
                 graph,
                 &self.table.boxes,
@@ -331,11 +326,13 @@ impl FrameCompiler {
             .order
             .extend(self.order_scratch.iter().map(|&node| NodeId(node)));
         frame.culled.clear();
-        frame.culled.extend(
-            (0..count)
-                .filter(|&node| !self.alive[node])
-                .map(NodeId::from_index),
-        );
+        if any_culled {
+            frame.culled.extend(
+                (0..count)
+                    .filter(|&node| !self.alive[node])
+                    .map(NodeId::from_index),
+            );
+        }
         frame.position.clear();
         frame.position.resize(count, u32::MAX);
         for (position, node) in frame.order.iter().enumerate() {
@@ -375,6 +372,8 @@ impl FrameCompiler {
     }
 }
 
+/// Queue index of every live node: 0 (graphics), or with `async_compute` the compute queue
+/// (created at the first `async` call of a non-graphics declaration, in call order).
 fn assign_queues(
     graph: &RecordedGraph,
     alive: &[bool],
@@ -384,21 +383,22 @@ fn assign_queues(
     frame.queues.clear();
     frame.queues.push(QueueClass::Graphics);
     frame.node_queue.clear();
-    frame.node_queue.resize(graph.nodes.len(), u32::MAX);
+    frame
+        .node_queue
+        .extend(alive.iter().map(|&live| if live { 0 } else { u32::MAX }));
+    if !async_compute {
+        return;
+    }
     let mut compute_queue = None;
-    for (index, node) in graph.nodes.iter().enumerate() {
-        if !alive[index] {
-            continue;
-        }
-        let class = graph.decls[node.decl.index()].queue;
-        let on_async = async_compute && node.flags.prefer_async && class != QueueClass::Graphics;
-        frame.node_queue[index] = if on_async {
-            *compute_queue.get_or_insert_with(|| {
+    for ((node, &live), queue) in graph.nodes.iter().zip(alive).zip(&mut frame.node_queue) {
+        if node.flags.prefer_async
+            && live
+            && graph.decls[node.decl.index()].queue != QueueClass::Graphics
+        {
+            *queue = *compute_queue.get_or_insert_with(|| {
                 frame.queues.push(QueueClass::Compute);
                 frame.queues.len() as u32 - 1
-            })
-        } else {
-            0
-        };
+            });
+        }
     }
 }
