@@ -37,25 +37,26 @@ pub struct QueueOrder {
 }
 
 impl QueueOrder {
-    /// Fills `release` (by resource index) with the last position whose node may still run
-    /// concurrently with, or before, some access of the resource: `frame.lifetimes`' last
-    /// position with one queue; with several, extended until every queue is ordered after all
-    /// of the resource's accesses (the frame's last position if some queue never is). `None`
-    /// for resources without a lifetime.
+    /// With several queues, fills `release` (by resource index) with the last position whose
+    /// node may still run concurrently with, or before, some access of the resource: its last
+    /// access extended until every queue is ordered after all of the resource's accesses (the
+    /// frame's last position if some queue never is); `None` for resources without a lifetime.
+    /// Returns whether the frame has several queues; with one, `release` is left untouched
+    /// (every extent ends at the last access) and nothing is computed.
     pub fn releases(
         &mut self,
         graph: &RecordedGraph,
         deps: &DepGraph,
         frame: &CompiledFrame,
         release: &mut Vec<Option<u32>>,
-    ) {
-        release.clear();
-        release.extend(frame.lifetimes.iter().map(|l| l.map(|(_, last)| last)));
+    ) -> bool {
         let queues = frame.queues.len();
         self.queues = queues;
         if queues <= 1 {
-            return;
+            return false;
         }
+        release.clear();
+        release.extend(frame.lifetimes.iter().map(|l| l.map(|(_, last)| last)));
         self.build_clocks(deps, frame, queues);
         self.last_access.clear();
         self.last_access.resize(graph.resources.len() * queues, -1);
@@ -88,11 +89,7 @@ impl QueueOrder {
             }
             *end = Some(extended);
         }
-    }
-
-    /// The last [`QueueOrder::releases`] saw more than one queue.
-    pub fn several_queues(&self) -> bool {
-        self.queues > 1
+        true
     }
 
     /// Every access of resource `early` happens before every access of resource `late` (by
