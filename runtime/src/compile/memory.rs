@@ -25,8 +25,22 @@ use super::deps::DepGraph;
 use super::queue_order::QueueOrder;
 use super::{CompiledFrame, MemoryStats};
 use crate::graph::RecordedGraph;
-use fit::{FirstFit, FitInput};
+use fit::FirstFit;
 use sweep::Sweep;
+
+/// One transient resource of a frame.
+#[derive(Copy, Clone, Debug, Default)]
+struct Transient {
+    /// Resource index.
+    index: u32,
+    /// Placement extent start: the first position of the group of its first access.
+    start: u32,
+    /// Placement extent end: its last access, or with several queues the last position that
+    /// may still run concurrently with one of its accesses.
+    end: u32,
+    /// Last access position.
+    last: u32,
+}
 
 /// Reusable scratch of lifetime analysis and placement.
 #[derive(Debug, Default)]
@@ -42,14 +56,8 @@ pub struct MemoryPlanner {
     group_of: Vec<u32>,
     /// Live-set changes at each position (for the lower bound).
     deltas: Vec<i64>,
-    /// Resource index of each transient ordinal (increasing).
-    transients: Vec<u32>,
-    /// Placement extent start (the group start of its first access) of each ordinal.
-    starts: Vec<u32>,
-    /// Last access position of each ordinal.
-    lasts: Vec<u32>,
-    /// With several queues: placement extent end of each ordinal (else `lasts`).
-    ends: Vec<u32>,
+    /// The transients in index order (their ordinals name them below).
+    transients: Vec<Transient>,
     /// Ordinals sorted by (last access, ordinal), for `alias_after`.
     by_last: Vec<u32>,
     counts: Vec<u32>,
@@ -57,10 +65,10 @@ pub struct MemoryPlanner {
     paint: Vec<u32>,
     fit: FirstFit,
     sweep: Sweep,
-    /// Extents by resource index (the sweep fallback only).
+    /// Transient resource indices and extents by resource index (the sweep fallback only).
+    indices: Vec<u32>,
     extents: Vec<Option<(u32, u32)>>,
 }
-
 /// Two resources whose placement extents overlap may still share memory when one's last access
 /// comes before the other's extent starts and every queue orders it before the other.
 fn apart(
@@ -110,21 +118,24 @@ impl MemoryPlanner {
         frame.alias_after.resize(resource_count, None);
         // Memory freed inside a run of same-level nodes becomes reusable only from the next run,
         // so the aliasing barrier can join the batch at the start of that run.
-        self.group_start.clear();
-        self.group_of.clear();
+        fit::set_len(&mut self.group_start, positions);
+        fit::set_len(&mut self.group_of, positions);
         let mut group_start = 0u32;
         let mut group = 0u32;
-        for position in 0..positions {
+        for (position, (start, of)) in self
+            .group_start
+            .iter_mut()
+            .zip(&mut self.group_of)
+            .enumerate()
+        {
             if position > 0 && levels.get(position) != levels.get(position - 1) {
                 group_start = position as u32;
                 group += 1;
             }
-            self.group_start.push(group_start);
-            self.group_of.push(group);
+            *start = group_start;
+            *of = group;
         }
         self.transients.clear();
-        self.starts.clear();
-        self.lasts.clear();
         self.deltas.clear();
         self.deltas.resize(positions + 1, 0);
         let mut unaliased = 0u64;
@@ -139,9 +150,12 @@ impl MemoryPlanner {
             unaliased += size;
             self.deltas[first as usize] += size as i64;
             self.deltas[last as usize + 1] -= size as i64;
-            self.transients.push(index as u32);
-            self.starts.push(self.group_start[first as usize]);
-            self.lasts.push(last);
+            self.transients.push(Transient {
+                index: index as u32,
+                start: self.group_start[first as usize],
+                end: last,
+                last,
+            });
         }
         let mut live = 0i64;
         let mut peak = 0i64;
@@ -153,23 +167,17 @@ impl MemoryPlanner {
             .queue_order
             .releases(graph, deps, frame, &mut self.release);
         if several_queues {
-            self.ends.clear();
-            self.ends
-                .extend(self.transients.iter().zip(&self.lasts).map(|(&index, &last)| {
-                    self.release[index as usize].unwrap_or(last)
-                }));
+            for transient in &mut self.transients {
+                if let Some(release) = self.release[transient.index as usize] {
+                    transient.end = release;
+                }
+            }
         }
-        let ends = if several_queues {
-            &self.ends
-        } else {
-            &self.lasts
-        };
         let budget = 16 * (resource_count + positions) + 1024;
         let span: usize = self
-            .starts
+            .transients
             .iter()
-            .zip(ends)
-            .map(|(&start, &end)| (end - start) as usize + 1)
+            .map(|transient| (transient.end - transient.start) as usize + 1)
             .sum();
         let heap_end = if span <= budget {
             let lifetimes = &frame.lifetimes;
@@ -180,32 +188,32 @@ impl MemoryPlanner {
                     queue_order,
                     lifetimes,
                     group_start,
-                    transients[a as usize],
-                    transients[b as usize],
+                    transients[a as usize].index,
+                    transients[b as usize].index,
                 )
             };
-            let input = FitInput {
+            let heap_end = self.fit.place(
                 transients,
-                starts: &self.starts,
-                ends,
                 sizes,
                 positions,
-                group_of: &self.group_of,
-                apart: several_queues.then_some(&apart as &dyn Fn(u32, u32) -> bool),
-            };
-            let heap_end = self.fit.place(&input, &mut frame.placements);
+                &self.group_of,
+                several_queues.then_some(&apart as fit::Apart<'_>),
+                &mut frame.placements,
+            );
             self.compute_alias_after(frame, sizes, heap_end);
             heap_end
         } else {
+            self.indices.clear();
             self.extents.clear();
             self.extents.resize(resource_count, None);
-            for (ordinal, &index) in self.transients.iter().enumerate() {
-                let first = frame.lifetimes[index as usize].map_or(0, |(first, _)| first);
-                self.extents[index as usize] = Some((first, ends[ordinal]));
+            for transient in &self.transients {
+                let first = frame.lifetimes[transient.index as usize].map_or(0, |(first, _)| first);
+                self.indices.push(transient.index);
+                self.extents[transient.index as usize] = Some((first, transient.end));
             }
             self.sweep.place(
                 frame,
-                &self.transients,
+                &self.indices,
                 &self.extents,
                 &self.group_start,
                 sizes,
@@ -230,53 +238,53 @@ impl MemoryPlanner {
         let shift = unit_bytes.trailing_zeros();
         let units = heap_end.div_ceil(unit_bytes) as usize;
         // Painted values are `last position + 1`; 0 is unpainted (so a plain maximum finds the
-        // latest painter, which vectorizes).
+        // latest painter).
         self.paint.clear();
         self.paint.resize(units, 0);
         // Previous occupants are released by their last access (earlier than their extent end
         // with several queues, where placement shares memory between extent-overlapping
         // transients that are ordered apart), in order of it, so each fill paints a value at
         // least as large as any before it.
-        let lasts = &self.lasts;
+        let transients = &self.transients;
         self.counts.clear();
         self.counts.resize(frame.order.len() + 1, 0);
-        for &last in lasts {
-            self.counts[last as usize] += 1;
+        for transient in transients {
+            self.counts[transient.last as usize] += 1;
         }
-        let mut total = 0;
-        for count in &mut self.counts {
-            (*count, total) = (total, total + *count);
-        }
-        self.by_last.clear();
-        self.by_last.resize(lasts.len(), 0);
-        for (ordinal, &last) in lasts.iter().enumerate() {
-            let slot = &mut self.counts[last as usize];
+        fit::exclusive_prefix(&mut self.counts);
+        // A permutation: every slot is written.
+        fit::set_len(&mut self.by_last, transients.len());
+        for (ordinal, transient) in transients.iter().enumerate() {
+            let slot = &mut self.counts[transient.last as usize];
             self.by_last[*slot as usize] = ordinal as u32;
             *slot += 1;
         }
-        let (offsets, transients) = (&self.fit.offsets, &self.transients);
+        let offsets = &self.fit.offsets;
         let unit_range = |ordinal: u32| {
             let offset = offsets[ordinal as usize];
-            let size = sizes[transients[ordinal as usize] as usize];
-            (offset >> shift) as usize..(offset + size).div_ceil(unit_bytes) as usize
+            let size = sizes[transients[ordinal as usize].index as usize];
+            let end = offset + size;
+            let partial = end & (unit_bytes - 1) != 0;
+            (offset >> shift) as usize..((end >> shift) + partial as u64) as usize
         };
-        let mut cursor = 0;
+        let mut released = self.by_last.iter();
+        let mut pending = released.next();
         // `by_start` is sorted by extent start; transients with equal starts see the same
         // releases, so their order among themselves does not matter.
         for &ordinal in &self.fit.by_start {
-            let start = self.starts[ordinal as usize];
-            while let Some(&ended) = self.by_last.get(cursor) {
-                let last = lasts[ended as usize];
+            let start = transients[ordinal as usize].start;
+            while let Some(&ended) = pending {
+                let last = transients[ended as usize].last;
                 if last >= start {
                     break;
                 }
-                cursor += 1;
                 self.paint[unit_range(ended)].fill(last + 1);
+                pending = released.next();
             }
             let previous = self.paint[unit_range(ordinal)]
                 .iter()
                 .fold(0, |latest, &painted| latest.max(painted));
-            frame.alias_after[transients[ordinal as usize] as usize] = previous.checked_sub(1);
+            frame.alias_after[transients[ordinal as usize].index as usize] = previous.checked_sub(1);
         }
     }
 }

@@ -10,6 +10,7 @@
 
 use super::conflicts::ConflictLists;
 use super::occupancy::OccupancyLists;
+use super::Transient;
 use crate::compile::Placement;
 
 /// Above this many distinct sizes the rank order comes from a comparison sort.
@@ -26,10 +27,11 @@ pub(super) struct FirstFit {
     /// Ordinals in rank order (largest first, extent start, ordinal).
     ranked: Vec<u32>,
     counts: Vec<u32>,
-    /// Distinct sizes in first-seen order, and each ordinal's class among them.
+    /// Distinct sizes in first-seen order, each ordinal's class among them, the ordinals in
+    /// each class, and the classes by decreasing size.
     size_classes: Vec<u64>,
     class_of: Vec<u8>,
-    /// Classes by decreasing size.
+    class_counts: Vec<u32>,
     class_order: Vec<u8>,
     /// Rank-order keys `!size << 64 | start << 32 | ordinal` (many distinct sizes only).
     size_keys: Vec<u128>,
@@ -38,29 +40,14 @@ pub(super) struct FirstFit {
     rank_size: Vec<u64>,
     occupancy: OccupancyLists,
     conflicts: ConflictLists,
-    /// Placed ranges in allocation units (when they fit a word) or bytes.
+    /// Placed ranges by rank, in allocation units (when they fit a word) or bytes.
     packed_spans: Vec<u64>,
     spans: Vec<u128>,
 }
 
-/// Inputs of [`FirstFit::place`], by ordinal.
-pub(super) struct FitInput<'a> {
-    /// Resource index of each ordinal (increasing).
-    pub transients: &'a [u32],
-    /// Extent `[start, end]` (execution positions) of each ordinal.
-    pub starts: &'a [u32],
-    pub ends: &'a [u32],
-    /// Allocation sizes by resource index.
-    pub sizes: &'a [u64],
-    /// Execution positions of the frame (every extent lies below).
-    pub positions: usize,
-    /// The group (run of same-level nodes, numbered in order) of each position; every extent
-    /// starts at the first position of a group.
-    pub group_of: &'a [u32],
-    /// With several queues: `apart(a, b)` when ordinals `a` and `b` overlap in extent but may
-    /// still share memory.
-    pub apart: Option<&'a dyn Fn(u32, u32) -> bool>,
-}
+/// With several queues: `apart(a, b)` when the transients of ordinals `a` and `b` overlap in
+/// extent but may still share memory.
+pub(super) type Apart<'a> = &'a dyn Fn(u32, u32) -> bool;
 
 /// A range `lo..hi` packed into one integer ordered by `lo` first.
 pub(super) trait Span: Copy + Ord + Default {
@@ -102,50 +89,102 @@ impl Span for u128 {
     }
 }
 
-/// Exclusive prefix sums of `counts` (one slot per position plus a final total) in place.
+/// Makes `values` `len` long without clearing the slots it keeps: for buffers whose every slot
+/// is written before it is read.
+pub(super) fn set_len<T: Copy + Default>(values: &mut Vec<T>, len: usize) {
+    if values.len() != len {
+        values.resize(len, T::default());
+    }
+}
+
+/// Exclusive prefix sums of `counts` in place.
 pub(super) fn exclusive_prefix(counts: &mut [u32]) {
     let mut total = 0u32;
     for count in counts.iter_mut() {
-        let here = *count;
-        *count = total;
-        total += here;
+        (*count, total) = (total, total + *count);
     }
 }
 
 impl FirstFit {
-    /// Places every transient of `input`; fills `placements` (by resource index) and
-    /// [`FirstFit::offsets`]; returns the heap size. Also leaves [`FirstFit::by_start`] filled.
+    /// Places `transients` (execution positions `0..positions`, grouped by `group_of`: every
+    /// extent starts at the first position of a group); fills `placements` (by resource index)
+    /// and [`FirstFit::offsets`] and [`FirstFit::by_start`]; returns the heap size.
     pub(super) fn place(
         &mut self,
-        input: &FitInput<'_>,
+        transients: &[Transient],
+        sizes: &[u64],
+        positions: usize,
+        group_of: &[u32],
+        apart: Option<Apart<'_>>,
         placements: &mut [Option<Placement>],
     ) -> u64 {
-        self.rank_order(input);
-        // Byte ranges in allocation units fit one word when every size is a whole number of
-        // units and all of them together stay below 2^32 units (always, short of absurd
-        // descriptions).
+        // One pass: extent start counts, size classes, and whether byte ranges in allocation
+        // units fit one word (every size a whole number of units, all of them together below
+        // 2^32 units: always, short of absurd descriptions).
         let unit = crate::resource::ALLOCATION_ALIGNMENT;
+        self.counts.clear();
+        self.counts.resize(positions + 1, 0);
+        self.size_classes.clear();
+        self.class_of.clear();
+        self.class_counts.clear();
+        let mut classified = true;
+        let mut last_class = 0usize;
+        let mut whole_units = true;
         let mut total_units = 0u64;
-        let packable = input.transients.iter().all(|&index| {
-            let size = input.sizes[index as usize];
+        for transient in transients {
+            self.counts[transient.start as usize] += 1;
+            let size = sizes[transient.index as usize];
+            whole_units &= size.is_multiple_of(unit);
             total_units = total_units.saturating_add(size / unit);
-            size.is_multiple_of(unit)
-        }) && total_units < 1 << 32;
-        let scale = if packable { unit } else { 1 };
-        self.rank_extent.clear();
-        self.rank_size.clear();
-        for &ordinal in &self.ranked {
-            let ordinal = ordinal as usize;
-            self.rank_extent
-                .push((input.starts[ordinal], input.ends[ordinal]));
-            self.rank_size
-                .push(input.sizes[input.transients[ordinal] as usize] / scale);
+            if !classified {
+                continue;
+            }
+            if self.size_classes.get(last_class) != Some(&size) {
+                last_class = match self.size_classes.iter().position(|&known| known == size) {
+                    Some(class) => class,
+                    None if self.size_classes.len() < MAX_SIZE_CLASSES => {
+                        self.size_classes.push(size);
+                        self.class_counts.push(0);
+                        self.size_classes.len() - 1
+                    }
+                    None => {
+                        classified = false;
+                        continue;
+                    }
+                };
+            }
+            self.class_of.push(last_class as u8);
+            self.class_counts[last_class] += 1;
         }
-        if let Some(apart) = input.apart {
+        let packable = whole_units && total_units < 1 << 32;
+        let scale = if packable { unit } else { 1 };
+        // Ordinals are in index order, so a stable scatter by start keeps ties by index.
+        exclusive_prefix(&mut self.counts);
+        // A permutation: every slot is written.
+        set_len(&mut self.by_start, transients.len());
+        for (ordinal, transient) in transients.iter().enumerate() {
+            let slot = &mut self.counts[transient.start as usize];
+            self.by_start[*slot as usize] = ordinal as u32;
+            *slot += 1;
+        }
+        self.rank_order(transients, sizes, classified);
+        set_len(&mut self.rank_extent, transients.len());
+        set_len(&mut self.rank_size, transients.len());
+        for ((&ordinal, extent), size) in self
+            .ranked
+            .iter()
+            .zip(&mut self.rank_extent)
+            .zip(&mut self.rank_size)
+        {
+            let transient = &transients[ordinal as usize];
+            *extent = (transient.start, transient.end);
+            *size = sizes[transient.index as usize] / scale;
+        }
+        if let Some(apart) = apart {
             let ranked = &self.ranked;
             let apart = |a: u32, b: u32| apart(ranked[a as usize], ranked[b as usize]);
             let lists = &mut self.conflicts;
-            lists.build(&self.rank_extent, input.positions);
+            lists.build(&self.rank_extent, positions);
             if packable {
                 lists.place(&apart, &self.rank_extent, &self.rank_size, &mut self.packed_spans);
             } else {
@@ -153,123 +192,94 @@ impl FirstFit {
             }
         } else {
             let lists = &mut self.occupancy;
-            lists.build(&self.rank_extent, input.group_of);
+            lists.build(&self.rank_extent, group_of);
             if packable {
-                lists.place(&self.rank_extent, &self.rank_size, input.group_of, &mut self.packed_spans);
+                lists.place(&self.rank_extent, &self.rank_size, group_of, &mut self.packed_spans);
             } else {
-                lists.place(&self.rank_extent, &self.rank_size, input.group_of, &mut self.spans);
+                lists.place(&self.rank_extent, &self.rank_size, group_of, &mut self.spans);
             }
         }
-        self.offsets.clear();
-        self.offsets.resize(input.transients.len(), 0);
-        let (ranked, offsets) = (&self.ranked, &mut self.offsets);
+        // Every ordinal has a rank: every slot is written.
+        set_len(&mut self.offsets, transients.len());
+        let placed = Placed {
+            ranked: &self.ranked,
+            transients,
+            sizes,
+            scale,
+        };
         if packable {
-            write_placements(&self.packed_spans, ranked, scale, input, offsets, placements)
+            placed.write(&self.packed_spans, &mut self.offsets, placements)
         } else {
-            write_placements(&self.spans, ranked, scale, input, offsets, placements)
+            placed.write(&self.spans, &mut self.offsets, placements)
         }
     }
 
-    /// Fills `by_start` (counting sort by extent start; ordinals are already in index order, so
-    /// ties stay by index) and `ranked` (a stable partition of `by_start` by decreasing size).
-    fn rank_order(&mut self, input: &FitInput<'_>) {
-        let count = input.transients.len();
-        self.counts.clear();
-        self.counts.resize(input.positions + 1, 0);
-        for &start in input.starts {
-            self.counts[start as usize] += 1;
-        }
-        exclusive_prefix(&mut self.counts);
-        self.by_start.clear();
-        self.by_start.resize(count, 0);
-        for (ordinal, &start) in input.starts.iter().enumerate() {
-            let slot = &mut self.counts[start as usize];
-            self.by_start[*slot as usize] = ordinal as u32;
-            *slot += 1;
-        }
-        self.ranked.clear();
-        if self.classify_sizes(input) {
-            // Stable scatter of `by_start` by class, classes by decreasing size.
-            self.counts.clear();
-            self.counts.resize(self.size_classes.len(), 0);
-            for &class in &self.class_of {
-                self.counts[class as usize] += 1;
-            }
+    /// Fills `ranked`: with few size classes a stable scatter of `by_start` by class, classes
+    /// by decreasing size; otherwise a sort.
+    fn rank_order(&mut self, transients: &[Transient], sizes: &[u64], classified: bool) {
+        // A permutation: every slot is written.
+        set_len(&mut self.ranked, transients.len());
+        if classified {
+            self.class_order.clear();
+            self.class_order
+                .extend(0..self.size_classes.len() as u8);
+            let classes = &self.size_classes;
+            self.class_order
+                .sort_unstable_by_key(|&class| std::cmp::Reverse(classes[class as usize]));
             let mut total = 0;
             for &class in &self.class_order {
-                let here = self.counts[class as usize];
-                self.counts[class as usize] = total;
-                total += here;
+                let count = &mut self.class_counts[class as usize];
+                (*count, total) = (total, total + *count);
             }
-            self.ranked.resize(count, 0);
             for &ordinal in &self.by_start {
-                let slot = &mut self.counts[self.class_of[ordinal as usize] as usize];
+                let slot = &mut self.class_counts[self.class_of[ordinal as usize] as usize];
                 self.ranked[*slot as usize] = ordinal;
                 *slot += 1;
             }
         } else {
             self.size_keys.clear();
             self.size_keys
-                .extend(input.transients.iter().enumerate().map(|(ordinal, &index)| {
-                    ((!input.sizes[index as usize] as u128) << 64)
-                        | ((input.starts[ordinal] as u128) << 32)
+                .extend(transients.iter().enumerate().map(|(ordinal, transient)| {
+                    ((!sizes[transient.index as usize] as u128) << 64)
+                        | ((transient.start as u128) << 32)
                         | ordinal as u128
                 }));
             self.size_keys.sort_unstable();
-            self.ranked
-                .extend(self.size_keys.iter().map(|&key| key as u32));
-        }
-    }
-
-    /// Fills `size_classes`, `class_of` and `class_order`; false when there are more than
-    /// [`MAX_SIZE_CLASSES`] distinct sizes.
-    fn classify_sizes(&mut self, input: &FitInput<'_>) -> bool {
-        self.size_classes.clear();
-        self.class_of.clear();
-        let mut last = 0usize;
-        for &index in input.transients {
-            let size = input.sizes[index as usize];
-            if self.size_classes.get(last) != Some(&size) {
-                last = match self.size_classes.iter().position(|&known| known == size) {
-                    Some(class) => class,
-                    None if self.size_classes.len() < MAX_SIZE_CLASSES => {
-                        self.size_classes.push(size);
-                        self.size_classes.len() - 1
-                    }
-                    None => return false,
-                };
+            for (rank, &key) in self.ranked.iter_mut().zip(&self.size_keys) {
+                *rank = key as u32;
             }
-            self.class_of.push(last as u8);
         }
-        self.class_order.clear();
-        self.class_order
-            .extend(0..self.size_classes.len() as u8);
-        let classes = &self.size_classes;
-        self.class_order
-            .sort_unstable_by_key(|&class| std::cmp::Reverse(classes[class as usize]));
-        true
     }
 }
 
-/// Writes each rank's placement (`spans` in units of `scale` bytes, `ranked` the ordinal of each
-/// rank) into `placements` and `offsets` (by ordinal); returns the heap size.
-fn write_placements<S: Span>(
-    spans: &[S],
-    ranked: &[u32],
+/// What turns spans by rank into placements.
+struct Placed<'a> {
+    /// The ordinal of each rank.
+    ranked: &'a [u32],
+    transients: &'a [Transient],
+    sizes: &'a [u64],
+    /// Bytes per span unit.
     scale: u64,
-    input: &FitInput<'_>,
-    offsets: &mut [u64],
-    placements: &mut [Option<Placement>],
-) -> u64 {
-    let mut heap_end = 0u64;
-    for (&ordinal, &span) in ranked.iter().zip(spans) {
-        let index = input.transients[ordinal as usize];
-        let offset = span.lo() * scale;
-        let size = input.sizes[index as usize];
-        offsets[ordinal as usize] = offset;
-        placements[index as usize] = Some(Placement { offset, size });
-        heap_end = heap_end.max(offset + size);
-    }
-    heap_end
 }
 
+impl Placed<'_> {
+    /// Writes each rank's placement into `placements` (by resource index) and `offsets` (by
+    /// ordinal); returns the heap size.
+    fn write<S: Span>(
+        &self,
+        spans: &[S],
+        offsets: &mut [u64],
+        placements: &mut [Option<Placement>],
+    ) -> u64 {
+        let mut heap_end = 0u64;
+        for (&ordinal, &span) in self.ranked.iter().zip(spans) {
+            let index = self.transients[ordinal as usize].index as usize;
+            let offset = span.lo() * self.scale;
+            let size = self.sizes[index];
+            offsets[ordinal as usize] = offset;
+            placements[index] = Some(Placement { offset, size });
+            heap_end = heap_end.max(offset + size);
+        }
+        heap_end
+    }
+}

@@ -58,6 +58,11 @@ impl Occupant for u128 {
 /// ranges follow one another); returns whether `offset` moved.
 #[inline(always)]
 fn advance<S: Span>(list: &[S], cursor: &mut u32, offset: &mut u64, size: u64) -> bool {
+    // Ranges are sorted by end too: when the last ends at or below `offset`, all do.
+    if list.last().is_none_or(|range| range.hi() <= *offset) {
+        *cursor = list.len() as u32;
+        return false;
+    }
     let mut moved = false;
     let mut at = *cursor as usize;
     while let Some(&range) = list.get(at) {
@@ -99,6 +104,7 @@ impl OccupancyLists {
 
     /// Places every rank in order at the lowest offset free of the lower ranks overlapping it
     /// in time; fills `spans` (by rank).
+    #[inline(never)]
     pub(super) fn place<S: Occupant>(
         &mut self,
         extents: &[(u32, u32)],
