@@ -12,6 +12,8 @@
 //! All per-transient data lives in dense arrays indexed by the transient's ordinal (its place
 //! among the transients in index order), filled in one pass over the resources.
 
+#[path = "memory_blocks.rs"]
+mod blocks;
 #[path = "memory_conflicts.rs"]
 mod conflicts;
 #[path = "memory_fit.rs"]

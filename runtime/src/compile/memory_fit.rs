@@ -4,14 +4,21 @@
 //!
 //! The rank order comes from counting passes: transients by extent start, then a stable
 //! partition by size class (frames use few distinct sizes; with many, one comparison sort).
-//! The search for the lowest free offset runs over per-group occupancy lists with one queue
-//! ([`memory_occupancy`](super::occupancy)), over per-position lists of ranks with several
-//! ([`memory_conflicts`](super::conflicts), where overlapping extents may still share memory).
+//! The search for the lowest free offset runs, with one queue, over per-group occupancy lists
+//! ([`memory_occupancy`](super::occupancy)), or where groups are short over per-block lists
+//! with a time check ([`memory_blocks`](super::blocks)); with several queues, where overlapping
+//! extents may still share memory, over per-position lists of ranks
+//! ([`memory_conflicts`](super::conflicts)). All give the same placements.
 
+use super::blocks::BlockLists;
 use super::conflicts::ConflictLists;
 use super::occupancy::OccupancyLists;
 use super::Transient;
 use crate::compile::Placement;
+
+/// Groups shorter than this many positions on average (long chains of dependent nodes) make
+/// per-group lists short and many per extent: blocks of several groups serve better there.
+const SHORT_GROUPS: usize = 4;
 
 /// Above this many distinct sizes the rank order comes from a comparison sort.
 const MAX_SIZE_CLASSES: usize = 32;
@@ -39,6 +46,7 @@ pub(super) struct FirstFit {
     rank_extent: Vec<(u32, u32)>,
     rank_size: Vec<u64>,
     occupancy: OccupancyLists,
+    blocks: BlockLists,
     conflicts: ConflictLists,
     /// Placed ranges by rank, in allocation units (when they fit a word) or bytes.
     packed_spans: Vec<u64>,
@@ -191,12 +199,23 @@ impl FirstFit {
                 lists.place(&apart, &self.rank_extent, &self.rank_size, &mut self.spans);
             }
         } else {
-            let lists = &mut self.occupancy;
-            lists.build(&self.rank_extent, group_of);
-            if packable {
-                lists.place(&self.rank_extent, &self.rank_size, group_of, &mut self.packed_spans);
+            let groups = group_of.last().map_or(0, |&group| group as usize + 1);
+            if positions < SHORT_GROUPS * groups {
+                let lists = &mut self.blocks;
+                lists.build(&self.rank_extent, group_of);
+                if packable {
+                    lists.place(&self.rank_extent, &self.rank_size, &mut self.packed_spans);
+                } else {
+                    lists.place(&self.rank_extent, &self.rank_size, &mut self.spans);
+                }
             } else {
-                lists.place(&self.rank_extent, &self.rank_size, group_of, &mut self.spans);
+                let lists = &mut self.occupancy;
+                lists.build(&self.rank_extent, group_of);
+                if packable {
+                    lists.place(&self.rank_extent, &self.rank_size, group_of, &mut self.packed_spans);
+                } else {
+                    lists.place(&self.rank_extent, &self.rank_size, group_of, &mut self.spans);
+                }
             }
         }
         // Every ordinal has a rank: every slot is written.
