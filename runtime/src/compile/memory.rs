@@ -65,6 +65,8 @@ pub struct MemoryPlanner {
     counts: Vec<u32>,
     /// `alias_after` paint: `last position + 1` of the latest released occupant of each unit.
     paint: Vec<u32>,
+    /// Paint units `[lo, hi)` of each ordinal.
+    unit_ranges: Vec<(u32, u32)>,
     fit: FirstFit,
     sweep: Sweep,
     /// Transient resource indices and extents by resource index (the sweep fallback only).
@@ -261,14 +263,18 @@ impl MemoryPlanner {
             self.by_last[*slot as usize] = ordinal as u32;
             *slot += 1;
         }
-        let offsets = &self.fit.offsets;
-        let unit_range = |ordinal: u32| {
-            let offset = offsets[ordinal as usize];
-            let size = sizes[transients[ordinal as usize].index as usize];
-            let end = offset + size;
+        // Unit range of each ordinal (rounded outwards).
+        fit::set_len(&mut self.unit_ranges, transients.len());
+        for ((range, &offset), transient) in self
+            .unit_ranges
+            .iter_mut()
+            .zip(&self.fit.offsets)
+            .zip(transients)
+        {
+            let end = offset + sizes[transient.index as usize];
             let partial = end & (unit_bytes - 1) != 0;
-            (offset >> shift) as usize..((end >> shift) + partial as u64) as usize
-        };
+            *range = ((offset >> shift) as u32, ((end >> shift) + partial as u64) as u32);
+        }
         let mut released = self.by_last.iter();
         let mut pending = released.next();
         // `by_start` is sorted by extent start; transients with equal starts see the same
@@ -280,13 +286,18 @@ impl MemoryPlanner {
                 if last >= start {
                     break;
                 }
-                self.paint[unit_range(ended)].fill(last + 1);
+                let (lo, hi) = self.unit_ranges[ended as usize];
+                for painted in &mut self.paint[lo as usize..hi as usize] {
+                    *painted = last + 1;
+                }
                 pending = released.next();
             }
-            let previous = self.paint[unit_range(ordinal)]
-                .iter()
-                .fold(0, |latest, &painted| latest.max(painted));
-            frame.alias_after[transients[ordinal as usize].index as usize] = previous.checked_sub(1);
+            let (lo, hi) = self.unit_ranges[ordinal as usize];
+            let mut latest = 0;
+            for &painted in &self.paint[lo as usize..hi as usize] {
+                latest = latest.max(painted);
+            }
+            frame.alias_after[transients[ordinal as usize].index as usize] = latest.checked_sub(1);
         }
     }
 }

@@ -166,6 +166,7 @@ impl FirstFit {
         }
         let packable = whole_units && total_units < 1 << 32;
         let scale = if packable { unit } else { 1 };
+        let scale_shift = scale.trailing_zeros();
         // Ordinals are in index order, so a stable scatter by start keeps ties by index.
         exclusive_prefix(&mut self.counts);
         // A permutation: every slot is written.
@@ -186,7 +187,7 @@ impl FirstFit {
         {
             let transient = &transients[ordinal as usize];
             *extent = (transient.start, transient.end);
-            *size = sizes[transient.index as usize] / scale;
+            *size = sizes[transient.index as usize] >> scale_shift;
         }
         if let Some(apart) = apart {
             let ranked = &self.ranked;
