@@ -101,24 +101,27 @@ fn advance<S: Span>(
 impl BlockLists {
     /// Cuts positions into blocks and sizes their lists from the ranks' extents.
     pub(super) fn build(&mut self, extents: &[(u32, u32)], group_of: &[u32]) {
-        self.block_of.clear();
+        super::fit::set_len(&mut self.block_of, group_of.len());
         let mut block = 0u32;
         let mut block_start = 0u32;
         let mut previous_group = 0u32;
-        for (position, &group) in group_of.iter().enumerate() {
+        for (position, (&group, block_of)) in group_of.iter().zip(&mut self.block_of).enumerate() {
             let position = position as u32;
             if group != previous_group && position - block_start >= MIN_BLOCK_POSITIONS {
                 block += 1;
                 block_start = position;
             }
             previous_group = group;
-            self.block_of.push(block);
+            *block_of = block;
         }
         let count = self.block_of.last().map_or(0, |&block| block as usize + 1);
+        // Touch counts from a difference array (+1 at an extent's first block, -1 after its
+        // last; modular, as a slot may dip below zero until the running sum).
         self.blocks.clear();
         self.blocks.resize(count + 1, Block::default());
         for &(first, last) in extents {
-            self.blocks[self.block_of[first as usize] as usize].start += 1;
+            let begin = &mut self.blocks[self.block_of[first as usize] as usize].start;
+            *begin = begin.wrapping_add(1);
             let after = &mut self.blocks[self.block_of[last as usize] as usize + 1].start;
             *after = after.wrapping_sub(1);
         }

@@ -44,13 +44,15 @@ impl ConflictLists {
     /// extents, filled in rank order (so each list is sorted by rank and the placed ranks come
     /// first in it).
     pub(super) fn build(&mut self, extents: &[(u32, u32)], positions: usize) {
-        // Cover counts from a difference array: +1 at each extent start, -1 after its end.
+        // Cover counts from a difference array: +1 at each extent start, -1 after its end
+        // (modular, as a slot may dip below zero until the running sum).
         self.cover_start.clear();
         self.cover_start.resize(positions + 2, 0);
         self.begin_start.clear();
         self.begin_start.resize(positions + 2, 0);
         for &(start, end) in extents {
-            self.cover_start[start as usize] += 1;
+            let begin = &mut self.cover_start[start as usize];
+            *begin = begin.wrapping_add(1);
             let after = &mut self.cover_start[end as usize + 1];
             *after = after.wrapping_sub(1);
             self.begin_start[start as usize] += 1;

@@ -133,13 +133,13 @@ impl FirstFit {
         self.counts.clear();
         self.counts.resize(positions + 1, 0);
         self.size_classes.clear();
-        self.class_of.clear();
         self.class_counts.clear();
         let mut classified = true;
         let mut last_class = 0usize;
         let mut whole_units = true;
         let mut total_units = 0u64;
-        for transient in transients {
+        set_len(&mut self.class_of, transients.len());
+        for (transient, class_of) in transients.iter().zip(&mut self.class_of) {
             self.counts[transient.start as usize] += 1;
             let size = sizes[transient.index as usize];
             whole_units &= size.is_multiple_of(unit);
@@ -161,7 +161,7 @@ impl FirstFit {
                     }
                 };
             }
-            self.class_of.push(last_class as u8);
+            *class_of = last_class as u8;
             self.class_counts[last_class] += 1;
         }
         let packable = whole_units && total_units < 1 << 32;

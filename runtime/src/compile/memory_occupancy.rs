@@ -85,11 +85,13 @@ impl OccupancyLists {
     pub(super) fn build(&mut self, extents: &[(u32, u32)], group_of: &[u32]) {
         let count = group_of.last().map_or(0, |&group| group as usize + 1);
         // Live counts from a difference array (+1 at an extent's first group, -1 after its
-        // last), then their running sums as list starts.
+        // last; modular, as a slot may dip below zero until the running sum), then their
+        // running sums as list starts.
         self.groups.clear();
         self.groups.resize(count + 1, Group::default());
         for &(first, last) in extents {
-            self.groups[group_of[first as usize] as usize].start += 1;
+            let begin = &mut self.groups[group_of[first as usize] as usize].start;
+            *begin = begin.wrapping_add(1);
             let after = &mut self.groups[group_of[last as usize] as usize + 1].start;
             *after = after.wrapping_sub(1);
         }
