@@ -273,7 +273,10 @@ impl MemoryPlanner {
         {
             let end = offset + sizes[transient.index as usize];
             let partial = end & (unit_bytes - 1) != 0;
-            *range = ((offset >> shift) as u32, ((end >> shift) + partial as u64) as u32);
+            *range = (
+                (offset >> shift) as u32,
+                ((end >> shift) + partial as u64) as u32,
+            );
         }
         let mut released = self.by_last.iter();
         let mut pending = released.next();

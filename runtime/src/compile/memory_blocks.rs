@@ -159,15 +159,22 @@ impl BlockLists {
                 spans.push(S::pack(0, 0));
                 continue;
             }
-            let blocks = &mut self.blocks[self.block_of[first as usize] as usize
-                ..=self.block_of[last as usize] as usize];
+            let blocks = &mut self.blocks
+                [self.block_of[first as usize] as usize..=self.block_of[last as usize] as usize];
             let mut offset = 0u64;
             // The first round; then, cyclically from the first block, until every block has
             // seen the final offset (those after the last move already have).
             let mut last_moved = None;
             for (index, block) in blocks.iter_mut().enumerate() {
                 block.cursor = 0;
-                if advance(block, &ranges, &self.extents, (first, last), &mut offset, size) {
+                if advance(
+                    block,
+                    &ranges,
+                    &self.extents,
+                    (first, last),
+                    &mut offset,
+                    size,
+                ) {
                     last_moved = Some(index);
                 }
             }
@@ -177,12 +184,18 @@ impl BlockLists {
                 let mut index = 0;
                 while unchanged < count {
                     let block = &mut blocks[index];
-                    unchanged =
-                        if advance(block, &ranges, &self.extents, (first, last), &mut offset, size) {
-                            1
-                        } else {
-                            unchanged + 1
-                        };
+                    unchanged = if advance(
+                        block,
+                        &ranges,
+                        &self.extents,
+                        (first, last),
+                        &mut offset,
+                        size,
+                    ) {
+                        1
+                    } else {
+                        unchanged + 1
+                    };
                     index += 1;
                     if index == count {
                         index = 0;

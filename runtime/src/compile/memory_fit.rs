@@ -195,7 +195,12 @@ impl FirstFit {
             let lists = &mut self.conflicts;
             lists.build(&self.rank_extent, positions);
             if packable {
-                lists.place(&apart, &self.rank_extent, &self.rank_size, &mut self.packed_spans);
+                lists.place(
+                    &apart,
+                    &self.rank_extent,
+                    &self.rank_size,
+                    &mut self.packed_spans,
+                );
             } else {
                 lists.place(&apart, &self.rank_extent, &self.rank_size, &mut self.spans);
             }
@@ -213,9 +218,19 @@ impl FirstFit {
                 let lists = &mut self.occupancy;
                 lists.build(&self.rank_extent, group_of);
                 if packable {
-                    lists.place(&self.rank_extent, &self.rank_size, group_of, &mut self.packed_spans);
+                    lists.place(
+                        &self.rank_extent,
+                        &self.rank_size,
+                        group_of,
+                        &mut self.packed_spans,
+                    );
                 } else {
-                    lists.place(&self.rank_extent, &self.rank_size, group_of, &mut self.spans);
+                    lists.place(
+                        &self.rank_extent,
+                        &self.rank_size,
+                        group_of,
+                        &mut self.spans,
+                    );
                 }
             }
         }
@@ -241,8 +256,7 @@ impl FirstFit {
         set_len(&mut self.ranked, transients.len());
         if classified {
             self.class_order.clear();
-            self.class_order
-                .extend(0..self.size_classes.len() as u8);
+            self.class_order.extend(0..self.size_classes.len() as u8);
             let classes = &self.size_classes;
             self.class_order
                 .sort_unstable_by_key(|&class| std::cmp::Reverse(classes[class as usize]));

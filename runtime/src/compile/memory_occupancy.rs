@@ -127,8 +127,10 @@ impl OccupancyLists {
                 spans.push(S::pack(0, 0));
                 continue;
             }
-            let (first_group, last_group) =
-                (group_of[first as usize] as usize, group_of[last as usize] as usize);
+            let (first_group, last_group) = (
+                group_of[first as usize] as usize,
+                group_of[last as usize] as usize,
+            );
             let groups = &mut self.groups[first_group..=last_group];
             let mut offset = 0u64;
             // The first round; then, cyclically from the first group, until every group has

@@ -81,7 +81,10 @@ impl QueueOrder {
                     [self.queue_start[queue] as usize..self.queue_start[queue + 1] as usize];
                 let ordered_from = positions.partition_point(|&position| {
                     let clock = &self.clocks[position as usize * queues..][..queues];
-                    !accesses.iter().zip(clock).all(|(&access, &seen)| access <= seen)
+                    !accesses
+                        .iter()
+                        .zip(clock)
+                        .all(|(&access, &seen)| access <= seen)
                 });
                 if ordered_from > 0 {
                     extended = extended.max(positions[ordered_from - 1]);
@@ -105,7 +108,9 @@ impl QueueOrder {
         let first = &self.first_access[late as usize * queues..][..queues];
         first.iter().filter(|&&at| at >= 0).all(|&at| {
             let clock = &self.clocks[at as usize * queues..][..queues];
-            last.iter().zip(clock).all(|(&access, &seen)| access <= seen)
+            last.iter()
+                .zip(clock)
+                .all(|(&access, &seen)| access <= seen)
         })
     }
 
@@ -137,9 +142,7 @@ impl QueueOrder {
             self.clocks[row + queue] = position as i32;
             for &(pred, _) in deps.preds(node.index()) {
                 let pred_position = frame.position[pred as usize];
-                if pred_position == u32::MAX
-                    || frame.node_queue[pred as usize] as usize == queue
-                {
+                if pred_position == u32::MAX || frame.node_queue[pred as usize] as usize == queue {
                     continue;
                 }
                 let from = pred_position as usize * queues;
