@@ -9,9 +9,11 @@
 //! best-fit free blocks coalesced on release, O(R log R) ([`memory_sweep`](sweep)). The better
 //! of the two is not searched for: the first applies whenever it is cheap.
 //!
-//! All per-transient data lives in dense arrays indexed by the transient's ordinal (its place
-//! among the transients in index order), filled in one pass over the resources.
+//! Each transient is one dense record ([`Transient`]), named by its ordinal (its place among the
+//! transients in index order) in every later array. `alias_after` comes from a sweep in time over
+//! the placements (see [`MemoryPlanner::compute_alias_after`]).
 
+// The planner's parts live next to this file as `memory_*.rs`.
 #[path = "memory_blocks.rs"]
 mod blocks;
 #[path = "memory_conflicts.rs"]
