@@ -94,7 +94,8 @@ fn apart(
 }
 
 impl MemoryPlanner {
-    /// Fills `frame.lifetimes`, `frame.placements` and `frame.memory` from `frame.order`.
+    /// Fills `frame.lifetimes`, `frame.placements`, `frame.alias_after` and `frame.memory` from
+    /// `frame.order`.
     pub fn plan(
         &mut self,
         graph: &RecordedGraph,
