@@ -37,25 +37,26 @@ pub struct QueueOrder {
 }
 
 impl QueueOrder {
-    /// Fills `release` (by resource index) with the last position whose node may still run
-    /// concurrently with, or before, some access of the resource: `frame.lifetimes`' last
-    /// position with one queue; with several, extended until every queue is ordered after all
-    /// of the resource's accesses (the frame's last position if some queue never is). `None`
-    /// for resources without a lifetime.
+    /// With several queues, fills `release` (by resource index) with the last position whose
+    /// node may still run concurrently with, or before, some access of the resource: its last
+    /// access extended until every queue is ordered after all of the resource's accesses (the
+    /// frame's last position if some queue never is); `None` for resources without a lifetime.
+    /// Returns whether the frame has several queues; with one, `release` is left untouched
+    /// (every extent ends at the last access) and nothing is computed.
     pub fn releases(
         &mut self,
         graph: &RecordedGraph,
         deps: &DepGraph,
         frame: &CompiledFrame,
         release: &mut Vec<Option<u32>>,
-    ) {
-        release.clear();
-        release.extend(frame.lifetimes.iter().map(|l| l.map(|(_, last)| last)));
+    ) -> bool {
         let queues = frame.queues.len();
         self.queues = queues;
         if queues <= 1 {
-            return;
+            return false;
         }
+        release.clear();
+        release.extend(frame.lifetimes.iter().map(|l| l.map(|(_, last)| last)));
         self.build_clocks(deps, frame, queues);
         self.last_access.clear();
         self.last_access.resize(graph.resources.len() * queues, -1);
@@ -80,7 +81,10 @@ impl QueueOrder {
                     [self.queue_start[queue] as usize..self.queue_start[queue + 1] as usize];
                 let ordered_from = positions.partition_point(|&position| {
                     let clock = &self.clocks[position as usize * queues..][..queues];
-                    !accesses.iter().zip(clock).all(|(&access, &seen)| access <= seen)
+                    !accesses
+                        .iter()
+                        .zip(clock)
+                        .all(|(&access, &seen)| access <= seen)
                 });
                 if ordered_from > 0 {
                     extended = extended.max(positions[ordered_from - 1]);
@@ -88,11 +92,7 @@ impl QueueOrder {
             }
             *end = Some(extended);
         }
-    }
-
-    /// The last [`QueueOrder::releases`] saw more than one queue.
-    pub fn several_queues(&self) -> bool {
-        self.queues > 1
+        true
     }
 
     /// Every access of resource `early` happens before every access of resource `late` (by
@@ -108,7 +108,9 @@ impl QueueOrder {
         let first = &self.first_access[late as usize * queues..][..queues];
         first.iter().filter(|&&at| at >= 0).all(|&at| {
             let clock = &self.clocks[at as usize * queues..][..queues];
-            last.iter().zip(clock).all(|(&access, &seen)| access <= seen)
+            last.iter()
+                .zip(clock)
+                .all(|(&access, &seen)| access <= seen)
         })
     }
 
@@ -140,9 +142,7 @@ impl QueueOrder {
             self.clocks[row + queue] = position as i32;
             for &(pred, _) in deps.preds(node.index()) {
                 let pred_position = frame.position[pred as usize];
-                if pred_position == u32::MAX
-                    || frame.node_queue[pred as usize] as usize == queue
-                {
+                if pred_position == u32::MAX || frame.node_queue[pred as usize] as usize == queue {
                     continue;
                 }
                 let from = pred_position as usize * queues;
