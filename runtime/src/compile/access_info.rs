@@ -4,8 +4,8 @@
 //! resource's record and description.
 
 use super::cache::same_desc;
-use crate::decl::{AccessFlags, AccessMode};
-use crate::graph::{AccessRange, RecordedGraph, ResourceRecord};
+use crate::decl::AccessFlags;
+use crate::graph::{AccessRange, AccessRecord, RecordedGraph, ResourceRecord};
 use crate::resource::ResourceDesc;
 use crate::view::SubresourceBox;
 
@@ -102,80 +102,39 @@ impl AccessTable {
         sizes: &mut Vec<u64>,
         full: &mut Vec<SubresourceBox>,
     ) {
-        self.refresh_resources(graph, sizes, full);
-        // Sized up front (a memset) so that the loop writes through iterators: no capacity or
-        // bounds checks per access.
-        let count = graph.accesses.len();
-        self.boxes.clear();
-        self.boxes.resize(count, SubresourceBox::default());
-        self.infos.clear();
-        self.infos.resize(count, AccessInfo::default());
-        let facts = &self.facts[..];
-        for ((access, region_out), info_out) in graph
-            .accesses
-            .iter()
-            .zip(&mut self.boxes)
-            .zip(&mut self.infos)
-        {
-            let resource = access.resource.index();
-            let facts = &facts[resource];
-            // `AccessRecord::subresource_box` with the resource's strides from `facts`.
-            let (lo, hi) = match access.range {
-                AccessRange::Texture(range) => {
-                    let layer_base = access.temporal_slice as u64 * facts.layers as u64
-                        + range.base_layer as u64;
-                    (
-                        [
-                            range.base_mip as u64,
-                            layer_base,
-                            (range.planes & 1 == 0) as u64,
-                        ],
-                        [
-                            (range.base_mip + range.mip_count) as u64,
-                            layer_base + range.layer_count as u64,
-                            1 + (range.planes & 2 != 0) as u64,
-                        ],
-                    )
-                }
-                AccessRange::Buffer { offset, size } => {
-                    let base = access.temporal_slice as u64 * facts.width + offset;
-                    ([base, 0, 0], [base + size, 1, 1])
-                }
-            };
-            *region_out = SubresourceBox { lo, hi };
-            // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` of a one-plane resource.
-            let whole = (facts.bits & ONE_PLANE != 0)
-                & (lo[0]
-                    | lo[1]
-                    | lo[2]
-                    | (hi[0] ^ facts.full_hi[0])
-                    | (hi[1] ^ facts.full_hi[1])
-                    | (hi[2] ^ 1)
-                    == 0);
-            let attr = access.access;
-            let stencil_bits = match attr.stencil_mode {
-                Some(mode) => mode_bits(mode) & (ANY_READS | ANY_WRITES),
-                None => 0,
-            };
-            let bits = (facts.bits & !ONE_PLANE)
-                | mode_bits(attr.mode)
-                | stencil_bits
-                | flag(attr.relaxed, RELAXED)
-                | flag(
-                    attr.flags.contains(AccessFlags::DISCARD_BEFORE),
-                    DISCARD_BEFORE,
-                )
-                | flag(
-                    attr.flags.contains(AccessFlags::DISCARD_AFTER),
-                    DISCARD_AFTER,
-                )
-                | flag(attr.flags.contains(AccessFlags::CPU), CPU)
-                | flag(whole, WHOLE);
-            *info_out = AccessInfo {
-                resource: resource as u32,
-                bits,
-            };
+        self.begin(graph, sizes, full);
+        let (recorder, boxes, infos) = self.split();
+        for ((access, region_out), info_out) in graph.accesses.iter().zip(boxes).zip(infos) {
+            (*region_out, *info_out) = recorder.record(access);
         }
+    }
+
+    /// The first half of [`AccessTable::build`]: brings the per-resource facts, `sizes` and
+    /// `full` up to date and sizes `boxes` and `infos` to the access count. Their entries are
+    /// left as they were (stale from an earlier frame, or defaults) until the caller writes
+    /// every one of them with [`AccessRecorder::record`] (see [`AccessTable::split`]).
+    pub(crate) fn begin(
+        &mut self,
+        graph: &RecordedGraph,
+        sizes: &mut Vec<u64>,
+        full: &mut Vec<SubresourceBox>,
+    ) {
+        self.refresh_resources(graph, sizes, full);
+        // No clearing: every entry is overwritten, so only a grown table is written here.
+        let count = graph.accesses.len();
+        self.boxes.resize(count, SubresourceBox::default());
+        self.infos.resize(count, AccessInfo::default());
+    }
+
+    /// The recorder of the current resources' facts, with the boxes and records to write.
+    pub(crate) fn split(
+        &mut self,
+    ) -> (AccessRecorder<'_>, &mut [SubresourceBox], &mut [AccessInfo]) {
+        (
+            AccessRecorder { facts: &self.facts },
+            &mut self.boxes,
+            &mut self.infos,
+        )
     }
 
     /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`.
@@ -224,6 +183,96 @@ impl AccessTable {
     }
 }
 
+/// Computes accesses' boxes and compact records from the per-resource facts of an
+/// [`AccessTable`] (see [`AccessTable::split`]).
+#[derive(Copy, Clone)]
+pub(crate) struct AccessRecorder<'a> {
+    facts: &'a [ResourceFacts],
+}
+
+/// `READS` / `WRITES` and `ANY_READS` / `ANY_WRITES` by [`crate::decl::AccessMode`] (in declaration order).
+const MODE_BITS: [u32; 3] = [
+    READS | ANY_READS,
+    WRITES | ANY_WRITES,
+    READS | WRITES | ANY_READS | ANY_WRITES,
+];
+
+// The flag bits are moved by shifts below.
+const _: () = {
+    assert!(AccessFlags::DISCARD_BEFORE.0 >> (26 - 5) == DISCARD_BEFORE);
+    assert!(AccessFlags::DISCARD_AFTER.0 >> (26 - 5) == DISCARD_AFTER);
+    assert!(AccessFlags::CPU.0 >> (15 - 7) == CPU);
+    assert!(RELAXED == 1 << 4 && WHOLE == 1 << 8);
+};
+
+impl AccessRecorder<'_> {
+    /// The subresource box and compact record of `access`.
+    #[inline(always)]
+    pub(crate) fn record(&self, access: &AccessRecord) -> (SubresourceBox, AccessInfo) {
+        let resource = access.resource.index();
+        let facts = &self.facts[resource];
+        // `AccessRecord::subresource_box` with the resource's strides from `facts`.
+        let (lo, hi) = match access.range {
+            AccessRange::Texture(range) => {
+                let layer_base =
+                    access.temporal_slice as u64 * facts.layers as u64 + range.base_layer as u64;
+                (
+                    [
+                        range.base_mip as u64,
+                        layer_base,
+                        (range.planes & 1 == 0) as u64,
+                    ],
+                    [
+                        (range.base_mip + range.mip_count) as u64,
+                        layer_base + range.layer_count as u64,
+                        1 + (range.planes & 2 != 0) as u64,
+                    ],
+                )
+            }
+            AccessRange::Buffer { offset, size } => {
+                let base = access.temporal_slice as u64 * facts.width + offset;
+                ([base, 0, 0], [base + size, 1, 1])
+            }
+        };
+        // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` of a one-plane resource.
+        let whole = (facts.bits & ONE_PLANE != 0)
+            & (lo[0]
+                | lo[1]
+                | lo[2]
+                | (hi[0] ^ facts.full_hi[0])
+                | (hi[1] ^ facts.full_hi[1])
+                | (hi[2] ^ 1)
+                == 0);
+        let attr = access.access;
+        let stencil_bits = match attr.stencil_mode {
+            Some(mode) => MODE_BITS[mode as usize] & (ANY_READS | ANY_WRITES),
+            None => 0,
+        };
+        let flags = attr.flags.0;
+        let bits = (facts.bits & !ONE_PLANE)
+            | MODE_BITS[attr.mode as usize]
+            | stencil_bits
+            | ((attr.relaxed as u32) << 4)
+            | ((flags >> (26 - 5)) & (DISCARD_BEFORE | DISCARD_AFTER))
+            | ((flags >> (15 - 7)) & CPU)
+            | ((whole as u32) << 8);
+        (
+            SubresourceBox { lo, hi },
+            AccessInfo {
+                resource: resource as u32,
+                bits,
+            },
+        )
+    }
+}
+
+/// The access has an effect that keeps its node alive: a CPU access, or a write to a resource
+/// that outlives the frame (see [`super::dce`]).
+#[inline(always)]
+pub(crate) fn has_effect(bits: u32) -> bool {
+    (bits & CPU != 0) | (bits & (ANY_WRITES | OUTLIVES) == ANY_WRITES | OUTLIVES)
+}
+
 fn facts_of(record: &ResourceRecord, whole: &SubresourceBox) -> ResourceFacts {
     let desc = &record.desc;
     ResourceFacts {
@@ -234,16 +283,6 @@ fn facts_of(record: &ResourceRecord, whole: &SubresourceBox) -> ResourceFacts {
             | flag(record.outlives_frame(), OUTLIVES)
             | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT)
             | flag(whole.hi[2] - whole.lo[2] == 1, ONE_PLANE),
-    }
-}
-
-/// `READS` / `WRITES` and `ANY_READS` / `ANY_WRITES` of a mode.
-#[inline(always)]
-fn mode_bits(mode: AccessMode) -> u32 {
-    match mode {
-        AccessMode::ReadOnly => READS | ANY_READS,
-        AccessMode::WriteOnly => WRITES | ANY_WRITES,
-        AccessMode::ReadWrite => READS | WRITES | ANY_READS | ANY_WRITES,
     }
 }
 

@@ -3,7 +3,7 @@
 //! node reads data it wrote or depends on it explicitly. Reverse reachability over data edges,
 //! so a chain that feeds nothing dies entirely.
 
-use super::access_info::{AccessInfo, ANY_WRITES, CPU, OUTLIVES};
+use super::access_info::{has_effect, AccessInfo};
 use super::deps::{DepGraph, EdgeKind};
 use crate::graph::RecordedGraph;
 
@@ -36,9 +36,7 @@ pub fn find_live_nodes(
         let range = &graph.nodes[node].accesses;
         infos[range.start as usize..range.end as usize]
             .iter()
-            .any(|info| {
-                info.bits & CPU != 0 || info.bits & (ANY_WRITES | OUTLIVES) == ANY_WRITES | OUTLIVES
-            })
+            .any(|info| has_effect(info.bits))
     };
     // Edges from accesses always point back to earlier calls; only an explicit dependency can
     // point forward.
