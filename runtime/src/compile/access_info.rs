@@ -52,21 +52,24 @@ impl AccessInfo {
     }
 }
 
-/// Per resource in [`ResourceFacts::bits`]: whole accesses are possible (one plane).
-const ONE_PLANE: u32 = 1 << 31;
+/// [`ResourceFacts::full_hi`]`[1]` of a resource with more than one plane: no access box has
+/// it as `hi[1]` with `lo[1] == 0` (then `hi[1]` is a layer count, below 2^32, or 1 for a
+/// buffer), so no access of such a resource is whole.
+const NOT_WHOLE: u64 = u64::MAX;
 
 /// What the per-access loop needs of one resource (32 bytes: the loop's scattered reads touch
 /// one cache line per resource at most).
 #[derive(Copy, Clone, Debug, Default)]
 struct ResourceFacts {
-    /// `hi[0]` and `hi[1]` of the resource's whole box (its `lo` is 0; with `ONE_PLANE`, `hi[2]`
+    /// `hi[0]` and `hi[1]` of the resource's whole box (its `lo` is 0 and its `hi[2]` is 1), or
+    /// `hi[1]` is [`NOT_WHOLE`] when the resource has two planes.
     /// is 1).
     full_hi: [u64; 2],
     /// Byte size of a buffer: the stride of its temporal slices.
     width: u64,
     /// Array layers of a texture: the stride of its temporal slices on the layer axis.
     layers: u32,
-    /// `TEXTURE`, `OUTLIVES`, `DEPTH_FORMAT` and `ONE_PLANE`.
+    /// `TEXTURE`, `OUTLIVES` and `DEPTH_FORMAT`.
     bits: u32,
 }
 
@@ -190,12 +193,36 @@ pub(crate) struct AccessRecorder<'a> {
     facts: &'a [ResourceFacts],
 }
 
-/// `READS` / `WRITES` and `ANY_READS` / `ANY_WRITES` by [`crate::decl::AccessMode`] (in declaration order).
+/// `READS` / `WRITES` and `ANY_READS` / `ANY_WRITES` by [`crate::decl::AccessMode`] (in
+/// declaration order).
 const MODE_BITS: [u32; 3] = [
     READS | ANY_READS,
     WRITES | ANY_WRITES,
     READS | WRITES | ANY_READS | ANY_WRITES,
 ];
+
+/// The bits of an access's mode, stencil mode and `[relaxed]` (one lookup): indexed by
+/// `mode | stencil << 2 | relaxed << 4`, where `stencil` is 3 for none.
+const MODE_TABLE: [u32; 32] = {
+    let mut table = [0; 32];
+    let mut index = 0;
+    while index < 32 {
+        let mode = index & 3;
+        let stencil = (index >> 2) & 3;
+        if mode < 3 {
+            let mut bits = MODE_BITS[mode];
+            if stencil < 3 {
+                bits |= MODE_BITS[stencil] & (ANY_READS | ANY_WRITES);
+            }
+            if index >> 4 != 0 {
+                bits |= RELAXED;
+            }
+            table[index] = bits;
+        }
+        index += 1;
+    }
+    table
+};
 
 // The flag bits are moved by shifts below.
 const _: () = {
@@ -234,25 +261,22 @@ impl AccessRecorder<'_> {
                 ([base, 0, 0], [base + size, 1, 1])
             }
         };
-        // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` of a one-plane resource.
-        let whole = (facts.bits & ONE_PLANE != 0)
-            & (lo[0]
-                | lo[1]
-                | lo[2]
-                | (hi[0] ^ facts.full_hi[0])
-                | (hi[1] ^ facts.full_hi[1])
-                | (hi[2] ^ 1)
-                == 0);
+        // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` (never for two planes).
+        let whole = lo[0]
+            | lo[1]
+            | lo[2]
+            | (hi[0] ^ facts.full_hi[0])
+            | (hi[1] ^ facts.full_hi[1])
+            | (hi[2] ^ 1)
+            == 0;
         let attr = access.access;
-        let stencil_bits = match attr.stencil_mode {
-            Some(mode) => MODE_BITS[mode as usize] & (ANY_READS | ANY_WRITES),
-            None => 0,
+        let stencil = match attr.stencil_mode {
+            Some(mode) => mode as usize,
+            None => 3,
         };
         let flags = attr.flags.0;
-        let bits = (facts.bits & !ONE_PLANE)
-            | MODE_BITS[attr.mode as usize]
-            | stencil_bits
-            | ((attr.relaxed as u32) << 4)
+        let bits = facts.bits
+            | MODE_TABLE[attr.mode as usize | stencil << 2 | (attr.relaxed as usize) << 4]
             | ((flags >> (26 - 5)) & (DISCARD_BEFORE | DISCARD_AFTER))
             | ((flags >> (15 - 7)) & CPU)
             | ((whole as u32) << 8);
@@ -276,13 +300,19 @@ pub(crate) fn has_effect(bits: u32) -> bool {
 fn facts_of(record: &ResourceRecord, whole: &SubresourceBox) -> ResourceFacts {
     let desc = &record.desc;
     ResourceFacts {
-        full_hi: [whole.hi[0], whole.hi[1]],
+        full_hi: [
+            whole.hi[0],
+            if whole.hi[2] - whole.lo[2] == 1 {
+                whole.hi[1]
+            } else {
+                NOT_WHOLE
+            },
+        ],
         width: desc.width,
         layers: desc.array_layers(),
         bits: flag(desc.kind.is_texture(), TEXTURE)
             | flag(record.outlives_frame(), OUTLIVES)
-            | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT)
-            | flag(whole.hi[2] - whole.lo[2] == 1, ONE_PLANE),
+            | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT),
     }
 }
 
