@@ -229,17 +229,21 @@ impl DepBuilder {
         out: &mut DepGraph,
     ) {
         self.reset(graph, out);
+        let DepGraph { pred_start, edges } = out;
+        // Every entry is written below: the node's in the loop, the end after it.
+        pred_start.resize(graph.nodes.len() + 1, 0);
         let mut explicit_at = 0;
-        for (node_index, node) in graph.nodes.iter().enumerate() {
-            let start = out.edges.len();
-            out.pred_start.push(start as u32);
+        for ((node_index, node), pred_start) in graph.nodes.iter().enumerate().zip(&mut *pred_start)
+        {
+            let start = edges.len();
+            *pred_start = start as u32;
             let live = alive.is_none_or(|alive| alive[node_index]);
             while explicit_at < self.explicit.len()
                 && self.explicit[explicit_at].0 as usize == node_index
             {
                 let on = self.explicit[explicit_at].1;
                 if live && alive.is_none_or(|alive| alive[on as usize]) {
-                    push_edge(&mut out.edges, start, on, node_index as u32, EdgeKind::Data);
+                    push_edge(edges, start, on, node_index as u32, EdgeKind::Data);
                 }
                 explicit_at += 1;
             }
@@ -251,20 +255,37 @@ impl DepBuilder {
             let node_infos = &infos[first..node.accesses.end as usize];
             // Reads see the data from before the node: all reads first, then all writes.
             for (offset, &info) in node_infos.iter().enumerate() {
-                self.read_access(graph, boxes, full, first + offset, info, node_id, out, start);
+                self.read_access(
+                    graph,
+                    boxes,
+                    full,
+                    first + offset,
+                    info,
+                    node_id,
+                    edges,
+                    start,
+                );
             }
             for (offset, &info) in node_infos.iter().enumerate() {
-                self.write_access(graph, boxes, full, first + offset, info, node_id, out, start);
+                self.write_access(
+                    graph,
+                    boxes,
+                    full,
+                    first + offset,
+                    info,
+                    node_id,
+                    edges,
+                    start,
+                );
             }
         }
-        out.pred_start.push(out.edges.len() as u32);
+        pred_start[graph.nodes.len()] = edges.len() as u32;
     }
 
     /// Clears `out` and the per-resource state for a build over `graph`.
     fn reset(&mut self, graph: &RecordedGraph, out: &mut DepGraph) {
         out.pred_start.clear();
         out.edges.clear();
-        out.pred_start.reserve(graph.nodes.len() + 1);
         self.states.clear();
         self.states.resize(graph.resources.len(), FRESH);
         self.lists_used = 0;
@@ -275,7 +296,7 @@ impl DepBuilder {
     }
 
     /// The read phase of access `access_index` (compact record `info`) of node `node`, whose
-    /// edges start at `start` in `out.edges`.
+    /// edges start at `start` in `edges`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn read_access(
@@ -286,12 +307,12 @@ impl DepBuilder {
         access_index: usize,
         info: AccessInfo,
         node: u32,
-        out: &mut DepGraph,
+        edges: &mut Vec<(u32, EdgeKind)>,
         start: usize,
     ) {
         if info.bits & (WHOLE | READS) == WHOLE | READS {
             let state = &mut self.states[info.resource as usize];
-            if state.tag & GENERAL == 0 && dense_read(state, node, &mut out.edges, start) {
+            if state.tag & GENERAL == 0 && dense_read(state, node, edges, start) {
                 return;
             }
         } else if info.bits & (WHOLE | ANY_READS) != ANY_READS {
@@ -306,7 +327,7 @@ impl DepBuilder {
             info,
             false,
             node,
-            &mut out.edges,
+            edges,
             start,
         );
     }
@@ -322,13 +343,13 @@ impl DepBuilder {
         access_index: usize,
         info: AccessInfo,
         node: u32,
-        out: &mut DepGraph,
+        edges: &mut Vec<(u32, EdgeKind)>,
         start: usize,
     ) {
         if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
             let state = &mut self.states[info.resource as usize];
             if state.tag & GENERAL == 0 {
-                dense_write(state, node, &mut out.edges, start);
+                dense_write(state, node, edges, start);
                 return;
             }
         } else if info.bits & (WHOLE | WRITES) == WHOLE || info.bits & ANY_WRITES == 0 {
@@ -343,7 +364,7 @@ impl DepBuilder {
             info,
             true,
             node,
-            &mut out.edges,
+            edges,
             start,
         );
     }

@@ -84,8 +84,7 @@ fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
     use super::super::access_info::AccessTable;
     use super::super::dce::find_live_nodes;
     let write = |name: &str| {
-        ParamDesc::new(name, ValueType::Texture)
-            .with_access(AccessDesc::writeonly(AccessFlags::CS))
+        ParamDesc::new(name, ValueType::Texture).with_access(AccessDesc::writeonly(AccessFlags::CS))
     };
     let mut builder = GraphBuilder::new();
     let one = builder.declare_node(NodeDeclDesc::new(
