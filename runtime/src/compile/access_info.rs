@@ -116,7 +116,7 @@ impl AccessTable {
     /// `full` up to date and sizes `boxes` and `infos` to the access count. Their entries are
     /// left as they were (stale from an earlier frame, or defaults) until the caller writes
     /// every one of them with [`AccessRecorder::record`] (see [`AccessTable::split`]).
-    pub(crate) fn begin(
+    fn begin(
         &mut self,
         graph: &RecordedGraph,
         sizes: &mut Vec<u64>,
@@ -130,7 +130,7 @@ impl AccessTable {
     }
 
     /// The recorder of the current resources' facts, with the boxes and records to write.
-    pub(crate) fn split(
+    fn split(
         &mut self,
     ) -> (AccessRecorder<'_>, &mut [SubresourceBox], &mut [AccessInfo]) {
         (
@@ -189,7 +189,7 @@ impl AccessTable {
 /// Computes accesses' boxes and compact records from the per-resource facts of an
 /// [`AccessTable`] (see [`AccessTable::split`]).
 #[derive(Copy, Clone)]
-pub(crate) struct AccessRecorder<'a> {
+struct AccessRecorder<'a> {
     facts: &'a [ResourceFacts],
 }
 
@@ -235,7 +235,7 @@ const _: () = {
 impl AccessRecorder<'_> {
     /// The subresource box and compact record of `access`.
     #[inline(always)]
-    pub(crate) fn record(&self, access: &AccessRecord) -> (SubresourceBox, AccessInfo) {
+    fn record(&self, access: &AccessRecord) -> (SubresourceBox, AccessInfo) {
         let resource = access.resource.index();
         let facts = &self.facts[resource];
         // `AccessRecord::subresource_box` with the resource's strides from `facts`.
