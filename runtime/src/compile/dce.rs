@@ -72,6 +72,9 @@ fn sweep(
     alive: &mut [bool],
     has_effect: impl Fn(usize) -> bool,
 ) -> usize {
+    let alive = &mut alive[..count];
+    // Node n's predecessors are `edges[starts[n]..starts[n + 1]]`.
+    let starts = &deps.pred_start[..=count];
     let mut live = 0;
     for node in (0..count).rev() {
         if !alive[node] {
@@ -81,7 +84,7 @@ fn sweep(
             alive[node] = true;
         }
         live += 1;
-        for &(pred, kind) in deps.preds(node) {
+        for &(pred, kind) in &deps.edges[starts[node] as usize..starts[node + 1] as usize] {
             if kind == EdgeKind::Data {
                 alive[pred as usize] = true;
             }
