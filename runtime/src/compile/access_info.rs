@@ -130,9 +130,7 @@ impl AccessTable {
     }
 
     /// The recorder of the current resources' facts, with the boxes and records to write.
-    fn split(
-        &mut self,
-    ) -> (AccessRecorder<'_>, &mut [SubresourceBox], &mut [AccessInfo]) {
+    fn split(&mut self) -> (AccessRecorder<'_>, &mut [SubresourceBox], &mut [AccessInfo]) {
         (
             AccessRecorder { facts: &self.facts },
             &mut self.boxes,
@@ -320,4 +318,116 @@ fn facts_of(record: &ResourceRecord, whole: &SubresourceBox) -> ResourceFacts {
 #[inline(always)]
 fn flag(on: bool, bit: u32) -> u32 {
     (on as u32).wrapping_neg() & bit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::AccessMode;
+    use crate::shapes::{declare_shapes, record_chain};
+    use crate::view::TextureRange;
+    use crate::*;
+
+    /// What the table must hold for `access`, computed the slow way from the record, its
+    /// resource and [`super::super::deps::full_box`].
+    fn expected(graph: &RecordedGraph, access: &AccessRecord) -> (SubresourceBox, AccessInfo) {
+        let record = &graph.resources[access.resource.index()];
+        let desc = &record.desc;
+        let region = access.subresource_box(desc);
+        let full = super::super::deps::full_box(desc);
+        let attr = access.access;
+        let bits = flag(desc.kind.is_texture(), TEXTURE)
+            | flag(record.outlives_frame(), OUTLIVES)
+            | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT)
+            | flag(attr.mode.reads(), READS)
+            | flag(attr.mode.writes(), WRITES)
+            | flag(attr.reads(), ANY_READS)
+            | flag(attr.writes(), ANY_WRITES)
+            | flag(attr.relaxed, RELAXED)
+            | flag(
+                attr.flags.contains(AccessFlags::DISCARD_BEFORE),
+                DISCARD_BEFORE,
+            )
+            | flag(
+                attr.flags.contains(AccessFlags::DISCARD_AFTER),
+                DISCARD_AFTER,
+            )
+            | flag(attr.flags.contains(AccessFlags::CPU), CPU)
+            | flag(full.hi[2] - full.lo[2] == 1 && region == full, WHOLE);
+        (
+            region,
+            AccessInfo {
+                resource: access.resource.0,
+                bits,
+            },
+        )
+    }
+
+    #[test]
+    fn records_match_the_slow_computation() {
+        let mut builder = GraphBuilder::new();
+        let decls = declare_shapes(&mut builder);
+        builder.begin_frame(0);
+        record_chain(&mut builder, decls, 24).unwrap();
+        let mut graph = builder.finish().unwrap().clone();
+        // Resource 1: two planes (never whole); 2: a buffer; 3: temporal (slice 1 of 2); 4:
+        // a mip chain accessed in part.
+        graph.resources[1].desc = ResourceDesc::tex2d(Format::D24_UNORM_S8_UINT, 64, 64);
+        graph.resources[2].desc = ResourceDesc::buffer(4096);
+        graph.resources[3].desc.temporal_layers = 2;
+        graph.resources[4].desc.mip_levels = 4;
+        let modes = [
+            AccessMode::ReadOnly,
+            AccessMode::WriteOnly,
+            AccessMode::ReadWrite,
+        ];
+        for (index, access) in graph.accesses.iter_mut().enumerate() {
+            let resource = 1 + index as u32 % 5;
+            access.resource = ResourceId(resource);
+            access.access.mode = modes[index % 3];
+            access.access.stencil_mode = [None, Some(modes[index / 3 % 3])][index / 9 % 2];
+            access.access.relaxed = index % 4 == 0;
+            access.access.flags =
+                AccessFlags(((index as u32).wrapping_mul(0x9e37_79b9) >> 3) & 0x0fff_ffff);
+            access.temporal_slice = (resource == 3) as u32 * (index as u32 / 5 % 2);
+            access.range = if resource == 2 {
+                AccessRange::Buffer {
+                    offset: (index % 2) as u64 * 1024,
+                    size: 4096 - (index % 2) as u64 * 1024,
+                }
+            } else {
+                AccessRange::Texture(TextureRange {
+                    base_mip: (resource == 4) as u32 * (index as u32 / 5 % 2),
+                    mip_count: if resource == 4 {
+                        4 - (index as u32 / 5 % 2)
+                    } else {
+                        1
+                    },
+                    base_layer: 0,
+                    layer_count: 1,
+                    planes: [1, 2, 3][index / 5 % 3],
+                })
+            };
+        }
+        let mut table = AccessTable::default();
+        let (mut sizes, mut full) = (Vec::new(), Vec::new());
+        // Twice: the second build reuses the per-resource facts.
+        for _ in 0..2 {
+            table.build(&graph, &mut sizes, &mut full);
+            let mut whole = 0;
+            for (index, access) in graph.accesses.iter().enumerate() {
+                let (region, info) = expected(&graph, access);
+                assert_eq!(table.boxes[index], region, "box of access {index}");
+                assert_eq!(table.infos[index], info, "record of access {index}");
+                whole += info.has(WHOLE) as usize;
+            }
+            assert!(whole > 0 && whole < graph.accesses.len());
+        }
+        // A description change reaches the facts.
+        graph.resources[1].desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+        table.build(&graph, &mut sizes, &mut full);
+        for (index, access) in graph.accesses.iter().enumerate() {
+            assert_eq!(table.infos[index], expected(&graph, access).1);
+        }
+    }
 }
