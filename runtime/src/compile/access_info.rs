@@ -4,8 +4,8 @@
 //! resource's record and description.
 
 use super::cache::same_desc;
-use crate::decl::{AccessFlags, AccessMode};
-use crate::graph::{AccessRange, RecordedGraph, ResourceRecord};
+use crate::decl::AccessFlags;
+use crate::graph::{AccessRange, AccessRecord, RecordedGraph, ResourceRecord};
 use crate::resource::ResourceDesc;
 use crate::view::SubresourceBox;
 
@@ -52,21 +52,24 @@ impl AccessInfo {
     }
 }
 
-/// Per resource in [`ResourceFacts::bits`]: whole accesses are possible (one plane).
-const ONE_PLANE: u32 = 1 << 31;
+/// [`ResourceFacts::full_hi`]`[1]` of a resource with more than one plane: no access box has
+/// it as `hi[1]` with `lo[1] == 0` (then `hi[1]` is a layer count, below 2^32, or 1 for a
+/// buffer), so no access of such a resource is whole.
+const NOT_WHOLE: u64 = u64::MAX;
 
 /// What the per-access loop needs of one resource (32 bytes: the loop's scattered reads touch
 /// one cache line per resource at most).
 #[derive(Copy, Clone, Debug, Default)]
 struct ResourceFacts {
-    /// `hi[0]` and `hi[1]` of the resource's whole box (its `lo` is 0; with `ONE_PLANE`, `hi[2]`
+    /// `hi[0]` and `hi[1]` of the resource's whole box (its `lo` is 0 and its `hi[2]` is 1), or
+    /// `hi[1]` is [`NOT_WHOLE`] when the resource has two planes.
     /// is 1).
     full_hi: [u64; 2],
     /// Byte size of a buffer: the stride of its temporal slices.
     width: u64,
     /// Array layers of a texture: the stride of its temporal slices on the layer axis.
     layers: u32,
-    /// `TEXTURE`, `OUTLIVES`, `DEPTH_FORMAT` and `ONE_PLANE`.
+    /// `TEXTURE`, `OUTLIVES` and `DEPTH_FORMAT`.
     bits: u32,
 }
 
@@ -102,80 +105,37 @@ impl AccessTable {
         sizes: &mut Vec<u64>,
         full: &mut Vec<SubresourceBox>,
     ) {
-        self.refresh_resources(graph, sizes, full);
-        // Sized up front (a memset) so that the loop writes through iterators: no capacity or
-        // bounds checks per access.
-        let count = graph.accesses.len();
-        self.boxes.clear();
-        self.boxes.resize(count, SubresourceBox::default());
-        self.infos.clear();
-        self.infos.resize(count, AccessInfo::default());
-        let facts = &self.facts[..];
-        for ((access, region_out), info_out) in graph
-            .accesses
-            .iter()
-            .zip(&mut self.boxes)
-            .zip(&mut self.infos)
-        {
-            let resource = access.resource.index();
-            let facts = &facts[resource];
-            // `AccessRecord::subresource_box` with the resource's strides from `facts`.
-            let (lo, hi) = match access.range {
-                AccessRange::Texture(range) => {
-                    let layer_base = access.temporal_slice as u64 * facts.layers as u64
-                        + range.base_layer as u64;
-                    (
-                        [
-                            range.base_mip as u64,
-                            layer_base,
-                            (range.planes & 1 == 0) as u64,
-                        ],
-                        [
-                            (range.base_mip + range.mip_count) as u64,
-                            layer_base + range.layer_count as u64,
-                            1 + (range.planes & 2 != 0) as u64,
-                        ],
-                    )
-                }
-                AccessRange::Buffer { offset, size } => {
-                    let base = access.temporal_slice as u64 * facts.width + offset;
-                    ([base, 0, 0], [base + size, 1, 1])
-                }
-            };
-            *region_out = SubresourceBox { lo, hi };
-            // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` of a one-plane resource.
-            let whole = (facts.bits & ONE_PLANE != 0)
-                & (lo[0]
-                    | lo[1]
-                    | lo[2]
-                    | (hi[0] ^ facts.full_hi[0])
-                    | (hi[1] ^ facts.full_hi[1])
-                    | (hi[2] ^ 1)
-                    == 0);
-            let attr = access.access;
-            let stencil_bits = match attr.stencil_mode {
-                Some(mode) => mode_bits(mode) & (ANY_READS | ANY_WRITES),
-                None => 0,
-            };
-            let bits = (facts.bits & !ONE_PLANE)
-                | mode_bits(attr.mode)
-                | stencil_bits
-                | flag(attr.relaxed, RELAXED)
-                | flag(
-                    attr.flags.contains(AccessFlags::DISCARD_BEFORE),
-                    DISCARD_BEFORE,
-                )
-                | flag(
-                    attr.flags.contains(AccessFlags::DISCARD_AFTER),
-                    DISCARD_AFTER,
-                )
-                | flag(attr.flags.contains(AccessFlags::CPU), CPU)
-                | flag(whole, WHOLE);
-            *info_out = AccessInfo {
-                resource: resource as u32,
-                bits,
-            };
+        self.begin(graph, sizes, full);
+        let (recorder, boxes, infos) = self.split();
+        for ((access, region_out), info_out) in graph.accesses.iter().zip(boxes).zip(infos) {
+            (*region_out, *info_out) = recorder.record(access);
         }
+    }
+
+    /// The first half of [`AccessTable::build`]: brings the per-resource facts, `sizes` and
+    /// `full` up to date and sizes `boxes` and `infos` to the access count. Their entries are
+    /// left as they were (stale from an earlier frame, or defaults) until the caller writes
+    /// every one of them with [`AccessRecorder::record`] (see [`AccessTable::split`]).
+    fn begin(
+        &mut self,
+        graph: &RecordedGraph,
+        sizes: &mut Vec<u64>,
+        full: &mut Vec<SubresourceBox>,
+    ) {
+        self.refresh_resources(graph, sizes, full);
+        // No clearing: every entry is overwritten, so only a grown table is written here.
+        let count = graph.accesses.len();
+        self.boxes.resize(count, SubresourceBox::default());
+        self.infos.resize(count, AccessInfo::default());
+    }
+
+    /// The recorder of the current resources' facts, with the boxes and records to write.
+    fn split(&mut self) -> (AccessRecorder<'_>, &mut [SubresourceBox], &mut [AccessInfo]) {
+        (
+            AccessRecorder { facts: &self.facts },
+            &mut self.boxes,
+            &mut self.infos,
+        )
     }
 
     /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`.
@@ -224,26 +184,133 @@ impl AccessTable {
     }
 }
 
+/// Computes accesses' boxes and compact records from the per-resource facts of an
+/// [`AccessTable`] (see [`AccessTable::split`]).
+#[derive(Copy, Clone)]
+struct AccessRecorder<'a> {
+    facts: &'a [ResourceFacts],
+}
+
+/// `READS` / `WRITES` and `ANY_READS` / `ANY_WRITES` by [`crate::decl::AccessMode`] (in
+/// declaration order).
+const MODE_BITS: [u32; 3] = [
+    READS | ANY_READS,
+    WRITES | ANY_WRITES,
+    READS | WRITES | ANY_READS | ANY_WRITES,
+];
+
+/// The bits of an access's mode, stencil mode and `[relaxed]` (one lookup): indexed by
+/// `mode | stencil << 2 | relaxed << 4`, where `stencil` is 3 for none.
+const MODE_TABLE: [u32; 32] = {
+    let mut table = [0; 32];
+    let mut index = 0;
+    while index < 32 {
+        let mode = index & 3;
+        let stencil = (index >> 2) & 3;
+        if mode < 3 {
+            let mut bits = MODE_BITS[mode];
+            if stencil < 3 {
+                bits |= MODE_BITS[stencil] & (ANY_READS | ANY_WRITES);
+            }
+            if index >> 4 != 0 {
+                bits |= RELAXED;
+            }
+            table[index] = bits;
+        }
+        index += 1;
+    }
+    table
+};
+
+// The flag bits are moved by shifts below.
+const _: () = {
+    assert!(AccessFlags::DISCARD_BEFORE.0 >> (26 - 5) == DISCARD_BEFORE);
+    assert!(AccessFlags::DISCARD_AFTER.0 >> (26 - 5) == DISCARD_AFTER);
+    assert!(AccessFlags::CPU.0 >> (15 - 7) == CPU);
+    assert!(RELAXED == 1 << 4 && WHOLE == 1 << 8);
+};
+
+impl AccessRecorder<'_> {
+    /// The subresource box and compact record of `access`.
+    #[inline(always)]
+    fn record(&self, access: &AccessRecord) -> (SubresourceBox, AccessInfo) {
+        let resource = access.resource.index();
+        let facts = &self.facts[resource];
+        // `AccessRecord::subresource_box` with the resource's strides from `facts`.
+        let (lo, hi) = match access.range {
+            AccessRange::Texture(range) => {
+                let layer_base =
+                    access.temporal_slice as u64 * facts.layers as u64 + range.base_layer as u64;
+                (
+                    [
+                        range.base_mip as u64,
+                        layer_base,
+                        (range.planes & 1 == 0) as u64,
+                    ],
+                    [
+                        (range.base_mip + range.mip_count) as u64,
+                        layer_base + range.layer_count as u64,
+                        1 + (range.planes & 2 != 0) as u64,
+                    ],
+                )
+            }
+            AccessRange::Buffer { offset, size } => {
+                let base = access.temporal_slice as u64 * facts.width + offset;
+                ([base, 0, 0], [base + size, 1, 1])
+            }
+        };
+        // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` (never for two planes).
+        let whole = lo[0]
+            | lo[1]
+            | lo[2]
+            | (hi[0] ^ facts.full_hi[0])
+            | (hi[1] ^ facts.full_hi[1])
+            | (hi[2] ^ 1)
+            == 0;
+        let attr = access.access;
+        let stencil = match attr.stencil_mode {
+            Some(mode) => mode as usize,
+            None => 3,
+        };
+        let flags = attr.flags.0;
+        let bits = facts.bits
+            | MODE_TABLE[attr.mode as usize | stencil << 2 | (attr.relaxed as usize) << 4]
+            | ((flags >> (26 - 5)) & (DISCARD_BEFORE | DISCARD_AFTER))
+            | ((flags >> (15 - 7)) & CPU)
+            | ((whole as u32) << 8);
+        (
+            SubresourceBox { lo, hi },
+            AccessInfo {
+                resource: resource as u32,
+                bits,
+            },
+        )
+    }
+}
+
+/// The access has an effect that keeps its node alive: a CPU access, or a write to a resource
+/// that outlives the frame (see [`super::dce`]).
+#[inline(always)]
+pub(crate) fn has_effect(bits: u32) -> bool {
+    (bits & CPU != 0) | (bits & (ANY_WRITES | OUTLIVES) == ANY_WRITES | OUTLIVES)
+}
+
 fn facts_of(record: &ResourceRecord, whole: &SubresourceBox) -> ResourceFacts {
     let desc = &record.desc;
     ResourceFacts {
-        full_hi: [whole.hi[0], whole.hi[1]],
+        full_hi: [
+            whole.hi[0],
+            if whole.hi[2] - whole.lo[2] == 1 {
+                whole.hi[1]
+            } else {
+                NOT_WHOLE
+            },
+        ],
         width: desc.width,
         layers: desc.array_layers(),
         bits: flag(desc.kind.is_texture(), TEXTURE)
             | flag(record.outlives_frame(), OUTLIVES)
-            | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT)
-            | flag(whole.hi[2] - whole.lo[2] == 1, ONE_PLANE),
-    }
-}
-
-/// `READS` / `WRITES` and `ANY_READS` / `ANY_WRITES` of a mode.
-#[inline(always)]
-fn mode_bits(mode: AccessMode) -> u32 {
-    match mode {
-        AccessMode::ReadOnly => READS | ANY_READS,
-        AccessMode::WriteOnly => WRITES | ANY_WRITES,
-        AccessMode::ReadWrite => READS | WRITES | ANY_READS | ANY_WRITES,
+            | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT),
     }
 }
 
@@ -251,4 +318,116 @@ fn mode_bits(mode: AccessMode) -> u32 {
 #[inline(always)]
 fn flag(on: bool, bit: u32) -> u32 {
     (on as u32).wrapping_neg() & bit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::AccessMode;
+    use crate::shapes::{declare_shapes, record_chain};
+    use crate::view::TextureRange;
+    use crate::*;
+
+    /// What the table must hold for `access`, computed the slow way from the record, its
+    /// resource and [`super::super::deps::full_box`].
+    fn expected(graph: &RecordedGraph, access: &AccessRecord) -> (SubresourceBox, AccessInfo) {
+        let record = &graph.resources[access.resource.index()];
+        let desc = &record.desc;
+        let region = access.subresource_box(desc);
+        let full = super::super::deps::full_box(desc);
+        let attr = access.access;
+        let bits = flag(desc.kind.is_texture(), TEXTURE)
+            | flag(record.outlives_frame(), OUTLIVES)
+            | flag(desc.format.is_depth_stencil(), DEPTH_FORMAT)
+            | flag(attr.mode.reads(), READS)
+            | flag(attr.mode.writes(), WRITES)
+            | flag(attr.reads(), ANY_READS)
+            | flag(attr.writes(), ANY_WRITES)
+            | flag(attr.relaxed, RELAXED)
+            | flag(
+                attr.flags.contains(AccessFlags::DISCARD_BEFORE),
+                DISCARD_BEFORE,
+            )
+            | flag(
+                attr.flags.contains(AccessFlags::DISCARD_AFTER),
+                DISCARD_AFTER,
+            )
+            | flag(attr.flags.contains(AccessFlags::CPU), CPU)
+            | flag(full.hi[2] - full.lo[2] == 1 && region == full, WHOLE);
+        (
+            region,
+            AccessInfo {
+                resource: access.resource.0,
+                bits,
+            },
+        )
+    }
+
+    #[test]
+    fn records_match_the_slow_computation() {
+        let mut builder = GraphBuilder::new();
+        let decls = declare_shapes(&mut builder);
+        builder.begin_frame(0);
+        record_chain(&mut builder, decls, 24).unwrap();
+        let mut graph = builder.finish().unwrap().clone();
+        // Resource 1: two planes (never whole); 2: a buffer; 3: temporal (slice 1 of 2); 4:
+        // a mip chain accessed in part.
+        graph.resources[1].desc = ResourceDesc::tex2d(Format::D24_UNORM_S8_UINT, 64, 64);
+        graph.resources[2].desc = ResourceDesc::buffer(4096);
+        graph.resources[3].desc.temporal_layers = 2;
+        graph.resources[4].desc.mip_levels = 4;
+        let modes = [
+            AccessMode::ReadOnly,
+            AccessMode::WriteOnly,
+            AccessMode::ReadWrite,
+        ];
+        for (index, access) in graph.accesses.iter_mut().enumerate() {
+            let resource = 1 + index as u32 % 5;
+            access.resource = ResourceId(resource);
+            access.access.mode = modes[index % 3];
+            access.access.stencil_mode = [None, Some(modes[index / 3 % 3])][index / 9 % 2];
+            access.access.relaxed = index % 4 == 0;
+            access.access.flags =
+                AccessFlags(((index as u32).wrapping_mul(0x9e37_79b9) >> 3) & 0x0fff_ffff);
+            access.temporal_slice = (resource == 3) as u32 * (index as u32 / 5 % 2);
+            access.range = if resource == 2 {
+                AccessRange::Buffer {
+                    offset: (index % 2) as u64 * 1024,
+                    size: 4096 - (index % 2) as u64 * 1024,
+                }
+            } else {
+                AccessRange::Texture(TextureRange {
+                    base_mip: (resource == 4) as u32 * (index as u32 / 5 % 2),
+                    mip_count: if resource == 4 {
+                        4 - (index as u32 / 5 % 2)
+                    } else {
+                        1
+                    },
+                    base_layer: 0,
+                    layer_count: 1,
+                    planes: [1, 2, 3][index / 5 % 3],
+                })
+            };
+        }
+        let mut table = AccessTable::default();
+        let (mut sizes, mut full) = (Vec::new(), Vec::new());
+        // Twice: the second build reuses the per-resource facts.
+        for _ in 0..2 {
+            table.build(&graph, &mut sizes, &mut full);
+            let mut whole = 0;
+            for (index, access) in graph.accesses.iter().enumerate() {
+                let (region, info) = expected(&graph, access);
+                assert_eq!(table.boxes[index], region, "box of access {index}");
+                assert_eq!(table.infos[index], info, "record of access {index}");
+                whole += info.has(WHOLE) as usize;
+            }
+            assert!(whole > 0 && whole < graph.accesses.len());
+        }
+        // A description change reaches the facts.
+        graph.resources[1].desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+        table.build(&graph, &mut sizes, &mut full);
+        for (index, access) in graph.accesses.iter().enumerate() {
+            assert_eq!(table.infos[index], expected(&graph, access).1);
+        }
+    }
 }

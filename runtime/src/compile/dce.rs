@@ -3,7 +3,7 @@
 //! node reads data it wrote or depends on it explicitly. Reverse reachability over data edges,
 //! so a chain that feeds nothing dies entirely.
 
-use super::access_info::{AccessInfo, ANY_WRITES, CPU, OUTLIVES};
+use super::access_info::{has_effect, AccessInfo};
 use super::deps::{DepGraph, EdgeKind};
 use crate::graph::RecordedGraph;
 
@@ -36,9 +36,7 @@ pub fn find_live_nodes(
         let range = &graph.nodes[node].accesses;
         infos[range.start as usize..range.end as usize]
             .iter()
-            .any(|info| {
-                info.bits & CPU != 0 || info.bits & (ANY_WRITES | OUTLIVES) == ANY_WRITES | OUTLIVES
-            })
+            .any(|info| has_effect(info.bits))
     };
     // Edges from accesses always point back to earlier calls; only an explicit dependency can
     // point forward.
@@ -74,6 +72,9 @@ fn sweep(
     alive: &mut [bool],
     has_effect: impl Fn(usize) -> bool,
 ) -> usize {
+    let alive = &mut alive[..count];
+    // Node n's predecessors are `edges[starts[n]..starts[n + 1]]`.
+    let starts = &deps.pred_start[..=count];
     let mut live = 0;
     for node in (0..count).rev() {
         if !alive[node] {
@@ -83,7 +84,7 @@ fn sweep(
             alive[node] = true;
         }
         live += 1;
-        for &(pred, kind) in deps.preds(node) {
+        for &(pred, kind) in &deps.edges[starts[node] as usize..starts[node + 1] as usize] {
             if kind == EdgeKind::Data {
                 alive[pred as usize] = true;
             }

@@ -7,7 +7,7 @@
 //! are not ordered among themselves (each is ordered after what preceded the group).
 
 use super::access_info::{
-    self, AccessInfo, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE, WRITES,
+    AccessInfo, AccessTable, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE, WRITES,
 };
 use super::node_list::NodeList;
 use crate::graph::RecordedGraph;
@@ -209,7 +209,7 @@ impl DepBuilder {
     /// (no accesses, no edges), so order between live nodes is kept even where it ran through
     /// a culled node.
     pub fn build(&mut self, graph: &RecordedGraph, alive: Option<&[bool]>, out: &mut DepGraph) {
-        let mut table = access_info::AccessTable::default();
+        let mut table = AccessTable::default();
         let mut sizes = Vec::new();
         let mut full = Vec::new();
         table.build(graph, &mut sizes, &mut full);
@@ -228,27 +228,22 @@ impl DepBuilder {
         alive: Option<&[bool]>,
         out: &mut DepGraph,
     ) {
-        out.pred_start.clear();
-        out.edges.clear();
-        out.pred_start.reserve(graph.nodes.len() + 1);
-        self.states.clear();
-        self.states.resize(graph.resources.len(), FRESH);
-        self.lists_used = 0;
-        self.explicit.clear();
-        self.explicit
-            .extend(graph.explicit_deps.iter().map(|(node, on)| (node.0, on.0)));
-        self.explicit.sort_unstable();
+        self.reset(graph, out);
+        let DepGraph { pred_start, edges } = out;
+        // Every entry is written below: the node's in the loop, the end after it.
+        pred_start.resize(graph.nodes.len() + 1, 0);
         let mut explicit_at = 0;
-        for (node_index, node) in graph.nodes.iter().enumerate() {
-            let start = out.edges.len();
-            out.pred_start.push(start as u32);
+        for ((node_index, node), pred_start) in graph.nodes.iter().enumerate().zip(&mut *pred_start)
+        {
+            let start = edges.len();
+            *pred_start = start as u32;
             let live = alive.is_none_or(|alive| alive[node_index]);
             while explicit_at < self.explicit.len()
                 && self.explicit[explicit_at].0 as usize == node_index
             {
                 let on = self.explicit[explicit_at].1;
                 if live && alive.is_none_or(|alive| alive[on as usize]) {
-                    push_edge(&mut out.edges, start, on, node_index as u32, EdgeKind::Data);
+                    push_edge(edges, start, on, node_index as u32, EdgeKind::Data);
                 }
                 explicit_at += 1;
             }
@@ -260,53 +255,118 @@ impl DepBuilder {
             let node_infos = &infos[first..node.accesses.end as usize];
             // Reads see the data from before the node: all reads first, then all writes.
             for (offset, &info) in node_infos.iter().enumerate() {
-                if info.bits & (WHOLE | READS) == WHOLE | READS {
-                    let state = &mut self.states[info.resource as usize];
-                    if state.tag & GENERAL == 0 && dense_read(state, node_id, &mut out.edges, start)
-                    {
-                        continue;
-                    }
-                } else if info.bits & (WHOLE | ANY_READS) != ANY_READS {
-                    // Reads nothing, or whole but not plane 0 (no other plane to read).
-                    continue;
-                }
-                self.touch_access(
+                self.read_access(
                     graph,
                     boxes,
                     full,
                     first + offset,
                     info,
-                    false,
                     node_id,
-                    &mut out.edges,
+                    edges,
                     start,
                 );
             }
             for (offset, &info) in node_infos.iter().enumerate() {
-                if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
-                    let state = &mut self.states[info.resource as usize];
-                    if state.tag & GENERAL == 0 {
-                        dense_write(state, node_id, &mut out.edges, start);
-                        continue;
-                    }
-                } else if info.bits & (WHOLE | WRITES) == WHOLE || info.bits & ANY_WRITES == 0 {
-                    // Writes nothing, or whole but not plane 0 (no other plane to write).
-                    continue;
-                }
-                self.touch_access(
+                self.write_access(
                     graph,
                     boxes,
                     full,
                     first + offset,
                     info,
-                    true,
                     node_id,
-                    &mut out.edges,
+                    edges,
                     start,
                 );
             }
         }
-        out.pred_start.push(out.edges.len() as u32);
+        pred_start[graph.nodes.len()] = edges.len() as u32;
+    }
+
+    /// Clears `out` and the per-resource state for a build over `graph`.
+    fn reset(&mut self, graph: &RecordedGraph, out: &mut DepGraph) {
+        out.pred_start.clear();
+        out.edges.clear();
+        self.states.clear();
+        self.states.resize(graph.resources.len(), FRESH);
+        self.lists_used = 0;
+        self.explicit.clear();
+        self.explicit
+            .extend(graph.explicit_deps.iter().map(|(node, on)| (node.0, on.0)));
+        self.explicit.sort_unstable();
+    }
+
+    /// The read phase of access `access_index` (compact record `info`) of node `node`, whose
+    /// edges start at `start` in `edges`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn read_access(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        access_index: usize,
+        info: AccessInfo,
+        node: u32,
+        edges: &mut Vec<(u32, EdgeKind)>,
+        start: usize,
+    ) {
+        if info.bits & (WHOLE | READS) == WHOLE | READS {
+            let state = &mut self.states[info.resource as usize];
+            if state.tag & GENERAL == 0 && dense_read(state, node, edges, start) {
+                return;
+            }
+        } else if info.bits & (WHOLE | ANY_READS) != ANY_READS {
+            // Reads nothing, or whole but not plane 0 (no other plane to read).
+            return;
+        }
+        self.touch_access(
+            graph,
+            boxes,
+            full,
+            access_index,
+            info,
+            false,
+            node,
+            edges,
+            start,
+        );
+    }
+
+    /// The write phase of an access (see [`DepBuilder::read_access`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn write_access(
+        &mut self,
+        graph: &RecordedGraph,
+        boxes: &[SubresourceBox],
+        full: &[SubresourceBox],
+        access_index: usize,
+        info: AccessInfo,
+        node: u32,
+        edges: &mut Vec<(u32, EdgeKind)>,
+        start: usize,
+    ) {
+        if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
+            let state = &mut self.states[info.resource as usize];
+            if state.tag & GENERAL == 0 {
+                dense_write(state, node, edges, start);
+                return;
+            }
+        } else if info.bits & (WHOLE | WRITES) == WHOLE || info.bits & ANY_WRITES == 0 {
+            // Writes nothing, or whole but not plane 0 (no other plane to write).
+            return;
+        }
+        self.touch_access(
+            graph,
+            boxes,
+            full,
+            access_index,
+            info,
+            true,
+            node,
+            edges,
+            start,
+        );
     }
 
     /// One phase (reads, or writes with `phase_writes`) of an access through the general path:
@@ -558,166 +618,5 @@ pub fn edge_pairs(deps: &DepGraph) -> Vec<(NodeId, NodeId, EdgeKind)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{DepBuilder, DepGraph, EdgeKind};
-    use crate::*;
-
-    /// Records calls of `kinds` (0 reads, 1 writes, 2 relaxed read-write) on one texture, each
-    /// covering it whole, and returns the dependency graph.
-    fn deps_of(kinds: &[usize]) -> DepGraph {
-        let tex = |name: &str, access: AccessDesc| {
-            ParamDesc::new(name, ValueType::Texture).with_access(access)
-        };
-        let mut relaxed = AccessDesc::readwrite(AccessFlags::CS);
-        relaxed.relaxed = true;
-        let mut builder = GraphBuilder::new();
-        let decls: Vec<DeclId> = [
-            AccessDesc::readonly(AccessFlags::PS),
-            AccessDesc::writeonly(AccessFlags::CS),
-            relaxed,
-        ]
-        .into_iter()
-        .enumerate()
-        .map(|(index, access)| {
-            builder.declare_node(NodeDeclDesc::new(
-                format!("n{index}"),
-                QueueClass::Compute,
-                vec![tex("a", access)],
-            ))
-        })
-        .collect();
-        builder.begin_frame(0);
-        let texture = builder
-            .create_resource(ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 8), 0)
-            .unwrap();
-        let view = builder.default_texture_view(texture).unwrap();
-        for (key, &kind) in kinds.iter().enumerate() {
-            let decl = builder.decl(decls[kind]).unwrap().clone();
-            let mut args = ArgsWriter::new(&decl);
-            args.write_texture(0, &view);
-            builder
-                .call_node(decls[kind], args.bytes(), CallFlags::default(), key as u64)
-                .unwrap();
-        }
-        let mut deps = DepGraph::default();
-        DepBuilder::default().build(builder.finish().unwrap(), None, &mut deps);
-        deps
-    }
-
-    #[test]
-    fn more_readers_than_the_dense_state_holds() {
-        use EdgeKind::{Data, Order};
-        // Five readers overflow the inline reader list: the next writer still follows all.
-        let deps = deps_of(&[1, 0, 0, 0, 0, 0, 1, 0]);
-        for reader in 1..6 {
-            assert_eq!(deps.preds(reader), &[(0, Data)]);
-        }
-        assert_eq!(
-            deps.preds(6),
-            &[
-                (0, Order),
-                (1, Order),
-                (2, Order),
-                (3, Order),
-                (4, Order),
-                (5, Order)
-            ]
-        );
-        assert_eq!(deps.preds(7), &[(6, Data)]);
-    }
-
-    #[test]
-    fn relaxed_group_after_a_dense_write() {
-        use EdgeKind::{Data, Order};
-        // The second relaxed writer joins the first one's group: ordered after the group's
-        // base (node 0), reading the first one's data; the reader sees both.
-        let deps = deps_of(&[1, 2, 2, 0]);
-        assert_eq!(deps.preds(1), &[(0, Data)]);
-        assert_eq!(deps.preds(2), &[(1, Data), (0, Order)]);
-        assert_eq!(deps.preds(3), &[(1, Data), (2, Data)]);
-    }
-
-    /// Dead-node dropping against a rebuild: node 0 writes transient `t` (nothing reads it),
-    /// then node 1 writes the external `out`, and with `touch_t` also `t`.
-    fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
-        use super::super::access_info::AccessTable;
-        use super::super::dce::find_live_nodes;
-        let write = |name: &str| {
-            ParamDesc::new(name, ValueType::Texture)
-                .with_access(AccessDesc::writeonly(AccessFlags::CS))
-        };
-        let mut builder = GraphBuilder::new();
-        let one = builder.declare_node(NodeDeclDesc::new(
-            "one",
-            QueueClass::Compute,
-            vec![write("a")],
-        ));
-        let two = builder.declare_node(NodeDeclDesc::new(
-            "two",
-            QueueClass::Compute,
-            vec![write("a"), write("b")],
-        ));
-        builder.begin_frame(0);
-        let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 8);
-        let out = builder.import_external("out", desc).unwrap();
-        let t = builder.create_resource(desc, 1).unwrap();
-        let out = builder.default_texture_view(out).unwrap();
-        let t = builder.default_texture_view(t).unwrap();
-        let calls: Vec<(DeclId, Vec<TextureView>)> = if touch_t {
-            vec![(one, vec![t]), (two, vec![out, t])]
-        } else {
-            vec![(one, vec![t]), (one, vec![out])]
-        };
-        for (key, (decl, views)) in calls.iter().enumerate() {
-            let mut args = ArgsWriter::new(builder.decl(*decl).unwrap());
-            for (index, view) in views.iter().enumerate() {
-                args.write_texture(index, view);
-            }
-            builder
-                .call_node(*decl, args.bytes(), CallFlags::default(), key as u64)
-                .unwrap();
-        }
-        let graph = builder.finish().unwrap();
-        let mut table = AccessTable::default();
-        let mut full = Vec::new();
-        table.build(graph, &mut Vec::new(), &mut full);
-        let mut builder = DepBuilder::default();
-        let mut dropped = DepGraph::default();
-        builder.build_boxed(graph, &table.boxes, &full, &table.infos, None, &mut dropped);
-        let mut alive = Vec::new();
-        let live = find_live_nodes(
-            graph,
-            &table.infos,
-            &dropped,
-            true,
-            &mut alive,
-            &mut Vec::new(),
-        );
-        assert_eq!((live, alive.as_slice()), (1, &[false, true][..]));
-        let done = builder.drop_dead_nodes(graph, &table.infos, &alive, &mut dropped);
-        let mut rebuilt = DepGraph::default();
-        builder.build_boxed(
-            graph,
-            &table.boxes,
-            &full,
-            &table.infos,
-            Some(&alive),
-            &mut rebuilt,
-        );
-        (done, dropped, rebuilt)
-    }
-
-    #[test]
-    fn dead_nodes_dropped_only_where_a_rebuild_agrees() {
-        // Nothing live touches `t`: dropping node 0's (empty) list is the whole difference.
-        let (done, dropped, rebuilt) = culled_pair(false);
-        assert!(done);
-        assert_eq!(dropped.pred_start, rebuilt.pred_start);
-        assert_eq!(dropped.edges, rebuilt.edges);
-        // Node 1 overwrites `t` after the dead node 0: its order edge goes in a rebuild only.
-        let (done, kept, rebuilt) = culled_pair(true);
-        assert!(!done);
-        assert_eq!(kept.preds(1), &[(0, EdgeKind::Order)]);
-        assert_eq!(rebuilt.preds(1), &[]);
-    }
-}
+#[path = "deps_tests.rs"]
+mod tests;
