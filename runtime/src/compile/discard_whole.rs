@@ -327,7 +327,13 @@ fn repeated_node(
         }
         let bits = resource.bits;
         let keeps = bits & ALL_AFTER == 0;
-        resource.bits = bit(keeps, if bits & MULTI != 0 { KEEP_GROUP } else { KEEPABLE })
-            | bit(keeps && bits & (ENTRY_VALID | ANY_WRITE) != 0, VALID);
+        resource.bits = bit(
+            keeps,
+            if bits & MULTI != 0 {
+                KEEP_GROUP
+            } else {
+                KEEPABLE
+            },
+        ) | bit(keeps && bits & (ENTRY_VALID | ANY_WRITE) != 0, VALID);
     }
 }

@@ -1,0 +1,160 @@
+//! The short path of render-pass building: a node whose declaration has one attachment slot, a
+//! color target without clear color, and no viewports or scissors (nearly every pass of the
+//! bench shapes). Its pass is one color attachment with the default viewport and scissor; the
+//! storage of last frame's pass at the same place is overwritten in place.
+
+use super::render_pass::{ColorAttachment, LoadOp, RenderPass, ScissorRect, StoreOp};
+use super::render_pass_area::full_viewport;
+use super::DiscardFlags;
+use crate::decl::AccessFlags;
+use crate::graph::{AccessRange, NodeRecord, RecordedGraph};
+use crate::ids::NodeId;
+
+/// What the short path makes of a node.
+pub(super) enum Single {
+    /// No view is bound to the slot: the node has no pass.
+    Unbound,
+    /// The pass.
+    Pass(SinglePass),
+    /// The general path must decide (buffer views, several accesses for the slot, anything it
+    /// reports as an error).
+    General,
+}
+
+/// A pass of one color attachment covering the render area.
+pub(super) struct SinglePass {
+    color: ColorAttachment,
+    width: u32,
+    height: u32,
+    layers: u32,
+    samples: u32,
+}
+
+/// The pass of `record` whose declaration's only attachment slot is `target` (its parameter,
+/// slot and target index).
+#[inline(always)]
+pub(super) fn single_target(
+    graph: &RecordedGraph,
+    record: &NodeRecord,
+    (param, slot, index): (u16, u16, u32),
+    discard: &[DiscardFlags],
+) -> Single {
+    let start = record.accesses.start;
+    let Some(accesses) = graph
+        .accesses
+        .get(start as usize..record.accesses.end as usize)
+    else {
+        return Single::General;
+    };
+    let mut found = None;
+    for (access_index, access) in (start..).zip(accesses) {
+        if access.param == param && access.slot == slot {
+            if found.is_some() {
+                return Single::General;
+            }
+            found = Some((access_index, access));
+        }
+    }
+    let Some((access_index, access)) = found else {
+        return Single::Unbound;
+    };
+    let AccessRange::Texture(range) = access.range else {
+        return Single::General;
+    };
+    if range.mip_count != 1 {
+        return Single::General;
+    }
+    let Some(resource) = graph.resources.get(access.resource.index()) else {
+        return Single::General;
+    };
+    let desc = &resource.desc;
+    let flags = discard
+        .get(access_index as usize)
+        .copied()
+        .unwrap_or_default();
+    let load = if access.access.flags.contains(AccessFlags::CLEAR) {
+        LoadOp::Clear
+    } else if flags.contains(DiscardFlags::BEFORE) {
+        LoadOp::DontCare
+    } else {
+        LoadOp::Load
+    };
+    Single::Pass(SinglePass {
+        color: ColorAttachment {
+            slot: index,
+            access: access_index,
+            resource: access.resource,
+            load,
+            store: if flags.contains(DiscardFlags::AFTER) {
+                StoreOp::DontCare
+            } else {
+                StoreOp::Store
+            },
+            clear_color: [0.0; 4],
+            resolve: None,
+        },
+        width: ((desc.width >> range.base_mip) as u32).max(1),
+        height: (desc.height >> range.base_mip).max(1),
+        layers: range.layer_count,
+        samples: desc.sample_count,
+    })
+}
+
+/// Stores `single` as the pass of `node` at `passes[count]` (`count <= passes.len()`): in place
+/// where the storage there holds one attachment, viewport and scissor already (as it does when
+/// last frame put a pass of this kind there).
+#[inline(always)]
+pub(super) fn write_single(
+    node: NodeId,
+    single: &SinglePass,
+    passes: &mut Vec<RenderPass>,
+    count: usize,
+) {
+    let (width, height) = (single.width, single.height);
+    let viewport = full_viewport(width, height);
+    let scissor = ScissorRect {
+        x: 0,
+        y: 0,
+        width,
+        height,
+    };
+    let Some(pass) = passes.get_mut(count) else {
+        passes.push(RenderPass {
+            node,
+            colors: vec![single.color],
+            depth_stencil: None,
+            width,
+            height,
+            layers: single.layers,
+            samples: single.samples,
+            viewports: vec![viewport],
+            scissors: vec![scissor],
+        });
+        return;
+    };
+    pass.node = node;
+    pass.depth_stencil = None;
+    pass.width = width;
+    pass.height = height;
+    pass.layers = single.layers;
+    pass.samples = single.samples;
+    if let ([color], [only_viewport], [only_scissor]) = (
+        pass.colors.as_mut_slice(),
+        pass.viewports.as_mut_slice(),
+        pass.scissors.as_mut_slice(),
+    ) {
+        *color = single.color;
+        *only_viewport = viewport;
+        *only_scissor = scissor;
+    } else {
+        set_one(&mut pass.colors, single.color);
+        set_one(&mut pass.viewports, viewport);
+        set_one(&mut pass.scissors, scissor);
+    }
+}
+
+/// Makes `items` hold just `item`.
+fn set_one<T>(items: &mut Vec<T>, item: T) {
+    items.clear();
+    items.push(item);
+}
