@@ -46,9 +46,11 @@ pub(super) fn single_target(
     else {
         return Single::General;
     };
+    // Parameter and slot compared as one word.
+    let key = u32::from(param) | u32::from(slot) << 16;
     let mut found = None;
     for (access_index, access) in (start..).zip(accesses) {
-        if access.param == param && access.slot == slot {
+        if u32::from(access.param) | u32::from(access.slot) << 16 == key {
             if found.is_some() {
                 return Single::General;
             }
