@@ -160,3 +160,62 @@ fn set_one<T>(items: &mut Vec<T>, item: T) {
     items.clear();
     items.push(item);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::*;
+
+    /// Records frames of one call each, a two-target or a single-target draw, and compiles
+    /// them with one compiler (so each frame's pass reuses the storage the last one left) and
+    /// with a fresh compiler: the passes must agree.
+    #[test]
+    fn reused_pass_storage_matches_fresh_builds() {
+        let mut builder = GraphBuilder::new();
+        let target = |name: &str, index: u32| {
+            ParamDesc::new(name, ValueType::Texture)
+                .with_access(AccessDesc::readwrite(AccessFlags::RENDER_TARGET))
+                .with_semantic(SemanticKind::Target, index)
+        };
+        let two = builder.declare_node(NodeDeclDesc::new(
+            "two",
+            QueueClass::Graphics,
+            vec![target("a", 0), target("b", 1)],
+        ));
+        let one = builder.declare_node(NodeDeclDesc::new(
+            "one",
+            QueueClass::Graphics,
+            vec![target("a", 0)],
+        ));
+        let options = CompileOptions {
+            cull: false,
+            cache: false,
+            ..CompileOptions::default()
+        };
+        let mut reused = FrameCompiler::new(options);
+        for (frame, decl, size) in [(0, two, 64), (1, one, 32), (2, two, 16), (3, one, 8)] {
+            builder.begin_frame(frame);
+            let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, size, size);
+            let mut views = Vec::new();
+            for key in 0..2 {
+                let id = builder.create_resource(desc, key).unwrap();
+                views.push(builder.default_texture_view(id).unwrap());
+            }
+            let mut args = ArgsWriter::new(builder.decl(decl).unwrap());
+            args.write_texture(0, &views[0]);
+            if decl == two {
+                args.write_texture(1, &views[1]);
+            }
+            builder
+                .call_node(decl, args.bytes(), CallFlags::default(), 1)
+                .unwrap();
+            let graph = builder.finish().unwrap().clone();
+            let expected = FrameCompiler::new(options).compile(&graph).unwrap().clone();
+            let got = reused.compile(&graph).unwrap();
+            assert_eq!(got.render_passes, expected.render_passes, "frame {frame}");
+            assert_eq!(got.render_passes.len(), 1);
+            let colors = if decl == two { 2 } else { 1 };
+            assert_eq!(got.render_passes[0].colors.len(), colors);
+            assert_eq!(got.render_passes[0].width, size as u32);
+        }
+    }
+}
