@@ -69,7 +69,8 @@ fn needs_data(bits: u32) -> bool {
 pub(super) struct Whole {
     /// Per resource.
     pub track: Vec<Track>,
-    /// Per resource whose latest node has several accesses to it (`MULTI`): the first of them.
+    /// Per resource whose latest node has several accesses to it (`KEEP_GROUP`, or a group
+    /// that dropped the data): the first of them.
     /// Entries of other resources are stale and never read.
     multi_first: Vec<u32>,
 }
