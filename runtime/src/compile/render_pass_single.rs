@@ -215,7 +215,7 @@ mod tests {
             assert_eq!(got.render_passes.len(), 1);
             let colors = if decl == two { 2 } else { 1 };
             assert_eq!(got.render_passes[0].colors.len(), colors);
-            assert_eq!(got.render_passes[0].width, size as u32);
+            assert_eq!(got.render_passes[0].width, size);
         }
     }
 }
