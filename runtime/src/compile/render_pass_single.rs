@@ -7,7 +7,7 @@ use super::render_pass::{ColorAttachment, LoadOp, RenderPass, ScissorRect, Store
 use super::render_pass_area::full_viewport;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
-use crate::graph::{AccessRange, NodeRecord, RecordedGraph};
+use crate::graph::{AccessRange, AccessRecord, NodeRecord, RecordedGraph};
 use crate::ids::NodeId;
 
 /// What the short path makes of a node.
@@ -46,20 +46,13 @@ pub(super) fn single_target(
     else {
         return Single::General;
     };
-    // Parameter and slot compared as one word.
-    let key = u32::from(param) | u32::from(slot) << 16;
-    let mut found = None;
-    for (access_index, access) in (start..).zip(accesses) {
-        if u32::from(access.param) | u32::from(access.slot) << 16 == key {
-            if found.is_some() {
-                return Single::General;
-            }
-            found = Some((access_index, access));
-        }
-    }
-    let Some((access_index, access)) = found else {
+    let Some(found) = unique_hit(accesses, u32::from(param) | u32::from(slot) << 16) else {
+        return Single::General;
+    };
+    let Some((offset, access)) = found else {
         return Single::Unbound;
     };
+    let access_index = start + offset;
     let AccessRange::Texture(range) = access.range else {
         return Single::General;
     };
@@ -100,6 +93,52 @@ pub(super) fn single_target(
         layers: range.layer_count,
         samples: desc.sample_count,
     })
+}
+
+/// The parameter and slot of an access as one word.
+#[inline(always)]
+fn slot_key(access: &AccessRecord) -> u32 {
+    u32::from(access.param) | u32::from(access.slot) << 16
+}
+
+/// The one access among `accesses` with slot key `key`, and its offset: `Some(None)` when there
+/// is none, `None` when there are several. Nodes have few accesses: up to three are compared
+/// without a loop, the last first (render targets usually follow the inputs they draw from).
+#[inline(always)]
+fn unique_hit(accesses: &[AccessRecord], key: u32) -> Option<Option<(u32, &AccessRecord)>> {
+    let hit = |access: &AccessRecord| slot_key(access) == key;
+    match accesses {
+        [] => Some(None),
+        [a] => Some(hit(a).then_some((0, a))),
+        [a, b] => {
+            if hit(b) {
+                (!hit(a)).then_some(Some((1, b)))
+            } else {
+                Some(hit(a).then_some((0, a)))
+            }
+        }
+        [a, b, c] => {
+            if hit(c) {
+                (!hit(a) && !hit(b)).then_some(Some((2, c)))
+            } else if hit(b) {
+                (!hit(a)).then_some(Some((1, b)))
+            } else {
+                Some(hit(a).then_some((0, a)))
+            }
+        }
+        _ => {
+            let mut found = None;
+            for (offset, access) in (0..).zip(accesses) {
+                if hit(access) {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some((offset, access));
+                }
+            }
+            Some(found)
+        }
+    }
 }
 
 /// Stores `single` as the pass of `node` at `passes[count]` (`count <= passes.len()`): in place
