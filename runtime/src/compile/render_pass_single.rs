@@ -202,7 +202,45 @@ fn set_one<T>(items: &mut Vec<T>, item: T) {
 
 #[cfg(test)]
 mod tests {
+    use super::{slot_key, unique_hit};
+    use crate::graph::{AccessRange, AccessRecord};
     use crate::*;
+
+    /// Every placement of zero, one or two matching accesses among one to four.
+    #[test]
+    fn unique_hit_finds_the_one_match_or_reports_none_or_several() {
+        let record = |param: u16| AccessRecord {
+            node: NodeId(0),
+            param,
+            slot: 0,
+            resource: ResourceId(0),
+            access: AccessDesc::readonly(AccessFlags::PS),
+            range: AccessRange::Buffer { offset: 0, size: 4 },
+            temporal_layer: 0,
+            temporal_slice: 0,
+            view_format: Format::UNKNOWN,
+        };
+        let key = slot_key(&record(7));
+        for len in 0..5u32 {
+            for mask in 0..1u32 << len {
+                let accesses: Vec<AccessRecord> = (0..len)
+                    .map(|at| record(if mask >> at & 1 != 0 { 7 } else { at as u16 }))
+                    .collect();
+                let expected = match mask.count_ones() {
+                    0 => Some(None),
+                    1 => Some(Some(mask.trailing_zeros())),
+                    _ => None,
+                };
+                let got = unique_hit(&accesses, key)
+                    .map(|found| found.map(|(offset, access)| (offset, access.param)));
+                assert_eq!(
+                    got,
+                    expected.map(|found| found.map(|offset| (offset, 7))),
+                    "{len} accesses, matches {mask:b}"
+                );
+            }
+        }
+    }
 
     /// Records frames of one call each, a two-target or a single-target draw, and compiles
     /// them with one compiler (so each frame's pass reuses the storage the last one left) and
