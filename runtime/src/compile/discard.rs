@@ -59,8 +59,9 @@ fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceB
 
 impl DiscardInference {
     /// Fills `flags` (one per access, indexed like `graph.accesses`, all `NONE` on entry: the
-    /// caller's freshly cleared vector) for the live nodes in execution `order`. `boxes` are the accesses' subresource boxes, `full` the resources'
-    /// whole boxes and `infos` the accesses' compact records.
+    /// caller's freshly cleared vector) for the live nodes in execution `order`. `boxes` are
+    /// the accesses' subresource boxes, `full` the resources' whole boxes and `infos` the
+    /// accesses' compact records.
     ///
     /// Resources that every access covers whole (one plane; nearly all) take one forward walk:
     /// an access's discard-before follows from the state when its node begins, and its
