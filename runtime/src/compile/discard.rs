@@ -58,9 +58,10 @@ fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceB
 }
 
 impl DiscardInference {
-    /// Fills `flags` (one per access, indexed like `graph.accesses`) for the live nodes in
-    /// execution `order`. `boxes` are the accesses' subresource boxes, `full` the resources'
-    /// whole boxes and `infos` the accesses' compact records.
+    /// Fills `flags` (one per access, indexed like `graph.accesses`, all `NONE` on entry: the
+    /// caller's freshly cleared vector) for the live nodes in execution `order`. `boxes` are
+    /// the accesses' subresource boxes, `full` the resources' whole boxes and `infos` the
+    /// accesses' compact records.
     ///
     /// Resources that every access covers whole (one plane; nearly all) take one forward walk:
     /// an access's discard-before follows from the state when its node begins, and its
@@ -76,7 +77,7 @@ impl DiscardInference {
         order: &[NodeId],
         flags: &mut [DiscardFlags],
     ) {
-        flags.iter_mut().for_each(|flag| *flag = DiscardFlags::NONE);
+        debug_assert!(flags.iter().all(|flag| *flag == DiscardFlags::NONE));
         let track = &mut self.whole.track;
         track.clear();
         track.resize(graph.resources.len(), Track::UNTOUCHED);

@@ -9,20 +9,25 @@ use super::access_info::{AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, OUTLIVES, RE
 use super::DiscardFlags;
 use crate::graph::NodeRecord;
 use crate::ids::NodeId;
+use std::cell::Cell;
 
 /// `Track::bits`: some access does not cover the resource whole: the region maps track it.
-pub(super) const REGIONS: u32 = 1;
+/// The same bit as the access's `OUTLIVES`, so that "skip this access" is one OR and one test.
+pub(super) const REGIONS: u32 = OUTLIVES;
 /// `Track::bits`: the data is valid after the latest node touching the resource: not all its
 /// accesses carry `discard_after`, and it was valid before or the node writes it. The same
 /// bit as the access's `WRITES`, so that "valid or written" is one OR.
 const VALID: u32 = WRITES;
-/// `Track::bits`: some access of the latest node lacks `discard_after`, so its provisional
-/// discard-after is taken back if the next node needs the data.
+/// `Track::bits`: the latest node touching the resource has one access to it, without
+/// `discard_after`: its provisional discard-after is taken back if the next node needs the data.
 const KEEPABLE: u32 = 1 << 2;
-const _: () = assert!(VALID != REGIONS && VALID != KEEPABLE);
-/// `Track::bits`: the latest node has several accesses to the resource, from
-/// `Whole::multi_first` to `Track::last`.
-const MULTI: u32 = 1 << 3;
+const _: () = assert!(VALID != REGIONS && VALID != KEEPABLE && KEEPABLE != REGIONS);
+/// `Track::bits`: as `KEEPABLE` for a latest node with several accesses to the resource (from
+/// `Whole::multi_first` to `Track::last`), some of them without `discard_after`.
+const KEEP_GROUP: u32 = 1 << 3;
+/// `Track::bits`, while a node with several accesses to one resource is walked: its second
+/// access to the resource is seen.
+const MULTI: u32 = 1 << 7;
 /// `Track::bits`, while a node with several accesses to one resource is walked: the data was
 /// valid before the node.
 const ENTRY_VALID: u32 = 1 << 4;
@@ -64,7 +69,8 @@ fn needs_data(bits: u32) -> bool {
 pub(super) struct Whole {
     /// Per resource.
     pub track: Vec<Track>,
-    /// Per resource whose latest node has several accesses to it (`MULTI`): the first of them.
+    /// Per resource whose latest node has several accesses to it (`KEEP_GROUP`, or a group
+    /// that dropped the data): the first of them.
     /// Entries of other resources are stale and never read.
     multi_first: Vec<u32>,
 }
@@ -82,57 +88,134 @@ impl Whole {
         flags: &mut [DiscardFlags],
     ) {
         let track = &mut self.track[..];
+        // Cells: the flags of the node's own accesses (a sub-slice, no bounds check per access)
+        // and the take-backs of earlier nodes' flags go through one shared slice.
+        // Both of one length, so that one range check per node covers both.
+        let len = infos.len().min(flags.len());
+        let infos = &infos[..len];
+        let cells = &Cell::from_mut(flags).as_slice_of_cells()[..len];
+        let multi_first = &mut self.multi_first;
         for node in order {
-            let range = nodes[node.index()].accesses.clone();
-            let node_infos = &infos[range.start as usize..range.end as usize];
-            if has_repeated_resource(node_infos) {
-                if self.multi_first.len() < track.len() {
-                    self.multi_first.resize(track.len(), 0);
-                }
-                repeated_node(
-                    track,
-                    &mut self.multi_first,
-                    infos,
-                    flags,
-                    range.start,
-                    range.end,
-                );
+            let Some(record) = nodes.get(node.index()) else {
                 continue;
-            }
-            for (access_index, &info) in (range.start..).zip(node_infos) {
-                let bits = info.bits;
-                let resource = &mut track[info.resource as usize];
-                let state = resource.bits;
-                if (bits & OUTLIVES) | (state & REGIONS) != 0 {
-                    continue;
+            };
+            let range = record.accesses.start as usize..record.accesses.end as usize;
+            let (Some(node_infos), Some(node_flags)) =
+                (infos.get(range.clone()), cells.get(range.clone()))
+            else {
+                continue;
+            };
+            // Nodes have few accesses: unrolled, with the pairwise test for a resource named
+            // twice (then the node takes the cold path).
+            let walk = Walk {
+                infos,
+                cells,
+                multi_first,
+            };
+            let start = record.accesses.start;
+            match (node_infos, node_flags) {
+                ([a], [fa]) => walk.step(track, *a, fa, start),
+                ([a, b], [fa, fb]) if a.resource != b.resource => {
+                    walk.step(track, *a, fa, start);
+                    walk.step(track, *b, fb, start + 1);
                 }
-                let needs = needs_data(bits);
-                let valid = state & VALID != 0;
-                flags[access_index as usize] = DiscardFlags::AFTER
-                    | if needs && valid {
-                        DiscardFlags::NONE
-                    } else {
-                        DiscardFlags::BEFORE
-                    };
-                if needs && state & KEEPABLE != 0 {
-                    if state & MULTI == 0 {
-                        // One access, without `discard_after` (KEEPABLE).
-                        flags[resource.last as usize].0 &= !DiscardFlags::AFTER.0;
-                    } else {
-                        let first = self.multi_first[info.resource as usize];
-                        keep_group(infos, flags, info.resource, first, resource.last);
+                ([a, b, c], [fa, fb, fc])
+                    if a.resource != b.resource
+                        && a.resource != c.resource
+                        && b.resource != c.resource =>
+                {
+                    walk.step(track, *a, fa, start);
+                    walk.step(track, *b, fb, start + 1);
+                    walk.step(track, *c, fc, start + 2);
+                }
+                _ if !has_repeated_resource(node_infos) => {
+                    for ((info, flag), index) in node_infos.iter().zip(node_flags).zip(start..) {
+                        walk.step(track, *info, flag, index);
                     }
                 }
-                // Valid after when valid before or written, unless `discard_after` drops it.
-                resource.bits = if bits & DISCARD_AFTER == 0 {
-                    ((state | bits) & VALID) | KEEPABLE
-                } else {
-                    0
-                };
-                resource.last = access_index;
+                _ => repeated(
+                    track,
+                    multi_first,
+                    infos,
+                    cells,
+                    range.start as u32,
+                    range.end as u32,
+                ),
             }
         }
     }
+}
+
+/// What the per-access step reads besides the access and the resource's state.
+#[derive(Copy, Clone)]
+struct Walk<'a> {
+    infos: &'a [AccessInfo],
+    cells: &'a [Cell<DiscardFlags>],
+    multi_first: &'a Vec<u32>,
+}
+
+impl Walk<'_> {
+    /// One access of a node that names its resource once: its flags from the state when the
+    /// node begins, the take-back of the previous node's discard-after where this access needs
+    /// the data, and the state after the node.
+    #[inline(always)]
+    fn step(&self, track: &mut [Track], info: AccessInfo, flag: &Cell<DiscardFlags>, index: u32) {
+        let bits = info.bits;
+        let Some(resource) = track.get_mut(info.resource as usize) else {
+            return;
+        };
+        let state = resource.bits;
+        if (bits | state) & REGIONS != 0 {
+            return;
+        }
+        let needs = needs_data(bits);
+        flag.set(if needs && state & VALID != 0 {
+            DiscardFlags::AFTER
+        } else {
+            DiscardFlags::AFTER | DiscardFlags::BEFORE
+        });
+        if needs {
+            if state & KEEPABLE != 0 {
+                if let Some(last) = self.cells.get(resource.last as usize) {
+                    take_back_after(last);
+                }
+            } else if state & KEEP_GROUP != 0 {
+                let first = self.multi_first[info.resource as usize];
+                keep_group(self.infos, self.cells, info.resource, first, resource.last);
+            }
+        }
+        // Valid after when valid before or written, unless `discard_after` drops it.
+        resource.bits = if bits & DISCARD_AFTER == 0 {
+            ((state | bits) & VALID) | KEEPABLE
+        } else {
+            0
+        };
+        resource.last = index;
+    }
+}
+
+/// A node (accesses `start..end`) with several accesses to some resource: `repeated_node`
+/// with `multi_first` sized first.
+#[cold]
+#[inline(never)]
+fn repeated(
+    track: &mut [Track],
+    multi_first: &mut Vec<u32>,
+    infos: &[AccessInfo],
+    flags: &[Cell<DiscardFlags>],
+    start: u32,
+    end: u32,
+) {
+    if multi_first.len() < track.len() {
+        multi_first.resize(track.len(), 0);
+    }
+    repeated_node(track, multi_first, infos, flags, start, end);
+}
+
+/// Clears the provisional discard-after of `flag`: a later node needs the data.
+#[inline(always)]
+fn take_back_after(flag: &Cell<DiscardFlags>) {
+    flag.set(DiscardFlags(flag.get().0 & !DiscardFlags::AFTER.0));
 }
 
 /// Some resource appears twice among one node's accesses (nodes have few accesses: the
@@ -158,7 +241,7 @@ fn has_repeated_resource(infos: &[AccessInfo]) -> bool {
 #[cold]
 fn keep_group(
     infos: &[AccessInfo],
-    flags: &mut [DiscardFlags],
+    flags: &[Cell<DiscardFlags>],
     resource: u32,
     first: u32,
     last: u32,
@@ -166,7 +249,7 @@ fn keep_group(
     for earlier in first as usize..last as usize + 1 {
         let info = infos[earlier];
         if info.resource == resource && info.bits & DISCARD_AFTER == 0 {
-            flags[earlier].0 &= !DiscardFlags::AFTER.0;
+            take_back_after(&flags[earlier]);
         }
     }
 }
@@ -180,12 +263,12 @@ fn repeated_node(
     track: &mut [Track],
     multi_first: &mut [u32],
     infos: &[AccessInfo],
-    flags: &mut [DiscardFlags],
+    flags: &[Cell<DiscardFlags>],
     start: u32,
     end: u32,
 ) {
     let whole = |info: AccessInfo, track: &[Track]| {
-        info.bits & OUTLIVES == 0 && track[info.resource as usize].bits & REGIONS == 0
+        (info.bits | track[info.resource as usize].bits) & REGIONS == 0
     };
     // Flags from the state before the node; the earlier node keeps what this one needs.
     for access_index in start..end {
@@ -195,19 +278,19 @@ fn repeated_node(
         }
         let resource = track[info.resource as usize];
         let needs = needs_data(info.bits);
-        flags[access_index as usize] = DiscardFlags::AFTER
-            | if needs && resource.bits & VALID != 0 {
-                DiscardFlags::NONE
-            } else {
-                DiscardFlags::BEFORE
-            };
+        flags[access_index as usize].set(
+            DiscardFlags::AFTER
+                | if needs && resource.bits & VALID != 0 {
+                    DiscardFlags::NONE
+                } else {
+                    DiscardFlags::BEFORE
+                },
+        );
         if needs && resource.bits & KEEPABLE != 0 {
-            if resource.bits & MULTI == 0 {
-                flags[resource.last as usize].0 &= !DiscardFlags::AFTER.0;
-            } else {
-                let first = multi_first[info.resource as usize];
-                keep_group(infos, flags, info.resource, first, resource.last);
-            }
+            take_back_after(&flags[resource.last as usize]);
+        } else if needs && resource.bits & KEEP_GROUP != 0 {
+            let first = multi_first[info.resource as usize];
+            keep_group(infos, flags, info.resource, first, resource.last);
         }
     }
     // The node's group per resource: the entry state, writes and drops. A resource's `last`
@@ -245,8 +328,13 @@ fn repeated_node(
         }
         let bits = resource.bits;
         let keeps = bits & ALL_AFTER == 0;
-        resource.bits = (bits & MULTI)
-            | bit(keeps, KEEPABLE)
-            | bit(keeps && bits & (ENTRY_VALID | ANY_WRITE) != 0, VALID);
+        resource.bits = bit(
+            keeps,
+            if bits & MULTI != 0 {
+                KEEP_GROUP
+            } else {
+                KEEPABLE
+            },
+        ) | bit(keeps && bits & (ENTRY_VALID | ANY_WRITE) != 0, VALID);
     }
 }

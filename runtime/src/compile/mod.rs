@@ -32,6 +32,7 @@ mod region_map;
 mod render_pass;
 mod render_pass_area;
 mod render_pass_plan;
+mod render_pass_single;
 mod schedule;
 mod schedule_heap;
 mod schedule_units;

@@ -19,9 +19,10 @@
 
 use super::render_pass_area::{buffer_target_extent, full_viewport, viewports_and_scissors};
 use super::render_pass_plan::{DeclPlans, Role};
+use super::render_pass_single::{single_target, write_single, Single};
 use super::{CompileError, DiscardFlags};
 use crate::decl::AccessFlags;
-use crate::graph::{AccessRange, NodeRecord, RecordedGraph};
+use crate::graph::{AccessRange, RecordedGraph};
 use crate::ids::{NodeId, ResourceId};
 
 /// What happens to an attachment's contents at the start of the pass.
@@ -212,25 +213,30 @@ pub fn build_render_passes(
     let mut count = 0;
     let result = (|| {
         for &node in order {
-            let record = &graph.nodes[node.index()];
+            let Some(record) = graph.nodes.get(node.index()) else {
+                continue;
+            };
             let Some(&kind) = scratch.plans.kinds.get(record.decl.index()) else {
                 continue;
             };
             if !kind.attachments {
                 continue;
             }
+            if let Some(target) = kind.single_target {
+                match single_target(graph, record, target, discard) {
+                    Single::Unbound => continue,
+                    Single::Pass(single) => {
+                        write_single(node, &single, passes, count);
+                        count += 1;
+                        continue;
+                    }
+                    Single::General => {}
+                }
+            }
             if count == passes.len() {
                 passes.push(RenderPass::empty(node));
             }
-            let pass = &mut passes[count];
-            let single = kind
-                .single_target
-                .and_then(|target| build_single_target(graph, node, record, target, discard, pass));
-            let built = match single {
-                Some(built) => built,
-                None => build_render_pass(graph, node, discard, scratch, pass)?,
-            };
-            if built {
+            if build_render_pass(graph, node, discard, scratch, &mut passes[count])? {
                 count += 1;
             }
         }
@@ -572,99 +578,4 @@ fn build_render_pass(
         });
     }
     Ok(true)
-}
-
-/// The pass of a node whose declaration has one attachment slot, a color target without clear
-/// color, and no viewports or scissors (`target`: its parameter, slot and target index):
-/// `Some(false)` when no view is bound there, `None` where the general path must decide
-/// (buffer views, several accesses for the slot, anything it reports as an error).
-fn build_single_target(
-    graph: &RecordedGraph,
-    node: NodeId,
-    record: &NodeRecord,
-    (param, slot, index): (u16, u16, u32),
-    discard: &[DiscardFlags],
-    pass: &mut RenderPass,
-) -> Option<bool> {
-    let start = record.accesses.start;
-    let accesses = graph
-        .accesses
-        .get(start as usize..record.accesses.end as usize)?;
-    let mut found = None;
-    for (access_index, access) in (start..).zip(accesses) {
-        if access.param == param && access.slot == slot {
-            if found.is_some() {
-                return None;
-            }
-            found = Some((access_index, access));
-        }
-    }
-    let Some((access_index, access)) = found else {
-        return Some(false);
-    };
-    let AccessRange::Texture(range) = access.range else {
-        return None;
-    };
-    if range.mip_count != 1 {
-        return None;
-    }
-    let desc = &graph.resources.get(access.resource.index())?.desc;
-    let width = ((desc.width >> range.base_mip) as u32).max(1);
-    let height = (desc.height >> range.base_mip).max(1);
-    let flags = discard
-        .get(access_index as usize)
-        .copied()
-        .unwrap_or_default();
-    let load = if access.access.flags.contains(AccessFlags::CLEAR) {
-        LoadOp::Clear
-    } else if flags.contains(DiscardFlags::BEFORE) {
-        LoadOp::DontCare
-    } else {
-        LoadOp::Load
-    };
-    set_one(
-        &mut pass.colors,
-        ColorAttachment {
-            slot: index,
-            access: access_index,
-            resource: access.resource,
-            load,
-            store: if flags.contains(DiscardFlags::AFTER) {
-                StoreOp::DontCare
-            } else {
-                StoreOp::Store
-            },
-            clear_color: [0.0; 4],
-            resolve: None,
-        },
-    );
-    pass.node = node;
-    pass.depth_stencil = None;
-    pass.width = width;
-    pass.height = height;
-    pass.layers = range.layer_count;
-    pass.samples = desc.sample_count;
-    set_one(&mut pass.viewports, full_viewport(width, height));
-    set_one(
-        &mut pass.scissors,
-        ScissorRect {
-            x: 0,
-            y: 0,
-            width,
-            height,
-        },
-    );
-    Some(true)
-}
-
-/// Makes `items` hold just `item` (in place when it holds one already, as it mostly does
-/// when a pass's storage is reused from the last frame).
-#[inline(always)]
-fn set_one<T>(items: &mut Vec<T>, item: T) {
-    if let [only] = items.as_mut_slice() {
-        *only = item;
-    } else {
-        items.clear();
-        items.push(item);
-    }
 }
