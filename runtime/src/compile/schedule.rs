@@ -26,6 +26,7 @@
 use super::access_info::AccessInfo;
 use super::deps::DepGraph;
 use super::schedule_heap::{before, UnitHeap, BY_LEVEL, BY_MEMORY};
+use super::schedule_levels::LevelScheduler;
 use super::schedule_units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 use super::SchedulePreference;
 use crate::decl::QueueClass;
@@ -34,6 +35,7 @@ use crate::graph::RecordedGraph;
 /// Reusable scratch of the scheduler.
 #[derive(Debug, Default)]
 pub struct Scheduler {
+    levels: LevelScheduler,
     units: UnitGraph,
     queue: ReadyQueue,
 }
@@ -64,6 +66,33 @@ impl Scheduler {
         reason = "scratch outputs are passed in to keep their allocations"
     )]
     pub fn schedule(
+        &mut self,
+        graph: &RecordedGraph,
+        infos: &[AccessInfo],
+        deps: &DepGraph,
+        alive: &[bool],
+        preference: SchedulePreference,
+        sizes: &[u64],
+        order: &mut Vec<u32>,
+        levels: &mut Vec<u32>,
+    ) {
+        if preference == SchedulePreference::Default
+            && self
+                .levels
+                .schedule(graph, infos, deps, alive, sizes, order, levels)
+        {
+            return;
+        }
+        self.schedule_general(graph, infos, deps, alive, preference, sizes, order, levels);
+    }
+
+    /// [`Scheduler::schedule`] with the list scheduler over scheduling units, for every frame
+    /// and preference.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "scratch outputs are passed in to keep their allocations"
+    )]
+    fn schedule_general(
         &mut self,
         graph: &RecordedGraph,
         infos: &[AccessInfo],
@@ -420,3 +449,7 @@ impl ReadyQueue {
         self.spanning_retry = retry;
     }
 }
+
+#[cfg(test)]
+#[path = "schedule_tests.rs"]
+mod tests;
