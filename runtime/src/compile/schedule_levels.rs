@@ -28,8 +28,8 @@ use super::schedule_units::{Unit, Use, NONE};
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 
-/// What one resource's users look like over the whole frame, plus its state in the level being
-/// scheduled (the `level_*` fields are valid while `level_stamp` is that level's depth).
+/// What one resource's users look like over the whole frame (only built when some level has
+/// two or more nodes).
 #[derive(Copy, Clone, Debug)]
 struct ResourceFacts {
     /// Allocation size.
@@ -40,20 +40,59 @@ struct ResourceFacts {
     max_depth: u32,
     /// Highest depth of its users but one holder of `max_depth` (0 with a single user).
     second_depth: u32,
-    /// The node that last listed it (each node counts once).
-    last_node: u32,
-    /// The depth of the level whose state the `level_*` fields hold, or [`NONE`].
-    level_stamp: u32,
+    /// The (last listed) user of depth `max_depth`.
+    max_node: u32,
+    /// The node whose priorities last counted it (a node counts each resource once).
+    key_last: u32,
+    /// The depth of the last level that counted it.
+    key_stamp: u32,
+    /// Its users' depths did not rise strictly in call order, so two users may share a level.
+    /// When false, its users all have different levels and it never changes a priority while
+    /// a level runs.
+    maybe_tie: bool,
+}
+
+/// A resource's state within the level being scheduled, for levels where two nodes share it
+/// (valid while `stamp` is that level's depth).
+#[derive(Copy, Clone, Debug)]
+struct SharedState {
+    /// The depth of the level whose state this is, or [`NONE`].
+    stamp: u32,
     /// First use of this level's user list (linked through [`Use::next`]).
-    level_head: u32,
+    head: u32,
     /// Users of this level not scheduled yet.
-    level_remaining: u32,
+    remaining: u32,
     /// XOR of the local ids of this level's unscheduled users.
-    level_xor: u32,
+    xor: u32,
     /// The node of this level that last listed it.
-    level_last: u32,
+    last: u32,
     /// A user has been scheduled.
     started: bool,
+}
+
+impl SharedState {
+    /// Not part of any level yet.
+    const UNUSED: SharedState = SharedState {
+        stamp: NONE,
+        head: NONE,
+        remaining: 0,
+        xor: 0,
+        last: NONE,
+        started: false,
+    };
+}
+
+/// One node of a wide level with its memory priorities when the level starts.
+#[derive(Copy, Clone, Debug)]
+struct Entry {
+    /// Bytes of transient memory it would free.
+    frees: u64,
+    /// Bytes of transient memory it would start.
+    allocs: u64,
+    /// Its position in call order within the level.
+    local: u32,
+    /// Its queue class.
+    class: QueueClass,
 }
 
 /// Scratch of the level scheduler, kept across frames.
@@ -69,11 +108,16 @@ pub(super) struct LevelScheduler {
     level_start: Vec<u32>,
     /// Per resource (only when some level has two or more nodes).
     resources: Vec<ResourceFacts>,
-    /// The nodes of the current level (local id = position in call order within the level).
+    /// Per resource, once a level of this frame shares a resource between two nodes.
+    shared: Vec<SharedState>,
+    /// The current level's nodes with their priorities.
+    entries: Vec<Entry>,
+    /// The nodes of a level with shared resources (local id = position in call order within
+    /// the level).
     locals: Vec<Unit>,
-    /// The current level's resource uses, grouped by local node.
+    /// A level's uses of resources that may be shared, grouped by local node.
     uses: Vec<Use>,
-    /// One heap per queue class of the current level's unscheduled nodes.
+    /// One heap per queue class of a level's unscheduled nodes.
     heaps: [UnitHeap; 3],
 }
 
@@ -130,6 +174,9 @@ impl LevelScheduler {
         }
         let mut level_state = LevelState {
             resources: &mut self.resources,
+            shared: &mut self.shared,
+            shared_ready: false,
+            entries: &mut self.entries,
             locals: &mut self.locals,
             uses: &mut self.uses,
             heaps: &mut self.heaps,
@@ -251,13 +298,10 @@ impl LevelScheduler {
                 min_depth: u32::MAX,
                 max_depth: 0,
                 second_depth: 0,
-                last_node: NONE,
-                level_stamp: NONE,
-                level_head: NONE,
-                level_remaining: 0,
-                level_xor: 0,
-                level_last: NONE,
-                started: false,
+                max_node: NONE,
+                key_last: NONE,
+                key_stamp: NONE,
+                maybe_tie: false,
             }));
         let resources = &mut self.resources[..];
         let depth = &self.depth[..];
@@ -271,13 +315,20 @@ impl LevelScheduler {
                     continue;
                 }
                 let facts = &mut resources[info.resource as usize];
-                if facts.last_node == node {
-                    continue;
+                if node_depth > facts.max_depth {
+                    // Deeper than every earlier user (the common case: users in call order).
+                    facts.second_depth = facts.max_depth;
+                    facts.max_depth = node_depth;
+                    facts.max_node = node;
+                    facts.min_depth = facts.min_depth.min(node_depth);
+                } else if node_depth != facts.max_depth || facts.max_node != node {
+                    // Not this node's repeated access (a node's accesses are contiguous, so
+                    // after its first one it holds the maximum): a later call at the same or a
+                    // lower level.
+                    facts.maybe_tie = true;
+                    facts.second_depth = facts.second_depth.max(node_depth);
+                    facts.min_depth = facts.min_depth.min(node_depth);
                 }
-                facts.last_node = node;
-                facts.min_depth = facts.min_depth.min(node_depth);
-                facts.second_depth = facts.second_depth.max(facts.max_depth.min(node_depth));
-                facts.max_depth = facts.max_depth.max(node_depth);
             }
         }
         true
@@ -293,6 +344,10 @@ fn class_of(graph: &RecordedGraph, node: u32) -> QueueClass {
 /// The scratch one wide level works in.
 struct LevelState<'a> {
     resources: &'a mut [ResourceFacts],
+    shared: &'a mut Vec<SharedState>,
+    /// `shared` holds no state of an earlier frame.
+    shared_ready: bool,
+    entries: &'a mut Vec<Entry>,
     locals: &'a mut Vec<Unit>,
     uses: &'a mut Vec<Use>,
     heaps: &'a mut [UnitHeap; 3],
@@ -307,10 +362,139 @@ impl LevelState<'_> {
         infos: &[AccessInfo],
         nodes: &[u32],
         level_depth: u32,
+        last_class: QueueClass,
+        order: &mut [u32],
+    ) -> u32 {
+        if self.key_level(graph, infos, nodes, level_depth) {
+            self.run_shared(graph, infos, nodes, level_depth, last_class, order)
+        } else {
+            self.run_fixed(nodes, last_class, order)
+        }
+    }
+
+    /// Lists the level's nodes in `entries` with their memory priorities when the level
+    /// starts; true when a resource has two or more users in the level (priorities then
+    /// change while the level runs).
+    fn key_level(
+        &mut self,
+        graph: &RecordedGraph,
+        infos: &[AccessInfo],
+        nodes: &[u32],
+        level_depth: u32,
+    ) -> bool {
+        self.entries.clear();
+        let mut shared = false;
+        for (local, &node) in nodes.iter().enumerate() {
+            let record = &graph.nodes[node as usize];
+            let (mut frees, mut allocs) = (0u64, 0u64);
+            for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
+                if info.has(OUTLIVES) {
+                    continue;
+                }
+                let facts = &mut self.resources[info.resource as usize];
+                if facts.key_last == node {
+                    continue;
+                }
+                facts.key_last = node;
+                // No user of a lower level: nobody started it yet.
+                if facts.min_depth == level_depth {
+                    allocs += facts.size;
+                }
+                // Every other user has a lower level: this node is the last one left.
+                if facts.second_depth < level_depth {
+                    frees += facts.size;
+                }
+                if facts.maybe_tie {
+                    shared |= facts.key_stamp == level_depth;
+                    facts.key_stamp = level_depth;
+                }
+            }
+            self.entries.push(Entry {
+                frees,
+                allocs,
+                local: local as u32,
+                class: graph.decls[record.decl.index()].queue,
+            });
+        }
+        shared
+    }
+
+    /// Schedules a level whose priorities stay fixed: the nodes of the previous node's class
+    /// first, then class by class, each class in priority order (once a class runs, staying
+    /// in it never switches, so it runs to its end; the next class is the one whose best node
+    /// is best).
+    fn run_fixed(&mut self, nodes: &[u32], last_class: QueueClass, order: &mut [u32]) -> u32 {
+        let entries = &mut self.entries[..];
+        entries.sort_unstable_by(|a, b| {
+            (a.class as u8, b.frees, a.allocs, a.local).cmp(&(
+                b.class as u8,
+                a.frees,
+                b.allocs,
+                b.local,
+            ))
+        });
+        // Each class's run in `entries`.
+        let mut runs = [(0usize, 0usize); 3];
+        let mut start = 0;
+        while start < entries.len() {
+            let class = entries[start].class;
+            let mut end = start + 1;
+            while end < entries.len() && entries[end].class == class {
+                end += 1;
+            }
+            runs[class as usize] = (start, end);
+            start = end;
+        }
+        let mut class = last_class as usize;
+        let mut written = 0;
+        loop {
+            if runs[class].0 == runs[class].1 {
+                // Every remaining class is a switch: the best first node decides.
+                let mut best = NONE as usize;
+                for (candidate, &(start, end)) in runs.iter().enumerate() {
+                    if start == end {
+                        continue;
+                    }
+                    let better = best == NONE as usize || {
+                        let (x, y) = (&entries[start], &entries[runs[best].0]);
+                        (y.frees, x.allocs, x.local) < (x.frees, y.allocs, y.local)
+                    };
+                    if better {
+                        best = candidate;
+                    }
+                }
+                if best == NONE as usize {
+                    break;
+                }
+                class = best;
+            }
+            let (start, end) = std::mem::take(&mut runs[class]);
+            for (slot, entry) in order[written..].iter_mut().zip(&entries[start..end]) {
+                *slot = nodes[entry.local as usize];
+            }
+            written += end - start;
+        }
+        order[written - 1]
+    }
+
+    /// Schedules a level where some resource has several users: after each node, the
+    /// priorities of the nodes sharing its resources are updated and they move within their
+    /// class heap.
+    fn run_shared(
+        &mut self,
+        graph: &RecordedGraph,
+        infos: &[AccessInfo],
+        nodes: &[u32],
+        level_depth: u32,
         mut last_class: QueueClass,
         order: &mut [u32],
     ) -> u32 {
-        let any_shared = self.key_level(graph, infos, nodes, level_depth);
+        if !self.shared_ready {
+            self.shared_ready = true;
+            self.shared.clear();
+            self.shared.resize(self.resources.len(), SharedState::UNUSED);
+        }
+        self.queue_shared(graph, infos, nodes, level_depth);
         let mut last_node = NONE;
         for slot in order.iter_mut() {
             let Some(local) = self.pop_best(last_class) else {
@@ -320,80 +504,65 @@ impl LevelState<'_> {
             last_class = record.class;
             last_node = nodes[local as usize];
             *slot = last_node;
-            if any_shared {
-                self.update_after(local, record, level_depth);
-            }
+            self.update_after(local, record, level_depth);
         }
         last_node
     }
 
-    /// Computes the memory priorities of the level's nodes, lists their resource uses and
-    /// queues them; true when some resource has two or more users in the level (priorities
-    /// then change while the level runs).
-    fn key_level(
+    /// Queues the level's nodes under their priorities from `entries` and lists their uses
+    /// of the resources that may be shared.
+    fn queue_shared(
         &mut self,
         graph: &RecordedGraph,
         infos: &[AccessInfo],
         nodes: &[u32],
         level_depth: u32,
-    ) -> bool {
+    ) {
         self.locals.clear();
         self.uses.clear();
         for heap in self.heaps.iter_mut() {
             heap.clear();
         }
-        let mut any_shared = false;
-        for (local, &node) in nodes.iter().enumerate() {
-            let local = local as u32;
+        for (entry, &node) in self.entries.iter().zip(nodes) {
+            let local = entry.local;
             let record = &graph.nodes[node as usize];
             let use_start = self.uses.len() as u32;
-            let (mut frees, mut allocs) = (0u64, 0u64);
             for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
-                if info.has(OUTLIVES) {
+                if info.has(OUTLIVES) || !self.resources[info.resource as usize].maybe_tie {
                     continue;
                 }
-                let facts = &mut self.resources[info.resource as usize];
-                if facts.level_last == node {
+                let state = &mut self.shared[info.resource as usize];
+                if state.last == node {
                     continue;
                 }
-                facts.level_last = node;
-                // No user of a lower level: nobody started it yet.
-                if facts.min_depth == level_depth {
-                    allocs += facts.size;
-                }
-                // Every other user has a lower level: this node is the last one left.
-                if facts.second_depth < level_depth {
-                    frees += facts.size;
-                }
-                if facts.level_stamp != level_depth {
-                    facts.level_stamp = level_depth;
-                    facts.level_head = NONE;
-                    facts.level_remaining = 0;
-                    facts.level_xor = 0;
-                    facts.started = facts.min_depth < level_depth;
+                state.last = node;
+                if state.stamp != level_depth {
+                    *state = SharedState {
+                        stamp: level_depth,
+                        started: self.resources[info.resource as usize].min_depth < level_depth,
+                        ..SharedState::UNUSED
+                    };
+                    state.last = node;
                 }
                 self.uses.push(Use {
                     resource: info.resource,
                     unit: local,
-                    next: facts.level_head,
+                    next: state.head,
                 });
-                facts.level_head = self.uses.len() as u32 - 1;
-                facts.level_remaining += 1;
-                facts.level_xor ^= local;
-                any_shared |= facts.level_remaining > 1;
+                state.head = self.uses.len() as u32 - 1;
+                state.remaining += 1;
+                state.xor ^= local;
             }
-            let class = graph.decls[record.decl.index()].queue;
             self.locals.push(Unit {
-                frees,
-                allocs,
+                frees: entry.frees,
+                allocs: entry.allocs,
                 use_start,
                 use_end: self.uses.len() as u32,
-                class,
+                class: entry.class,
                 ..Unit::EMPTY
             });
-            self.heaps[class as usize].push::<BY_MEMORY>(&mut self.locals[..], local);
+            self.heaps[entry.class as usize].push::<BY_MEMORY>(&mut self.locals[..], local);
         }
-        any_shared
     }
 
     /// Pops the best node: no class switch from `last_class` first, then the memory
@@ -436,24 +605,25 @@ impl LevelState<'_> {
     fn update_after(&mut self, local: u32, record: Unit, level_depth: u32) {
         for index in record.use_start..record.use_end {
             let resource = self.uses[index as usize].resource as usize;
-            let facts = &mut self.resources[resource];
-            if facts.level_remaining == 1 {
+            let state = &mut self.shared[resource];
+            if state.remaining == 1 {
                 // No other user in this level: nobody's priority changes.
-                facts.level_remaining = 0;
+                state.remaining = 0;
                 continue;
             }
+            let facts = &self.resources[resource];
             let size = facts.size;
-            let start_others = !facts.started;
-            facts.started = true;
-            facts.level_remaining -= 1;
-            facts.level_xor ^= local;
-            let last = if facts.level_remaining == 1 && facts.max_depth == level_depth {
-                facts.level_xor
+            let start_others = !state.started;
+            state.started = true;
+            state.remaining -= 1;
+            state.xor ^= local;
+            let last = if state.remaining == 1 && facts.max_depth == level_depth {
+                state.xor
             } else {
                 NONE
             };
             if start_others {
-                let mut next = facts.level_head;
+                let mut next = state.head;
                 while next != NONE {
                     let Use {
                         unit: other,
