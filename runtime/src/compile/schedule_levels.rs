@@ -85,14 +85,56 @@ impl SharedState {
 /// One node of a wide level with its memory priorities when the level starts.
 #[derive(Copy, Clone, Debug)]
 struct Entry {
-    /// Bytes of transient memory it would free.
-    frees: u64,
-    /// Bytes of transient memory it would start.
-    allocs: u64,
+    /// `!frees` (bytes of transient memory it would free) in the high half and `allocs`
+    /// (bytes it would start) in the low half: ascending keys put most freed, then least
+    /// allocated first.
+    key: u128,
     /// Its position in call order within the level.
     local: u32,
     /// Its queue class.
     class: QueueClass,
+}
+
+impl Entry {
+    /// The priority key of `frees` and `allocs`.
+    #[inline(always)]
+    fn key_of(frees: u64, allocs: u64) -> u128 {
+        ((!frees as u128) << 64) | allocs as u128
+    }
+
+    /// Bytes it would free.
+    fn frees(&self) -> u64 {
+        !((self.key >> 64) as u64)
+    }
+
+    /// Bytes it would start.
+    fn allocs(&self) -> u64 {
+        self.key as u64
+    }
+
+    /// Whether it runs before `other` of the same level and class switch.
+    #[inline(always)]
+    fn before(&self, other: &Entry) -> bool {
+        (self.key, self.local) < (other.key, other.local)
+    }
+}
+
+/// Sorts one class's entries of a level into priority order (call order among equal keys).
+fn sort_by_priority(entries: &mut [Entry]) {
+    if entries.len() > 32 {
+        entries.sort_unstable_by_key(|entry| (entry.key, entry.local));
+        return;
+    }
+    // Insertion sort: stable, and the entries arrive in call order.
+    for index in 1..entries.len() {
+        let entry = entries[index];
+        let mut slot = index;
+        while slot > 0 && entry.key < entries[slot - 1].key {
+            entries[slot] = entries[slot - 1];
+            slot -= 1;
+        }
+        entries[slot] = entry;
+    }
 }
 
 /// Scratch of the level scheduler, kept across frames.
@@ -112,6 +154,8 @@ pub(super) struct LevelScheduler {
     shared: Vec<SharedState>,
     /// The current level's nodes with their priorities.
     entries: Vec<Entry>,
+    /// `entries` grouped by class, for levels of several classes.
+    grouped: Vec<Entry>,
     /// The nodes of a level with shared resources (local id = position in call order within
     /// the level).
     locals: Vec<Unit>,
@@ -177,6 +221,7 @@ impl LevelScheduler {
             shared: &mut self.shared,
             shared_ready: false,
             entries: &mut self.entries,
+            grouped: &mut self.grouped,
             locals: &mut self.locals,
             uses: &mut self.uses,
             heaps: &mut self.heaps,
@@ -348,6 +393,7 @@ struct LevelState<'a> {
     /// `shared` holds no state of an earlier frame.
     shared_ready: bool,
     entries: &'a mut Vec<Entry>,
+    grouped: &'a mut Vec<Entry>,
     locals: &'a mut Vec<Unit>,
     uses: &'a mut Vec<Use>,
     heaps: &'a mut [UnitHeap; 3],
@@ -410,8 +456,7 @@ impl LevelState<'_> {
                 }
             }
             self.entries.push(Entry {
-                frees,
-                allocs,
+                key: Entry::key_of(frees, allocs),
                 local: local as u32,
                 class: graph.decls[record.decl.index()].queue,
             });
@@ -424,26 +469,34 @@ impl LevelState<'_> {
     /// in it never switches, so it runs to its end; the next class is the one whose best node
     /// is best).
     fn run_fixed(&mut self, nodes: &[u32], last_class: QueueClass, order: &mut [u32]) -> u32 {
-        let entries = &mut self.entries[..];
-        entries.sort_unstable_by(|a, b| {
-            (a.class as u8, b.frees, a.allocs, a.local).cmp(&(
-                b.class as u8,
-                a.frees,
-                b.allocs,
-                b.local,
-            ))
-        });
-        // Each class's run in `entries`.
+        // Group the entries by class, keeping call order within a class.
         let mut runs = [(0usize, 0usize); 3];
-        let mut start = 0;
-        while start < entries.len() {
-            let class = entries[start].class;
-            let mut end = start + 1;
-            while end < entries.len() && entries[end].class == class {
-                end += 1;
+        for entry in self.entries.iter() {
+            runs[entry.class as usize].1 += 1;
+        }
+        let entries = if runs.iter().filter(|run| run.1 != 0).count() == 1 {
+            let class = self.entries[0].class as usize;
+            runs[class] = (0, self.entries.len());
+            &mut self.entries[..]
+        } else {
+            let mut total = 0;
+            for run in &mut runs {
+                let count = run.1;
+                *run = (total, total);
+                total += count;
             }
-            runs[class as usize] = (start, end);
-            start = end;
+            // `runs[class].1` is the class's next free slot while grouping.
+            self.grouped.clear();
+            self.grouped.resize(self.entries.len(), self.entries[0]);
+            for &entry in self.entries.iter() {
+                let run = &mut runs[entry.class as usize];
+                self.grouped[run.1] = entry;
+                run.1 += 1;
+            }
+            &mut self.grouped[..]
+        };
+        for &(start, end) in &runs {
+            sort_by_priority(&mut entries[start..end]);
         }
         let mut class = last_class as usize;
         let mut written = 0;
@@ -455,11 +508,9 @@ impl LevelState<'_> {
                     if start == end {
                         continue;
                     }
-                    let better = best == NONE as usize || {
-                        let (x, y) = (&entries[start], &entries[runs[best].0]);
-                        (y.frees, x.allocs, x.local) < (x.frees, y.allocs, y.local)
-                    };
-                    if better {
+                    if best == NONE as usize
+                        || entries[start].before(&entries[runs[best].0])
+                    {
                         best = candidate;
                     }
                 }
@@ -554,8 +605,8 @@ impl LevelState<'_> {
                 state.xor ^= local;
             }
             self.locals.push(Unit {
-                frees: entry.frees,
-                allocs: entry.allocs,
+                frees: entry.frees(),
+                allocs: entry.allocs(),
                 use_start,
                 use_end: self.uses.len() as u32,
                 class: entry.class,
