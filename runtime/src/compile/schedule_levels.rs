@@ -42,6 +42,8 @@ struct ResourceFacts {
     second_depth: u32,
     /// The (last listed) user of depth `max_depth`.
     max_node: u32,
+    /// Its first user in call order.
+    first_node: u32,
     /// The node whose priorities last counted it (a node counts each resource once).
     key_last: u32,
     /// The depth of the last level that counted it.
@@ -150,6 +152,13 @@ pub(super) struct LevelScheduler {
     level_start: Vec<u32>,
     /// Per resource (only when some level has two or more nodes).
     resources: Vec<ResourceFacts>,
+    /// Some resource's users' levels do not rise strictly in call order (`frees` and `allocs`
+    /// are then not filled: priorities are computed per level from the resources).
+    any_tie: bool,
+    /// Per node without `any_tie`: bytes of transient memory it frees (it is the last user).
+    frees: Vec<u64>,
+    /// Per node without `any_tie`: bytes of transient memory it starts (it is the first user).
+    allocs: Vec<u64>,
     /// Per resource, once a level of this frame shares a resource between two nodes.
     shared: Vec<SharedState>,
     /// The current level's nodes with their priorities.
@@ -217,6 +226,7 @@ impl LevelScheduler {
             return true;
         }
         let mut level_state = LevelState {
+            priorities: (!self.any_tie).then_some((&self.frees[..], &self.allocs[..])),
             resources: &mut self.resources,
             shared: &mut self.shared,
             shared_ready: false,
@@ -344,12 +354,14 @@ impl LevelScheduler {
                 max_depth: 0,
                 second_depth: 0,
                 max_node: NONE,
+                first_node: NONE,
                 key_last: NONE,
                 key_stamp: NONE,
                 maybe_tie: false,
             }));
         let resources = &mut self.resources[..];
         let depth = &self.depth[..];
+        let mut any_tie = false;
         for (node, (record, &node_depth)) in graph.nodes.iter().zip(depth).enumerate() {
             if node_depth == 0 {
                 continue;
@@ -362,6 +374,9 @@ impl LevelScheduler {
                 let facts = &mut resources[info.resource as usize];
                 if node_depth > facts.max_depth {
                     // Deeper than every earlier user (the common case: users in call order).
+                    if facts.max_depth == 0 {
+                        facts.first_node = node;
+                    }
                     facts.second_depth = facts.max_depth;
                     facts.max_depth = node_depth;
                     facts.max_node = node;
@@ -371,8 +386,24 @@ impl LevelScheduler {
                     // after its first one it holds the maximum): a later call at the same or a
                     // lower level.
                     facts.maybe_tie = true;
+                    any_tie = true;
                     facts.second_depth = facts.second_depth.max(node_depth);
                     facts.min_depth = facts.min_depth.min(node_depth);
+                }
+            }
+        }
+        self.any_tie = any_tie;
+        if !any_tie {
+            // Every resource's users have distinct levels rising in call order: its first user
+            // starts it and its last user ends it, whatever runs in between.
+            self.frees.clear();
+            self.frees.resize(depth.len(), 0);
+            self.allocs.clear();
+            self.allocs.resize(depth.len(), 0);
+            for facts in resources.iter() {
+                if facts.max_depth != 0 {
+                    self.allocs[facts.first_node as usize] += facts.size;
+                    self.frees[facts.max_node as usize] += facts.size;
                 }
             }
         }
@@ -388,6 +419,8 @@ fn class_of(graph: &RecordedGraph, node: u32) -> QueueClass {
 
 /// The scratch one wide level works in.
 struct LevelState<'a> {
+    /// Per node `frees` and `allocs` when no resource can be shared within a level.
+    priorities: Option<(&'a [u64], &'a [u64])>,
     resources: &'a mut [ResourceFacts],
     shared: &'a mut Vec<SharedState>,
     /// `shared` holds no state of an earlier frame.
@@ -411,7 +444,16 @@ impl LevelState<'_> {
         last_class: QueueClass,
         order: &mut [u32],
     ) -> u32 {
-        if self.key_level(graph, infos, nodes, level_depth) {
+        if let Some((frees, allocs)) = self.priorities {
+            self.entries.clear();
+            self.entries
+                .extend(nodes.iter().enumerate().map(|(local, &node)| Entry {
+                    key: Entry::key_of(frees[node as usize], allocs[node as usize]),
+                    local: local as u32,
+                    class: class_of(graph, node),
+                }));
+            self.run_fixed(nodes, last_class, order)
+        } else if self.key_level(graph, infos, nodes, level_depth) {
             self.run_shared(graph, infos, nodes, level_depth, last_class, order)
         } else {
             self.run_fixed(nodes, last_class, order)
