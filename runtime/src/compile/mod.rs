@@ -34,6 +34,7 @@ mod render_pass_area;
 mod render_pass_plan;
 mod schedule;
 mod schedule_heap;
+mod schedule_level_run;
 mod schedule_levels;
 mod schedule_units;
 

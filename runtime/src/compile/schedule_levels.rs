@@ -12,166 +12,56 @@
 //!
 //! Within a level the scheduler picks by (queue class switch from the previous node, bytes freed
 //! descending, bytes allocated ascending, call order). A level of one node needs no key at all.
-//! For a wider level the memory priorities are computed when it starts from per-resource facts
-//! over the whole frame: a resource is not started yet iff no user has a lower level, and a node
-//! is its last unscheduled user iff every other user has a lower level. While the level runs,
-//! only resources used by two or more nodes of the level change these priorities; those are
-//! updated in place (queued nodes move within their class heap).
+//! For wider levels the memory priorities come from per-resource facts over the whole frame
+//! (see [`super::schedule_level_run`]): a resource is not started yet when a level starts iff no
+//! user has a lower level, and a node is its last unscheduled user iff every other user has a
+//! lower level. In the common frame every resource's users rise in level along call order; then
+//! its first user starts it and its last user ends it, whatever the order within levels, and
+//! one pass over the resources gives every node's priorities.
 //!
 //! The sums are exact set sums here; the general scheduler wraps and saturates them, which only
-//! differs when they overflow, so frames whose sizes could overflow take the general path.
+//! differs when they overflow, so frames whose sizes could exceed [`PRIORITY_LIMIT`] in total
+//! take the general path.
 
 use super::access_info::{AccessInfo, OUTLIVES};
 use super::deps::DepGraph;
-use super::schedule_heap::{before, UnitHeap, BY_MEMORY};
-use super::schedule_units::{Unit, Use, NONE};
+use super::schedule_level_run::{LevelRun, ResourceFacts, PRIORITY_LIMIT};
+use super::schedule_units::NONE;
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 
-/// What one resource's users look like over the whole frame (only built when some level has
-/// two or more nodes).
-#[derive(Copy, Clone, Debug)]
-struct ResourceFacts {
-    /// Allocation size.
-    size: u64,
-    /// Lowest depth (level + 1) of its users.
-    min_depth: u32,
-    /// Highest depth of its users.
-    max_depth: u32,
-    /// Highest depth of its users but one holder of `max_depth` (0 with a single user).
-    second_depth: u32,
-    /// The (last listed) user of depth `max_depth`.
-    max_node: u32,
-    /// Its first user in call order.
-    first_node: u32,
-    /// The node whose priorities last counted it (a node counts each resource once).
-    key_last: u32,
-    /// The depth of the last level that counted it.
-    key_stamp: u32,
-    /// Its users' depths did not rise strictly in call order, so two users may share a level.
-    /// When false, its users all have different levels and it never changes a priority while
-    /// a level runs.
-    maybe_tie: bool,
-}
-
-/// A resource's state within the level being scheduled, for levels where two nodes share it
-/// (valid while `stamp` is that level's depth).
-#[derive(Copy, Clone, Debug)]
-struct SharedState {
-    /// The depth of the level whose state this is, or [`NONE`].
-    stamp: u32,
-    /// First use of this level's user list (linked through [`Use::next`]).
-    head: u32,
-    /// Users of this level not scheduled yet.
-    remaining: u32,
-    /// XOR of the local ids of this level's unscheduled users.
-    xor: u32,
-    /// The node of this level that last listed it.
-    last: u32,
-    /// A user has been scheduled.
-    started: bool,
-}
-
-impl SharedState {
-    /// Not part of any level yet.
-    const UNUSED: SharedState = SharedState {
-        stamp: NONE,
-        head: NONE,
-        remaining: 0,
-        xor: 0,
-        last: NONE,
-        started: false,
-    };
-}
-
-/// One node of a wide level with its memory priorities when the level starts.
-#[derive(Copy, Clone, Debug)]
-struct Entry {
-    /// `!frees` (bytes of transient memory it would free) in the high half and `allocs`
-    /// (bytes it would start) in the low half: ascending keys put most freed, then least
-    /// allocated first.
-    key: u128,
-    /// Its position in call order within the level.
-    local: u32,
-    /// Its queue class.
-    class: QueueClass,
-}
-
-impl Entry {
-    /// The priority key of `frees` and `allocs`.
-    #[inline(always)]
-    fn key_of(frees: u64, allocs: u64) -> u128 {
-        ((!frees as u128) << 64) | allocs as u128
-    }
-
-    /// Bytes it would free.
-    fn frees(&self) -> u64 {
-        !((self.key >> 64) as u64)
-    }
-
-    /// Bytes it would start.
-    fn allocs(&self) -> u64 {
-        self.key as u64
-    }
-
-    /// Whether it runs before `other` of the same level and class switch.
-    #[inline(always)]
-    fn before(&self, other: &Entry) -> bool {
-        (self.key, self.local) < (other.key, other.local)
-    }
-}
-
-/// Sorts one class's entries of a level into priority order (call order among equal keys).
-fn sort_by_priority(entries: &mut [Entry]) {
-    if entries.len() > 32 {
-        entries.sort_unstable_by_key(|entry| (entry.key, entry.local));
-        return;
-    }
-    // Insertion sort: stable, and the entries arrive in call order.
-    for index in 1..entries.len() {
-        let entry = entries[index];
-        let mut slot = index;
-        while slot > 0 && entry.key < entries[slot - 1].key {
-            entries[slot] = entries[slot - 1];
-            slot -= 1;
-        }
-        entries[slot] = entry;
-    }
-}
-
-/// Scratch of the level scheduler, kept across frames.
+/// Scratch of the level scheduler, kept across frames. Per-node arrays only grow: every entry a
+/// frame reads is written by that frame first.
 #[derive(Debug, Default)]
 pub(super) struct LevelScheduler {
-    /// Per node: dependency level + 1, or 0 (culled, or after the node being computed).
+    /// Per node: dependency level + 1, or 0 for a culled node.
     depth: Vec<u32>,
     /// The live nodes in call order.
     live: Vec<u32>,
     /// The live nodes by level (call order within a level).
     by_level: Vec<u32>,
-    /// Per depth: the start of its nodes in `by_level` while bucketing.
+    /// Per level: the start of its nodes in `by_level` while bucketing.
     level_start: Vec<u32>,
     /// Per resource (only when some level has two or more nodes).
     resources: Vec<ResourceFacts>,
     /// Some resource's users' levels do not rise strictly in call order (`frees` and `allocs`
-    /// are then not filled: priorities are computed per level from the resources).
+    /// then stay unfilled: priorities are computed per level from the resources).
     any_tie: bool,
-    /// Per node without `any_tie`: bytes of transient memory it frees (it is the last user).
+    /// Per live node without `any_tie`: bytes of transient memory it ends (it is the last user).
     frees: Vec<u64>,
-    /// Per node without `any_tie`: bytes of transient memory it starts (it is the first user).
+    /// Per live node without `any_tie`: bytes of transient memory it starts (the first user).
     allocs: Vec<u64>,
-    /// Per resource, once a level of this frame shares a resource between two nodes.
-    shared: Vec<SharedState>,
-    /// The current level's nodes with their priorities.
-    entries: Vec<Entry>,
-    /// `entries` grouped by class, for levels of several classes.
-    grouped: Vec<Entry>,
-    /// The nodes of a level with shared resources (local id = position in call order within
-    /// the level).
-    locals: Vec<Unit>,
-    /// A level's uses of resources that may be shared, grouped by local node.
-    uses: Vec<Use>,
-    /// One heap per queue class of a level's unscheduled nodes.
-    heaps: [UnitHeap; 3],
+    /// Per declaration: its queue class.
+    decl_class: Vec<QueueClass>,
+    /// Scratch of one wide level.
+    run: LevelRun,
+}
+
+/// Grows `items` to at least `len` entries (never shrinks: entries are written before use).
+fn ensure_len<T: Copy>(items: &mut Vec<T>, len: usize, fill: T) {
+    if items.len() < len {
+        items.resize(len, fill);
+    }
 }
 
 impl LevelScheduler {
@@ -214,28 +104,21 @@ impl LevelScheduler {
             &self.by_level[..live_count]
         };
         order.clear();
-        order.resize(live_count, 0);
         levels.clear();
-        levels.resize(live_count, 0);
-        let depth = &self.depth[..];
+        order.reserve(live_count);
+        levels.reserve(live_count);
         if !wide_levels {
-            for ((slot, level), &node) in order.iter_mut().zip(levels.iter_mut()).zip(sorted) {
-                *slot = node;
-                *level = depth[node as usize] - 1;
-            }
+            // One node per level.
+            order.extend_from_slice(sorted);
+            levels.extend(0..live_count as u32);
             return true;
         }
-        let mut level_state = LevelState {
-            priorities: (!self.any_tie).then_some((&self.frees[..], &self.allocs[..])),
-            resources: &mut self.resources,
-            shared: &mut self.shared,
-            shared_ready: false,
-            entries: &mut self.entries,
-            grouped: &mut self.grouped,
-            locals: &mut self.locals,
-            uses: &mut self.uses,
-            heaps: &mut self.heaps,
-        };
+        self.run.begin_frame();
+        self.decl_class.clear();
+        self.decl_class
+            .extend(graph.decls.iter().map(|decl| decl.queue));
+        let depth = &self.depth[..];
+        let priorities = (!self.any_tie).then_some((&self.frees[..], &self.allocs[..]));
         let mut last_node = NONE;
         let mut start = 0;
         while start < live_count {
@@ -246,25 +129,28 @@ impl LevelScheduler {
                 end += 1;
             }
             if end == start + 1 {
-                order[start] = node;
-                levels[start] = node_depth - 1;
+                order.push(node);
+                levels.push(node_depth - 1);
                 last_node = node;
             } else {
                 // The class of the node before the level decides the first class switch.
                 let last_class = if last_node == NONE {
                     QueueClass::Graphics
                 } else {
-                    class_of(graph, last_node)
+                    self.decl_class[graph.nodes[last_node as usize].decl.index()]
                 };
-                last_node = level_state.run(
+                last_node = self.run.run(
                     graph,
                     infos,
+                    &self.decl_class,
+                    &mut self.resources,
+                    priorities,
                     &sorted[start..end],
                     node_depth,
                     last_class,
-                    &mut order[start..end],
+                    order,
                 );
-                levels[start..end].fill(node_depth - 1);
+                levels.extend(std::iter::repeat_n(node_depth - 1, end - start));
             }
             start = end;
         }
@@ -275,12 +161,9 @@ impl LevelScheduler {
     /// depths never fall along call order.
     fn compute_depths(&mut self, deps: &DepGraph, alive: &[bool]) -> (usize, u32, bool) {
         let node_count = alive.len().min(deps.pred_start.len().saturating_sub(1));
-        self.depth.clear();
-        self.depth.resize(alive.len(), 0);
-        if self.live.len() < node_count {
-            self.live.resize(node_count, 0);
-        }
-        let depth = &mut self.depth[..];
+        ensure_len(&mut self.depth, node_count, 0);
+        ensure_len(&mut self.live, node_count, 0);
+        let depth = &mut self.depth[..node_count];
         let live = &mut self.live[..];
         let pred_edges = &deps.edges[..];
         let mut live_count = 0usize;
@@ -289,13 +172,17 @@ impl LevelScheduler {
         let nodes = alive.iter().zip(deps.pred_start.windows(2));
         for (node, (&is_live, range)) in nodes.enumerate() {
             if !is_live {
+                depth[node] = 0;
                 continue;
             }
-            // A culled predecessor, the node itself and later nodes read 0: like the general
-            // scheduler, which gives them no unit before this node, they add no constraint.
+            // A culled predecessor (depth 0), the node itself and later nodes (only in graphs
+            // edited by hand) add no constraint, as in the general scheduler, which gives them
+            // no unit before this node.
             let mut node_depth = 0;
             for &(pred, _) in &pred_edges[range[0] as usize..range[1] as usize] {
-                node_depth = node_depth.max(depth[pred as usize]);
+                if (pred as usize) < node {
+                    node_depth = node_depth.max(depth[pred as usize]);
+                }
             }
             node_depth += 1;
             depth[node] = node_depth;
@@ -312,28 +199,28 @@ impl LevelScheduler {
         let depth = &self.depth[..];
         let live = &self.live[..live_count];
         self.level_start.clear();
-        self.level_start.resize(max_depth as usize + 1, 0);
+        self.level_start.resize(max_depth as usize, 0);
+        let level_start = &mut self.level_start[..];
         for &node in live {
-            self.level_start[depth[node as usize] as usize - 1] += 1;
+            level_start[depth[node as usize] as usize - 1] += 1;
         }
         let mut total = 0;
-        for start in &mut self.level_start {
+        for start in level_start.iter_mut() {
             let count = *start;
             *start = total;
             total += count;
         }
-        if self.by_level.len() < live_count {
-            self.by_level.resize(live_count, 0);
-        }
+        ensure_len(&mut self.by_level, live_count, 0);
         for &node in live {
-            let slot = &mut self.level_start[depth[node as usize] as usize - 1];
+            let slot = &mut level_start[depth[node as usize] as usize - 1];
             self.by_level[*slot as usize] = node;
             *slot += 1;
         }
     }
 
-    /// Gathers each resource's user depths over the live nodes; false when the memory sums
-    /// could overflow (the general scheduler's wrapping sums then decide).
+    /// Gathers each resource's user depths over the live nodes and, when every resource's
+    /// users rise in level along call order, each live node's priorities; false when the
+    /// memory sums could reach [`PRIORITY_LIMIT`] (the general scheduler then decides).
     fn prepare_resources(
         &mut self,
         graph: &RecordedGraph,
@@ -343,29 +230,31 @@ impl LevelScheduler {
         let resource_count = graph.resources.len();
         let sizes = &sizes[..sizes.len().min(resource_count)];
         let largest = sizes.iter().copied().max().unwrap_or(0);
-        if largest.checked_mul(resource_count as u64 + 1).is_none() {
+        // Any node's sum is at most the sum over all resources.
+        if largest
+            .checked_mul(resource_count as u64 + 1)
+            .is_none_or(|bound| bound >= PRIORITY_LIMIT)
+        {
             return false;
         }
         self.resources.clear();
         self.resources
             .extend((0..resource_count).map(|resource| ResourceFacts {
                 size: sizes.get(resource).copied().unwrap_or(0),
-                min_depth: u32::MAX,
-                max_depth: 0,
-                second_depth: 0,
-                max_node: NONE,
-                first_node: NONE,
-                key_last: NONE,
-                key_stamp: NONE,
-                maybe_tie: false,
+                ..ResourceFacts::UNUSED
             }));
+        let node_count = graph.nodes.len().min(self.depth.len());
+        ensure_len(&mut self.frees, node_count, 0);
+        ensure_len(&mut self.allocs, node_count, 0);
         let resources = &mut self.resources[..];
-        let depth = &self.depth[..];
+        let depth = &self.depth[..node_count];
         let mut any_tie = false;
         for (node, (record, &node_depth)) in graph.nodes.iter().zip(depth).enumerate() {
             if node_depth == 0 {
                 continue;
             }
+            self.frees[node] = 0;
+            self.allocs[node] = 0;
             let node = node as u32;
             for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
                 if info.has(OUTLIVES) {
@@ -396,10 +285,6 @@ impl LevelScheduler {
         if !any_tie {
             // Every resource's users have distinct levels rising in call order: its first user
             // starts it and its last user ends it, whatever runs in between.
-            self.frees.clear();
-            self.frees.resize(depth.len(), 0);
-            self.allocs.clear();
-            self.allocs.resize(depth.len(), 0);
             for facts in resources.iter() {
                 if facts.max_depth != 0 {
                     self.allocs[facts.first_node as usize] += facts.size;
@@ -408,336 +293,5 @@ impl LevelScheduler {
             }
         }
         true
-    }
-}
-
-/// The queue class of a node.
-#[inline(always)]
-fn class_of(graph: &RecordedGraph, node: u32) -> QueueClass {
-    graph.decls[graph.nodes[node as usize].decl.index()].queue
-}
-
-/// The scratch one wide level works in.
-struct LevelState<'a> {
-    /// Per node `frees` and `allocs` when no resource can be shared within a level.
-    priorities: Option<(&'a [u64], &'a [u64])>,
-    resources: &'a mut [ResourceFacts],
-    shared: &'a mut Vec<SharedState>,
-    /// `shared` holds no state of an earlier frame.
-    shared_ready: bool,
-    entries: &'a mut Vec<Entry>,
-    grouped: &'a mut Vec<Entry>,
-    locals: &'a mut Vec<Unit>,
-    uses: &'a mut Vec<Use>,
-    heaps: &'a mut [UnitHeap; 3],
-}
-
-impl LevelState<'_> {
-    /// Schedules the ready `nodes` of one level (depth `level_depth`, call order) into `order`
-    /// after a node of `last_class`; returns the last node scheduled.
-    fn run(
-        &mut self,
-        graph: &RecordedGraph,
-        infos: &[AccessInfo],
-        nodes: &[u32],
-        level_depth: u32,
-        last_class: QueueClass,
-        order: &mut [u32],
-    ) -> u32 {
-        if let Some((frees, allocs)) = self.priorities {
-            self.entries.clear();
-            self.entries
-                .extend(nodes.iter().enumerate().map(|(local, &node)| Entry {
-                    key: Entry::key_of(frees[node as usize], allocs[node as usize]),
-                    local: local as u32,
-                    class: class_of(graph, node),
-                }));
-            self.run_fixed(nodes, last_class, order)
-        } else if self.key_level(graph, infos, nodes, level_depth) {
-            self.run_shared(graph, infos, nodes, level_depth, last_class, order)
-        } else {
-            self.run_fixed(nodes, last_class, order)
-        }
-    }
-
-    /// Lists the level's nodes in `entries` with their memory priorities when the level
-    /// starts; true when a resource has two or more users in the level (priorities then
-    /// change while the level runs).
-    fn key_level(
-        &mut self,
-        graph: &RecordedGraph,
-        infos: &[AccessInfo],
-        nodes: &[u32],
-        level_depth: u32,
-    ) -> bool {
-        self.entries.clear();
-        let mut shared = false;
-        for (local, &node) in nodes.iter().enumerate() {
-            let record = &graph.nodes[node as usize];
-            let (mut frees, mut allocs) = (0u64, 0u64);
-            for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
-                if info.has(OUTLIVES) {
-                    continue;
-                }
-                let facts = &mut self.resources[info.resource as usize];
-                if facts.key_last == node {
-                    continue;
-                }
-                facts.key_last = node;
-                // No user of a lower level: nobody started it yet.
-                if facts.min_depth == level_depth {
-                    allocs += facts.size;
-                }
-                // Every other user has a lower level: this node is the last one left.
-                if facts.second_depth < level_depth {
-                    frees += facts.size;
-                }
-                if facts.maybe_tie {
-                    shared |= facts.key_stamp == level_depth;
-                    facts.key_stamp = level_depth;
-                }
-            }
-            self.entries.push(Entry {
-                key: Entry::key_of(frees, allocs),
-                local: local as u32,
-                class: graph.decls[record.decl.index()].queue,
-            });
-        }
-        shared
-    }
-
-    /// Schedules a level whose priorities stay fixed: the nodes of the previous node's class
-    /// first, then class by class, each class in priority order (once a class runs, staying
-    /// in it never switches, so it runs to its end; the next class is the one whose best node
-    /// is best).
-    fn run_fixed(&mut self, nodes: &[u32], last_class: QueueClass, order: &mut [u32]) -> u32 {
-        // Group the entries by class, keeping call order within a class.
-        let mut runs = [(0usize, 0usize); 3];
-        for entry in self.entries.iter() {
-            runs[entry.class as usize].1 += 1;
-        }
-        let entries = if runs.iter().filter(|run| run.1 != 0).count() == 1 {
-            let class = self.entries[0].class as usize;
-            runs[class] = (0, self.entries.len());
-            &mut self.entries[..]
-        } else {
-            let mut total = 0;
-            for run in &mut runs {
-                let count = run.1;
-                *run = (total, total);
-                total += count;
-            }
-            // `runs[class].1` is the class's next free slot while grouping.
-            self.grouped.clear();
-            self.grouped.resize(self.entries.len(), self.entries[0]);
-            for &entry in self.entries.iter() {
-                let run = &mut runs[entry.class as usize];
-                self.grouped[run.1] = entry;
-                run.1 += 1;
-            }
-            &mut self.grouped[..]
-        };
-        for &(start, end) in &runs {
-            sort_by_priority(&mut entries[start..end]);
-        }
-        let mut class = last_class as usize;
-        let mut written = 0;
-        loop {
-            if runs[class].0 == runs[class].1 {
-                // Every remaining class is a switch: the best first node decides.
-                let mut best = NONE as usize;
-                for (candidate, &(start, end)) in runs.iter().enumerate() {
-                    if start == end {
-                        continue;
-                    }
-                    if best == NONE as usize
-                        || entries[start].before(&entries[runs[best].0])
-                    {
-                        best = candidate;
-                    }
-                }
-                if best == NONE as usize {
-                    break;
-                }
-                class = best;
-            }
-            let (start, end) = std::mem::take(&mut runs[class]);
-            for (slot, entry) in order[written..].iter_mut().zip(&entries[start..end]) {
-                *slot = nodes[entry.local as usize];
-            }
-            written += end - start;
-        }
-        order[written - 1]
-    }
-
-    /// Schedules a level where some resource has several users: after each node, the
-    /// priorities of the nodes sharing its resources are updated and they move within their
-    /// class heap.
-    fn run_shared(
-        &mut self,
-        graph: &RecordedGraph,
-        infos: &[AccessInfo],
-        nodes: &[u32],
-        level_depth: u32,
-        mut last_class: QueueClass,
-        order: &mut [u32],
-    ) -> u32 {
-        if !self.shared_ready {
-            self.shared_ready = true;
-            self.shared.clear();
-            self.shared.resize(self.resources.len(), SharedState::UNUSED);
-        }
-        self.queue_shared(graph, infos, nodes, level_depth);
-        let mut last_node = NONE;
-        for slot in order.iter_mut() {
-            let Some(local) = self.pop_best(last_class) else {
-                break;
-            };
-            let record = self.locals[local as usize];
-            last_class = record.class;
-            last_node = nodes[local as usize];
-            *slot = last_node;
-            self.update_after(local, record, level_depth);
-        }
-        last_node
-    }
-
-    /// Queues the level's nodes under their priorities from `entries` and lists their uses
-    /// of the resources that may be shared.
-    fn queue_shared(
-        &mut self,
-        graph: &RecordedGraph,
-        infos: &[AccessInfo],
-        nodes: &[u32],
-        level_depth: u32,
-    ) {
-        self.locals.clear();
-        self.uses.clear();
-        for heap in self.heaps.iter_mut() {
-            heap.clear();
-        }
-        for (entry, &node) in self.entries.iter().zip(nodes) {
-            let local = entry.local;
-            let record = &graph.nodes[node as usize];
-            let use_start = self.uses.len() as u32;
-            for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
-                if info.has(OUTLIVES) || !self.resources[info.resource as usize].maybe_tie {
-                    continue;
-                }
-                let state = &mut self.shared[info.resource as usize];
-                if state.last == node {
-                    continue;
-                }
-                state.last = node;
-                if state.stamp != level_depth {
-                    *state = SharedState {
-                        stamp: level_depth,
-                        started: self.resources[info.resource as usize].min_depth < level_depth,
-                        ..SharedState::UNUSED
-                    };
-                    state.last = node;
-                }
-                self.uses.push(Use {
-                    resource: info.resource,
-                    unit: local,
-                    next: state.head,
-                });
-                state.head = self.uses.len() as u32 - 1;
-                state.remaining += 1;
-                state.xor ^= local;
-            }
-            self.locals.push(Unit {
-                frees: entry.frees(),
-                allocs: entry.allocs(),
-                use_start,
-                use_end: self.uses.len() as u32,
-                class: entry.class,
-                ..Unit::EMPTY
-            });
-            self.heaps[entry.class as usize].push::<BY_MEMORY>(&mut self.locals[..], local);
-        }
-    }
-
-    /// Pops the best node: no class switch from `last_class` first, then the memory
-    /// priorities and call order (within one heap the switch is the same for every node, so
-    /// each heap's top is its best candidate).
-    #[inline(always)]
-    fn pop_best(&mut self, last_class: QueueClass) -> Option<u32> {
-        let mut best = NONE;
-        let mut best_class = 0;
-        for class in 0..self.heaps.len() {
-            let Some(top) = self.heaps[class].top() else {
-                continue;
-            };
-            if best == NONE {
-                best = top;
-                best_class = class;
-                continue;
-            }
-            let top_switch = class != last_class as usize;
-            let best_switch = best_class != last_class as usize;
-            let better = if top_switch != best_switch {
-                !top_switch
-            } else {
-                before::<BY_MEMORY>(&self.locals[..], top, best)
-            };
-            if better {
-                best = top;
-                best_class = class;
-            }
-        }
-        if best == NONE {
-            return None;
-        }
-        self.heaps[best_class].pop::<BY_MEMORY>(&mut self.locals[..])
-    }
-
-    /// Priorities after scheduling `local` (`record`), for the resources it shares with other
-    /// nodes of the level: the first scheduled user starts a resource (the others no longer
-    /// allocate it), and once one user is left and no later level uses it, that user frees it.
-    fn update_after(&mut self, local: u32, record: Unit, level_depth: u32) {
-        for index in record.use_start..record.use_end {
-            let resource = self.uses[index as usize].resource as usize;
-            let state = &mut self.shared[resource];
-            if state.remaining == 1 {
-                // No other user in this level: nobody's priority changes.
-                state.remaining = 0;
-                continue;
-            }
-            let facts = &self.resources[resource];
-            let size = facts.size;
-            let start_others = !state.started;
-            state.started = true;
-            state.remaining -= 1;
-            state.xor ^= local;
-            let last = if state.remaining == 1 && facts.max_depth == level_depth {
-                state.xor
-            } else {
-                NONE
-            };
-            if start_others {
-                let mut next = state.head;
-                while next != NONE {
-                    let Use {
-                        unit: other,
-                        next: following,
-                        ..
-                    } = self.uses[next as usize];
-                    let other_record = &mut self.locals[other as usize];
-                    if other_record.heap_pos != NONE {
-                        other_record.allocs -= size;
-                        let class = other_record.class as usize;
-                        self.heaps[class].raised::<BY_MEMORY>(&mut self.locals[..], other);
-                    }
-                    next = following;
-                }
-            }
-            if last != NONE {
-                let last_record = &mut self.locals[last as usize];
-                last_record.frees += size;
-                let class = last_record.class as usize;
-                self.heaps[class].raised::<BY_MEMORY>(&mut self.locals[..], last);
-            }
-        }
     }
 }
