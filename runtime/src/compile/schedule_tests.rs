@@ -156,3 +156,90 @@ fn level_path_matches_the_list_scheduler() {
     }
     assert_eq!(taken, 3000);
 }
+
+/// Records `width` lanes of `steps` nodes each: every node reads its lane's previous output and
+/// writes a new resource of a random size, with a random declaration (so the levels are wide,
+/// of mixed classes, and no resource is shared within a level).
+fn record_lanes(
+    builder: &mut GraphBuilder,
+    decls: &[DeclId],
+    rng: &mut ShapeRng,
+    width: u64,
+    steps: u64,
+) -> RecordedGraph {
+    builder.begin_frame(0);
+    let mut previous = vec![None; width as usize];
+    let mut key = 0;
+    for _ in 0..steps {
+        for lane in previous.iter_mut() {
+            let desc = ResourceDesc::tex2d(
+                Format::R8G8B8A8_UNORM,
+                8 + 8 * rng.below(8) as u32,
+                8 + 8 * rng.below(8) as u32,
+            );
+            let out = builder.create_resource(desc, key).unwrap();
+            key += 1;
+            // "c_read_write" (compute) or "copy": read the previous output, write `out`.
+            let (decl_id, read, write) = if rng.below(2) == 0 {
+                (decls[2], 0, 2)
+            } else {
+                (decls[3], 1, 0)
+            };
+            let decl = builder.decl(decl_id).unwrap().clone();
+            let mut args = ArgsWriter::new(&decl);
+            let input = lane.unwrap_or(out);
+            args.write_texture(read, &builder.default_texture_view(input).unwrap());
+            args.write_texture(write, &builder.default_texture_view(out).unwrap());
+            if decl_id == decls[2] {
+                args.write_texture(1, &builder.default_texture_view(input).unwrap());
+            }
+            builder
+                .call_node(decl_id, args.bytes(), CallFlags::default(), key)
+                .unwrap();
+            *lane = Some(out);
+        }
+    }
+    builder.finish().unwrap().clone()
+}
+
+#[test]
+fn level_path_matches_the_list_scheduler_on_wide_lanes() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare(&mut builder);
+    let mut rng = ShapeRng(0x1a4e5);
+    let mut fast = Scheduler::default();
+    let mut general = Scheduler::default();
+    let (mut table, mut sizes, mut full) = (AccessTable::default(), Vec::new(), Vec::new());
+    let mut deps = DepGraph::default();
+    for case in 0..60 {
+        let width = 1 + rng.below(100);
+        let steps = 1 + rng.below(4);
+        let graph = record_lanes(&mut builder, &decls, &mut rng, width, steps);
+        table.build(&graph, &mut sizes, &mut full);
+        DepBuilder::default().build(&graph, None, &mut deps);
+        let alive = vec![true; graph.nodes.len()];
+        let (mut order, mut levels) = (Vec::new(), Vec::new());
+        let (mut want_order, mut want_levels) = (Vec::new(), Vec::new());
+        assert!(fast.levels.schedule(
+            &graph,
+            &table.infos,
+            &deps,
+            &alive,
+            &sizes,
+            &mut order,
+            &mut levels,
+        ));
+        general.schedule_general(
+            &graph,
+            &table.infos,
+            &deps,
+            &alive,
+            SchedulePreference::Default,
+            &sizes,
+            &mut want_order,
+            &mut want_levels,
+        );
+        assert_eq!(order, want_order, "case {case}");
+        assert_eq!(levels, want_levels, "case {case}");
+    }
+}
