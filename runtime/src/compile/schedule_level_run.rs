@@ -103,6 +103,23 @@ fn key_of(frees: u64, allocs: u64, local: u32) -> u128 {
     (((PRIORITY_MASK - frees) as u128) << 80) | ((allocs as u128) << 32) | local as u128
 }
 
+/// The key part of a node that frees and allocates nothing (the start of a sum: adding
+/// [`allocated`] and subtracting [`freed`] of sizes gives [`key_of`] without the position, as no
+/// sum reaches [`PRIORITY_LIMIT`]).
+pub(super) const NOTHING_FREED: u128 = (PRIORITY_MASK as u128) << 80;
+
+/// `size` bytes allocated, in key form.
+#[inline(always)]
+pub(super) fn allocated(size: u64) -> u128 {
+    (size as u128) << 32
+}
+
+/// `size` bytes freed, in key form (subtracted).
+#[inline(always)]
+pub(super) fn freed(size: u64) -> u128 {
+    (size as u128) << 80
+}
+
 /// Bytes freed, bytes allocated and position of a key.
 #[inline(always)]
 fn unpack(key: u128) -> (u64, u64, u32) {
@@ -135,7 +152,8 @@ fn sort_keys(keys: &mut [u128]) {
 pub(super) struct LevelRun {
     /// The level's keys (see [`key_of`]) in call order, then sorted per class.
     keys: Vec<u128>,
-    /// The level's queue classes in call order.
+    /// The level's queue classes in call order (for fixed priorities, just one when they are
+    /// all the same).
     classes: Vec<QueueClass>,
     /// `keys` grouped by class, for levels of several classes.
     grouped: Vec<u128>,
@@ -160,7 +178,7 @@ impl LevelRun {
 
     /// Schedules the ready `nodes` of one level (depth `level_depth`, call order) after a node
     /// of `last_class`, pushing them to `order`; returns the last node scheduled.
-    /// `priorities` holds every node's bytes freed and allocated when no resource can be shared
+    /// `priorities` holds every node's key without its position when no resource can be shared
     /// within a level.
     #[allow(
         clippy::too_many_arguments,
@@ -172,7 +190,7 @@ impl LevelRun {
         infos: &[AccessInfo],
         decl_class: &[QueueClass],
         resources: &mut [ResourceFacts],
-        priorities: Option<(&[u64], &[u64])>,
+        priorities: Option<&[u128]>,
         nodes: &[u32],
         level_depth: u32,
         last_class: QueueClass,
@@ -180,12 +198,23 @@ impl LevelRun {
     ) -> u32 {
         self.keys.clear();
         self.classes.clear();
-        let shared = if let Some((frees, allocs)) = priorities {
+        let shared = if let Some(priorities) = priorities {
+            // Classes are only listed when they differ.
+            let first_class = decl_class[graph.nodes[nodes[0] as usize].decl.index()];
+            let mut mixed = false;
             for (local, &node) in nodes.iter().enumerate() {
                 let node = node as usize;
-                self.keys.push(key_of(frees[node], allocs[node], local as u32));
-                self.classes
-                    .push(decl_class[graph.nodes[node].decl.index()]);
+                self.keys.push(priorities[node] | local as u128);
+                mixed |= decl_class[graph.nodes[node].decl.index()] != first_class;
+            }
+            if mixed {
+                self.classes.extend(
+                    nodes
+                        .iter()
+                        .map(|&node| decl_class[graph.nodes[node as usize].decl.index()]),
+                );
+            } else {
+                self.classes.push(first_class);
             }
             false
         } else {
@@ -243,7 +272,7 @@ impl LevelRun {
 
     /// Schedules a level whose priorities stay fixed (see the module docs).
     fn run_fixed(&mut self, nodes: &[u32], last_class: QueueClass, order: &mut Vec<u32>) -> u32 {
-        // Each class's run of keys.
+        // Each class's run of keys. `classes` lists one class when all are the same.
         let mut runs = [(0usize, 0usize); 3];
         for &class in &self.classes {
             runs[class as usize].1 += 1;

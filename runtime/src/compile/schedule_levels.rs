@@ -25,7 +25,9 @@
 
 use super::access_info::{AccessInfo, OUTLIVES};
 use super::deps::DepGraph;
-use super::schedule_level_run::{LevelRun, ResourceFacts, PRIORITY_LIMIT};
+use super::schedule_level_run::{
+    allocated, freed, LevelRun, ResourceFacts, NOTHING_FREED, PRIORITY_LIMIT,
+};
 use super::schedule_units::NONE;
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
@@ -44,13 +46,13 @@ pub(super) struct LevelScheduler {
     level_start: Vec<u32>,
     /// Per resource (only when some level has two or more nodes).
     resources: Vec<ResourceFacts>,
-    /// Some resource's users' levels do not rise strictly in call order (`frees` and `allocs`
-    /// then stay unfilled: priorities are computed per level from the resources).
+    /// Some resource's users' levels do not rise strictly in call order (`priorities` then
+    /// stays unfilled: priorities are computed per level from the resources).
     any_tie: bool,
-    /// Per live node without `any_tie`: bytes of transient memory it ends (it is the last user).
-    frees: Vec<u64>,
-    /// Per live node without `any_tie`: bytes of transient memory it starts (the first user).
-    allocs: Vec<u64>,
+    /// Per live node without `any_tie`: its sort key without its position (see
+    /// [`super::schedule_level_run`]), from the bytes of transient memory it ends (it is the
+    /// last user) and starts (it is the first user).
+    priorities: Vec<u128>,
     /// Per declaration: its queue class.
     decl_class: Vec<QueueClass>,
     /// Scratch of one wide level.
@@ -118,7 +120,7 @@ impl LevelScheduler {
         self.decl_class
             .extend(graph.decls.iter().map(|decl| decl.queue));
         let depth = &self.depth[..];
-        let priorities = (!self.any_tie).then_some((&self.frees[..], &self.allocs[..]));
+        let priorities = (!self.any_tie).then_some(&self.priorities[..]);
         let mut last_node = NONE;
         let mut start = 0;
         while start < live_count {
@@ -244,8 +246,7 @@ impl LevelScheduler {
                 ..ResourceFacts::UNUSED
             }));
         let node_count = graph.nodes.len().min(self.depth.len());
-        ensure_len(&mut self.frees, node_count, 0);
-        ensure_len(&mut self.allocs, node_count, 0);
+        ensure_len(&mut self.priorities, node_count, 0);
         let resources = &mut self.resources[..];
         let depth = &self.depth[..node_count];
         let mut any_tie = false;
@@ -253,8 +254,7 @@ impl LevelScheduler {
             if node_depth == 0 {
                 continue;
             }
-            self.frees[node] = 0;
-            self.allocs[node] = 0;
+            self.priorities[node] = NOTHING_FREED;
             let node = node as u32;
             for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
                 if info.has(OUTLIVES) {
@@ -265,11 +265,11 @@ impl LevelScheduler {
                     // Deeper than every earlier user (the common case: users in call order).
                     if facts.max_depth == 0 {
                         facts.first_node = node;
+                        facts.min_depth = node_depth;
                     }
                     facts.second_depth = facts.max_depth;
                     facts.max_depth = node_depth;
                     facts.max_node = node;
-                    facts.min_depth = facts.min_depth.min(node_depth);
                 } else if node_depth != facts.max_depth || facts.max_node != node {
                     // Not this node's repeated access (a node's accesses are contiguous, so
                     // after its first one it holds the maximum): a later call at the same or a
@@ -287,8 +287,8 @@ impl LevelScheduler {
             // starts it and its last user ends it, whatever runs in between.
             for facts in resources.iter() {
                 if facts.max_depth != 0 {
-                    self.allocs[facts.first_node as usize] += facts.size;
-                    self.frees[facts.max_node as usize] += facts.size;
+                    self.priorities[facts.first_node as usize] += allocated(facts.size);
+                    self.priorities[facts.max_node as usize] -= freed(facts.size);
                 }
             }
         }
