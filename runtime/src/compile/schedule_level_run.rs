@@ -152,8 +152,7 @@ fn sort_keys(keys: &mut [u128]) {
 pub(super) struct LevelRun {
     /// The level's keys (see [`key_of`]) in call order, then sorted per class.
     keys: Vec<u128>,
-    /// The level's queue classes in call order (for fixed priorities, just one when they are
-    /// all the same).
+    /// The level's queue classes in call order.
     classes: Vec<QueueClass>,
     /// `keys` grouped by class, for levels of several classes.
     grouped: Vec<u128>,
@@ -199,7 +198,6 @@ impl LevelRun {
         self.keys.clear();
         self.classes.clear();
         let shared = if let Some(priorities) = priorities {
-            // Classes are only listed when they differ.
             let first_class = decl_class[graph.nodes[nodes[0] as usize].decl.index()];
             let mut mixed = false;
             for (local, &node) in nodes.iter().enumerate() {
@@ -207,15 +205,17 @@ impl LevelRun {
                 self.keys.push(priorities[node] | local as u128);
                 mixed |= decl_class[graph.nodes[node].decl.index()] != first_class;
             }
-            if mixed {
-                self.classes.extend(
-                    nodes
-                        .iter()
-                        .map(|&node| decl_class[graph.nodes[node as usize].decl.index()]),
-                );
-            } else {
-                self.classes.push(first_class);
+            if !mixed {
+                // One class: no switch to weigh, the keys alone give the order.
+                sort_keys(&mut self.keys);
+                order.extend(self.keys.iter().map(|&key| nodes[key as u32 as usize]));
+                return nodes[*self.keys.last().unwrap_or(&0) as u32 as usize];
             }
+            self.classes.extend(
+                nodes
+                    .iter()
+                    .map(|&node| decl_class[graph.nodes[node as usize].decl.index()]),
+            );
             false
         } else {
             self.key_level(graph, infos, decl_class, resources, nodes, level_depth)
@@ -272,7 +272,7 @@ impl LevelRun {
 
     /// Schedules a level whose priorities stay fixed (see the module docs).
     fn run_fixed(&mut self, nodes: &[u32], last_class: QueueClass, order: &mut Vec<u32>) -> u32 {
-        // Each class's run of keys. `classes` lists one class when all are the same.
+        // Each class's run of keys.
         let mut runs = [(0usize, 0usize); 3];
         for &class in &self.classes {
             runs[class as usize].1 += 1;
