@@ -95,7 +95,7 @@ impl LevelScheduler {
         // Every level from 0 to the highest has a node (a node's deepest predecessor is one level
         // lower), so fewer levels than nodes means some level has two or more.
         let wide_levels = (max_depth as usize) < live_count;
-        if wide_levels && !self.prepare_resources(graph, infos, sizes) {
+        if wide_levels && !self.prepare_resources(graph, infos, sizes, live_count) {
             return false;
         }
         let sorted = if monotone {
@@ -228,34 +228,32 @@ impl LevelScheduler {
         graph: &RecordedGraph,
         infos: &[AccessInfo],
         sizes: &[u64],
+        live_count: usize,
     ) -> bool {
         let resource_count = graph.resources.len();
-        let sizes = &sizes[..sizes.len().min(resource_count)];
-        let largest = sizes.iter().copied().max().unwrap_or(0);
+        ensure_len(&mut self.resources, resource_count, ResourceFacts::UNUSED);
+        let resources = &mut self.resources[..resource_count];
         // Any node's sum is at most the sum over all resources.
-        if largest
-            .checked_mul(resource_count as u64 + 1)
-            .is_none_or(|bound| bound >= PRIORITY_LIMIT)
-        {
+        let mut total = 0u128;
+        for (index, facts) in resources.iter_mut().enumerate() {
+            let size = sizes.get(index).copied().unwrap_or(0);
+            total += size as u128;
+            *facts = ResourceFacts {
+                size,
+                ..ResourceFacts::UNUSED
+            };
+        }
+        if total >= PRIORITY_LIMIT as u128 {
             return false;
         }
-        self.resources.clear();
-        self.resources
-            .extend((0..resource_count).map(|resource| ResourceFacts {
-                size: sizes.get(resource).copied().unwrap_or(0),
-                ..ResourceFacts::UNUSED
-            }));
-        let node_count = graph.nodes.len().min(self.depth.len());
-        ensure_len(&mut self.priorities, node_count, 0);
-        let resources = &mut self.resources[..];
-        let depth = &self.depth[..node_count];
+        ensure_len(&mut self.priorities, self.depth.len(), 0);
+        let priorities = &mut self.priorities[..];
+        let depth = &self.depth[..];
         let mut any_tie = false;
-        for (node, (record, &node_depth)) in graph.nodes.iter().zip(depth).enumerate() {
-            if node_depth == 0 {
-                continue;
-            }
-            self.priorities[node] = NOTHING_FREED;
-            let node = node as u32;
+        for &node in &self.live[..live_count] {
+            let record = &graph.nodes[node as usize];
+            let node_depth = depth[node as usize];
+            priorities[node as usize] = NOTHING_FREED;
             for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
                 if info.has(OUTLIVES) {
                     continue;
@@ -287,8 +285,8 @@ impl LevelScheduler {
             // starts it and its last user ends it, whatever runs in between.
             for facts in resources.iter() {
                 if facts.max_depth != 0 {
-                    self.priorities[facts.first_node as usize] += allocated(facts.size);
-                    self.priorities[facts.max_node as usize] -= freed(facts.size);
+                    priorities[facts.first_node as usize] += allocated(facts.size);
+                    priorities[facts.max_node as usize] -= freed(facts.size);
                 }
             }
         }
