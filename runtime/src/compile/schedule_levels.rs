@@ -163,17 +163,25 @@ impl LevelScheduler {
     /// depths never fall along call order.
     fn compute_depths(&mut self, deps: &DepGraph, alive: &[bool]) -> (usize, u32, bool) {
         let node_count = alive.len().min(deps.pred_start.len().saturating_sub(1));
+        if node_count == 0 {
+            return (0, 0, true);
+        }
         ensure_len(&mut self.depth, node_count, 0);
         ensure_len(&mut self.live, node_count, 0);
         let depth = &mut self.depth[..node_count];
-        let live = &mut self.live[..];
+        let live = &mut self.live[..node_count];
+        let alive = &alive[..node_count];
+        let pred_start = &deps.pred_start[..node_count + 1];
         let pred_edges = &deps.edges[..];
         let mut live_count = 0usize;
         let mut max_depth = 0u32;
         let mut monotone = true;
-        let nodes = alive.iter().zip(deps.pred_start.windows(2));
-        for (node, (&is_live, range)) in nodes.enumerate() {
-            if !is_live {
+        let mut begin = pred_start[0] as usize;
+        for node in 0..node_count {
+            let end = pred_start[node + 1] as usize;
+            let preds = &pred_edges[begin..end];
+            begin = end;
+            if !alive[node] {
                 depth[node] = 0;
                 continue;
             }
@@ -181,7 +189,7 @@ impl LevelScheduler {
             // edited by hand) add no constraint, as in the general scheduler, which gives them
             // no unit before this node.
             let mut node_depth = 0;
-            for &(pred, _) in &pred_edges[range[0] as usize..range[1] as usize] {
+            for &(pred, _) in preds {
                 if (pred as usize) < node {
                     node_depth = node_depth.max(depth[pred as usize]);
                 }
