@@ -123,13 +123,19 @@ impl LevelScheduler {
         let priorities = (!self.any_tie).then_some(&self.priorities[..]);
         let mut last_node = NONE;
         let mut start = 0;
-        while start < live_count {
+        // Every depth from 1 to `max_depth` has a node, so the level of the n-th run is n.
+        for node_depth in 1..=max_depth {
             let node = sorted[start];
-            let node_depth = depth[node as usize];
-            let mut end = start + 1;
-            while end < live_count && depth[sorted[end] as usize] == node_depth {
-                end += 1;
-            }
+            let end = if monotone {
+                let mut end = start + 1;
+                while end < live_count && depth[sorted[end] as usize] == node_depth {
+                    end += 1;
+                }
+                end
+            } else {
+                // After bucketing, each level's start slot has moved to its end.
+                self.level_start[node_depth as usize - 1] as usize
+            };
             if end == start + 1 {
                 order.push(node);
                 levels.push(node_depth - 1);
