@@ -18,6 +18,11 @@
 //! one "smallest current key among the ready units" order, however the heaps are arranged.
 //! Cost: O((nodes + edges + resource uses) log ready).
 //!
+//! Frames without `atomic` or `sequential` subgraphs skip the units: `Default` frames without
+//! `sch_barrier` are scheduled level by level ([`super::schedule_levels`]: under `Default` the
+//! levels run in ascending order, every node of a level ready when it starts), and
+//! `ProgramOrder` needs only the nodes' levels. The list scheduler below handles the rest.
+//!
 //! `ProgramOrder` needs no queue: every edge points forward and barrier epochs never fall in call
 //! order, so the first unscheduled unit always has its predecessors, its epoch and (for an
 //! atomic unit spanning barriers) every earlier node of its spanned epochs done, and is the
@@ -76,11 +81,16 @@ impl Scheduler {
         order: &mut Vec<u32>,
         levels: &mut Vec<u32>,
     ) {
-        if preference == SchedulePreference::Default
-            && self
+        let done = match preference {
+            SchedulePreference::Default => self
                 .levels
-                .schedule(graph, infos, deps, alive, sizes, order, levels)
-        {
+                .schedule(graph, infos, deps, alive, sizes, order, levels),
+            SchedulePreference::ProgramOrder => self
+                .levels
+                .program_order(graph, deps, alive, order, levels),
+            SchedulePreference::Memory => false,
+        };
+        if done {
             return;
         }
         self.schedule_general(graph, infos, deps, alive, preference, sizes, order, levels);

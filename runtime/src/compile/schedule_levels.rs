@@ -165,6 +165,33 @@ impl LevelScheduler {
         true
     }
 
+    /// `ProgramOrder` for frames without `atomic` or `sequential` subgraphs: the live nodes in
+    /// call order with their dependency levels. Returns false (and leaves `order` and
+    /// `levels` untouched) for other frames.
+    pub fn program_order(
+        &mut self,
+        graph: &RecordedGraph,
+        deps: &DepGraph,
+        alive: &[bool],
+        order: &mut Vec<u32>,
+        levels: &mut Vec<u32>,
+    ) -> bool {
+        if graph
+            .subgraphs
+            .iter()
+            .any(|subgraph| subgraph.atomic || subgraph.sequential)
+        {
+            return false;
+        }
+        let (live_count, _, _) = self.compute_depths(deps, alive);
+        let live = &self.live[..live_count];
+        order.clear();
+        order.extend_from_slice(live);
+        levels.clear();
+        levels.extend(live.iter().map(|&node| self.depth[node as usize] - 1));
+        true
+    }
+
     /// Fills `depth` and `live`; returns the live node count, the highest depth and whether
     /// depths never fall along call order.
     fn compute_depths(&mut self, deps: &DepGraph, alive: &[bool]) -> (usize, u32, bool) {

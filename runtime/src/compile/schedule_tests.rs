@@ -1,5 +1,6 @@
-//! Differential tests of the scheduler: the level-by-level `Default` path must give exactly the
-//! general list scheduler's order on every frame it accepts.
+//! Differential tests of the scheduler: the level-by-level `Default` path (and the call-order
+//! path) must give exactly the general list scheduler's order and levels on every frame they
+//! accept.
 
 use super::super::access_info::AccessTable;
 use super::super::deps::{DepBuilder, DepGraph};
@@ -150,6 +151,22 @@ fn level_path_matches_the_list_scheduler() {
             &sizes,
             &mut order,
             &mut levels,
+        );
+        assert_eq!(order, want_order, "case {case}");
+        assert_eq!(levels, want_levels, "case {case}");
+        // Call order with levels.
+        assert!(fast
+            .levels
+            .program_order(&graph, &deps, &alive, &mut order, &mut levels));
+        general.schedule_general(
+            &graph,
+            &table.infos,
+            &deps,
+            &alive,
+            SchedulePreference::ProgramOrder,
+            &sizes,
+            &mut want_order,
+            &mut want_levels,
         );
         assert_eq!(order, want_order, "case {case}");
         assert_eq!(levels, want_levels, "case {case}");
