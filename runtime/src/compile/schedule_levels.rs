@@ -42,7 +42,7 @@ pub(super) struct LevelScheduler {
     live: Vec<u32>,
     /// The live nodes by level (call order within a level).
     by_level: Vec<u32>,
-    /// Per level: the start of its nodes in `by_level` while bucketing.
+    /// Per level: the start of its nodes in `by_level` while bucketing, then their end.
     level_start: Vec<u32>,
     /// Per resource (only when some level has two or more nodes).
     resources: Vec<ResourceFacts>,
