@@ -35,6 +35,8 @@ mod render_pass_plan;
 mod render_pass_single;
 mod schedule;
 mod schedule_heap;
+mod schedule_level_run;
+mod schedule_levels;
 mod schedule_units;
 
 use crate::decl::QueueClass;

@@ -18,6 +18,11 @@
 //! one "smallest current key among the ready units" order, however the heaps are arranged.
 //! Cost: O((nodes + edges + resource uses) log ready).
 //!
+//! Frames without `atomic` or `sequential` subgraphs skip the units: `Default` frames without
+//! `sch_barrier` are scheduled level by level ([`super::schedule_levels`]: under `Default` the
+//! levels run in ascending order, every node of a level ready when it starts), and
+//! `ProgramOrder` needs only the nodes' levels. The list scheduler below handles the rest.
+//!
 //! `ProgramOrder` needs no queue: every edge points forward and barrier epochs never fall in call
 //! order, so the first unscheduled unit always has its predecessors, its epoch and (for an
 //! atomic unit spanning barriers) every earlier node of its spanned epochs done, and is the
@@ -26,6 +31,7 @@
 use super::access_info::AccessInfo;
 use super::deps::DepGraph;
 use super::schedule_heap::{before, UnitHeap, BY_LEVEL, BY_MEMORY};
+use super::schedule_levels::LevelScheduler;
 use super::schedule_units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 use super::SchedulePreference;
 use crate::decl::QueueClass;
@@ -34,6 +40,7 @@ use crate::graph::RecordedGraph;
 /// Reusable scratch of the scheduler.
 #[derive(Debug, Default)]
 pub struct Scheduler {
+    levels: LevelScheduler,
     units: UnitGraph,
     queue: ReadyQueue,
 }
@@ -64,6 +71,38 @@ impl Scheduler {
         reason = "scratch outputs are passed in to keep their allocations"
     )]
     pub fn schedule(
+        &mut self,
+        graph: &RecordedGraph,
+        infos: &[AccessInfo],
+        deps: &DepGraph,
+        alive: &[bool],
+        preference: SchedulePreference,
+        sizes: &[u64],
+        order: &mut Vec<u32>,
+        levels: &mut Vec<u32>,
+    ) {
+        let done = match preference {
+            SchedulePreference::Default => self
+                .levels
+                .schedule(graph, infos, deps, alive, sizes, order, levels),
+            SchedulePreference::ProgramOrder => self
+                .levels
+                .program_order(graph, deps, alive, order, levels),
+            SchedulePreference::Memory => false,
+        };
+        if done {
+            return;
+        }
+        self.schedule_general(graph, infos, deps, alive, preference, sizes, order, levels);
+    }
+
+    /// [`Scheduler::schedule`] with the list scheduler over scheduling units, for every frame
+    /// and preference.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "scratch outputs are passed in to keep their allocations"
+    )]
+    fn schedule_general(
         &mut self,
         graph: &RecordedGraph,
         infos: &[AccessInfo],
@@ -420,3 +459,7 @@ impl ReadyQueue {
         self.spanning_retry = retry;
     }
 }
+
+#[cfg(test)]
+#[path = "schedule_tests.rs"]
+mod tests;

@@ -57,7 +57,7 @@ pub(super) struct Unit {
 
 impl Unit {
     /// A placeholder for slots not written yet.
-    const EMPTY: Unit = Unit {
+    pub(super) const EMPTY: Unit = Unit {
         frees: 0,
         allocs: 0,
         level: 0,
