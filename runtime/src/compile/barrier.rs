@@ -18,6 +18,8 @@
 
 // The per-segment state and the barrier emitter (a child module, so the module list in
 // `compile/mod.rs` stays as it is).
+#[path = "barrier_needs.rs"]
+mod needs;
 #[path = "barrier_state.rs"]
 mod state;
 
@@ -26,10 +28,11 @@ use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
 use crate::decl::QueueClass;
-use crate::graph::RecordedGraph;
+use crate::graph::{AccessRecord, RecordedGraph};
 use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
 use crate::vk::{Accesses, ImageLayout, Stages};
+use needs::{kind_of, DeclNeeds};
 use state::{Emitter, Step, SubState};
 
 /// One image or buffer memory barrier.
@@ -224,11 +227,31 @@ pub struct BarrierPlanner {
     states: States,
     /// The resources that outlive the frame, in index order.
     outliving: Vec<u32>,
-    /// What the accesses of the current node need, per plane (nodes that need merging, and
-    /// accesses that cover part of a resource).
+    /// Needs of the accesses that take the general path.
+    general: General,
+    /// What each declaration parameter's accesses need (kept across frames).
+    decl_needs: DeclNeeds,
+}
+
+/// Scratch of the accesses that do not take the fast path (a node that names a resource twice,
+/// an access of part of a resource or of a split resource, hand-edited access attributes).
+#[derive(Debug, Default)]
+struct General {
+    /// What the accesses of the current node need, per plane.
     node_needs: Vec<Need>,
     /// [`map_access`] results by access kind.
     mapped: AccessStateCache,
+}
+
+/// What barrier planning reads of the frame's accesses, each slice indexed like
+/// `RecordedGraph::accesses` (and cut to the shortest).
+struct FrameAccesses<'a> {
+    records: &'a [AccessRecord],
+    infos: &'a [AccessInfo],
+    boxes: &'a [SubresourceBox],
+    discards: &'a [DiscardFlags],
+    /// The resources' whole boxes.
+    full: &'a [SubresourceBox],
 }
 
 /// The state an outliving resource rests in between frames.
@@ -258,33 +281,42 @@ fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
 }
 
 /// Some resource appears more than once among the accesses `infos` of the node at execution
-/// position `position`: each access stamps its resource's record with `position + 1` (unique
-/// within the frame; the records start at 0 each frame), so a stamp already there is a repeat.
+/// position `position`. Up to three accesses are compared pairwise; a longer list stamps each
+/// access's resource record with `position + 1` (unique within the frame; the records start
+/// at 0 each frame), so a stamp already there is a repeat.
 #[inline(always)]
 fn repeats_resource(infos: &[AccessInfo], whole: &mut [WholeState], position: u32) -> bool {
-    let stamp = position + 1;
-    let mut repeated = false;
-    for info in infos {
-        let entry = &mut whole[info.resource as usize];
-        repeated |= entry.node_stamp == stamp;
-        entry.node_stamp = stamp;
+    match infos {
+        [] | [_] => false,
+        [a, b] => a.resource == b.resource,
+        [a, b, c] => {
+            (a.resource == b.resource) | (a.resource == c.resource) | (b.resource == c.resource)
+        }
+        _ => {
+            let stamp = position + 1;
+            let mut repeated = false;
+            for info in infos {
+                if let Some(entry) = whole.get_mut(info.resource as usize) {
+                    repeated |= entry.node_stamp == stamp;
+                    entry.node_stamp = stamp;
+                }
+            }
+            repeated
+        }
     }
-    repeated
 }
 
 /// Appends what access `access_index` needs, per plane, to `needs`.
-#[allow(clippy::too_many_arguments)]
 fn push_needs(
     needs: &mut Vec<Need>,
     mapped: &mut AccessStateCache,
-    graph: &RecordedGraph,
-    boxes: &[SubresourceBox],
-    info: AccessInfo,
+    accesses: &FrameAccesses<'_>,
     access_index: usize,
-    discard: DiscardFlags,
     class: QueueClass,
 ) {
-    let access = &graph.accesses[access_index].access;
+    let info = accesses.infos[access_index];
+    let access = &accesses.records[access_index].access;
+    let discard = accesses.discards[access_index];
     let texture = info.has(TEXTURE);
     let depth = info.has(DEPTH_FORMAT);
     let relaxed = info.has(RELAXED);
@@ -301,7 +333,7 @@ fn push_needs(
         });
         return;
     }
-    let region = &boxes[access_index];
+    let region = &accesses.boxes[access_index];
     for plane in region.lo[2]..region.hi[2] {
         let stencil = plane == 1;
         needs.push(Need {
@@ -323,6 +355,81 @@ fn push_needs(
     }
 }
 
+impl General {
+    /// Applies the accesses `range` of a node that names some resource more than once: the
+    /// needs of overlapping accesses are merged first.
+    #[inline(never)]
+    fn plan_merged_node(
+        &mut self,
+        states: &mut States,
+        accesses: &FrameAccesses<'_>,
+        range: std::ops::Range<usize>,
+        step: StepAt,
+        out: &mut Emitter<'_>,
+    ) {
+        self.node_needs.clear();
+        for access_index in range {
+            push_needs(
+                &mut self.node_needs,
+                &mut self.mapped,
+                accesses,
+                access_index,
+                step.class,
+            );
+        }
+        merge_overlapping_needs(&mut self.node_needs, accesses.boxes);
+        for need in &self.node_needs {
+            let region = need.region(accesses.boxes);
+            states.apply(
+                &need.step(step.position, step.queue),
+                &region,
+                need.whole,
+                accesses.full,
+                out,
+            );
+        }
+    }
+
+    /// Applies access `access_index` of a node that names its resource once.
+    #[inline(never)]
+    fn plan_access(
+        &mut self,
+        states: &mut States,
+        accesses: &FrameAccesses<'_>,
+        access_index: usize,
+        step: StepAt,
+        out: &mut Emitter<'_>,
+    ) {
+        self.node_needs.clear();
+        push_needs(
+            &mut self.node_needs,
+            &mut self.mapped,
+            accesses,
+            access_index,
+            step.class,
+        );
+        for need in &self.node_needs {
+            let region = need.region(accesses.boxes);
+            states.apply(
+                &need.step(step.position, step.queue),
+                &region,
+                need.whole,
+                accesses.full,
+                out,
+            );
+        }
+    }
+}
+
+/// Where the accesses of a node take effect: its execution position and queue, and its
+/// declaration's queue class.
+#[derive(Copy, Clone, Debug)]
+struct StepAt {
+    position: u32,
+    queue: u32,
+    class: QueueClass,
+}
+
 impl BarrierPlanner {
     /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
     /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
@@ -338,98 +445,88 @@ impl BarrierPlanner {
         frame: &mut CompiledFrame,
     ) {
         self.begin_frame(graph);
+        self.decl_needs.update(&graph.decls);
         frame.queue_waits.clear();
         frame.barriers.clear();
         frame.batch_list.clear();
-        let discards = &frame.access_discard[..];
-        let mut out = Emitter {
-            barriers: &mut frame.barriers,
-            batch_list: &mut frame.batch_list,
-            open: None,
-            waits: &mut frame.queue_waits,
-            alias_after: &frame.alias_after,
+        let count = graph
+            .accesses
+            .len()
+            .min(infos.len())
+            .min(boxes.len())
+            .min(frame.access_discard.len());
+        let accesses = FrameAccesses {
+            records: &graph.accesses[..count],
+            infos: &infos[..count],
+            boxes: &boxes[..count],
+            discards: &frame.access_discard[..count],
+            full,
         };
+        let mut out = Emitter::new(
+            &mut frame.barriers,
+            &mut frame.batch_list,
+            &mut frame.queue_waits,
+            &frame.alias_after,
+        );
         for (position, node) in frame.order.iter().enumerate() {
-            let queue = frame.node_queue[node.index()];
             let record = &graph.nodes[node.index()];
-            let class = graph.decls[record.decl.index()].queue;
-            let first = record.accesses.start as usize;
+            let decl = self.decl_needs.decl(record.decl.index());
+            let step = StepAt {
+                position: position as u32,
+                queue: frame.node_queue[node.index()],
+                class: decl.class,
+            };
             // A reversed range is empty (as a `Range` is), not a slicing panic.
-            let end = (record.accesses.end as usize).max(first);
-            let node_infos = &infos[first..end];
-            let position = position as u32;
+            let first = (record.accesses.start as usize).min(count);
+            let end = (record.accesses.end as usize).clamp(first, count);
+            let node_infos = &accesses.infos[first..end];
             // A node that accesses a resource twice merges the needs of overlapping accesses
             // first; any other node applies each access as it comes.
-            if repeats_resource(node_infos, &mut self.states.whole, position) {
-                self.node_needs.clear();
-                for (offset, &info) in node_infos.iter().enumerate() {
-                    let access_index = first + offset;
-                    let discard = discards.get(access_index).copied().unwrap_or_default();
-                    push_needs(
-                        &mut self.node_needs,
-                        &mut self.mapped,
-                        graph,
-                        boxes,
-                        info,
-                        access_index,
-                        discard,
-                        class,
-                    );
-                }
-                merge_overlapping_needs(&mut self.node_needs, boxes);
-                for need in &self.node_needs {
-                    let step = need.step(position, queue);
-                    let region = need.region(boxes);
-                    self.states
-                        .apply(&step, &region, need.whole, full, &mut out);
-                }
+            if repeats_resource(node_infos, &mut self.states.whole, step.position) {
+                self.general.plan_merged_node(
+                    &mut self.states,
+                    &accesses,
+                    first..end,
+                    step,
+                    &mut out,
+                );
                 continue;
             }
-            let node_accesses = &graph.accesses[first..end];
-            let node_boxes = &boxes[first..end];
-            for (offset, ((&info, access), region)) in node_infos
+            let params = self.decl_needs.params(decl);
+            for (offset, (((&info, record), region), &discard)) in node_infos
                 .iter()
-                .zip(node_accesses)
-                .zip(node_boxes)
+                .zip(&accesses.records[first..end])
+                .zip(&accesses.boxes[first..end])
+                .zip(&accesses.discards[first..end])
                 .enumerate()
             {
-                let access_index = first + offset;
-                let discard = discards.get(access_index).copied().unwrap_or_default();
-                let resource = info.resource as usize;
-                let entry = &mut self.states.whole[resource];
+                // The common case: the whole of a resource kept whole, with its parameter's
+                // attributes.
+                let entry = &mut self.states.whole[info.resource as usize];
                 if info.has(WHOLE) && entry.split == NOT_SPLIT {
-                    // The common case: the whole of a resource kept whole.
-                    let step = Step {
-                        resource: info.resource,
-                        position,
-                        queue,
-                        need: self.mapped.get(
-                            &access.access,
-                            MapContext::of_resource(false, info.bits, class),
-                        ),
-                        discard_before: discard.contains(DiscardFlags::BEFORE),
-                        relaxed: info.has(RELAXED),
-                    };
-                    step.apply_first::<false>(&mut entry.state, region, &mut out);
-                    continue;
+                    if let Some(need) = params
+                        .get(record.param as usize)
+                        .and_then(|param| param.whole(&record.access, kind_of(info.bits)))
+                    {
+                        let step = Step {
+                            resource: info.resource,
+                            position: step.position,
+                            queue: step.queue,
+                            need: *need,
+                            discard_before: discard.contains(DiscardFlags::BEFORE),
+                            relaxed: info.has(RELAXED),
+                        };
+                        step.apply_first::<false>(&mut entry.state, region, &mut out);
+                        continue;
+                    }
                 }
-                self.node_needs.clear();
-                push_needs(
-                    &mut self.node_needs,
-                    &mut self.mapped,
-                    graph,
-                    boxes,
-                    info,
-                    access_index,
-                    discard,
-                    class,
+                self.general.plan_access(
+                    &mut self.states,
+                    &accesses,
+                    first + offset,
+                    step,
+                    &mut out,
                 );
-                for need in &self.node_needs {
-                    let step = need.step(position, queue);
-                    let region = need.region(boxes);
-                    self.states
-                        .apply(&step, &region, need.whole, full, &mut out);
-                }
             }
         }
         plan_end_of_frame(

@@ -46,30 +46,54 @@ impl SubState {
 /// Where planned barriers go: straight into the frame's barrier list, batch by batch (batches
 /// only ever open at the end, so no sorting is needed).
 pub(super) struct Emitter<'a> {
-    pub(super) barriers: &'a mut Vec<Barrier>,
-    pub(super) batch_list: &'a mut Vec<BarrierBatch>,
-    /// The batch barriers go to now: its position and first barrier.
-    pub(super) open: Option<(u32, u32)>,
-    pub(super) waits: &'a mut Vec<QueueWait>,
+    barriers: &'a mut Vec<Barrier>,
+    batch_list: &'a mut Vec<BarrierBatch>,
+    /// The position of the batch barriers go to now, or -1 when none is open (below every
+    /// earliest place of a barrier, which is at least 0).
+    open_position: i64,
+    /// The open batch's first barrier.
+    open_start: u32,
+    waits: &'a mut Vec<QueueWait>,
     /// Per resource (a transient placed in reused memory): the last execution position of the
     /// memory's previous occupants.
     pub(super) alias_after: &'a [Option<u32>],
+}
+
+impl<'a> Emitter<'a> {
+    /// An emitter into empty lists, without an open batch.
+    pub(super) fn new(
+        barriers: &'a mut Vec<Barrier>,
+        batch_list: &'a mut Vec<BarrierBatch>,
+        waits: &'a mut Vec<QueueWait>,
+        alias_after: &'a [Option<u32>],
+    ) -> Emitter<'a> {
+        Emitter {
+            barriers,
+            batch_list,
+            open_position: -1,
+            open_start: 0,
+            waits,
+            alias_after,
+        }
+    }
 }
 
 impl Emitter<'_> {
     /// Closes the open batch (if any) and opens one at `position`.
     pub(super) fn open_new(&mut self, position: u32) {
         self.close();
-        self.open = Some((position, self.barriers.len() as u32));
+        self.open_position = position as i64;
+        self.open_start = self.barriers.len() as u32;
     }
 
     /// Closes the open batch (if any).
     pub(super) fn close(&mut self) {
-        if let Some((open_position, start)) = self.open.take() {
+        if self.open_position >= 0 {
             self.batch_list.push(BarrierBatch {
-                position: open_position,
-                barriers: start..self.barriers.len() as u32,
+                position: self.open_position as u32,
+                barriers: self.open_start..self.barriers.len() as u32,
             });
+            self.open_position = -1;
         }
     }
 
@@ -84,9 +108,8 @@ impl Emitter<'_> {
         resource: ResourceId,
         make: impl FnOnce() -> Barrier,
     ) {
-        match self.open {
-            Some((open_position, _)) if open_position as i64 >= earliest => {}
-            _ => self.open_new(position),
+        if self.open_position < earliest {
+            self.open_new(position);
         }
         if MAY_MERGE {
             self.push_with(resource, make);
@@ -102,7 +125,7 @@ impl Emitter<'_> {
     #[inline(always)]
     fn push_unmerged(&mut self, barrier: Barrier) {
         debug_assert!({
-            let start = self.open.map_or(0, |(_, start)| start) as usize;
+            let start = self.open_start as usize;
             self.barriers[start.min(self.barriers.len())..]
                 .iter()
                 .all(|earlier| earlier.resource != barrier.resource)
@@ -121,8 +144,7 @@ impl Emitter<'_> {
     /// built straight into the list.
     #[inline(always)]
     fn push_with(&mut self, resource: ResourceId, make: impl FnOnce() -> Barrier) {
-        let start = self.open.map_or(0, |(_, start)| start) as usize;
-        if self.barriers.len() > start {
+        if self.barriers.len() > self.open_start as usize {
             if let Some(last) = self.barriers.last_mut() {
                 if last.resource == resource {
                     let barrier = make();
