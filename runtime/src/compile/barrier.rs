@@ -190,7 +190,7 @@ impl States {
         region: &SubresourceBox,
         whole: bool,
         full: &[SubresourceBox],
-        out: &mut Emitter<'_>,
+        out: &mut Emitter,
     ) {
         let resource = step.resource as usize;
         let entry = &mut self.whole[resource];
@@ -365,7 +365,7 @@ impl General {
         accesses: &FrameAccesses<'_>,
         range: std::ops::Range<usize>,
         step: StepAt,
-        out: &mut Emitter<'_>,
+        out: &mut Emitter,
     ) {
         self.node_needs.clear();
         for access_index in range {
@@ -398,7 +398,7 @@ impl General {
         accesses: &FrameAccesses<'_>,
         access_index: usize,
         step: StepAt,
-        out: &mut Emitter<'_>,
+        out: &mut Emitter,
     ) {
         self.node_needs.clear();
         push_needs(
@@ -444,11 +444,8 @@ impl BarrierPlanner {
         infos: &[AccessInfo],
         frame: &mut CompiledFrame,
     ) {
-        self.begin_frame(graph);
+        self.begin_frame(graph, &frame.alias_after);
         self.decl_needs.update(&graph.decls);
-        frame.queue_waits.clear();
-        frame.barriers.clear();
-        frame.batch_list.clear();
         let count = graph
             .accesses
             .len()
@@ -463,10 +460,9 @@ impl BarrierPlanner {
             full,
         };
         let mut out = Emitter::new(
-            &mut frame.barriers,
-            &mut frame.batch_list,
-            &mut frame.queue_waits,
-            &frame.alias_after,
+            std::mem::take(&mut frame.barriers),
+            std::mem::take(&mut frame.batch_list),
+            std::mem::take(&mut frame.queue_waits),
         );
         for (position, node) in frame.order.iter().enumerate() {
             let record = &graph.nodes[node.index()];
@@ -537,19 +533,21 @@ impl BarrierPlanner {
             frame.order.len() as u32,
             &mut out,
         );
-        out.close();
+        (frame.barriers, frame.batch_list, frame.queue_waits) = out.finish();
         frame.batches = frame.batch_list.len() as u32;
         frame.transitions = frame.barriers.len() as u32;
     }
 
-    /// Resets the states (outliving resources that held data start in their resting state)
-    /// and lists the outliving resources.
-    fn begin_frame(&mut self, graph: &RecordedGraph) {
-        let count = graph.resources.len();
+    /// Resets the states and lists the outliving resources. An outliving resource that held
+    /// data starts in its resting state; a transient placed in memory that other resources
+    /// used before (`alias_after`: their last execution position) starts untouched with a
+    /// pending write of all commands after that position, so that its first use (of any part)
+    /// gets a barrier from everything, placed after the previous occupants' last use.
+    fn begin_frame(&mut self, graph: &RecordedGraph, alias_after: &[Option<u32>]) {
         let states = &mut self.states;
         states.whole.clear();
         states.whole.resize(
-            count,
+            graph.resources.len(),
             WholeState {
                 state: SubState::UNTOUCHED,
                 split: NOT_SPLIT,
@@ -558,17 +556,22 @@ impl BarrierPlanner {
         );
         states.split.clear();
         self.outliving.clear();
-        for (index, record) in graph.resources.iter().enumerate() {
-            if !record.outlives_frame() {
-                continue;
+        for (index, (record, entry)) in graph.resources.iter().zip(&mut states.whole).enumerate() {
+            let state = &mut entry.state;
+            if record.outlives_frame() {
+                self.outliving.push(index as u32);
+                if record.external || record.frames_alive > 0 {
+                    state.layout = resting_state(graph, index).layout;
+                    state.write_stages = Stages::ALL_COMMANDS;
+                    state.write_accesses = Accesses::MEMORY_WRITE;
+                    state.touched = true;
+                    continue;
+                }
             }
-            self.outliving.push(index as u32);
-            if record.external || record.frames_alive > 0 {
-                let state = &mut states.whole[index].state;
-                state.layout = resting_state(graph, index).layout;
+            if let Some(&Some(after)) = alias_after.get(index) {
                 state.write_stages = Stages::ALL_COMMANDS;
                 state.write_accesses = Accesses::MEMORY_WRITE;
-                state.touched = true;
+                state.last_position = after as i64;
             }
         }
     }
@@ -582,7 +585,7 @@ fn plan_end_of_frame(
     graph: &RecordedGraph,
     full: &[SubresourceBox],
     end: u32,
-    out: &mut Emitter<'_>,
+    out: &mut Emitter,
 ) {
     let mut batch_started = false;
     for &resource in outliving {
