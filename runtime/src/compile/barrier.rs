@@ -489,13 +489,10 @@ impl BarrierPlanner {
                 continue;
             }
             let params = self.decl_needs.params(decl);
-            for (offset, (((&info, record), region), &discard)) in node_infos
-                .iter()
-                .zip(&accesses.records[first..end])
-                .zip(&accesses.boxes[first..end])
-                .zip(&accesses.discards[first..end])
-                .enumerate()
-            {
+            // `end <= count`, the length of every per-access slice: no checks on the indexing.
+            for index in first..end {
+                let info = accesses.infos[index];
+                let record = &accesses.records[index];
                 // The common case: the whole of a resource kept whole, with its parameter's
                 // attributes.
                 let entry = &mut self.states.whole[info.resource as usize];
@@ -509,20 +506,19 @@ impl BarrierPlanner {
                             position: step.position,
                             queue: step.queue,
                             need: *need,
-                            discard_before: discard.contains(DiscardFlags::BEFORE),
+                            discard_before: accesses.discards[index].contains(DiscardFlags::BEFORE),
                             relaxed: info.has(RELAXED),
                         };
-                        step.apply_first::<false>(&mut entry.state, region, &mut out);
+                        step.apply_first::<false>(
+                            &mut entry.state,
+                            &accesses.boxes[index],
+                            &mut out,
+                        );
                         continue;
                     }
                 }
-                self.general.plan_access(
-                    &mut self.states,
-                    &accesses,
-                    first + offset,
-                    step,
-                    &mut out,
-                );
+                self.general
+                    .plan_access(&mut self.states, &accesses, index, step, &mut out);
             }
         }
         plan_end_of_frame(
