@@ -11,13 +11,17 @@
 //! the frame returns them to it.
 //!
 //! Data flow: a resource's state is one 64-byte record, direct-indexed, until an access covers
-//! only part of it (then a region map of segments takes over for the rest of the frame); an
-//! access's Vulkan terms come from a small cache keyed by the access and its context; a node
-//! whose accesses name distinct resources (nearly all) applies each access as it comes, and
-//! only a node that names a resource twice builds and merges per-plane needs first.
+//! only part of it (then a region map of segments takes over for the rest of the frame); a
+//! transient placed in reused memory starts the frame with a pending write of all commands
+//! after the previous occupants, so no access looks at the aliasing. The Vulkan terms of an
+//! access of a whole resource come from a table made once per declaration set (declaration,
+//! parameter, resource kind); other accesses map through a small cache keyed by the access and
+//! its context. A node whose accesses name distinct resources (nearly all) applies each access
+//! as it comes; the general paths (a node that names a resource twice builds and merges
+//! per-plane needs first, accesses of part of a resource) are out of line.
 
-// The per-segment state and the barrier emitter (a child module, so the module list in
-// `compile/mod.rs` stays as it is).
+// The per-segment state and the barrier emitter, and the per-declaration-set needs (child
+// modules, so the module list in `compile/mod.rs` stays as it is).
 #[path = "barrier_needs.rs"]
 mod needs;
 #[path = "barrier_state.rs"]
@@ -358,6 +362,7 @@ fn push_needs(
 impl General {
     /// Applies the accesses `range` of a node that names some resource more than once: the
     /// needs of overlapping accesses are merged first.
+    #[cold]
     #[inline(never)]
     fn plan_merged_node(
         &mut self,
@@ -391,6 +396,7 @@ impl General {
     }
 
     /// Applies access `access_index` of a node that names its resource once.
+    #[cold]
     #[inline(never)]
     fn plan_access(
         &mut self,
