@@ -11,13 +11,19 @@
 //! the frame returns them to it.
 //!
 //! Data flow: a resource's state is one 64-byte record, direct-indexed, until an access covers
-//! only part of it (then a region map of segments takes over for the rest of the frame); an
-//! access's Vulkan terms come from a small cache keyed by the access and its context; a node
-//! whose accesses name distinct resources (nearly all) applies each access as it comes, and
-//! only a node that names a resource twice builds and merges per-plane needs first.
+//! only part of it (then a region map of segments takes over for the rest of the frame); a
+//! transient placed in reused memory starts the frame with a pending write of all commands
+//! after the previous occupants, so no access looks at the aliasing. The Vulkan terms of an
+//! access of a whole resource come from a table made once per declaration set (declaration,
+//! parameter, resource kind); other accesses map through a small cache keyed by the access and
+//! its context. A node whose accesses name distinct resources (nearly all) applies each access
+//! as it comes; the general paths (a node that names a resource twice builds and merges
+//! per-plane needs first, accesses of part of a resource) are out of line.
 
-// The per-segment state and the barrier emitter (a child module, so the module list in
-// `compile/mod.rs` stays as it is).
+// The per-segment state and the barrier emitter, and the per-declaration-set needs (child
+// modules, so the module list in `compile/mod.rs` stays as it is).
+#[path = "barrier_needs.rs"]
+mod needs;
 #[path = "barrier_state.rs"]
 mod state;
 
@@ -26,10 +32,11 @@ use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
 use crate::decl::QueueClass;
-use crate::graph::RecordedGraph;
+use crate::graph::{AccessRecord, RecordedGraph};
 use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
 use crate::vk::{Accesses, ImageLayout, Stages};
+use needs::{kind_of, DeclNeeds};
 use state::{Emitter, Step, SubState};
 
 /// One image or buffer memory barrier.
@@ -187,7 +194,7 @@ impl States {
         region: &SubresourceBox,
         whole: bool,
         full: &[SubresourceBox],
-        out: &mut Emitter<'_>,
+        out: &mut Emitter,
     ) {
         let resource = step.resource as usize;
         let entry = &mut self.whole[resource];
@@ -224,11 +231,31 @@ pub struct BarrierPlanner {
     states: States,
     /// The resources that outlive the frame, in index order.
     outliving: Vec<u32>,
-    /// What the accesses of the current node need, per plane (nodes that need merging, and
-    /// accesses that cover part of a resource).
+    /// Needs of the accesses that take the general path.
+    general: General,
+    /// What each declaration parameter's accesses need (kept across frames).
+    decl_needs: DeclNeeds,
+}
+
+/// Scratch of the accesses that do not take the fast path (a node that names a resource twice,
+/// an access of part of a resource or of a split resource, hand-edited access attributes).
+#[derive(Debug, Default)]
+struct General {
+    /// What the accesses of the current node need, per plane.
     node_needs: Vec<Need>,
     /// [`map_access`] results by access kind.
     mapped: AccessStateCache,
+}
+
+/// What barrier planning reads of the frame's accesses, each slice indexed like
+/// `RecordedGraph::accesses` (and cut to the shortest).
+struct FrameAccesses<'a> {
+    records: &'a [AccessRecord],
+    infos: &'a [AccessInfo],
+    boxes: &'a [SubresourceBox],
+    discards: &'a [DiscardFlags],
+    /// The resources' whole boxes.
+    full: &'a [SubresourceBox],
 }
 
 /// The state an outliving resource rests in between frames.
@@ -258,33 +285,42 @@ fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
 }
 
 /// Some resource appears more than once among the accesses `infos` of the node at execution
-/// position `position`: each access stamps its resource's record with `position + 1` (unique
-/// within the frame; the records start at 0 each frame), so a stamp already there is a repeat.
+/// position `position`. Up to three accesses are compared pairwise; a longer list stamps each
+/// access's resource record with `position + 1` (unique within the frame; the records start
+/// at 0 each frame), so a stamp already there is a repeat.
 #[inline(always)]
 fn repeats_resource(infos: &[AccessInfo], whole: &mut [WholeState], position: u32) -> bool {
-    let stamp = position + 1;
-    let mut repeated = false;
-    for info in infos {
-        let entry = &mut whole[info.resource as usize];
-        repeated |= entry.node_stamp == stamp;
-        entry.node_stamp = stamp;
+    match infos {
+        [] | [_] => false,
+        [a, b] => a.resource == b.resource,
+        [a, b, c] => {
+            (a.resource == b.resource) | (a.resource == c.resource) | (b.resource == c.resource)
+        }
+        _ => {
+            let stamp = position + 1;
+            let mut repeated = false;
+            for info in infos {
+                if let Some(entry) = whole.get_mut(info.resource as usize) {
+                    repeated |= entry.node_stamp == stamp;
+                    entry.node_stamp = stamp;
+                }
+            }
+            repeated
+        }
     }
-    repeated
 }
 
 /// Appends what access `access_index` needs, per plane, to `needs`.
-#[allow(clippy::too_many_arguments)]
 fn push_needs(
     needs: &mut Vec<Need>,
     mapped: &mut AccessStateCache,
-    graph: &RecordedGraph,
-    boxes: &[SubresourceBox],
-    info: AccessInfo,
+    accesses: &FrameAccesses<'_>,
     access_index: usize,
-    discard: DiscardFlags,
     class: QueueClass,
 ) {
-    let access = &graph.accesses[access_index].access;
+    let info = accesses.infos[access_index];
+    let access = &accesses.records[access_index].access;
+    let discard = accesses.discards[access_index];
     let texture = info.has(TEXTURE);
     let depth = info.has(DEPTH_FORMAT);
     let relaxed = info.has(RELAXED);
@@ -301,7 +337,7 @@ fn push_needs(
         });
         return;
     }
-    let region = &boxes[access_index];
+    let region = &accesses.boxes[access_index];
     for plane in region.lo[2]..region.hi[2] {
         let stencil = plane == 1;
         needs.push(Need {
@@ -323,6 +359,83 @@ fn push_needs(
     }
 }
 
+impl General {
+    /// Applies the accesses `range` of a node that names some resource more than once: the
+    /// needs of overlapping accesses are merged first.
+    #[cold]
+    #[inline(never)]
+    fn plan_merged_node(
+        &mut self,
+        states: &mut States,
+        accesses: &FrameAccesses<'_>,
+        range: std::ops::Range<usize>,
+        step: StepAt,
+        out: &mut Emitter,
+    ) {
+        self.node_needs.clear();
+        for access_index in range {
+            push_needs(
+                &mut self.node_needs,
+                &mut self.mapped,
+                accesses,
+                access_index,
+                step.class,
+            );
+        }
+        merge_overlapping_needs(&mut self.node_needs, accesses.boxes);
+        for need in &self.node_needs {
+            let region = need.region(accesses.boxes);
+            states.apply(
+                &need.step(step.position, step.queue),
+                &region,
+                need.whole,
+                accesses.full,
+                out,
+            );
+        }
+    }
+
+    /// Applies access `access_index` of a node that names its resource once.
+    #[cold]
+    #[inline(never)]
+    fn plan_access(
+        &mut self,
+        states: &mut States,
+        accesses: &FrameAccesses<'_>,
+        access_index: usize,
+        step: StepAt,
+        out: &mut Emitter,
+    ) {
+        self.node_needs.clear();
+        push_needs(
+            &mut self.node_needs,
+            &mut self.mapped,
+            accesses,
+            access_index,
+            step.class,
+        );
+        for need in &self.node_needs {
+            let region = need.region(accesses.boxes);
+            states.apply(
+                &need.step(step.position, step.queue),
+                &region,
+                need.whole,
+                accesses.full,
+                out,
+            );
+        }
+    }
+}
+
+/// Where the accesses of a node take effect: its execution position and queue, and its
+/// declaration's queue class.
+#[derive(Copy, Clone, Debug)]
+struct StepAt {
+    position: u32,
+    queue: u32,
+    class: QueueClass,
+}
+
 impl BarrierPlanner {
     /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
     /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
@@ -337,99 +450,81 @@ impl BarrierPlanner {
         infos: &[AccessInfo],
         frame: &mut CompiledFrame,
     ) {
-        self.begin_frame(graph);
-        frame.queue_waits.clear();
-        frame.barriers.clear();
-        frame.batch_list.clear();
-        let discards = &frame.access_discard[..];
-        let mut out = Emitter {
-            barriers: &mut frame.barriers,
-            batch_list: &mut frame.batch_list,
-            open: None,
-            waits: &mut frame.queue_waits,
-            alias_after: &frame.alias_after,
+        self.begin_frame(graph, &frame.alias_after);
+        self.decl_needs.update(&graph.decls);
+        let count = graph
+            .accesses
+            .len()
+            .min(infos.len())
+            .min(boxes.len())
+            .min(frame.access_discard.len());
+        let accesses = FrameAccesses {
+            records: &graph.accesses[..count],
+            infos: &infos[..count],
+            boxes: &boxes[..count],
+            discards: &frame.access_discard[..count],
+            full,
         };
+        let mut out = Emitter::new(
+            std::mem::take(&mut frame.barriers),
+            std::mem::take(&mut frame.batch_list),
+            std::mem::take(&mut frame.queue_waits),
+        );
         for (position, node) in frame.order.iter().enumerate() {
-            let queue = frame.node_queue[node.index()];
             let record = &graph.nodes[node.index()];
-            let class = graph.decls[record.decl.index()].queue;
-            let first = record.accesses.start as usize;
+            let decl = self.decl_needs.decl(record.decl.index());
+            let step = StepAt {
+                position: position as u32,
+                queue: frame.node_queue[node.index()],
+                class: decl.class,
+            };
             // A reversed range is empty (as a `Range` is), not a slicing panic.
-            let end = (record.accesses.end as usize).max(first);
-            let node_infos = &infos[first..end];
-            let position = position as u32;
+            let first = (record.accesses.start as usize).min(count);
+            let end = (record.accesses.end as usize).clamp(first, count);
+            let node_infos = &accesses.infos[first..end];
             // A node that accesses a resource twice merges the needs of overlapping accesses
             // first; any other node applies each access as it comes.
-            if repeats_resource(node_infos, &mut self.states.whole, position) {
-                self.node_needs.clear();
-                for (offset, &info) in node_infos.iter().enumerate() {
-                    let access_index = first + offset;
-                    let discard = discards.get(access_index).copied().unwrap_or_default();
-                    push_needs(
-                        &mut self.node_needs,
-                        &mut self.mapped,
-                        graph,
-                        boxes,
-                        info,
-                        access_index,
-                        discard,
-                        class,
-                    );
-                }
-                merge_overlapping_needs(&mut self.node_needs, boxes);
-                for need in &self.node_needs {
-                    let step = need.step(position, queue);
-                    let region = need.region(boxes);
-                    self.states
-                        .apply(&step, &region, need.whole, full, &mut out);
-                }
+            if repeats_resource(node_infos, &mut self.states.whole, step.position) {
+                self.general.plan_merged_node(
+                    &mut self.states,
+                    &accesses,
+                    first..end,
+                    step,
+                    &mut out,
+                );
                 continue;
             }
-            let node_accesses = &graph.accesses[first..end];
-            let node_boxes = &boxes[first..end];
-            for (offset, ((&info, access), region)) in node_infos
-                .iter()
-                .zip(node_accesses)
-                .zip(node_boxes)
-                .enumerate()
-            {
-                let access_index = first + offset;
-                let discard = discards.get(access_index).copied().unwrap_or_default();
-                let resource = info.resource as usize;
-                let entry = &mut self.states.whole[resource];
+            let params = self.decl_needs.params(decl);
+            // `end <= count`, the length of every per-access slice: no checks on the indexing.
+            for index in first..end {
+                let info = accesses.infos[index];
+                let record = &accesses.records[index];
+                // The common case: the whole of a resource kept whole, with its parameter's
+                // attributes.
+                let entry = &mut self.states.whole[info.resource as usize];
                 if info.has(WHOLE) && entry.split == NOT_SPLIT {
-                    // The common case: the whole of a resource kept whole.
-                    let step = Step {
-                        resource: info.resource,
-                        position,
-                        queue,
-                        need: self.mapped.get(
-                            &access.access,
-                            MapContext::of_resource(false, info.bits, class),
-                        ),
-                        discard_before: discard.contains(DiscardFlags::BEFORE),
-                        relaxed: info.has(RELAXED),
-                    };
-                    step.apply_first::<false>(&mut entry.state, region, &mut out);
-                    continue;
+                    if let Some(need) = params
+                        .get(record.param as usize)
+                        .and_then(|param| param.whole(&record.access, kind_of(info.bits)))
+                    {
+                        let step = Step {
+                            resource: info.resource,
+                            position: step.position,
+                            queue: step.queue,
+                            need: *need,
+                            discard_before: accesses.discards[index].contains(DiscardFlags::BEFORE),
+                            relaxed: info.has(RELAXED),
+                        };
+                        step.apply_first::<false>(
+                            &mut entry.state,
+                            &accesses.boxes[index],
+                            &mut out,
+                        );
+                        continue;
+                    }
                 }
-                self.node_needs.clear();
-                push_needs(
-                    &mut self.node_needs,
-                    &mut self.mapped,
-                    graph,
-                    boxes,
-                    info,
-                    access_index,
-                    discard,
-                    class,
-                );
-                for need in &self.node_needs {
-                    let step = need.step(position, queue);
-                    let region = need.region(boxes);
-                    self.states
-                        .apply(&step, &region, need.whole, full, &mut out);
-                }
+                self.general
+                    .plan_access(&mut self.states, &accesses, index, step, &mut out);
             }
         }
         plan_end_of_frame(
@@ -440,19 +535,21 @@ impl BarrierPlanner {
             frame.order.len() as u32,
             &mut out,
         );
-        out.close();
+        (frame.barriers, frame.batch_list, frame.queue_waits) = out.finish();
         frame.batches = frame.batch_list.len() as u32;
         frame.transitions = frame.barriers.len() as u32;
     }
 
-    /// Resets the states (outliving resources that held data start in their resting state)
-    /// and lists the outliving resources.
-    fn begin_frame(&mut self, graph: &RecordedGraph) {
-        let count = graph.resources.len();
+    /// Resets the states and lists the outliving resources. An outliving resource that held
+    /// data starts in its resting state; a transient placed in memory that other resources
+    /// used before (`alias_after`: their last execution position) starts untouched with a
+    /// pending write of all commands after that position, so that its first use (of any part)
+    /// gets a barrier from everything, placed after the previous occupants' last use.
+    fn begin_frame(&mut self, graph: &RecordedGraph, alias_after: &[Option<u32>]) {
         let states = &mut self.states;
         states.whole.clear();
         states.whole.resize(
-            count,
+            graph.resources.len(),
             WholeState {
                 state: SubState::UNTOUCHED,
                 split: NOT_SPLIT,
@@ -461,17 +558,22 @@ impl BarrierPlanner {
         );
         states.split.clear();
         self.outliving.clear();
-        for (index, record) in graph.resources.iter().enumerate() {
-            if !record.outlives_frame() {
-                continue;
+        for (index, (record, entry)) in graph.resources.iter().zip(&mut states.whole).enumerate() {
+            let state = &mut entry.state;
+            if record.outlives_frame() {
+                self.outliving.push(index as u32);
+                if record.external || record.frames_alive > 0 {
+                    state.layout = resting_state(graph, index).layout;
+                    state.write_stages = Stages::ALL_COMMANDS;
+                    state.write_accesses = Accesses::MEMORY_WRITE;
+                    state.touched = true;
+                    continue;
+                }
             }
-            self.outliving.push(index as u32);
-            if record.external || record.frames_alive > 0 {
-                let state = &mut states.whole[index].state;
-                state.layout = resting_state(graph, index).layout;
+            if let Some(&Some(after)) = alias_after.get(index) {
                 state.write_stages = Stages::ALL_COMMANDS;
                 state.write_accesses = Accesses::MEMORY_WRITE;
-                state.touched = true;
+                state.last_position = after as i64;
             }
         }
     }
@@ -485,7 +587,7 @@ fn plan_end_of_frame(
     graph: &RecordedGraph,
     full: &[SubresourceBox],
     end: u32,
-    out: &mut Emitter<'_>,
+    out: &mut Emitter,
 ) {
     let mut batch_started = false;
     for &resource in outliving {

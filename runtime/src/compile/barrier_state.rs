@@ -44,32 +44,61 @@ impl SubState {
 }
 
 /// Where planned barriers go: straight into the frame's barrier list, batch by batch (batches
-/// only ever open at the end, so no sorting is needed).
-pub(super) struct Emitter<'a> {
-    pub(super) barriers: &'a mut Vec<Barrier>,
-    pub(super) batch_list: &'a mut Vec<BarrierBatch>,
-    /// The batch barriers go to now: its position and first barrier.
-    pub(super) open: Option<(u32, u32)>,
-    pub(super) waits: &'a mut Vec<QueueWait>,
-    /// Per resource (a transient placed in reused memory): the last execution position of the
-    /// memory's previous occupants.
-    pub(super) alias_after: &'a [Option<u32>],
+/// only ever open at the end, so no sorting is needed). The lists are the frame's, taken for
+/// the walk (so the hot loop reaches them without a pointer to follow) and handed back by
+/// [`Emitter::finish`].
+pub(super) struct Emitter {
+    barriers: Vec<Barrier>,
+    batch_list: Vec<BarrierBatch>,
+    /// The position of the batch barriers go to now, or -1 when none is open (below every
+    /// earliest place of a barrier, which is at least 0).
+    open_position: i64,
+    /// The open batch's first barrier.
+    open_start: u32,
+    waits: Vec<QueueWait>,
 }
 
-impl Emitter<'_> {
+impl Emitter {
+    /// An emitter into the (emptied) lists `barriers`, `batch_list` and `waits`, without an open
+    /// batch.
+    pub(super) fn new(
+        mut barriers: Vec<Barrier>,
+        mut batch_list: Vec<BarrierBatch>,
+        mut waits: Vec<QueueWait>,
+    ) -> Emitter {
+        barriers.clear();
+        batch_list.clear();
+        waits.clear();
+        Emitter {
+            barriers,
+            batch_list,
+            open_position: -1,
+            open_start: 0,
+            waits,
+        }
+    }
+
+    /// Closes the open batch and hands the lists back: `(barriers, batch_list, waits)`.
+    pub(super) fn finish(mut self) -> (Vec<Barrier>, Vec<BarrierBatch>, Vec<QueueWait>) {
+        self.close();
+        (self.barriers, self.batch_list, self.waits)
+    }
+
     /// Closes the open batch (if any) and opens one at `position`.
     pub(super) fn open_new(&mut self, position: u32) {
         self.close();
-        self.open = Some((position, self.barriers.len() as u32));
+        self.open_position = position as i64;
+        self.open_start = self.barriers.len() as u32;
     }
 
     /// Closes the open batch (if any).
-    pub(super) fn close(&mut self) {
-        if let Some((open_position, start)) = self.open.take() {
+    fn close(&mut self) {
+        if self.open_position >= 0 {
             self.batch_list.push(BarrierBatch {
-                position: open_position,
-                barriers: start..self.barriers.len() as u32,
+                position: self.open_position as u32,
+                barriers: self.open_start..self.barriers.len() as u32,
             });
+            self.open_position = -1;
         }
     }
 
@@ -84,9 +113,8 @@ impl Emitter<'_> {
         resource: ResourceId,
         make: impl FnOnce() -> Barrier,
     ) {
-        match self.open {
-            Some((open_position, _)) if open_position as i64 >= earliest => {}
-            _ => self.open_new(position),
+        if self.open_position < earliest {
+            self.open_new(position);
         }
         if MAY_MERGE {
             self.push_with(resource, make);
@@ -102,7 +130,7 @@ impl Emitter<'_> {
     #[inline(always)]
     fn push_unmerged(&mut self, barrier: Barrier) {
         debug_assert!({
-            let start = self.open.map_or(0, |(_, start)| start) as usize;
+            let start = self.open_start as usize;
             self.barriers[start.min(self.barriers.len())..]
                 .iter()
                 .all(|earlier| earlier.resource != barrier.resource)
@@ -121,8 +149,7 @@ impl Emitter<'_> {
     /// built straight into the list.
     #[inline(always)]
     fn push_with(&mut self, resource: ResourceId, make: impl FnOnce() -> Barrier) {
-        let start = self.open.map_or(0, |(_, start)| start) as usize;
-        if self.barriers.len() > start {
+        if self.barriers.len() > self.open_start as usize {
             if let Some(last) = self.barriers.last_mut() {
                 if last.resource == resource {
                     let barrier = make();
@@ -185,9 +212,9 @@ impl Step {
         &self,
         state: &mut SubState,
         region: &SubresourceBox,
-        out: &mut Emitter<'_>,
+        out: &mut Emitter,
     ) {
-        if state.last_position == self.position as i64 {
+        if state.touched & (state.last_position == self.position as i64) {
             // Another access of this node (already merged into the first one).
             return;
         }
@@ -201,19 +228,13 @@ impl Step {
         &self,
         state: &mut SubState,
         region: &SubresourceBox,
-        out: &mut Emitter<'_>,
+        out: &mut Emitter,
     ) {
         let (position, queue, need, relaxed) = (self.position, self.queue, self.need, self.relaxed);
+        // A first use of memory that other resources used before starts with a pending write
+        // of all commands after their last use (see `BarrierPlanner::begin_frame`), so it gets
+        // a barrier placed after that use without a look at the aliasing here.
         let first_use = !state.touched;
-        // Only a first use looks at the aliasing of the resource's memory.
-        let alias_after = if first_use {
-            out.alias_after
-                .get(self.resource as usize)
-                .copied()
-                .flatten()
-        } else {
-            None
-        };
         let layout_change = need.layout != state.layout;
         let pending_write = state.write_stages != Stages::NONE;
         // Visibility on one queue says nothing of another: an access on a different queue
@@ -221,7 +242,6 @@ impl Step {
         // own barrier, even when the data is already visible to its stages.
         let other_queue = !first_use && state.queue != queue;
         let needs_barrier = layout_change
-            || alias_after.is_some()
             || (other_queue && pending_write)
             || (need.writes
                 && pending_write
@@ -229,7 +249,7 @@ impl Step {
             || (need.writes && state.read_stages != Stages::NONE)
             || (!need.writes && pending_write && state.visible.0 & need.stages.0 != need.stages.0);
         if needs_barrier {
-            self.emit::<MAY_MERGE>(state, region, alias_after, out);
+            self.emit::<MAY_MERGE>(state, region, out);
             state.visible = need.stages;
             if need.writes {
                 // The new data is visible to nobody until the next barrier.
@@ -243,6 +263,11 @@ impl Step {
                 };
             } else {
                 state.read_stages |= need.stages;
+                if first_use {
+                    // The pending write of an aliased first use only forces this barrier.
+                    state.write_stages = Stages::NONE;
+                    state.write_accesses = Accesses::NONE;
+                }
             }
         } else if need.writes {
             state.visible = Stages::NONE;
@@ -264,20 +289,16 @@ impl Step {
         &self,
         state: &SubState,
         region: &SubresourceBox,
-        alias_after: Option<u32>,
-        out: &mut Emitter<'_>,
+        out: &mut Emitter,
     ) {
         let (position, queue, need) = (self.position, self.queue, self.need);
-        let mut src_stages = state.write_stages | state.read_stages;
-        let mut src_accesses = state.write_accesses;
-        let mut earliest = state.last_position + 1;
-        // `alias_after` is only ever set for a first use.
-        if let Some(after) = alias_after {
-            src_stages = Stages::ALL_COMMANDS;
-            src_accesses = Accesses::MEMORY_WRITE;
-            earliest = after as i64 + 1;
-        }
-        let old_layout = if self.discard_before || !state.touched {
+        let src_stages = state.write_stages | state.read_stages;
+        let src_accesses = state.write_accesses;
+        let earliest = state.last_position + 1;
+        // A state nothing has accessed this frame has the layout `Undefined` (every access
+        // sets `touched` with the layout), so only a discard needs a look here.
+        debug_assert!(state.touched || state.layout == ImageLayout::Undefined);
+        let old_layout = if self.discard_before {
             ImageLayout::Undefined
         } else {
             state.layout
@@ -296,7 +317,7 @@ impl Step {
             dst_queue: queue,
         };
         out.push_between::<MAY_MERGE>(earliest, position, resource, make);
-        if state.touched && state.queue != queue && state.last_position >= 0 {
+        if state.queue != queue && state.touched && state.last_position >= 0 {
             out.waits.push(QueueWait {
                 wait_queue: queue,
                 signal_queue: state.queue,
