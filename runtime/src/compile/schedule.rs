@@ -85,9 +85,9 @@ impl Scheduler {
             SchedulePreference::Default => self
                 .levels
                 .schedule(graph, infos, deps, alive, sizes, order, levels),
-            SchedulePreference::ProgramOrder => self
-                .levels
-                .program_order(graph, deps, alive, order, levels),
+            SchedulePreference::ProgramOrder => {
+                self.levels.program_order(graph, deps, alive, order, levels)
+            }
             SchedulePreference::Memory => false,
         };
         if done {

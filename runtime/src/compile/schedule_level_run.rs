@@ -221,7 +221,15 @@ impl LevelRun {
             self.key_level(graph, infos, decl_class, resources, nodes, level_depth)
         };
         if shared {
-            self.run_shared(graph, infos, resources, nodes, level_depth, last_class, order)
+            self.run_shared(
+                graph,
+                infos,
+                resources,
+                nodes,
+                level_depth,
+                last_class,
+                order,
+            )
         } else {
             self.run_fixed(nodes, last_class, order)
         }
@@ -306,8 +314,7 @@ impl LevelRun {
                 // Every remaining class is a switch: the best first node decides.
                 let mut best = NONE as usize;
                 for (candidate, &(start, end)) in runs.iter().enumerate() {
-                    if start != end && (best == NONE as usize || keys[start] < keys[runs[best].0])
-                    {
+                    if start != end && (best == NONE as usize || keys[start] < keys[runs[best].0]) {
                         best = candidate;
                     }
                 }
@@ -317,7 +324,11 @@ impl LevelRun {
                 class = best;
             }
             let (start, end) = std::mem::take(&mut runs[class]);
-            order.extend(keys[start..end].iter().map(|&key| nodes[key as u32 as usize]));
+            order.extend(
+                keys[start..end]
+                    .iter()
+                    .map(|&key| nodes[key as u32 as usize]),
+            );
         }
         order.last().copied().unwrap_or(NONE)
     }

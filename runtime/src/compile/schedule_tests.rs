@@ -3,8 +3,8 @@
 //! accept.
 
 use super::super::access_info::AccessTable;
-use super::super::deps::{DepBuilder, DepGraph};
 use super::super::dce::find_live_nodes;
+use super::super::deps::{DepBuilder, DepGraph};
 use super::super::SchedulePreference;
 use super::Scheduler;
 use crate::shapes::ShapeRng;
