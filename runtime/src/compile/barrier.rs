@@ -515,10 +515,12 @@ impl BarrierPlanner {
                             discard_before: accesses.discards[index].contains(DiscardFlags::BEFORE),
                             relaxed: info.has(RELAXED),
                         };
-                        // A whole access's box is its resource's whole box.
+                        // A whole access's box is its resource's whole box (read only for a
+                        // barrier).
+                        let full = accesses.full;
                         step.apply_first::<false>(
                             &mut entry.state,
-                            &accesses.full[info.resource as usize],
+                            || full[info.resource as usize],
                             &mut out,
                         );
                         continue;
