@@ -1,7 +1,8 @@
 //! Compact per-access records of one frame, computed once at the start of a compile: the
 //! resource and a few bits (modes, attributes, whole-resource coverage, resource kind), so the
 //! stages' hot loops read one small word per access instead of the recorded access, its
-//! resource's record and description.
+//! resource's record and description. Subresource boxes are stored only for accesses of part
+//! of a resource; a whole access's box is its resource's whole box (see [`AccessBoxes`]).
 
 use super::cache::same_desc;
 use crate::decl::AccessFlags;

@@ -18,7 +18,9 @@
 //! parameter, resource kind); other accesses map through a small cache keyed by the access and
 //! its context. A node whose accesses name distinct resources (nearly all) applies each access
 //! as it comes; the general paths (a node that names a resource twice builds and merges
-//! per-plane needs first, accesses of part of a resource) are out of line.
+//! per-plane needs first, accesses of part of a resource) are out of line. The fast path reads
+//! no access box: a whole access's region is its resource's whole box, fetched only when a
+//! barrier is emitted.
 
 // The per-segment state and the barrier emitter, and the per-declaration-set needs (child
 // modules, so the module list in `compile/mod.rs` stays as it is).
