@@ -1,7 +1,8 @@
 //! Compact per-access records of one frame, computed once at the start of a compile: the
 //! resource and a few bits (modes, attributes, whole-resource coverage, resource kind), so the
 //! stages' hot loops read one small word per access instead of the recorded access, its
-//! resource's record and description.
+//! resource's record and description. Subresource boxes are stored only for accesses of part
+//! of a resource; a whole access's box is its resource's whole box (see [`AccessBoxes`]).
 
 use super::cache::same_desc;
 use crate::decl::AccessFlags;
@@ -83,8 +84,10 @@ struct FactsSource {
 /// The compact records of a frame and their scratch, kept by the compiler between frames.
 #[derive(Debug, Default)]
 pub struct AccessTable {
-    /// Each access's subresource box (indexed like `RecordedGraph::accesses`).
-    pub boxes: Vec<SubresourceBox>,
+    /// Each access's subresource box (indexed like `RecordedGraph::accesses`), written only for
+    /// accesses without [`WHOLE`]: a whole access's box is its resource's whole box, so its
+    /// entry is left stale (read the boxes through [`AccessTable::boxes`]).
+    partial_boxes: Vec<SubresourceBox>,
     /// Each access's compact record.
     pub infos: Vec<AccessInfo>,
     /// Per resource: what the access loop needs (same length as `sources`).
@@ -108,7 +111,24 @@ impl AccessTable {
         self.begin(graph, sizes, full);
         let (recorder, boxes, infos) = self.split();
         for ((access, region_out), info_out) in graph.accesses.iter().zip(boxes).zip(infos) {
-            (*region_out, *info_out) = recorder.record(access);
+            let (region, info) = recorder.record(access);
+            // A whole access's box is its resource's whole box: not written (48 bytes less
+            // per access to store and to bring back through the caches).
+            if !info.has(WHOLE) {
+                *region_out = region;
+            }
+            *info_out = info;
+        }
+    }
+
+    /// The accesses' subresource boxes, with `full` the resources' whole boxes (the `full`
+    /// filled by [`AccessTable::build`]).
+    #[inline(always)]
+    pub fn boxes<'a>(&'a self, full: &'a [SubresourceBox]) -> AccessBoxes<'a> {
+        AccessBoxes {
+            partial: &self.partial_boxes,
+            full,
+            infos: &self.infos,
         }
     }
 
@@ -125,7 +145,7 @@ impl AccessTable {
         self.refresh_resources(graph, sizes, full);
         // No clearing: every entry is overwritten, so only a grown table is written here.
         let count = graph.accesses.len();
-        self.boxes.resize(count, SubresourceBox::default());
+        self.partial_boxes.resize(count, SubresourceBox::default());
         self.infos.resize(count, AccessInfo::default());
     }
 
@@ -133,7 +153,7 @@ impl AccessTable {
     fn split(&mut self) -> (AccessRecorder<'_>, &mut [SubresourceBox], &mut [AccessInfo]) {
         (
             AccessRecorder { facts: &self.facts },
-            &mut self.boxes,
+            &mut self.partial_boxes,
             &mut self.infos,
         )
     }
@@ -181,6 +201,38 @@ impl AccessTable {
                 full.push(whole);
             }
         }
+    }
+}
+
+/// The subresource boxes of a frame's accesses: a [`WHOLE`] access's box is its resource's
+/// whole box, any other's is stored per access.
+#[derive(Copy, Clone, Debug)]
+pub struct AccessBoxes<'a> {
+    /// Per access; stale for [`WHOLE`] accesses.
+    partial: &'a [SubresourceBox],
+    /// Per resource: its whole box.
+    full: &'a [SubresourceBox],
+    /// Per access: its compact record.
+    infos: &'a [AccessInfo],
+}
+
+impl AccessBoxes<'_> {
+    /// The box of access `index` (whose compact record is `infos[index]`).
+    #[inline(always)]
+    pub fn get(&self, index: usize) -> SubresourceBox {
+        let info = self.infos[index];
+        if info.has(WHOLE) {
+            // The table's resource index is in range of the per-resource vectors it filled.
+            self.full[info.resource as usize]
+        } else {
+            self.partial[index]
+        }
+    }
+
+    /// The number of accesses.
+    #[inline(always)]
+    pub fn count(&self) -> usize {
+        self.infos.len().min(self.partial.len())
     }
 }
 
@@ -417,7 +469,7 @@ mod tests {
             let mut whole = 0;
             for (index, access) in graph.accesses.iter().enumerate() {
                 let (region, info) = expected(&graph, access);
-                assert_eq!(table.boxes[index], region, "box of access {index}");
+                assert_eq!(table.boxes(&full).get(index), region, "box of access {index}");
                 assert_eq!(table.infos[index], info, "record of access {index}");
                 whole += info.has(WHOLE) as usize;
             }

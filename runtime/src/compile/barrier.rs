@@ -18,7 +18,9 @@
 //! parameter, resource kind); other accesses map through a small cache keyed by the access and
 //! its context. A node whose accesses name distinct resources (nearly all) applies each access
 //! as it comes; the general paths (a node that names a resource twice builds and merges
-//! per-plane needs first, accesses of part of a resource) are out of line.
+//! per-plane needs first, accesses of part of a resource) are out of line. The fast path reads
+//! no access box: a whole access's region is its resource's whole box, fetched only when a
+//! barrier is emitted.
 
 // The per-segment state and the barrier emitter, and the per-declaration-set needs (child
 // modules, so the module list in `compile/mod.rs` stays as it is).
@@ -27,7 +29,7 @@ mod needs;
 #[path = "barrier_state.rs"]
 mod state;
 
-use super::access_info::{AccessInfo, DEPTH_FORMAT, RELAXED, TEXTURE, WHOLE};
+use super::access_info::{AccessBoxes, AccessInfo, DEPTH_FORMAT, RELAXED, TEXTURE, WHOLE};
 use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache, MapContext};
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
@@ -108,8 +110,8 @@ struct Need {
 impl Need {
     /// The subresources: the access's box, limited to the plane.
     #[inline(always)]
-    fn region(&self, boxes: &[SubresourceBox]) -> SubresourceBox {
-        let mut region = boxes[self.access as usize];
+    fn region(&self, boxes: AccessBoxes<'_>) -> SubresourceBox {
+        let mut region = boxes.get(self.access as usize);
         if self.plane != WHOLE_PLANE {
             region.lo[2] = self.plane as u64;
             region.hi[2] = self.plane as u64 + 1;
@@ -133,7 +135,7 @@ impl Need {
 
 /// Overlapping accesses of one node act as one: each gets the union of their needs
 /// (conservative for the non-overlapping parts).
-fn merge_overlapping_needs(needs: &mut [Need], boxes: &[SubresourceBox]) {
+fn merge_overlapping_needs(needs: &mut [Need], boxes: AccessBoxes<'_>) {
     for first in 0..needs.len() {
         for second in first + 1..needs.len() {
             let (a, b) = (needs[first], needs[second]);
@@ -252,7 +254,7 @@ struct General {
 struct FrameAccesses<'a> {
     records: &'a [AccessRecord],
     infos: &'a [AccessInfo],
-    boxes: &'a [SubresourceBox],
+    boxes: AccessBoxes<'a>,
     discards: &'a [DiscardFlags],
     /// The resources' whole boxes.
     full: &'a [SubresourceBox],
@@ -337,7 +339,7 @@ fn push_needs(
         });
         return;
     }
-    let region = &accesses.boxes[access_index];
+    let region = accesses.boxes.get(access_index);
     for plane in region.lo[2]..region.hi[2] {
         let stencil = plane == 1;
         needs.push(Need {
@@ -445,7 +447,7 @@ impl BarrierPlanner {
     pub fn plan(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         infos: &[AccessInfo],
         frame: &mut CompiledFrame,
@@ -456,12 +458,12 @@ impl BarrierPlanner {
             .accesses
             .len()
             .min(infos.len())
-            .min(boxes.len())
+            .min(boxes.count())
             .min(frame.access_discard.len());
         let accesses = FrameAccesses {
             records: &graph.accesses[..count],
             infos: &infos[..count],
-            boxes: &boxes[..count],
+            boxes,
             discards: &frame.access_discard[..count],
             full,
         };
@@ -515,9 +517,12 @@ impl BarrierPlanner {
                             discard_before: accesses.discards[index].contains(DiscardFlags::BEFORE),
                             relaxed: info.has(RELAXED),
                         };
+                        // A whole access's box is its resource's whole box (read only for a
+                        // barrier).
+                        let full = accesses.full;
                         step.apply_first::<false>(
                             &mut entry.state,
-                            &accesses.boxes[index],
+                            || full[info.resource as usize],
                             &mut out,
                         );
                         continue;

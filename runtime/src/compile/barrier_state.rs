@@ -218,16 +218,17 @@ impl Step {
             // Another access of this node (already merged into the first one).
             return;
         }
-        self.apply_first::<MAY_MERGE>(state, region, out);
+        self.apply_first::<MAY_MERGE>(state, || *region, out);
     }
 
     /// [`Step::apply`] for a segment no other access of this node has touched (the caller
-    /// knows: the node names the resource once).
+    /// knows: the node names the resource once). `region` gives the part of the access the
+    /// segment covers; it is called only when a barrier is emitted.
     #[inline(always)]
     pub(super) fn apply_first<const MAY_MERGE: bool>(
         &self,
         state: &mut SubState,
-        region: &SubresourceBox,
+        region: impl FnOnce() -> SubresourceBox,
         out: &mut Emitter,
     ) {
         let (position, queue, need, relaxed) = (self.position, self.queue, self.need, self.relaxed);
@@ -288,7 +289,7 @@ impl Step {
     fn emit<const MAY_MERGE: bool>(
         &self,
         state: &SubState,
-        region: &SubresourceBox,
+        region: impl FnOnce() -> SubresourceBox,
         out: &mut Emitter,
     ) {
         let (position, queue, need) = (self.position, self.queue, self.need);
@@ -306,7 +307,7 @@ impl Step {
         let resource = ResourceId(self.resource);
         let make = || Barrier {
             resource,
-            region: *region,
+            region: region(),
             src_stages,
             src_accesses,
             dst_stages: need.stages,

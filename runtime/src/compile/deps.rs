@@ -7,7 +7,7 @@
 //! are not ordered among themselves (each is ordered after what preceded the group).
 
 use super::access_info::{
-    AccessInfo, AccessTable, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE, WRITES,
+    AccessBoxes, AccessInfo, AccessTable, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE, WRITES,
 };
 use super::node_list::NodeList;
 use crate::graph::RecordedGraph;
@@ -213,7 +213,7 @@ impl DepBuilder {
         let mut sizes = Vec::new();
         let mut full = Vec::new();
         table.build(graph, &mut sizes, &mut full);
-        self.build_boxed(graph, &table.boxes, &full, &table.infos, alive, out);
+        self.build_boxed(graph, table.boxes(&full), &full, &table.infos, alive, out);
     }
 
     /// [`DepBuilder::build`] with the accesses' boxes, the resources' whole boxes (see
@@ -222,7 +222,7 @@ impl DepBuilder {
     pub(crate) fn build_boxed(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         infos: &[AccessInfo],
         alive: Option<&[bool]>,
@@ -302,7 +302,7 @@ impl DepBuilder {
     fn read_access(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         access_index: usize,
         info: AccessInfo,
@@ -338,7 +338,7 @@ impl DepBuilder {
     fn write_access(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         access_index: usize,
         info: AccessInfo,
@@ -378,7 +378,7 @@ impl DepBuilder {
     fn touch_access(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         access_index: usize,
         info: AccessInfo,
@@ -406,13 +406,13 @@ impl DepBuilder {
             if self.lists[list].len() == 1 {
                 apply(&mut self.lists[list][0], &touch, edges, start);
             } else {
-                self.touch(list, boxes[access_index], &touch, edges, start);
+                self.touch(list, boxes.get(access_index), &touch, edges, start);
             }
             return;
         }
         let desc_access = graph.accesses[access_index].access;
         let texture = info.has(TEXTURE);
-        let region = boxes[access_index];
+        let region = boxes.get(access_index);
         for plane in region.lo[2]..region.hi[2] {
             let mut plane_region = region;
             let mode = if texture {

@@ -123,7 +123,7 @@ fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
     table.build(graph, &mut Vec::new(), &mut full);
     let mut builder = DepBuilder::default();
     let mut dropped = DepGraph::default();
-    builder.build_boxed(graph, &table.boxes, &full, &table.infos, None, &mut dropped);
+    builder.build_boxed(graph, table.boxes(&full), &full, &table.infos, None, &mut dropped);
     let mut alive = Vec::new();
     let live = find_live_nodes(
         graph,
@@ -138,7 +138,7 @@ fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
     let mut rebuilt = DepGraph::default();
     builder.build_boxed(
         graph,
-        &table.boxes,
+        table.boxes(&full),
         &full,
         &table.infos,
         Some(&alive),

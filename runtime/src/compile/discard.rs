@@ -10,7 +10,7 @@
 //! carries it; `discard_before` makes a node not need the data only where every one of its
 //! accesses to it carries it. External, persistent and temporal resources never get flags.
 
-use super::access_info::{AccessInfo, OUTLIVES, WHOLE};
+use super::access_info::{AccessBoxes, AccessInfo, OUTLIVES, WHOLE};
 use super::discard_whole::{Track, Whole, REGIONS};
 use super::region_map::RegionMap;
 use super::DiscardFlags;
@@ -71,7 +71,7 @@ impl DiscardInference {
     pub fn infer(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         infos: &[AccessInfo],
         order: &[NodeId],
@@ -107,7 +107,7 @@ impl DiscardInference {
     fn region_walk(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         infos: &[AccessInfo],
         order: &[NodeId],
@@ -142,7 +142,7 @@ impl DiscardInference {
     fn regions_forward(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         start: usize,
         mark: u32,
         flags: &mut [DiscardFlags],
@@ -172,7 +172,7 @@ impl DiscardInference {
     fn regions_backward(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         flags: &mut [DiscardFlags],
     ) {
         for group in (0..self.region_ends.len()).rev() {
@@ -189,7 +189,7 @@ impl DiscardInference {
             for index in start..end {
                 let access_index = self.region_accesses[index] as usize;
                 let (access, texture) = access_of(graph, access_index);
-                for (region, _) in plane_regions(boxes[access_index], texture) {
+                for (region, _) in plane_regions(boxes.get(access_index), texture) {
                     let Some(region) = region else { continue };
                     self.needed
                         .update(access.resource.index(), &region, |needed| *needed = false);
@@ -201,7 +201,7 @@ impl DiscardInference {
                 if access.access.flags.contains(AccessFlags::DISCARD_BEFORE) {
                     continue;
                 }
-                for (region, plane) in plane_regions(boxes[access_index], texture) {
+                for (region, plane) in plane_regions(boxes.get(access_index), texture) {
                     let Some(region) = region else { continue };
                     if access.access.mode_for_plane(plane).reads() {
                         self.needed
@@ -216,14 +216,14 @@ impl DiscardInference {
     fn regions_before(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         access_index: usize,
         flags: &mut [DiscardFlags],
     ) {
         let (access, texture) = access_of(graph, access_index);
         let resource = access.resource.index();
         let explicit_before = access.access.flags.contains(AccessFlags::DISCARD_BEFORE);
-        for (region, plane) in plane_regions(boxes[access_index], texture) {
+        for (region, plane) in plane_regions(boxes.get(access_index), texture) {
             let Some(region) = region else { continue };
             let mode = access.access.mode_for_plane(plane);
             let no_data = self.forward.all(resource, &region, |state| !state.valid);
@@ -242,13 +242,13 @@ impl DiscardInference {
     fn regions_write(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         access_index: usize,
         mark: u32,
     ) {
         let (access, texture) = access_of(graph, access_index);
         let has_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
-        for (region, plane) in plane_regions(boxes[access_index], texture) {
+        for (region, plane) in plane_regions(boxes.get(access_index), texture) {
             let Some(region) = region else { continue };
             let writes = access.access.mode_for_plane(plane).writes();
             self.forward
@@ -267,12 +267,12 @@ impl DiscardInference {
     fn regions_drop(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         access_index: usize,
         mark: u32,
     ) {
         let (access, texture) = access_of(graph, access_index);
-        for (region, _) in plane_regions(boxes[access_index], texture) {
+        for (region, _) in plane_regions(boxes.get(access_index), texture) {
             let Some(region) = region else { continue };
             self.forward
                 .update(access.resource.index(), &region, |state| {
@@ -287,13 +287,13 @@ impl DiscardInference {
     fn regions_after(
         &mut self,
         graph: &RecordedGraph,
-        boxes: &[SubresourceBox],
+        boxes: AccessBoxes<'_>,
         access_index: usize,
         flags: &mut [DiscardFlags],
     ) {
         let (access, texture) = access_of(graph, access_index);
         let explicit_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
-        for (region, plane) in plane_regions(boxes[access_index], texture) {
+        for (region, plane) in plane_regions(boxes.get(access_index), texture) {
             let Some(region) = region else { continue };
             let unneeded = self
                 .needed

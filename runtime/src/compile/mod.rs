@@ -277,7 +277,7 @@ impl FrameCompiler {
             .build(graph, &mut self.sizes, &mut self.full_boxes);
         self.dep_builder.build_boxed(
             graph,
-            &self.table.boxes,
+            self.table.boxes(&self.full_boxes),
             &self.full_boxes,
             &self.table.infos,
             None,
@@ -304,7 +304,7 @@ impl FrameCompiler {
         {
             self.dep_builder.build_boxed(
                 graph,
-                &self.table.boxes,
+                self.table.boxes(&self.full_boxes),
                 &self.full_boxes,
                 &self.table.infos,
                 Some(&self.alive),
@@ -348,7 +348,7 @@ impl FrameCompiler {
             .resize(graph.accesses.len(), DiscardFlags::NONE);
         self.discard.infer(
             graph,
-            &self.table.boxes,
+            self.table.boxes(&self.full_boxes),
             &self.full_boxes,
             &self.table.infos,
             &frame.order,
@@ -358,7 +358,7 @@ impl FrameCompiler {
             .plan(graph, frame, &self.deps, &self.level_scratch, &self.sizes);
         self.barriers.plan(
             graph,
-            &self.table.boxes,
+            self.table.boxes(&self.full_boxes),
             &self.full_boxes,
             &self.table.infos,
             frame,
