@@ -64,6 +64,8 @@ pub struct MemoryPlanner {
     transients: Vec<Transient>,
     /// Ordinals sorted by (last access, ordinal), for `alias_after`.
     by_last: Vec<u32>,
+    /// Transients by last access position (counted as they are listed), then the slots of
+    /// `by_last`.
     counts: Vec<u32>,
     /// `alias_after` paint: `last position + 1` of the latest released occupant of each unit
     /// (narrow when every position fits).
@@ -147,6 +149,8 @@ impl MemoryPlanner {
         self.transients.clear();
         self.deltas.clear();
         self.deltas.resize(positions + 1, 0);
+        self.counts.clear();
+        self.counts.resize(positions + 1, 0);
         let mut unaliased = 0u64;
         for (index, resource) in graph.resources.iter().enumerate() {
             let Some((first, last)) = frame.lifetimes[index] else {
@@ -159,6 +163,7 @@ impl MemoryPlanner {
             unaliased += size;
             self.deltas[first as usize] += size as i64;
             self.deltas[last as usize + 1] -= size as i64;
+            self.counts[last as usize] += 1;
             self.transients.push(Transient {
                 index: index as u32,
                 start: self.group_start[first as usize],
@@ -209,7 +214,7 @@ impl MemoryPlanner {
                 several_queues.then_some(&apart as fit::Apart<'_>),
                 &mut frame.placements,
             );
-            self.compute_alias_after(frame, sizes, heap_end);
+            self.compute_alias_after(frame, heap_end);
             heap_end
         } else {
             self.indices.clear();
@@ -240,7 +245,7 @@ impl MemoryPlanner {
     /// painted in units of at least 64 KiB and at most 1/256 of the heap (rounded outwards, so
     /// the answer may be later than exact but never earlier: always safe).
     #[inline(never)]
-    fn compute_alias_after(&mut self, frame: &mut CompiledFrame, sizes: &[u64], heap_end: u64) {
+    fn compute_alias_after(&mut self, frame: &mut CompiledFrame, heap_end: u64) {
         let unit_bytes = (heap_end / 256)
             .next_power_of_two()
             .max(crate::resource::ALLOCATION_ALIGNMENT);
@@ -251,11 +256,7 @@ impl MemoryPlanner {
         // transients that are ordered apart), in order of it, so each fill paints a value at
         // least as large as any before it.
         let transients = &self.transients;
-        self.counts.clear();
-        self.counts.resize(frame.order.len() + 1, 0);
-        for transient in transients {
-            self.counts[transient.last as usize] += 1;
-        }
+        // `counts` holds the transients per last access (from `plan`).
         fit::exclusive_prefix(&mut self.counts);
         // A permutation: every slot is written.
         fit::set_len(&mut self.by_last, transients.len());
@@ -264,26 +265,15 @@ impl MemoryPlanner {
             self.by_last[*slot as usize] = ordinal as u32;
             *slot += 1;
         }
-        // Unit range of each ordinal (rounded outwards).
+        // Unit ranges are filled by the sweep as it meets each ordinal.
         fit::set_len(&mut self.unit_ranges, transients.len());
-        for ((range, &offset), transient) in self
-            .unit_ranges
-            .iter_mut()
-            .zip(&self.fit.offsets)
-            .zip(transients)
-        {
-            let end = offset + sizes[transient.index as usize];
-            let partial = end & (unit_bytes - 1) != 0;
-            *range = (
-                (offset >> shift) as u32,
-                ((end >> shift) + partial as u64) as u32,
-            );
-        }
-        let sweep = AliasSweep {
+        let mut sweep = AliasSweep {
             transients,
             by_start: &self.fit.by_start,
             by_last: &self.by_last,
-            unit_ranges: &self.unit_ranges,
+            byte_ranges: &self.fit.ranges,
+            shift,
+            unit_ranges: &mut self.unit_ranges,
         };
         // Narrow paint (twice the units per vector step) when every painted value fits.
         if frame.order.len() < u16::MAX as usize {
@@ -336,19 +326,27 @@ struct AliasSweep<'a> {
     /// Ordinals by extent start, and by last access.
     by_start: &'a [u32],
     by_last: &'a [u32],
-    /// Paint units `[lo, hi)` of each ordinal.
-    unit_ranges: &'a [(u32, u32)],
+    /// Placed byte range `(offset, end)` of each ordinal.
+    byte_ranges: &'a [(u64, u64)],
+    /// Bytes per paint unit, as a shift.
+    shift: u32,
+    /// Paint units `[lo, hi)` of each ordinal (rounded outwards), written as the sweep meets
+    /// the ordinal by extent start.
+    unit_ranges: &'a mut [(u32, u32)],
 }
 
 impl AliasSweep<'_> {
     /// Paints released transients into `paint` (zeroed, one slot per unit) in time and fills
     /// `alias_after` (by resource index) with each transient's latest painted position.
-    fn run<P: Painted>(&self, paint: &mut [P], alias_after: &mut [Option<u32>]) {
+    fn run<P: Painted>(&mut self, paint: &mut [P], alias_after: &mut [Option<u32>]) {
         let transients = self.transients;
         let mut released = self.by_last.iter();
         let mut pending = released.next();
+        let round_up = (1u64 << self.shift) - 1;
         // `by_start` is sorted by extent start; transients with equal starts see the same
-        // releases, so their order among themselves does not matter.
+        // releases, so their order among themselves does not matter. A released transient's
+        // last access is at or after its extent start and before the current one's, so its
+        // unit range was written when the sweep met it.
         for &ordinal in self.by_start {
             let start = transients[ordinal as usize].start;
             while let Some(&ended) = pending {
@@ -360,7 +358,12 @@ impl AliasSweep<'_> {
                 paint[lo as usize..hi as usize].fill(P::after(last));
                 pending = released.next();
             }
-            let (lo, hi) = self.unit_ranges[ordinal as usize];
+            let (offset, end) = self.byte_ranges[ordinal as usize];
+            let (lo, hi) = (
+                (offset >> self.shift) as u32,
+                ((end >> self.shift) + (end & round_up != 0) as u64) as u32,
+            );
+            self.unit_ranges[ordinal as usize] = (lo, hi);
             let latest = paint[lo as usize..hi as usize]
                 .iter()
                 .fold(P::default(), |latest, &painted| latest.max(painted));

@@ -29,8 +29,8 @@ const MAX_SIZE_CLASSES: usize = 32;
 pub(super) struct FirstFit {
     /// Ordinals sorted by (extent start, ordinal).
     pub(super) by_start: Vec<u32>,
-    /// Placed byte offset of each ordinal.
-    pub(super) offsets: Vec<u64>,
+    /// Placed byte range `(offset, end)` of each ordinal.
+    pub(super) ranges: Vec<(u64, u64)>,
     /// Ordinals in rank order (largest first, extent start, ordinal).
     ranked: Vec<u32>,
     counts: Vec<u32>,
@@ -116,7 +116,7 @@ pub(super) fn exclusive_prefix(counts: &mut [u32]) {
 impl FirstFit {
     /// Places `transients` (execution positions `0..positions`, grouped by `group_of`: every
     /// extent starts at the first position of a group); fills `placements` (by resource index)
-    /// and [`FirstFit::offsets`] and [`FirstFit::by_start`]; returns the heap size.
+    /// and [`FirstFit::ranges`] and [`FirstFit::by_start`]; returns the heap size.
     pub(super) fn place(
         &mut self,
         transients: &[Transient],
@@ -235,7 +235,7 @@ impl FirstFit {
             }
         }
         // Every ordinal has a rank: every slot is written.
-        set_len(&mut self.offsets, transients.len());
+        set_len(&mut self.ranges, transients.len());
         let placed = Placed {
             ranked: &self.ranked,
             transients,
@@ -243,9 +243,9 @@ impl FirstFit {
             scale,
         };
         if packable {
-            placed.write(&self.packed_spans, &mut self.offsets, placements)
+            placed.write(&self.packed_spans, &mut self.ranges, placements)
         } else {
-            placed.write(&self.spans, &mut self.offsets, placements)
+            placed.write(&self.spans, &mut self.ranges, placements)
         }
     }
 
@@ -297,12 +297,12 @@ struct Placed<'a> {
 }
 
 impl Placed<'_> {
-    /// Writes each rank's placement into `placements` (by resource index) and `offsets` (by
-    /// ordinal); returns the heap size.
+    /// Writes each rank's placement into `placements` (by resource index) and its byte range
+    /// into `ranges` (by ordinal); returns the heap size.
     fn write<S: Span>(
         &self,
         spans: &[S],
-        offsets: &mut [u64],
+        ranges: &mut [(u64, u64)],
         placements: &mut [Option<Placement>],
     ) -> u64 {
         let mut heap_end = 0u64;
@@ -310,7 +310,7 @@ impl Placed<'_> {
             let index = self.transients[ordinal as usize].index as usize;
             let offset = span.lo() * self.scale;
             let size = self.sizes[index];
-            offsets[ordinal as usize] = offset;
+            ranges[ordinal as usize] = (offset, offset + size);
             placements[index] = Some(Placement { offset, size });
             heap_end = heap_end.max(offset + size);
         }
