@@ -167,14 +167,17 @@ impl FirstFit {
         let packable = whole_units && total_units < 1 << 32;
         let scale = if packable { unit } else { 1 };
         let scale_shift = scale.trailing_zeros();
-        // Ordinals are in index order, so a stable scatter by start keeps ties by index.
-        exclusive_prefix(&mut self.counts);
-        // A permutation: every slot is written.
-        set_len(&mut self.by_start, transients.len());
-        for (ordinal, transient) in transients.iter().enumerate() {
-            let slot = &mut self.counts[transient.start as usize];
-            self.by_start[*slot as usize] = ordinal as u32;
-            *slot += 1;
+        // A check that stops at the first descent (soon, in most frames that are not in order).
+        let in_start_order = transients
+            .windows(2)
+            .all(|pair| pair[0].start <= pair[1].start);
+        if in_start_order {
+            // Resources created in the order they are first used (sequential frames): the
+            // ordinals are the order.
+            self.by_start.clear();
+            self.by_start.extend(0..transients.len() as u32);
+        } else {
+            self.scatter_by_start(transients);
         }
         self.rank_order(transients, sizes, classified);
         set_len(&mut self.rank_extent, transients.len());
@@ -246,6 +249,20 @@ impl FirstFit {
             placed.write(&self.packed_spans, &mut self.ranges, placements)
         } else {
             placed.write(&self.spans, &mut self.ranges, placements)
+        }
+    }
+
+    /// Fills `by_start` from the start counts (`counts`).
+    #[inline(never)]
+    fn scatter_by_start(&mut self, transients: &[Transient]) {
+        // Ordinals are in index order, so a stable scatter by start keeps ties by index.
+        exclusive_prefix(&mut self.counts);
+        // A permutation: every slot is written.
+        set_len(&mut self.by_start, transients.len());
+        for (ordinal, transient) in transients.iter().enumerate() {
+            let slot = &mut self.counts[transient.start as usize];
+            self.by_start[*slot as usize] = ordinal as u32;
+            *slot += 1;
         }
     }
 
