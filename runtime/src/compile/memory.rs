@@ -42,8 +42,6 @@ struct Transient {
     /// Placement extent end: its last access, or with several queues the last position that
     /// may still run concurrently with one of its accesses.
     end: u32,
-    /// Last access position.
-    last: u32,
 }
 
 /// Reusable scratch of lifetime analysis and placement.
@@ -62,11 +60,11 @@ pub struct MemoryPlanner {
     deltas: Vec<i64>,
     /// The transients in index order (their ordinals name them below).
     transients: Vec<Transient>,
-    /// Ordinals sorted by (last access, ordinal), for `alias_after`.
-    by_last: Vec<u32>,
-    /// Transients by last access position (counted as they are listed), then the slots of
-    /// `by_last`.
-    counts: Vec<u32>,
+    /// For `alias_after`, the transients by last access: the latest-listed ordinal whose last
+    /// access is at each position, and each ordinal's next-listed one with the same last
+    /// access ([`NONE`] ends a list).
+    ended_at: Vec<u32>,
+    next_ended: Vec<u32>,
     /// `alias_after` paint: `last position + 1` of the latest released occupant of each unit
     /// (narrow when every position fits).
     paint: Vec<u32>,
@@ -79,6 +77,9 @@ pub struct MemoryPlanner {
     indices: Vec<u32>,
     extents: Vec<Option<(u32, u32)>>,
 }
+/// No ordinal (ends a list of [`MemoryPlanner::ended_at`]).
+const NONE: u32 = u32::MAX;
+
 /// Two resources whose placement extents overlap may still share memory when one's last access
 /// comes before the other's extent starts and every queue orders it before the other.
 fn apart(
@@ -149,8 +150,9 @@ impl MemoryPlanner {
         self.transients.clear();
         self.deltas.clear();
         self.deltas.resize(positions + 1, 0);
-        self.counts.clear();
-        self.counts.resize(positions + 1, 0);
+        self.ended_at.clear();
+        self.ended_at.resize(positions, NONE);
+        self.next_ended.clear();
         let mut unaliased = 0u64;
         for (index, resource) in graph.resources.iter().enumerate() {
             let Some((first, last)) = frame.lifetimes[index] else {
@@ -163,12 +165,13 @@ impl MemoryPlanner {
             unaliased += size;
             self.deltas[first as usize] += size as i64;
             self.deltas[last as usize + 1] -= size as i64;
-            self.counts[last as usize] += 1;
+            let ordinal = self.transients.len() as u32;
+            self.next_ended
+                .push(std::mem::replace(&mut self.ended_at[last as usize], ordinal));
             self.transients.push(Transient {
                 index: index as u32,
                 start: self.group_start[first as usize],
                 end: last,
-                last,
             });
         }
         let mut live = 0i64;
@@ -256,21 +259,13 @@ impl MemoryPlanner {
         // transients that are ordered apart), in order of it, so each fill paints a value at
         // least as large as any before it.
         let transients = &self.transients;
-        // `counts` holds the transients per last access (from `plan`).
-        fit::exclusive_prefix(&mut self.counts);
-        // A permutation: every slot is written.
-        fit::set_len(&mut self.by_last, transients.len());
-        for (ordinal, transient) in transients.iter().enumerate() {
-            let slot = &mut self.counts[transient.last as usize];
-            self.by_last[*slot as usize] = ordinal as u32;
-            *slot += 1;
-        }
         // Unit ranges are filled by the sweep as it meets each ordinal.
         fit::set_len(&mut self.unit_ranges, transients.len());
         let mut sweep = AliasSweep {
             transients,
             by_start: &self.fit.by_start,
-            by_last: &self.by_last,
+            ended_at: &self.ended_at,
+            next_ended: &self.next_ended,
             byte_ranges: &self.fit.ranges,
             shift,
             unit_ranges: &mut self.unit_ranges,
@@ -323,9 +318,11 @@ impl Painted for u32 {
 /// The `alias_after` sweep's inputs (see [`MemoryPlanner::compute_alias_after`]).
 struct AliasSweep<'a> {
     transients: &'a [Transient],
-    /// Ordinals by extent start, and by last access.
+    /// Ordinals by extent start.
     by_start: &'a [u32],
-    by_last: &'a [u32],
+    /// Ordinals by last access (lists; see [`MemoryPlanner::ended_at`]).
+    ended_at: &'a [u32],
+    next_ended: &'a [u32],
     /// Placed byte range `(offset, end)` of each ordinal.
     byte_ranges: &'a [(u64, u64)],
     /// Bytes per paint unit, as a shift.
@@ -340,8 +337,8 @@ impl AliasSweep<'_> {
     /// `alias_after` (by resource index) with each transient's latest painted position.
     fn run<P: Painted>(&mut self, paint: &mut [P], alias_after: &mut [Option<u32>]) {
         let transients = self.transients;
-        let mut released = self.by_last.iter();
-        let mut pending = released.next();
+        // Positions below this one have had their transients painted.
+        let mut released = 0u32;
         let round_up = (1u64 << self.shift) - 1;
         // `by_start` is sorted by extent start; transients with equal starts see the same
         // releases, so their order among themselves does not matter. A released transient's
@@ -349,14 +346,16 @@ impl AliasSweep<'_> {
         // unit range was written when the sweep met it.
         for &ordinal in self.by_start {
             let start = transients[ordinal as usize].start;
-            while let Some(&ended) = pending {
-                let last = transients[ended as usize].last;
-                if last >= start {
-                    break;
+            // Releases in order of position (those at one position paint the same value, so
+            // their order does not matter).
+            while released < start {
+                let mut ended = self.ended_at.get(released as usize).copied().unwrap_or(NONE);
+                while ended != NONE {
+                    let (lo, hi) = self.unit_ranges[ended as usize];
+                    paint[lo as usize..hi as usize].fill(P::after(released));
+                    ended = self.next_ended[ended as usize];
                 }
-                let (lo, hi) = self.unit_ranges[ended as usize];
-                paint[lo as usize..hi as usize].fill(P::after(last));
-                pending = released.next();
+                released += 1;
             }
             let (offset, end) = self.byte_ranges[ordinal as usize];
             let (lo, hi) = (
