@@ -166,8 +166,10 @@ impl MemoryPlanner {
             self.deltas[first as usize] += size as i64;
             self.deltas[last as usize + 1] -= size as i64;
             let ordinal = self.transients.len() as u32;
-            self.next_ended
-                .push(std::mem::replace(&mut self.ended_at[last as usize], ordinal));
+            self.next_ended.push(std::mem::replace(
+                &mut self.ended_at[last as usize],
+                ordinal,
+            ));
             self.transients.push(Transient {
                 index: index as u32,
                 start: self.group_start[first as usize],
@@ -349,7 +351,11 @@ impl AliasSweep<'_> {
             // Releases in order of position (those at one position paint the same value, so
             // their order does not matter).
             while released < start {
-                let mut ended = self.ended_at.get(released as usize).copied().unwrap_or(NONE);
+                let mut ended = self
+                    .ended_at
+                    .get(released as usize)
+                    .copied()
+                    .unwrap_or(NONE);
                 while ended != NONE {
                     let (lo, hi) = self.unit_ranges[ended as usize];
                     paint[lo as usize..hi as usize].fill(P::after(released));
