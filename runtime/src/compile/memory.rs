@@ -42,8 +42,6 @@ struct Transient {
     /// Placement extent end: its last access, or with several queues the last position that
     /// may still run concurrently with one of its accesses.
     end: u32,
-    /// Last access position.
-    last: u32,
 }
 
 /// Reusable scratch of lifetime analysis and placement.
@@ -62,9 +60,11 @@ pub struct MemoryPlanner {
     deltas: Vec<i64>,
     /// The transients in index order (their ordinals name them below).
     transients: Vec<Transient>,
-    /// Ordinals sorted by (last access, ordinal), for `alias_after`.
-    by_last: Vec<u32>,
-    counts: Vec<u32>,
+    /// For `alias_after`, the transients by last access: the latest-listed ordinal whose last
+    /// access is at each position, and each ordinal's next-listed one with the same last
+    /// access ([`NONE`] ends a list).
+    ended_at: Vec<u32>,
+    next_ended: Vec<u32>,
     /// `alias_after` paint: `last position + 1` of the latest released occupant of each unit
     /// (narrow when every position fits).
     paint: Vec<u32>,
@@ -77,6 +77,9 @@ pub struct MemoryPlanner {
     indices: Vec<u32>,
     extents: Vec<Option<(u32, u32)>>,
 }
+/// No ordinal (ends a list of [`MemoryPlanner::ended_at`]).
+const NONE: u32 = u32::MAX;
+
 /// Two resources whose placement extents overlap may still share memory when one's last access
 /// comes before the other's extent starts and every queue orders it before the other.
 fn apart(
@@ -147,6 +150,9 @@ impl MemoryPlanner {
         self.transients.clear();
         self.deltas.clear();
         self.deltas.resize(positions + 1, 0);
+        self.ended_at.clear();
+        self.ended_at.resize(positions, NONE);
+        self.next_ended.clear();
         let mut unaliased = 0u64;
         for (index, resource) in graph.resources.iter().enumerate() {
             let Some((first, last)) = frame.lifetimes[index] else {
@@ -159,11 +165,15 @@ impl MemoryPlanner {
             unaliased += size;
             self.deltas[first as usize] += size as i64;
             self.deltas[last as usize + 1] -= size as i64;
+            let ordinal = self.transients.len() as u32;
+            self.next_ended.push(std::mem::replace(
+                &mut self.ended_at[last as usize],
+                ordinal,
+            ));
             self.transients.push(Transient {
                 index: index as u32,
                 start: self.group_start[first as usize],
                 end: last,
-                last,
             });
         }
         let mut live = 0i64;
@@ -209,7 +219,7 @@ impl MemoryPlanner {
                 several_queues.then_some(&apart as fit::Apart<'_>),
                 &mut frame.placements,
             );
-            self.compute_alias_after(frame, sizes, heap_end);
+            self.compute_alias_after(frame, heap_end);
             heap_end
         } else {
             self.indices.clear();
@@ -240,7 +250,7 @@ impl MemoryPlanner {
     /// painted in units of at least 64 KiB and at most 1/256 of the heap (rounded outwards, so
     /// the answer may be later than exact but never earlier: always safe).
     #[inline(never)]
-    fn compute_alias_after(&mut self, frame: &mut CompiledFrame, sizes: &[u64], heap_end: u64) {
+    fn compute_alias_after(&mut self, frame: &mut CompiledFrame, heap_end: u64) {
         let unit_bytes = (heap_end / 256)
             .next_power_of_two()
             .max(crate::resource::ALLOCATION_ALIGNMENT);
@@ -251,39 +261,16 @@ impl MemoryPlanner {
         // transients that are ordered apart), in order of it, so each fill paints a value at
         // least as large as any before it.
         let transients = &self.transients;
-        self.counts.clear();
-        self.counts.resize(frame.order.len() + 1, 0);
-        for transient in transients {
-            self.counts[transient.last as usize] += 1;
-        }
-        fit::exclusive_prefix(&mut self.counts);
-        // A permutation: every slot is written.
-        fit::set_len(&mut self.by_last, transients.len());
-        for (ordinal, transient) in transients.iter().enumerate() {
-            let slot = &mut self.counts[transient.last as usize];
-            self.by_last[*slot as usize] = ordinal as u32;
-            *slot += 1;
-        }
-        // Unit range of each ordinal (rounded outwards).
+        // Unit ranges are filled by the sweep as it meets each ordinal.
         fit::set_len(&mut self.unit_ranges, transients.len());
-        for ((range, &offset), transient) in self
-            .unit_ranges
-            .iter_mut()
-            .zip(&self.fit.offsets)
-            .zip(transients)
-        {
-            let end = offset + sizes[transient.index as usize];
-            let partial = end & (unit_bytes - 1) != 0;
-            *range = (
-                (offset >> shift) as u32,
-                ((end >> shift) + partial as u64) as u32,
-            );
-        }
-        let sweep = AliasSweep {
+        let mut sweep = AliasSweep {
             transients,
             by_start: &self.fit.by_start,
-            by_last: &self.by_last,
-            unit_ranges: &self.unit_ranges,
+            ended_at: &self.ended_at,
+            next_ended: &self.next_ended,
+            byte_ranges: &self.fit.ranges,
+            shift,
+            unit_ranges: &mut self.unit_ranges,
         };
         // Narrow paint (twice the units per vector step) when every painted value fits.
         if frame.order.len() < u16::MAX as usize {
@@ -333,34 +320,55 @@ impl Painted for u32 {
 /// The `alias_after` sweep's inputs (see [`MemoryPlanner::compute_alias_after`]).
 struct AliasSweep<'a> {
     transients: &'a [Transient],
-    /// Ordinals by extent start, and by last access.
+    /// Ordinals by extent start.
     by_start: &'a [u32],
-    by_last: &'a [u32],
-    /// Paint units `[lo, hi)` of each ordinal.
-    unit_ranges: &'a [(u32, u32)],
+    /// Ordinals by last access (lists; see [`MemoryPlanner::ended_at`]).
+    ended_at: &'a [u32],
+    next_ended: &'a [u32],
+    /// Placed byte range `(offset, end)` of each ordinal.
+    byte_ranges: &'a [(u64, u64)],
+    /// Bytes per paint unit, as a shift.
+    shift: u32,
+    /// Paint units `[lo, hi)` of each ordinal (rounded outwards), written as the sweep meets
+    /// the ordinal by extent start.
+    unit_ranges: &'a mut [(u32, u32)],
 }
 
 impl AliasSweep<'_> {
     /// Paints released transients into `paint` (zeroed, one slot per unit) in time and fills
     /// `alias_after` (by resource index) with each transient's latest painted position.
-    fn run<P: Painted>(&self, paint: &mut [P], alias_after: &mut [Option<u32>]) {
+    fn run<P: Painted>(&mut self, paint: &mut [P], alias_after: &mut [Option<u32>]) {
         let transients = self.transients;
-        let mut released = self.by_last.iter();
-        let mut pending = released.next();
+        // Positions below this one have had their transients painted.
+        let mut released = 0u32;
+        let round_up = (1u64 << self.shift) - 1;
         // `by_start` is sorted by extent start; transients with equal starts see the same
-        // releases, so their order among themselves does not matter.
+        // releases, so their order among themselves does not matter. A released transient's
+        // last access is at or after its extent start and before the current one's, so its
+        // unit range was written when the sweep met it.
         for &ordinal in self.by_start {
             let start = transients[ordinal as usize].start;
-            while let Some(&ended) = pending {
-                let last = transients[ended as usize].last;
-                if last >= start {
-                    break;
+            // Releases in order of position (those at one position paint the same value, so
+            // their order does not matter).
+            while released < start {
+                let mut ended = self
+                    .ended_at
+                    .get(released as usize)
+                    .copied()
+                    .unwrap_or(NONE);
+                while ended != NONE {
+                    let (lo, hi) = self.unit_ranges[ended as usize];
+                    paint[lo as usize..hi as usize].fill(P::after(released));
+                    ended = self.next_ended[ended as usize];
                 }
-                let (lo, hi) = self.unit_ranges[ended as usize];
-                paint[lo as usize..hi as usize].fill(P::after(last));
-                pending = released.next();
+                released += 1;
             }
-            let (lo, hi) = self.unit_ranges[ordinal as usize];
+            let (offset, end) = self.byte_ranges[ordinal as usize];
+            let (lo, hi) = (
+                (offset >> self.shift) as u32,
+                ((end >> self.shift) + (end & round_up != 0) as u64) as u32,
+            );
+            self.unit_ranges[ordinal as usize] = (lo, hi);
             let latest = paint[lo as usize..hi as usize]
                 .iter()
                 .fold(P::default(), |latest, &painted| latest.max(painted));

@@ -29,8 +29,8 @@ const MAX_SIZE_CLASSES: usize = 32;
 pub(super) struct FirstFit {
     /// Ordinals sorted by (extent start, ordinal).
     pub(super) by_start: Vec<u32>,
-    /// Placed byte offset of each ordinal.
-    pub(super) offsets: Vec<u64>,
+    /// Placed byte range `(offset, end)` of each ordinal.
+    pub(super) ranges: Vec<(u64, u64)>,
     /// Ordinals in rank order (largest first, extent start, ordinal).
     ranked: Vec<u32>,
     counts: Vec<u32>,
@@ -116,7 +116,7 @@ pub(super) fn exclusive_prefix(counts: &mut [u32]) {
 impl FirstFit {
     /// Places `transients` (execution positions `0..positions`, grouped by `group_of`: every
     /// extent starts at the first position of a group); fills `placements` (by resource index)
-    /// and [`FirstFit::offsets`] and [`FirstFit::by_start`]; returns the heap size.
+    /// and [`FirstFit::ranges`] and [`FirstFit::by_start`]; returns the heap size.
     pub(super) fn place(
         &mut self,
         transients: &[Transient],
@@ -167,14 +167,17 @@ impl FirstFit {
         let packable = whole_units && total_units < 1 << 32;
         let scale = if packable { unit } else { 1 };
         let scale_shift = scale.trailing_zeros();
-        // Ordinals are in index order, so a stable scatter by start keeps ties by index.
-        exclusive_prefix(&mut self.counts);
-        // A permutation: every slot is written.
-        set_len(&mut self.by_start, transients.len());
-        for (ordinal, transient) in transients.iter().enumerate() {
-            let slot = &mut self.counts[transient.start as usize];
-            self.by_start[*slot as usize] = ordinal as u32;
-            *slot += 1;
+        // A check that stops at the first descent (soon, in most frames that are not in order).
+        let in_start_order = transients
+            .windows(2)
+            .all(|pair| pair[0].start <= pair[1].start);
+        if in_start_order {
+            // Resources created in the order they are first used (sequential frames): the
+            // ordinals are the order.
+            self.by_start.clear();
+            self.by_start.extend(0..transients.len() as u32);
+        } else {
+            self.scatter_by_start(transients);
         }
         self.rank_order(transients, sizes, classified);
         set_len(&mut self.rank_extent, transients.len());
@@ -235,7 +238,7 @@ impl FirstFit {
             }
         }
         // Every ordinal has a rank: every slot is written.
-        set_len(&mut self.offsets, transients.len());
+        set_len(&mut self.ranges, transients.len());
         let placed = Placed {
             ranked: &self.ranked,
             transients,
@@ -243,9 +246,23 @@ impl FirstFit {
             scale,
         };
         if packable {
-            placed.write(&self.packed_spans, &mut self.offsets, placements)
+            placed.write(&self.packed_spans, &mut self.ranges, placements)
         } else {
-            placed.write(&self.spans, &mut self.offsets, placements)
+            placed.write(&self.spans, &mut self.ranges, placements)
+        }
+    }
+
+    /// Fills `by_start` from the start counts (`counts`).
+    #[inline(never)]
+    fn scatter_by_start(&mut self, transients: &[Transient]) {
+        // Ordinals are in index order, so a stable scatter by start keeps ties by index.
+        exclusive_prefix(&mut self.counts);
+        // A permutation: every slot is written.
+        set_len(&mut self.by_start, transients.len());
+        for (ordinal, transient) in transients.iter().enumerate() {
+            let slot = &mut self.counts[transient.start as usize];
+            self.by_start[*slot as usize] = ordinal as u32;
+            *slot += 1;
         }
     }
 
@@ -297,12 +314,12 @@ struct Placed<'a> {
 }
 
 impl Placed<'_> {
-    /// Writes each rank's placement into `placements` (by resource index) and `offsets` (by
-    /// ordinal); returns the heap size.
+    /// Writes each rank's placement into `placements` (by resource index) and its byte range
+    /// into `ranges` (by ordinal); returns the heap size.
     fn write<S: Span>(
         &self,
         spans: &[S],
-        offsets: &mut [u64],
+        ranges: &mut [(u64, u64)],
         placements: &mut [Option<Placement>],
     ) -> u64 {
         let mut heap_end = 0u64;
@@ -310,7 +327,7 @@ impl Placed<'_> {
             let index = self.transients[ordinal as usize].index as usize;
             let offset = span.lo() * self.scale;
             let size = self.sizes[index];
-            offsets[ordinal as usize] = offset;
+            ranges[ordinal as usize] = (offset, offset + size);
             placements[index] = Some(Placement { offset, size });
             heap_end = heap_end.max(offset + size);
         }
