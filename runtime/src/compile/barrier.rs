@@ -31,6 +31,7 @@ mod state;
 
 use super::access_info::{AccessBoxes, AccessInfo, DEPTH_FORMAT, RELAXED, TEXTURE, WHOLE};
 use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache, MapContext};
+use super::discard::DiscardInference;
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
 use crate::decl::QueueClass;
@@ -40,6 +41,7 @@ use crate::view::SubresourceBox;
 use crate::vk::{Accesses, ImageLayout, Stages};
 use needs::{kind_of, DeclNeeds};
 use state::{Emitter, Step, SubState};
+use std::cell::Cell;
 
 /// One image or buffer memory barrier.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -255,7 +257,8 @@ struct FrameAccesses<'a> {
     records: &'a [AccessRecord],
     infos: &'a [AccessInfo],
     boxes: AccessBoxes<'a>,
-    discards: &'a [DiscardFlags],
+    /// Each access's discard-before is final once the discard walk has passed its node.
+    discards: &'a [Cell<DiscardFlags>],
     /// The resources' whole boxes.
     full: &'a [SubresourceBox],
 }
@@ -322,7 +325,7 @@ fn push_needs(
 ) {
     let info = accesses.infos[access_index];
     let access = &accesses.records[access_index].access;
-    let discard = accesses.discards[access_index];
+    let discard = accesses.discards[access_index].get();
     let texture = info.has(TEXTURE);
     let depth = info.has(DEPTH_FORMAT);
     let relaxed = info.has(RELAXED);
@@ -443,6 +446,10 @@ impl BarrierPlanner {
     /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
     /// `boxes` are the accesses' subresource boxes, `full` the resources' whole boxes and `infos`
     /// the accesses' compact records. Barriers go straight into the frame's list in batch order.
+    ///
+    /// The discard inference of the whole-tracked resources (`discard`, started by
+    /// `DiscardInference::begin`) walks each node just before its barriers are planned, so that
+    /// every discard-before read here is final; `frame.access_discard` is complete on return.
     #[inline(never)]
     pub fn plan(
         &mut self,
@@ -450,6 +457,7 @@ impl BarrierPlanner {
         boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         infos: &[AccessInfo],
+        discard: &mut DiscardInference,
         frame: &mut CompiledFrame,
     ) {
         self.begin_frame(graph, &frame.alias_after);
@@ -460,13 +468,15 @@ impl BarrierPlanner {
             .min(infos.len())
             .min(boxes.count())
             .min(frame.access_discard.len());
+        let discards = Cell::from_mut(&mut frame.access_discard[..count]).as_slice_of_cells();
         let accesses = FrameAccesses {
             records: &graph.accesses[..count],
             infos: &infos[..count],
             boxes,
-            discards: &frame.access_discard[..count],
+            discards,
             full,
         };
+        let mut discard_walk = discard.whole_walk(accesses.infos, discards);
         let mut out = Emitter::new(
             std::mem::take(&mut frame.barriers),
             std::mem::take(&mut frame.batch_list),
@@ -487,6 +497,7 @@ impl BarrierPlanner {
             // A node that accesses a resource twice merges the needs of overlapping accesses
             // first; any other node applies each access as it comes.
             if repeats_resource(node_infos, &mut self.states.whole, step.position) {
+                discard_walk.repeated_node(first as u32, end as u32);
                 self.general.plan_merged_node(
                     &mut self.states,
                     &accesses,
@@ -500,6 +511,7 @@ impl BarrierPlanner {
             // `end <= count`, the length of every per-access slice: no checks on the indexing.
             for index in first..end {
                 let info = accesses.infos[index];
+                discard_walk.access(info, &accesses.discards[index], index as u32);
                 let record = &accesses.records[index];
                 // The common case: the whole of a resource kept whole, with its parameter's
                 // attributes.
@@ -514,7 +526,9 @@ impl BarrierPlanner {
                             position: step.position,
                             queue: step.queue,
                             need: *need,
-                            discard_before: accesses.discards[index].contains(DiscardFlags::BEFORE),
+                            discard_before: accesses.discards[index]
+                                .get()
+                                .contains(DiscardFlags::BEFORE),
                             relaxed: info.has(RELAXED),
                         };
                         // A whole access's box is its resource's whole box (read only for a

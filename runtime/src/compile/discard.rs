@@ -11,13 +11,14 @@
 //! accesses to it carries it. External, persistent and temporal resources never get flags.
 
 use super::access_info::{AccessBoxes, AccessInfo, OUTLIVES, WHOLE};
-use super::discard_whole::{Track, Whole, REGIONS};
+use super::discard_whole::{Track, Whole, WholeWalk, REGIONS};
 use super::region_map::RegionMap;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
 use crate::graph::{AccessRecord, RecordedGraph};
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
+use std::cell::Cell;
 
 // `infer` finds partial accesses to living resources by shifting WHOLE onto OUTLIVES.
 const _: () = assert!(OUTLIVES == WHOLE << 2);
@@ -58,17 +59,18 @@ fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceB
 }
 
 impl DiscardInference {
-    /// Fills `flags` (one per access, indexed like `graph.accesses`, all `NONE` on entry: the
-    /// caller's freshly cleared vector) for the live nodes in execution `order`. `boxes` are
-    /// the accesses' subresource boxes, `full` the resources' whole boxes and `infos` the
-    /// accesses' compact records.
+    /// Starts the discard inference of a frame: `flags` (one per access, indexed like
+    /// `graph.accesses`, all `NONE` on entry: the caller's freshly cleared vector) for the live
+    /// nodes in execution `order`. `boxes` are the accesses' subresource boxes, `full` the
+    /// resources' whole boxes and `infos` the accesses' compact records.
     ///
-    /// Resources that every access covers whole (one plane; nearly all) take one forward walk:
-    /// an access's discard-before follows from the state when its node begins, and its
-    /// discard-after is set provisionally and taken back when the next node touching the
-    /// resource needs the data. The others go through the region maps, forward and backward.
+    /// Resources that some access covers only in part (or on both planes) go through the
+    /// region maps, forward and backward, here. The others (nearly all) are left to one forward
+    /// walk that barrier planning drives node by node (`whole_walk`): an access's
+    /// discard-before follows from the state when its node begins, and its discard-after is set
+    /// provisionally and taken back when the next node touching the resource needs the data.
     #[inline(never)]
-    pub fn infer(
+    pub fn begin(
         &mut self,
         graph: &RecordedGraph,
         boxes: AccessBoxes<'_>,
@@ -95,11 +97,19 @@ impl DiscardInference {
                     }
                 }
             }
-        }
-        self.whole.walk(&graph.nodes, order, infos, flags);
-        if partial != 0 {
             self.region_walk(graph, boxes, full, infos, order, flags);
         }
+    }
+
+    /// The walk over the whole-tracked resources of the frame `begin` started, to be driven
+    /// node by node in execution order (see `WholeWalk`); `flags` as given to `begin`, with the
+    /// region-tracked resources' flags in place.
+    pub fn whole_walk<'a>(
+        &'a mut self,
+        infos: &'a [AccessInfo],
+        flags: &'a [Cell<DiscardFlags>],
+    ) -> WholeWalk<'a> {
+        self.whole.walk(infos, flags)
     }
 
     /// Discard inference of the region-tracked resources: per node in `order`, the forward

@@ -1,5 +1,6 @@
 //! Discard inference for the resources that every access covers whole (one plane; nearly all):
-//! one forward walk over the live nodes with one small state per resource. An access's
+//! one forward walk over the live nodes with one small state per resource, run inside barrier
+//! planning's walk over the same order (no walk of its own). An access's
 //! discard-before follows from whether the data is valid when its node begins; its
 //! discard-after is set provisionally and taken back when the next node touching the resource
 //! needs the data (reads it without `discard_before`), unless the access carries
@@ -7,8 +8,6 @@
 
 use super::access_info::{AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, OUTLIVES, READS, WRITES};
 use super::DiscardFlags;
-use crate::graph::NodeRecord;
-use crate::ids::NodeId;
 use std::cell::Cell;
 
 /// `Track::bits`: some access does not cover the resource whole: the region maps track it.
@@ -76,73 +75,68 @@ pub(super) struct Whole {
 }
 
 impl Whole {
-    /// Walks the live nodes in `order` (the resources' `REGIONS` bits already set in `track`;
-    /// the accesses of outliving and region-tracked resources are skipped) and writes the
-    /// flags of every access to a whole-tracked resource.
-    #[inline(never)]
-    pub fn walk(
-        &mut self,
-        nodes: &[NodeRecord],
-        order: &[NodeId],
-        infos: &[AccessInfo],
-        flags: &mut [DiscardFlags],
-    ) {
-        let track = &mut self.track[..];
-        // Cells: the flags of the node's own accesses (a sub-slice, no bounds check per access)
-        // and the take-backs of earlier nodes' flags go through one shared slice.
-        // Both of one length, so that one range check per node covers both.
+    /// The walk over the whole-tracked resources for one frame (the resources' `REGIONS` bits
+    /// already set in `track`), driven node by node by barrier planning: `infos` and `flags`
+    /// are the accesses' records and flags, cut to one length.
+    pub fn walk<'a>(
+        &'a mut self,
+        infos: &'a [AccessInfo],
+        flags: &'a [Cell<DiscardFlags>],
+    ) -> WholeWalk<'a> {
         let len = infos.len().min(flags.len());
-        let infos = &infos[..len];
-        let cells = &Cell::from_mut(flags).as_slice_of_cells()[..len];
-        let multi_first = &mut self.multi_first;
-        for node in order {
-            let Some(record) = nodes.get(node.index()) else {
-                continue;
-            };
-            let range = record.accesses.start as usize..record.accesses.end as usize;
-            let (Some(node_infos), Some(node_flags)) =
-                (infos.get(range.clone()), cells.get(range.clone()))
-            else {
-                continue;
-            };
-            // Nodes have few accesses: unrolled, with the pairwise test for a resource named
-            // twice (then the node takes the cold path).
-            let walk = Walk {
-                infos,
-                cells,
-                multi_first,
-            };
-            let start = record.accesses.start;
-            match (node_infos, node_flags) {
-                ([a], [fa]) => walk.step(track, *a, fa, start),
-                ([a, b], [fa, fb]) if a.resource != b.resource => {
-                    walk.step(track, *a, fa, start);
-                    walk.step(track, *b, fb, start + 1);
-                }
-                ([a, b, c], [fa, fb, fc])
-                    if a.resource != b.resource
-                        && a.resource != c.resource
-                        && b.resource != c.resource =>
-                {
-                    walk.step(track, *a, fa, start);
-                    walk.step(track, *b, fb, start + 1);
-                    walk.step(track, *c, fc, start + 2);
-                }
-                _ if !has_repeated_resource(node_infos) => {
-                    for ((info, flag), index) in node_infos.iter().zip(node_flags).zip(start..) {
-                        walk.step(track, *info, flag, index);
-                    }
-                }
-                _ => repeated(
-                    track,
-                    multi_first,
-                    infos,
-                    cells,
-                    range.start as u32,
-                    range.end as u32,
-                ),
-            }
+        WholeWalk {
+            track: &mut self.track,
+            multi_first: &mut self.multi_first,
+            infos: &infos[..len],
+            cells: &flags[..len],
         }
+    }
+}
+
+/// The discard walk over the whole-tracked resources, one node at a time in execution order:
+/// for a node that names each resource once, `access` per access (in any order: they touch
+/// distinct resources); for any other node, `repeated_node` once. The accesses of outliving
+/// and region-tracked resources are skipped. Flags go through cells: the take-backs of earlier
+/// nodes' discard-after share the slice that barrier planning reads discard-before from (a
+/// flag's discard-before is final once its node is walked).
+pub(super) struct WholeWalk<'a> {
+    track: &'a mut [Track],
+    multi_first: &'a mut Vec<u32>,
+    infos: &'a [AccessInfo],
+    cells: &'a [Cell<DiscardFlags>],
+}
+
+impl WholeWalk<'_> {
+    /// One access (`index`, record `info`, `flag` its cell of the flags given to `walk`) of a
+    /// node that names its resource once: its flags from the state when the node begins, the
+    /// take-back of the previous node's discard-after where this access needs the data, and
+    /// the state after the node.
+    #[inline(always)]
+    pub fn access(&mut self, info: AccessInfo, flag: &Cell<DiscardFlags>, index: u32) {
+        let walk = Walk {
+            infos: self.infos,
+            cells: self.cells,
+            multi_first: self.multi_first,
+        };
+        walk.step(self.track, info, flag, index);
+    }
+
+    /// A node (accesses `start..end`) with several accesses to some resource.
+    #[cold]
+    #[inline(never)]
+    pub fn repeated_node(&mut self, start: u32, end: u32) {
+        let end = end.min(self.infos.len() as u32);
+        if start >= end {
+            return;
+        }
+        repeated(
+            self.track,
+            self.multi_first,
+            self.infos,
+            self.cells,
+            start,
+            end,
+        );
     }
 }
 
@@ -216,24 +210,6 @@ fn repeated(
 #[inline(always)]
 fn take_back_after(flag: &Cell<DiscardFlags>) {
     flag.set(DiscardFlags(flag.get().0 & !DiscardFlags::AFTER.0));
-}
-
-/// Some resource appears twice among one node's accesses (nodes have few accesses: the
-/// pairwise test stays cheaper than any bookkeeping).
-#[inline(always)]
-fn has_repeated_resource(infos: &[AccessInfo]) -> bool {
-    match infos {
-        [] | [_] => false,
-        [a, b] => a.resource == b.resource,
-        [a, b, c] => {
-            a.resource == b.resource || a.resource == c.resource || b.resource == c.resource
-        }
-        _ => infos.iter().enumerate().skip(1).any(|(index, info)| {
-            infos[..index]
-                .iter()
-                .any(|other| other.resource == info.resource)
-        }),
-    }
 }
 
 /// Takes back the provisional discard-after of the accesses `first..=last` (one node's) to

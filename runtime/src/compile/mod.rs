@@ -346,7 +346,10 @@ impl FrameCompiler {
         frame
             .access_discard
             .resize(graph.accesses.len(), DiscardFlags::NONE);
-        self.discard.infer(
+        // Discard inference: the region-tracked resources here; the whole-tracked ones (nearly
+        // all) inside barrier planning's walk, which reads each discard-before as it becomes
+        // final. Nothing in between reads the flags; render passes read them complete.
+        self.discard.begin(
             graph,
             self.table.boxes(&self.full_boxes),
             &self.full_boxes,
@@ -361,6 +364,7 @@ impl FrameCompiler {
             self.table.boxes(&self.full_boxes),
             &self.full_boxes,
             &self.table.infos,
+            &mut self.discard,
             frame,
         );
         render_pass::build_render_passes(
