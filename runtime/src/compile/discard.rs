@@ -20,7 +20,7 @@ use crate::ids::NodeId;
 use crate::view::SubresourceBox;
 use std::cell::Cell;
 
-// `infer` finds partial accesses to living resources by shifting WHOLE onto OUTLIVES.
+// `begin` finds partial accesses to living resources by shifting WHOLE onto OUTLIVES.
 const _: () = assert!(OUTLIVES == WHOLE << 2);
 
 #[derive(Copy, Clone, PartialEq, Debug, Default)]

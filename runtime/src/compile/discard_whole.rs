@@ -1,10 +1,9 @@
 //! Discard inference for the resources that every access covers whole (one plane; nearly all):
 //! one forward walk over the live nodes with one small state per resource, run inside barrier
-//! planning's walk over the same order (no walk of its own). An access's
-//! discard-before follows from whether the data is valid when its node begins; its
-//! discard-after is set provisionally and taken back when the next node touching the resource
-//! needs the data (reads it without `discard_before`), unless the access carries
-//! `discard_after` itself.
+//! planning's walk over the same order (no walk of its own). An access's discard-before
+//! follows from whether the data is valid when its node begins; its discard-after is set
+//! provisionally and taken back when the next node touching the resource needs the data (reads
+//! it without `discard_before`), unless the access carries `discard_after` itself.
 
 use super::access_info::{AccessInfo, DISCARD_AFTER, DISCARD_BEFORE, OUTLIVES, READS, WRITES};
 use super::DiscardFlags;
