@@ -186,7 +186,7 @@ struct WholeState {
 }
 
 // The hot loop touches one cache line per access's resource.
-const _: () = assert!(std::mem::size_of::<WholeState>() == 64);
+const _: () = assert!(std::mem::size_of::<WholeState>() <= 64);
 
 impl States {
     /// Applies a need of the subresources `region` of `step.resource`; `whole`: the access
@@ -592,7 +592,7 @@ impl BarrierPlanner {
             if let Some(&Some(after)) = alias_after.get(index) {
                 state.write_stages = Stages::ALL_COMMANDS;
                 state.write_accesses = Accesses::MEMORY_WRITE;
-                state.last_position = after as i64;
+                state.after_last = after.saturating_add(1);
             }
         }
     }
@@ -613,7 +613,7 @@ fn plan_end_of_frame(
         let index = resource as usize;
         let mut rest = None;
         let mut plan = |state: &SubState, region: &SubresourceBox| {
-            if !state.touched || state.last_position < 0 {
+            if !state.touched || state.after_last == 0 {
                 return;
             }
             let rest = *rest.get_or_insert_with(|| resting_state(graph, index));

@@ -15,8 +15,9 @@ pub(super) struct SubState {
     pub(super) write_accesses: Accesses,
     pub(super) read_stages: Stages,
     pub(super) visible: Stages,
-    /// Execution position of the last access, -1 before the first.
-    pub(super) last_position: i64,
+    /// One more than the execution position of the last access, 0 before the first (a `u32`
+    /// rather than a signed position keeps the record small).
+    pub(super) after_last: u32,
     pub(super) queue: u32,
     pub(super) relaxed_write: bool,
     pub(super) touched: bool,
@@ -36,7 +37,7 @@ impl SubState {
         write_accesses: Accesses::NONE,
         read_stages: Stages::NONE,
         visible: Stages::NONE,
-        last_position: -1,
+        after_last: 0,
         queue: 0,
         relaxed_write: false,
         touched: false,
@@ -214,7 +215,7 @@ impl Step {
         region: &SubresourceBox,
         out: &mut Emitter,
     ) {
-        if state.touched & (state.last_position == self.position as i64) {
+        if state.touched & (state.after_last == self.position.wrapping_add(1)) {
             // Another access of this node (already merged into the first one).
             return;
         }
@@ -279,7 +280,7 @@ impl Step {
         }
         state.layout = need.layout;
         state.relaxed_write = need.writes && relaxed;
-        state.last_position = position as i64;
+        state.after_last = position.wrapping_add(1);
         state.queue = queue;
         state.touched = true;
     }
@@ -295,7 +296,7 @@ impl Step {
         let (position, queue, need) = (self.position, self.queue, self.need);
         let src_stages = state.write_stages | state.read_stages;
         let src_accesses = state.write_accesses;
-        let earliest = state.last_position + 1;
+        let earliest = state.after_last as i64;
         // A state nothing has accessed this frame has the layout `Undefined` (every access
         // sets `touched` with the layout), so only a discard needs a look here.
         debug_assert!(state.touched || state.layout == ImageLayout::Undefined);
@@ -318,11 +319,11 @@ impl Step {
             dst_queue: queue,
         };
         out.push_between::<MAY_MERGE>(earliest, position, resource, make);
-        if state.queue != queue && state.touched && state.last_position >= 0 {
+        if state.queue != queue && state.touched && state.after_last > 0 {
             out.waits.push(QueueWait {
                 wait_queue: queue,
                 signal_queue: state.queue,
-                signal_after: state.last_position as u32,
+                signal_after: state.after_last - 1,
                 wait_before: position,
             });
         }
