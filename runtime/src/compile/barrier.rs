@@ -32,6 +32,7 @@ mod state;
 use super::access_info::{AccessBoxes, AccessInfo, DEPTH_FORMAT, RELAXED, TEXTURE, WHOLE};
 use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache, MapContext};
 use super::discard::DiscardInference;
+use super::discard_whole::{Track, TrackStore};
 use super::region_map::RegionMap;
 use super::{CompiledFrame, DiscardFlags};
 use crate::decl::QueueClass;
@@ -174,8 +175,9 @@ struct States {
     split: RegionMap<SubState>,
 }
 
-/// A resource's state while it is kept whole, and where it went once split (one 64-byte record,
-/// so the hot path reads one cache line per access).
+/// A resource's state while it is kept whole, where it went once split, and its state in the
+/// whole-resource discard walk (one 64-byte record, so the hot path of both walks reads one
+/// cache line per access).
 #[derive(Copy, Clone, Debug)]
 struct WholeState {
     state: SubState,
@@ -183,10 +185,18 @@ struct WholeState {
     split: u32,
     /// One more than the execution position of the last node that accessed the resource, or 0.
     node_stamp: u32,
+    /// The resource's state in the whole-resource discard walk (driven from this walk).
+    discard: Track,
 }
 
 // The hot loop touches one cache line per access's resource.
-const _: () = assert!(std::mem::size_of::<WholeState>() <= 64);
+const _: () = assert!(std::mem::size_of::<WholeState>() == 64);
+
+impl TrackStore for [WholeState] {
+    fn track_mut(&mut self, resource: u32) -> &mut Track {
+        &mut self[resource as usize].discard
+    }
+}
 
 impl States {
     /// Applies a need of the subresources `region` of `step.resource`; `whole`: the access
@@ -460,7 +470,7 @@ impl BarrierPlanner {
         discard: &mut DiscardInference,
         frame: &mut CompiledFrame,
     ) {
-        self.begin_frame(graph, &frame.alias_after);
+        self.begin_frame(graph, &frame.alias_after, discard.whole_starts());
         self.decl_needs.update(&graph.decls);
         let count = graph
             .accesses
@@ -497,7 +507,13 @@ impl BarrierPlanner {
             // A node that accesses a resource twice merges the needs of overlapping accesses
             // first; any other node applies each access as it comes.
             if repeats_resource(node_infos, &mut self.states.whole, step.position) {
-                discard_walk.repeated_node(first as u32, end as u32);
+                let resources = self.states.whole.len();
+                discard_walk.repeated_node(
+                    &mut self.states.whole[..],
+                    resources,
+                    first as u32,
+                    end as u32,
+                );
                 self.general.plan_merged_node(
                     &mut self.states,
                     &accesses,
@@ -511,11 +527,16 @@ impl BarrierPlanner {
             // `end <= count`, the length of every per-access slice: no checks on the indexing.
             for index in first..end {
                 let info = accesses.infos[index];
-                discard_walk.access(info, &accesses.discards[index], index as u32);
+                let entry = &mut self.states.whole[info.resource as usize];
+                discard_walk.access(
+                    &mut entry.discard,
+                    info,
+                    &accesses.discards[index],
+                    index as u32,
+                );
                 let record = &accesses.records[index];
                 // The common case: the whole of a resource kept whole, with its parameter's
                 // attributes.
-                let entry = &mut self.states.whole[info.resource as usize];
                 if info.has(WHOLE) && entry.split == NOT_SPLIT {
                     if let Some(need) = params
                         .get(record.param as usize)
@@ -563,8 +584,14 @@ impl BarrierPlanner {
     /// data starts in its resting state; a transient placed in memory that other resources
     /// used before (`alias_after`: their last execution position) starts untouched with a
     /// pending write of all commands after that position, so that its first use (of any part)
-    /// gets a barrier from everything, placed after the previous occupants' last use.
-    fn begin_frame(&mut self, graph: &RecordedGraph, alias_after: &[Option<u32>]) {
+    /// gets a barrier from everything, placed after the previous occupants' last use. The
+    /// discard walk's states start from `discard_starts` (empty: all untouched).
+    fn begin_frame(
+        &mut self,
+        graph: &RecordedGraph,
+        alias_after: &[Option<u32>],
+        discard_starts: &[Track],
+    ) {
         let states = &mut self.states;
         states.whole.clear();
         states.whole.resize(
@@ -573,8 +600,12 @@ impl BarrierPlanner {
                 state: SubState::UNTOUCHED,
                 split: NOT_SPLIT,
                 node_stamp: 0,
+                discard: Track::UNTOUCHED,
             },
         );
+        for (entry, start) in states.whole.iter_mut().zip(discard_starts) {
+            entry.discard = *start;
+        }
         states.split.clear();
         self.outliving.clear();
         for (index, (record, entry)) in graph.resources.iter().zip(&mut states.whole).enumerate() {

@@ -82,7 +82,6 @@ impl DiscardInference {
         debug_assert!(flags.iter().all(|flag| *flag == DiscardFlags::NONE));
         let track = &mut self.whole.track;
         track.clear();
-        track.resize(graph.resources.len(), Track::UNTOUCHED);
         // An access not covering a living resource whole (bit 10 set below where WHOLE and
         // OUTLIVES are both clear) makes its resource region-tracked; outliving resources
         // get no flags at all.
@@ -90,6 +89,7 @@ impl DiscardInference {
             partial | (((!info.bits & WHOLE) << 2) & !info.bits & OUTLIVES)
         });
         if partial != 0 {
+            track.resize(graph.resources.len(), Track::UNTOUCHED);
             for info in infos {
                 if info.bits & (WHOLE | OUTLIVES) == 0 {
                     if let Some(track) = track.get_mut(info.resource as usize) {
@@ -110,6 +110,12 @@ impl DiscardInference {
         flags: &'a [Cell<DiscardFlags>],
     ) -> WholeWalk<'a> {
         self.whole.walk(infos, flags)
+    }
+
+    /// The starting walk state of each resource for the frame `begin` started (`REGIONS` on
+    /// the region-tracked ones), or nothing when every resource starts as `Track::UNTOUCHED`.
+    pub(super) fn whole_starts(&self) -> &[Track] {
+        &self.whole.track
     }
 
     /// Discard inference of the region-tracked resources: per node in `order`, the forward

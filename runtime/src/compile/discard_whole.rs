@@ -62,10 +62,25 @@ fn needs_data(bits: u32) -> bool {
     bits & (READS | DISCARD_BEFORE) == READS
 }
 
+/// Where the walk keeps each resource's [`Track`]: barrier planning keeps it in its own
+/// per-resource record, so one access touches one cache line for both walks.
+pub(super) trait TrackStore {
+    /// The state of `resource` (a resource of the frame).
+    fn track_mut(&mut self, resource: u32) -> &mut Track;
+}
+
+impl TrackStore for [Track] {
+    fn track_mut(&mut self, resource: u32) -> &mut Track {
+        &mut self[resource as usize]
+    }
+}
+
 /// The reusable state of the walk.
 #[derive(Debug, Default)]
 pub(super) struct Whole {
-    /// Per resource.
+    /// Per resource: `REGIONS` where some access does not cover the resource whole, filled
+    /// only in a frame with such an access (empty otherwise). The walk's own states live in
+    /// the caller's [`TrackStore`], which starts each frame from these bits.
     pub track: Vec<Track>,
     /// Per resource whose latest node has several accesses to it (`KEEP_GROUP`, or a group
     /// that dropped the data): the first of them.
@@ -74,9 +89,10 @@ pub(super) struct Whole {
 }
 
 impl Whole {
-    /// The walk over the whole-tracked resources for one frame (the resources' `REGIONS` bits
-    /// already set in `track`), driven node by node by barrier planning: `infos` and `flags`
-    /// are the accesses' records and flags, cut to one length.
+    /// The walk over the whole-tracked resources for one frame, driven node by node by
+    /// barrier planning: `infos` and `flags` are the accesses' records and flags, cut to one
+    /// length. The per-resource states are the caller's, each started as
+    /// `Track::start(regions)` with `regions` from `track`.
     pub fn walk<'a>(
         &'a mut self,
         infos: &'a [AccessInfo],
@@ -84,7 +100,6 @@ impl Whole {
     ) -> WholeWalk<'a> {
         let len = infos.len().min(flags.len());
         WholeWalk {
-            track: &mut self.track,
             multi_first: &mut self.multi_first,
             infos: &infos[..len],
             cells: &flags[..len],
@@ -99,65 +114,26 @@ impl Whole {
 /// nodes' discard-after share the slice that barrier planning reads discard-before from (a
 /// flag's discard-before is final once its node is walked).
 pub(super) struct WholeWalk<'a> {
-    track: &'a mut [Track],
     multi_first: &'a mut Vec<u32>,
     infos: &'a [AccessInfo],
     cells: &'a [Cell<DiscardFlags>],
 }
 
 impl WholeWalk<'_> {
-    /// One access (`index`, record `info`, `flag` its cell of the flags given to `walk`) of a
-    /// node that names its resource once: its flags from the state when the node begins, the
-    /// take-back of the previous node's discard-after where this access needs the data, and
-    /// the state after the node.
+    /// One access (`index`, record `info`, `flag` its cell of the flags given to `walk`,
+    /// `track` its resource's state) of a node that names its resource once: its flags from
+    /// the state when the node begins, the take-back of the previous node's discard-after
+    /// where this access needs the data, and the state after the node.
     #[inline(always)]
-    pub fn access(&mut self, info: AccessInfo, flag: &Cell<DiscardFlags>, index: u32) {
-        let walk = Walk {
-            infos: self.infos,
-            cells: self.cells,
-            multi_first: self.multi_first,
-        };
-        walk.step(self.track, info, flag, index);
-    }
-
-    /// A node (accesses `start..end`) with several accesses to some resource.
-    #[cold]
-    #[inline(never)]
-    pub fn repeated_node(&mut self, start: u32, end: u32) {
-        let end = end.min(self.infos.len() as u32);
-        if start >= end {
-            return;
-        }
-        repeated(
-            self.track,
-            self.multi_first,
-            self.infos,
-            self.cells,
-            start,
-            end,
-        );
-    }
-}
-
-/// What the per-access step reads besides the access and the resource's state.
-#[derive(Copy, Clone)]
-struct Walk<'a> {
-    infos: &'a [AccessInfo],
-    cells: &'a [Cell<DiscardFlags>],
-    multi_first: &'a Vec<u32>,
-}
-
-impl Walk<'_> {
-    /// One access of a node that names its resource once: its flags from the state when the
-    /// node begins, the take-back of the previous node's discard-after where this access needs
-    /// the data, and the state after the node.
-    #[inline(always)]
-    fn step(&self, track: &mut [Track], info: AccessInfo, flag: &Cell<DiscardFlags>, index: u32) {
+    pub fn access(
+        &mut self,
+        track: &mut Track,
+        info: AccessInfo,
+        flag: &Cell<DiscardFlags>,
+        index: u32,
+    ) {
         let bits = info.bits;
-        let Some(resource) = track.get_mut(info.resource as usize) else {
-            return;
-        };
-        let state = resource.bits;
+        let state = track.bits;
         if (bits | state) & REGIONS != 0 {
             return;
         }
@@ -169,40 +145,44 @@ impl Walk<'_> {
         });
         if needs {
             if state & KEEPABLE != 0 {
-                if let Some(last) = self.cells.get(resource.last as usize) {
+                if let Some(last) = self.cells.get(track.last as usize) {
                     take_back_after(last);
                 }
             } else if state & KEEP_GROUP != 0 {
-                let first = self.multi_first[info.resource as usize];
-                keep_group(self.infos, self.cells, info.resource, first, resource.last);
+                if let Some(&first) = self.multi_first.get(info.resource as usize) {
+                    keep_group(self.infos, self.cells, info.resource, first, track.last);
+                }
             }
         }
         // Valid after when valid before or written, unless `discard_after` drops it.
-        resource.bits = if bits & DISCARD_AFTER == 0 {
+        track.bits = if bits & DISCARD_AFTER == 0 {
             ((state | bits) & VALID) | KEEPABLE
         } else {
             0
         };
-        resource.last = index;
+        track.last = index;
     }
-}
 
-/// A node (accesses `start..end`) with several accesses to some resource: `repeated_node`
-/// with `multi_first` sized first.
-#[cold]
-#[inline(never)]
-fn repeated(
-    track: &mut [Track],
-    multi_first: &mut Vec<u32>,
-    infos: &[AccessInfo],
-    flags: &[Cell<DiscardFlags>],
-    start: u32,
-    end: u32,
-) {
-    if multi_first.len() < track.len() {
-        multi_first.resize(track.len(), 0);
+    /// A node (accesses `start..end`) with several accesses to some resource; `tracks` holds
+    /// the `resources` resources' states.
+    #[cold]
+    #[inline(never)]
+    pub fn repeated_node<S: TrackStore + ?Sized>(
+        &mut self,
+        tracks: &mut S,
+        resources: usize,
+        start: u32,
+        end: u32,
+    ) {
+        let end = end.min(self.infos.len() as u32);
+        if start >= end {
+            return;
+        }
+        if self.multi_first.len() < resources {
+            self.multi_first.resize(resources, 0);
+        }
+        repeated_node(tracks, self.multi_first, self.infos, self.cells, start, end);
     }
-    repeated_node(track, multi_first, infos, flags, start, end);
 }
 
 /// Clears the provisional discard-after of `flag`: a later node needs the data.
@@ -234,16 +214,16 @@ fn keep_group(
 /// `discard_after`, and it is valid after the node where it was before or is written.
 #[cold]
 #[inline(never)]
-fn repeated_node(
-    track: &mut [Track],
+fn repeated_node<S: TrackStore + ?Sized>(
+    track: &mut S,
     multi_first: &mut [u32],
     infos: &[AccessInfo],
     flags: &[Cell<DiscardFlags>],
     start: u32,
     end: u32,
 ) {
-    let whole = |info: AccessInfo, track: &[Track]| {
-        (info.bits | track[info.resource as usize].bits) & REGIONS == 0
+    let whole = |info: AccessInfo, track: &mut S| {
+        (info.bits | track.track_mut(info.resource).bits) & REGIONS == 0
     };
     // Flags from the state before the node; the earlier node keeps what this one needs.
     for access_index in start..end {
@@ -251,7 +231,7 @@ fn repeated_node(
         if !whole(info, track) {
             continue;
         }
-        let resource = track[info.resource as usize];
+        let resource = *track.track_mut(info.resource);
         let needs = needs_data(info.bits);
         flags[access_index as usize].set(
             DiscardFlags::AFTER
@@ -275,7 +255,7 @@ fn repeated_node(
         if !whole(info, track) {
             continue;
         }
-        let resource = &mut track[info.resource as usize];
+        let resource = track.track_mut(info.resource);
         let writes = info.bits & WRITES != 0;
         let after = info.bits & DISCARD_AFTER != 0;
         if (start..end).contains(&resource.last) {
@@ -297,7 +277,7 @@ fn repeated_node(
         if !whole(info, track) {
             continue;
         }
-        let resource = &mut track[info.resource as usize];
+        let resource = track.track_mut(info.resource);
         if resource.last != access_index {
             continue;
         }
