@@ -528,7 +528,7 @@ impl BarrierPlanner {
             for index in first..end {
                 let info = accesses.infos[index];
                 let entry = &mut self.states.whole[info.resource as usize];
-                discard_walk.access(
+                let discard = discard_walk.access(
                     &mut entry.discard,
                     info,
                     &accesses.discards[index],
@@ -547,9 +547,7 @@ impl BarrierPlanner {
                             position: step.position,
                             queue: step.queue,
                             need: *need,
-                            discard_before: accesses.discards[index]
-                                .get()
-                                .contains(DiscardFlags::BEFORE),
+                            discard_before: discard.contains(DiscardFlags::BEFORE),
                             relaxed: info.has(RELAXED),
                         };
                         // A whole access's box is its resource's whole box (read only for a

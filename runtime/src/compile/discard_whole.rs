@@ -123,7 +123,8 @@ impl WholeWalk<'_> {
     /// One access (`index`, record `info`, `flag` its cell of the flags given to `walk`,
     /// `track` its resource's state) of a node that names its resource once: its flags from
     /// the state when the node begins, the take-back of the previous node's discard-after
-    /// where this access needs the data, and the state after the node.
+    /// where this access needs the data, and the state after the node. Returns the access's
+    /// flags as they stand now (its discard-before is final).
     #[inline(always)]
     pub fn access(
         &mut self,
@@ -131,18 +132,19 @@ impl WholeWalk<'_> {
         info: AccessInfo,
         flag: &Cell<DiscardFlags>,
         index: u32,
-    ) {
+    ) -> DiscardFlags {
         let bits = info.bits;
         let state = track.bits;
         if (bits | state) & REGIONS != 0 {
-            return;
+            return flag.get();
         }
         let needs = needs_data(bits);
-        flag.set(if needs && state & VALID != 0 {
+        let flags = if needs && state & VALID != 0 {
             DiscardFlags::AFTER
         } else {
             DiscardFlags::AFTER | DiscardFlags::BEFORE
-        });
+        };
+        flag.set(flags);
         if needs {
             if state & KEEPABLE != 0 {
                 if let Some(last) = self.cells.get(track.last as usize) {
@@ -161,6 +163,7 @@ impl WholeWalk<'_> {
             0
         };
         track.last = index;
+        flags
     }
 
     /// A node (accesses `start..end`) with several accesses to some resource; `tracks` holds
