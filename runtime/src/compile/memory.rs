@@ -124,10 +124,10 @@ impl MemoryPlanner {
                 }
             }
         }
-        frame.placements.clear();
-        frame.placements.resize(resource_count, None);
-        frame.alias_after.clear();
-        frame.alias_after.resize(resource_count, None);
+        // Every slot of these two is written below: `None` here for the resources that are not
+        // transient, by placement and the `alias_after` sweep for the transients.
+        fit::set_len(&mut frame.placements, resource_count);
+        fit::set_len(&mut frame.alias_after, resource_count);
         // Memory freed inside a run of same-level nodes becomes reusable only from the next run,
         // so the aliasing barrier can join the batch at the start of that run.
         fit::set_len(&mut self.group_start, positions);
@@ -155,12 +155,12 @@ impl MemoryPlanner {
         self.next_ended.clear();
         let mut unaliased = 0u64;
         for (index, resource) in graph.resources.iter().enumerate() {
-            let Some((first, last)) = frame.lifetimes[index] else {
+            let (Some((first, last)), false) = (frame.lifetimes[index], resource.outlives_frame())
+            else {
+                frame.placements[index] = None;
+                frame.alias_after[index] = None;
                 continue;
             };
-            if resource.outlives_frame() {
-                continue;
-            }
             let size = sizes[index];
             unaliased += size;
             self.deltas[first as usize] += size as i64;
