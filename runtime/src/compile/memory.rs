@@ -124,10 +124,10 @@ impl MemoryPlanner {
                 }
             }
         }
-        frame.placements.clear();
-        frame.placements.resize(resource_count, None);
-        frame.alias_after.clear();
-        frame.alias_after.resize(resource_count, None);
+        // Every slot of these two is written below: `None` here for the resources that are not
+        // transient, by placement and the `alias_after` sweep for the transients.
+        fit::set_len(&mut frame.placements, resource_count);
+        fit::set_len(&mut frame.alias_after, resource_count);
         // Memory freed inside a run of same-level nodes becomes reusable only from the next run,
         // so the aliasing barrier can join the batch at the start of that run.
         fit::set_len(&mut self.group_start, positions);
@@ -155,12 +155,12 @@ impl MemoryPlanner {
         self.next_ended.clear();
         let mut unaliased = 0u64;
         for (index, resource) in graph.resources.iter().enumerate() {
-            let Some((first, last)) = frame.lifetimes[index] else {
+            let (Some((first, last)), false) = (frame.lifetimes[index], resource.outlives_frame())
+            else {
+                frame.placements[index] = None;
+                frame.alias_after[index] = None;
                 continue;
             };
-            if resource.outlives_frame() {
-                continue;
-            }
             let size = sizes[index];
             unaliased += size;
             self.deltas[first as usize] += size as i64;
@@ -266,6 +266,7 @@ impl MemoryPlanner {
         let mut sweep = AliasSweep {
             transients,
             by_start: &self.fit.by_start,
+            in_start_order: self.fit.in_start_order,
             ended_at: &self.ended_at,
             next_ended: &self.next_ended,
             byte_ranges: &self.fit.ranges,
@@ -322,6 +323,8 @@ struct AliasSweep<'a> {
     transients: &'a [Transient],
     /// Ordinals by extent start.
     by_start: &'a [u32],
+    /// Whether `by_start` is `0..len` (the sweep then walks the ordinals directly).
+    in_start_order: bool,
     /// Ordinals by last access (lists; see [`MemoryPlanner::ended_at`]).
     ended_at: &'a [u32],
     next_ended: &'a [u32],
@@ -338,41 +341,99 @@ impl AliasSweep<'_> {
     /// Paints released transients into `paint` (zeroed, one slot per unit) in time and fills
     /// `alias_after` (by resource index) with each transient's latest painted position.
     fn run<P: Painted>(&mut self, paint: &mut [P], alias_after: &mut [Option<u32>]) {
-        let transients = self.transients;
-        // Positions below this one have had their transients painted.
-        let mut released = 0u32;
-        let round_up = (1u64 << self.shift) - 1;
+        // Every per-ordinal slice cut to the transient count once, so that walking the
+        // ordinals in order indexes them without checks.
+        let count = self.transients.len();
+        let (Some(byte_ranges), Some(unit_ranges)) = (
+            self.byte_ranges.get(..count),
+            self.unit_ranges.get_mut(..count),
+        ) else {
+            return;
+        };
+        let mut walk = Walk {
+            transients: self.transients,
+            ended_at: self.ended_at,
+            next_ended: self.next_ended,
+            byte_ranges,
+            shift: self.shift,
+            round_up: (1u64 << self.shift) - 1,
+            unit_ranges,
+            released: 0,
+        };
         // `by_start` is sorted by extent start; transients with equal starts see the same
-        // releases, so their order among themselves does not matter. A released transient's
-        // last access is at or after its extent start and before the current one's, so its
-        // unit range was written when the sweep met it.
-        for &ordinal in self.by_start {
-            let start = transients[ordinal as usize].start;
-            // Releases in order of position (those at one position paint the same value, so
-            // their order does not matter).
-            while released < start {
-                let mut ended = self
-                    .ended_at
-                    .get(released as usize)
-                    .copied()
-                    .unwrap_or(NONE);
-                while ended != NONE {
-                    let (lo, hi) = self.unit_ranges[ended as usize];
-                    paint[lo as usize..hi as usize].fill(P::after(released));
-                    ended = self.next_ended[ended as usize];
-                }
-                released += 1;
+        // releases, so their order among themselves does not matter.
+        if self.in_start_order {
+            for ordinal in 0..count {
+                walk.visit(ordinal, paint, alias_after);
             }
-            let (offset, end) = self.byte_ranges[ordinal as usize];
-            let (lo, hi) = (
-                (offset >> self.shift) as u32,
-                ((end >> self.shift) + (end & round_up != 0) as u64) as u32,
-            );
-            self.unit_ranges[ordinal as usize] = (lo, hi);
-            let latest = paint[lo as usize..hi as usize]
-                .iter()
-                .fold(P::default(), |latest, &painted| latest.max(painted));
-            alias_after[transients[ordinal as usize].index as usize] = latest.position();
+        } else {
+            for &ordinal in self.by_start {
+                walk.visit(ordinal as usize, paint, alias_after);
+            }
+        }
+    }
+}
+
+/// The state of one `alias_after` sweep (see [`AliasSweep::run`]).
+struct Walk<'a> {
+    transients: &'a [Transient],
+    ended_at: &'a [u32],
+    next_ended: &'a [u32],
+    /// Placed byte range of each ordinal (as long as `transients`).
+    byte_ranges: &'a [(u64, u64)],
+    shift: u32,
+    /// Bytes per unit less one (rounds a range's end up).
+    round_up: u64,
+    /// Paint units of each ordinal (as long as `transients`).
+    unit_ranges: &'a mut [(u32, u32)],
+    /// Positions below this one have had their transients painted.
+    released: u32,
+}
+
+impl Walk<'_> {
+    /// Paints the transients released before `ordinal`'s extent start, then reads the latest
+    /// paint under `ordinal`'s placement into its `alias_after`.
+    #[inline(always)]
+    fn visit<P: Painted>(
+        &mut self,
+        ordinal: usize,
+        paint: &mut [P],
+        alias_after: &mut [Option<u32>],
+    ) {
+        let Some(transient) = self.transients.get(ordinal) else {
+            return;
+        };
+        // Releases in order of position (those at one position paint the same value, so
+        // their order does not matter). A released transient's last access is at or after
+        // its extent start and before the current one's, so its unit range was written when
+        // the sweep met it.
+        while self.released < transient.start {
+            let mut ended = self
+                .ended_at
+                .get(self.released as usize)
+                .copied()
+                .unwrap_or(NONE);
+            while let Some(&(lo, hi)) = self.unit_ranges.get(ended as usize) {
+                if let Some(units) = paint.get_mut(lo as usize..hi as usize) {
+                    units.fill(P::after(self.released));
+                }
+                ended = self.next_ended.get(ended as usize).copied().unwrap_or(NONE);
+            }
+            self.released += 1;
+        }
+        let (offset, end) = self.byte_ranges[ordinal];
+        let (lo, hi) = (
+            (offset >> self.shift) as u32,
+            ((end >> self.shift) + (end & self.round_up != 0) as u64) as u32,
+        );
+        self.unit_ranges[ordinal] = (lo, hi);
+        let latest = paint
+            .get(lo as usize..hi as usize)
+            .unwrap_or_default()
+            .iter()
+            .fold(P::default(), |latest, &painted| latest.max(painted));
+        if let Some(slot) = alias_after.get_mut(transient.index as usize) {
+            *slot = latest.position();
         }
     }
 }

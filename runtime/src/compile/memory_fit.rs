@@ -29,6 +29,8 @@ const MAX_SIZE_CLASSES: usize = 32;
 pub(super) struct FirstFit {
     /// Ordinals sorted by (extent start, ordinal).
     pub(super) by_start: Vec<u32>,
+    /// Whether the ordinals are already in extent-start order (`by_start` is `0..len`).
+    pub(super) in_start_order: bool,
     /// Placed byte range `(offset, end)` of each ordinal.
     pub(super) ranges: Vec<(u64, u64)>,
     /// Ordinals in rank order (largest first, extent start, ordinal).
@@ -171,6 +173,7 @@ impl FirstFit {
         let in_start_order = transients
             .windows(2)
             .all(|pair| pair[0].start <= pair[1].start);
+        self.in_start_order = in_start_order;
         if in_start_order {
             // Resources created in the order they are first used (sequential frames): the
             // ordinals are the order.
