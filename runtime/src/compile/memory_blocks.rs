@@ -13,7 +13,7 @@
 //! time (each move skips only offsets that overlap one), the same answer as a scan of them
 //! sorted by offset.
 
-use super::fit::Span;
+use super::fit::{Occupant, Span, SpanBuffers};
 
 /// Blocks span at least this many positions (unless the frame ends first).
 const MIN_BLOCK_POSITIONS: u32 = 6;
@@ -39,26 +39,8 @@ pub(super) struct BlockLists {
     blocks: Vec<Block>,
     /// Entry extents `start << 32 | end` (only grown: every slot is written before it is read).
     extents: Vec<u64>,
-    /// Entry ranges of both widths (the same).
-    packed: Vec<u64>,
-    wide: Vec<u128>,
-}
-
-/// The range buffer of each span width.
-pub(super) trait Occupant: Span {
-    fn buffer(lists: &mut BlockLists) -> &mut Vec<Self>;
-}
-
-impl Occupant for u64 {
-    fn buffer(lists: &mut BlockLists) -> &mut Vec<u64> {
-        &mut lists.packed
-    }
-}
-
-impl Occupant for u128 {
-    fn buffer(lists: &mut BlockLists) -> &mut Vec<u128> {
-        &mut lists.wide
-    }
+    /// Entry ranges (of the frame's span width).
+    spans: SpanBuffers,
 }
 
 /// Moves `block.cursor` past the entries of its list that cannot conflict (ending at or below
@@ -144,7 +126,7 @@ impl BlockLists {
         spans: &mut Vec<S>,
     ) {
         spans.clear();
-        let mut ranges = std::mem::take(S::buffer(self));
+        let mut ranges = std::mem::take(S::buffer(&mut self.spans));
         let capacity = self.blocks.last().map_or(0, |block| block.start) as usize;
         if ranges.len() < capacity {
             ranges.resize(capacity, S::default());
@@ -221,6 +203,6 @@ impl BlockLists {
                 block.top = block.top.max(offset + size);
             }
         }
-        *S::buffer(self) = ranges;
+        *S::buffer(&mut self.spans) = ranges;
     }
 }

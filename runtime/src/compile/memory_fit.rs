@@ -99,6 +99,32 @@ impl Span for u128 {
     }
 }
 
+/// Reusable buffers of both span widths (only grown: every slot is written before it is read),
+/// for the occupancy lists of [`BlockLists`] and [`OccupancyLists`].
+#[derive(Debug, Default)]
+pub(super) struct SpanBuffers {
+    packed: Vec<u64>,
+    wide: Vec<u128>,
+}
+
+/// A span width and its buffer in [`SpanBuffers`].
+pub(super) trait Occupant: Span {
+    /// The buffer of this width.
+    fn buffer(buffers: &mut SpanBuffers) -> &mut Vec<Self>;
+}
+
+impl Occupant for u64 {
+    fn buffer(buffers: &mut SpanBuffers) -> &mut Vec<u64> {
+        &mut buffers.packed
+    }
+}
+
+impl Occupant for u128 {
+    fn buffer(buffers: &mut SpanBuffers) -> &mut Vec<u128> {
+        &mut buffers.wide
+    }
+}
+
 /// Makes `values` `len` long without clearing the slots it keeps: for buffers whose every slot
 /// is written before it is read.
 pub(super) fn set_len<T: Copy + Default>(values: &mut Vec<T>, len: usize) {

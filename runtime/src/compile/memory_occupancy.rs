@@ -13,7 +13,7 @@
 //! some placed range), the same answer as a scan of all overlapping ranges sorted by offset.
 //! The new range then goes into each group's list at its cursor.
 
-use super::fit::Span;
+use super::fit::{Occupant, Span, SpanBuffers};
 
 /// One group's list: its slots in the span buffer and the search cursor.
 #[derive(Copy, Clone, Debug, Default)]
@@ -31,26 +31,8 @@ struct Group {
 #[derive(Debug, Default)]
 pub(super) struct OccupancyLists {
     groups: Vec<Group>,
-    /// Span buffers of both widths (only grown: every slot is written before it is read).
-    packed: Vec<u64>,
-    wide: Vec<u128>,
-}
-
-/// The occupancy buffer of each span width.
-pub(super) trait Occupant: Span {
-    fn buffer(lists: &mut OccupancyLists) -> &mut Vec<Self>;
-}
-
-impl Occupant for u64 {
-    fn buffer(lists: &mut OccupancyLists) -> &mut Vec<u64> {
-        &mut lists.packed
-    }
-}
-
-impl Occupant for u128 {
-    fn buffer(lists: &mut OccupancyLists) -> &mut Vec<u128> {
-        &mut lists.wide
-    }
+    /// Entry ranges (of the frame's span width).
+    spans: SpanBuffers,
 }
 
 /// Moves `cursor` past the ranges of `list` ending at or below `offset`, and `offset` past
@@ -115,7 +97,7 @@ impl OccupancyLists {
         spans: &mut Vec<S>,
     ) {
         spans.clear();
-        let mut occupants = std::mem::take(S::buffer(self));
+        let mut occupants = std::mem::take(S::buffer(&mut self.spans));
         let capacity = self.groups.last().map_or(0, |group| group.start) as usize;
         if occupants.len() < capacity {
             occupants.resize(capacity, S::default());
@@ -174,6 +156,6 @@ impl OccupancyLists {
                 group.len += 1;
             }
         }
-        *S::buffer(self) = occupants;
+        *S::buffer(&mut self.spans) = occupants;
     }
 }
