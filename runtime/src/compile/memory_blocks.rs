@@ -97,23 +97,10 @@ impl BlockLists {
             *block_of = block;
         }
         let count = self.block_of.last().map_or(0, |&block| block as usize + 1);
-        // Touch counts from a difference array (+1 at an extent's first block, -1 after its
-        // last; modular, as a slot may dip below zero until the running sum).
-        self.blocks.clear();
-        self.blocks.resize(count + 1, Block::default());
-        for &(first, last) in extents {
-            let begin = &mut self.blocks[self.block_of[first as usize] as usize].start;
-            *begin = begin.wrapping_add(1);
-            let after = &mut self.blocks[self.block_of[last as usize] as usize + 1].start;
-            *after = after.wrapping_sub(1);
-        }
-        let mut live = 0u32;
-        let mut total = 0u32;
-        for block in &mut self.blocks {
-            live = live.wrapping_add(block.start);
-            block.start = total;
-            total += live;
-        }
+        // Each block's capacity: the extents touching it.
+        super::fit::fill_list_starts(&mut self.blocks, count, extents, &self.block_of, |block| {
+            &mut block.start
+        });
     }
 
     /// Places every rank in order at the lowest offset free of the lower ranks overlapping it

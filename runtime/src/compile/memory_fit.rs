@@ -99,6 +99,36 @@ impl Span for u128 {
     }
 }
 
+/// Fills the list starts of `lists` (one list per block or group, `list_of[position]`, plus one
+/// past the last) so that each list holds one slot per extent covering it: live counts from a
+/// difference array (+1 at an extent's first list, -1 after its last; modular, as a slot may dip
+/// below zero until the running sum), then their running sums. `start` picks the field.
+#[inline(always)]
+pub(super) fn fill_list_starts<T: Default + Clone>(
+    lists: &mut Vec<T>,
+    count: usize,
+    extents: &[(u32, u32)],
+    list_of: &[u32],
+    start: impl Fn(&mut T) -> &mut u32,
+) {
+    lists.clear();
+    lists.resize(count + 1, T::default());
+    for &(first, last) in extents {
+        let begin = start(&mut lists[list_of[first as usize] as usize]);
+        *begin = begin.wrapping_add(1);
+        let after = start(&mut lists[list_of[last as usize] as usize + 1]);
+        *after = after.wrapping_sub(1);
+    }
+    let mut live = 0u32;
+    let mut total = 0u32;
+    for list in lists.iter_mut() {
+        let slot = start(list);
+        live = live.wrapping_add(*slot);
+        *slot = total;
+        total += live;
+    }
+}
+
 /// Reusable buffers of both span widths (only grown: every slot is written before it is read),
 /// for the occupancy lists of [`BlockLists`] and [`OccupancyLists`].
 #[derive(Debug, Default)]

@@ -66,24 +66,9 @@ impl OccupancyLists {
     /// covering its start.
     pub(super) fn build(&mut self, extents: &[(u32, u32)], group_of: &[u32]) {
         let count = group_of.last().map_or(0, |&group| group as usize + 1);
-        // Live counts from a difference array (+1 at an extent's first group, -1 after its
-        // last; modular, as a slot may dip below zero until the running sum), then their
-        // running sums as list starts.
-        self.groups.clear();
-        self.groups.resize(count + 1, Group::default());
-        for &(first, last) in extents {
-            let begin = &mut self.groups[group_of[first as usize] as usize].start;
-            *begin = begin.wrapping_add(1);
-            let after = &mut self.groups[group_of[last as usize] as usize + 1].start;
-            *after = after.wrapping_sub(1);
-        }
-        let mut live = 0u32;
-        let mut total = 0u32;
-        for group in &mut self.groups {
-            live = live.wrapping_add(group.start);
-            group.start = total;
-            total += live;
-        }
+        super::fit::fill_list_starts(&mut self.groups, count, extents, group_of, |group| {
+            &mut group.start
+        });
     }
 
     /// Places every rank in order at the lowest offset free of the lower ranks overlapping it
