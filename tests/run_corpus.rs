@@ -15,6 +15,10 @@ const PROJECT_RUNS: &[(&str, &str, &[&str])] = &[
     ("scripts/bench/rps_shapes.rpsl", "chain", &["N=50"]),
     ("scripts/bench/rps_shapes.rpsl", "lanes", &["N=50"]),
     ("scripts/bench/rps_shapes.rpsl", "script_heavy", &["N=10"]),
+    ("scripts/bench/stress_shapes.rpsl", "wide", &["N=40"]),
+    ("scripts/bench/stress_shapes.rpsl", "mips", &["N=40"]),
+    ("scripts/bench/stress_shapes.rpsl", "barriers", &["N=40"]),
+    ("scripts/bench/stress_shapes.rpsl", "atomics", &["N=40"]),
     (
         "scripts/examples/bloom/bloom.rpsl",
         "main",
