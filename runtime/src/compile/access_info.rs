@@ -5,7 +5,7 @@
 //! of a resource; a whole access's box is its resource's whole box (see [`AccessBoxes`]).
 
 use super::cache::same_desc;
-use crate::decl::AccessFlags;
+use crate::decl::{AccessDesc, AccessFlags, ParamDesc};
 use crate::graph::{AccessRange, AccessRecord, RecordedGraph, ResourceRecord};
 use crate::resource::ResourceDesc;
 use crate::view::SubresourceBox;
@@ -35,6 +35,32 @@ pub const TEXTURE: u32 = 1 << 9;
 pub const OUTLIVES: u32 = 1 << 10;
 /// The resource has a depth and/or stencil format.
 pub const DEPTH_FORMAT: u32 = 1 << 11;
+
+/// The access attributes of a declaration parameter as [`AccessTable`] and barrier planning
+/// take them: its first view slot's, else its own (else the default).
+pub(crate) fn param_access(param: &ParamDesc) -> AccessDesc {
+    match param.view_slots.first() {
+        Some(slot) => slot.access,
+        None => param.access.unwrap_or_default(),
+    }
+}
+
+/// Where an access key ([`AccessTable::keys`]) keeps the access's parameter index.
+pub const KEY_PARAM_SHIFT: u32 = 40;
+
+/// The attribute flags and mode of `access` in one word: the low [`KEY_PARAM_SHIFT`] bits of
+/// an access key.
+#[inline(always)]
+pub fn attribute_key(access: &AccessDesc) -> u64 {
+    access.flags.0 as u64 | (access.mode as u64) << 32
+}
+
+/// The key of `access`: [`attribute_key`] of its attributes, and its parameter index from
+/// [`KEY_PARAM_SHIFT`] up.
+#[inline(always)]
+fn access_key(access: &AccessRecord) -> u64 {
+    attribute_key(&access.access) | (access.param as u64) << KEY_PARAM_SHIFT
+}
 
 /// One access in compact form.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -95,6 +121,13 @@ pub struct AccessTable {
     /// Per resource: the description and external flag `facts` (and the caller's sizes and
     /// whole boxes) were computed from.
     sources: Vec<FactsSource>,
+    /// The resources that outlive the frame ([`OUTLIVES`] in their facts), in index order;
+    /// listed again only when some resource's facts change.
+    outliving: Vec<u32>,
+    /// Each access's key: its attribute flags, mode and parameter index in one word (see
+    /// [`KEY_PARAM_SHIFT`]), so barrier planning finds what an access needs without reading
+    /// its 56-byte record again.
+    pub keys: Vec<u64>,
 }
 
 impl AccessTable {
@@ -109,8 +142,11 @@ impl AccessTable {
         full: &mut Vec<SubresourceBox>,
     ) {
         self.begin(graph, sizes, full);
-        let (recorder, boxes, infos) = self.split();
-        for ((access, region_out), info_out) in graph.accesses.iter().zip(boxes).zip(infos) {
+        let (recorder, boxes, infos, keys) = self.split();
+        for (((access, region_out), info_out), key_out) in
+            graph.accesses.iter().zip(boxes).zip(infos).zip(keys)
+        {
+            *key_out = access_key(access);
             let (region, info) = recorder.record(access);
             // A whole access's box is its resource's whole box: not written (48 bytes less
             // per access to store and to bring back through the caches).
@@ -132,6 +168,14 @@ impl AccessTable {
         }
     }
 
+    /// The resources that outlive the frame (external, persistent or temporal), in index
+    /// order: per-resource facts kept by [`AccessTable::build`], so no stage walks every
+    /// resource record for them.
+    #[inline(always)]
+    pub fn outliving(&self) -> &[u32] {
+        &self.outliving
+    }
+
     /// The first half of [`AccessTable::build`]: brings the per-resource facts, `sizes` and
     /// `full` up to date and sizes `boxes` and `infos` to the access count. Their entries are
     /// left as they were (stale from an earlier frame, or defaults) until the caller writes
@@ -147,14 +191,23 @@ impl AccessTable {
         let count = graph.accesses.len();
         self.partial_boxes.resize(count, SubresourceBox::default());
         self.infos.resize(count, AccessInfo::default());
+        self.keys.resize(count, 0);
     }
 
     /// The recorder of the current resources' facts, with the boxes and records to write.
-    fn split(&mut self) -> (AccessRecorder<'_>, &mut [SubresourceBox], &mut [AccessInfo]) {
+    fn split<'a>(
+        &'a mut self,
+    ) -> (
+        AccessRecorder<'a>,
+        &'a mut [SubresourceBox],
+        &'a mut [AccessInfo],
+        &'a mut [u64],
+    ) {
         (
             AccessRecorder { facts: &self.facts },
             &mut self.partial_boxes,
             &mut self.infos,
+            &mut self.keys,
         )
     }
 
@@ -172,6 +225,7 @@ impl AccessTable {
             .min(self.sources.len())
             .min(sizes.len())
             .min(full.len());
+        let mut changed = kept != self.facts.len();
         self.sources.truncate(kept);
         self.facts.truncate(kept);
         sizes.truncate(kept);
@@ -182,6 +236,7 @@ impl AccessTable {
                     continue;
                 }
             }
+            changed = true;
             let whole = super::deps::full_box(&record.desc);
             let facts = facts_of(record, &whole);
             let source = FactsSource {
@@ -200,6 +255,13 @@ impl AccessTable {
                 sizes.push(size);
                 full.push(whole);
             }
+        }
+        if changed {
+            self.outliving.clear();
+            self.outliving.extend(
+                (0..self.facts.len() as u32)
+                    .filter(|&index| self.facts[index as usize].bits & OUTLIVES != 0),
+            );
         }
     }
 }
@@ -436,11 +498,12 @@ mod tests {
         for (index, access) in graph.accesses.iter_mut().enumerate() {
             let resource = 1 + index as u32 % 5;
             access.resource = ResourceId(resource);
-            access.access.mode = modes[index % 3];
             access.access.stencil_mode = [None, Some(modes[index / 3 % 3])][index / 9 % 2];
             access.access.relaxed = index % 4 == 0;
+            access.access.mode = modes[index % 3];
             access.access.flags =
                 AccessFlags(((index as u32).wrapping_mul(0x9e37_79b9) >> 3) & 0x0fff_ffff);
+            access.param = (index % 5) as u16;
             access.temporal_slice = (resource == 3) as u32 * (index as u32 / 5 % 2);
             access.range = if resource == 2 {
                 AccessRange::Buffer {
@@ -469,9 +532,19 @@ mod tests {
             let mut whole = 0;
             for (index, access) in graph.accesses.iter().enumerate() {
                 let (region, info) = expected(&graph, access);
-                assert_eq!(table.boxes(&full).get(index), region, "box of access {index}");
+                assert_eq!(
+                    table.boxes(&full).get(index),
+                    region,
+                    "box of access {index}"
+                );
                 assert_eq!(table.infos[index], info, "record of access {index}");
                 whole += info.has(WHOLE) as usize;
+                let key = table.keys[index];
+                assert_eq!(key >> KEY_PARAM_SHIFT, access.param as u64);
+                assert_eq!(
+                    key & ((1 << KEY_PARAM_SHIFT) - 1),
+                    attribute_key(&access.access)
+                );
             }
             assert!(whole > 0 && whole < graph.accesses.len());
         }
