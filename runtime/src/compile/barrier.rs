@@ -42,7 +42,7 @@ use crate::graph::{AccessRecord, RecordedGraph};
 use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
 use crate::vk::{Accesses, ImageLayout, Stages};
-use needs::{kind_of, DeclNeeds};
+use needs::{kind_of, DeclNeeds, ParamNeeds};
 use state::{Emitter, Step, SubState};
 use std::cell::Cell;
 
@@ -541,31 +541,30 @@ impl BarrierPlanner {
                     index as u32,
                 );
                 // The common case: the whole of a resource kept whole, with its parameter's
-                // attributes (found from the access's key; its record is not read).
-                if info.has(WHOLE) && entry.split == NOT_SPLIT {
-                    let key = accesses.keys[index];
-                    if let Some(need) = params
-                        .get((key >> KEY_PARAM_SHIFT) as usize)
-                        .and_then(|param| param.whole(key, kind_of(info.bits)))
-                    {
-                        let step = Step {
-                            resource: info.resource,
-                            position: step.position,
-                            queue: step.queue,
-                            need: *need,
-                            discard_before: discard.contains(DiscardFlags::BEFORE),
-                            relaxed: info.has(RELAXED),
-                        };
-                        // A whole access's box is its resource's whole box (read only for a
-                        // barrier).
-                        let full = accesses.full;
-                        step.apply_first::<false>(
-                            &mut entry.state,
-                            || full[info.resource as usize],
-                            &mut out,
-                        );
-                        continue;
-                    }
+                // attributes (found from the access's key; its record is not read), tested
+                // as one condition (a parameter index out of range matches nothing).
+                let key = accesses.keys[index];
+                let param = params
+                    .get((key >> KEY_PARAM_SHIFT) as usize)
+                    .unwrap_or(&ParamNeeds::NONE);
+                if info.has(WHOLE) & (entry.split == NOT_SPLIT) & param.matches(key) {
+                    let step = Step {
+                        resource: info.resource,
+                        position: step.position,
+                        queue: step.queue,
+                        need: *param.whole_need(kind_of(info.bits)),
+                        discard_before: discard.contains(DiscardFlags::BEFORE),
+                        relaxed: info.has(RELAXED),
+                    };
+                    // A whole access's box is its resource's whole box (read only for a
+                    // barrier).
+                    let full = accesses.full;
+                    step.apply_first::<false>(
+                        &mut entry.state,
+                        || full[info.resource as usize],
+                        &mut out,
+                    );
+                    continue;
                 }
                 self.general
                     .plan_access(&mut self.states, &accesses, index, step, &mut out);

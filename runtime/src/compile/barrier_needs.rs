@@ -39,18 +39,30 @@ pub(super) struct ParamNeeds {
 }
 
 impl ParamNeeds {
-    /// What an access with key `key` (see [`AccessTable::keys`]) of the whole of a one-plane
-    /// resource of kind `kind` needs, when the access has the parameter's flags and mode
-    /// ([`map_access`] of plane 0 reads nothing else of the attributes).
-    ///
-    /// [`AccessTable::keys`]: crate::compile::access_info::AccessTable::keys
+    /// The needs of a parameter index out of range: no access key matches them (a key's
+    /// attribute bits end below bit [`KEY_PARAM_SHIFT`]).
+    pub(super) const NONE: ParamNeeds = ParamNeeds {
+        attributes: u64::MAX,
+        whole: [AccessState {
+            stages: crate::vk::Stages::NONE,
+            accesses: crate::vk::Accesses::NONE,
+            layout: crate::vk::ImageLayout::Undefined,
+            reads: false,
+            writes: false,
+        }; KINDS],
+    };
+
+    /// The access with key `key` has the parameter's flags and mode.
     #[inline(always)]
-    pub(super) fn whole(&self, key: u64, kind: usize) -> Option<&AccessState> {
-        if key & ((1 << KEY_PARAM_SHIFT) - 1) == self.attributes {
-            self.whole.get(kind)
-        } else {
-            None
-        }
+    pub(super) fn matches(&self, key: u64) -> bool {
+        key & ((1 << KEY_PARAM_SHIFT) - 1) == self.attributes
+    }
+
+    /// What an access of the whole of a one-plane resource of kind `kind` (see [`kind_of`])
+    /// needs when it [`matches`](ParamNeeds::matches) the parameter.
+    #[inline(always)]
+    pub(super) fn whole_need(&self, kind: usize) -> &AccessState {
+        &self.whole[kind.min(KINDS - 1)]
     }
 }
 
@@ -148,6 +160,12 @@ mod tests {
         attribute_key(desc)
     }
 
+    /// What the access with key `key` of the whole of a resource of kind `kind` needs from
+    /// `param`, as barrier planning takes it.
+    fn whole(param: &ParamNeeds, key: u64, kind: usize) -> Option<&AccessState> {
+        param.matches(key).then(|| param.whole_need(kind))
+    }
+
     #[test]
     fn needs_match_map_access_and_follow_the_set() {
         let decl = |queue, flags| {
@@ -177,12 +195,15 @@ mod tests {
                 let access = desc.access.unwrap();
                 for kind in [0, 1, 4, 5] {
                     let expected = map_access(&access, 0, kind & 1 != 0, kind & 4 != 0, decl.queue);
-                    assert_eq!(param.whole(key(&access), kind), Some(&expected));
+                    assert_eq!(whole(param, key(&access), kind), Some(&expected));
                 }
+                // An index out of range matches no access.
+                assert!(!ParamNeeds::NONE.matches(key(&access)));
+                assert!(!ParamNeeds::NONE.matches(u64::MAX));
                 let other = AccessDesc::readwrite(AccessFlags::COPY);
-                assert_eq!(param.whole(key(&other), 1), None);
+                assert_eq!(whole(param, key(&other), 1), None);
                 let other_mode = AccessDesc::writeonly(access.flags);
-                assert_eq!(param.whole(key(&other_mode), 1), None);
+                assert_eq!(whole(param, key(&other_mode), 1), None);
                 // Plane 0 of a whole access does not depend on the stencil mode or `relaxed`.
                 let stencil = AccessDesc {
                     stencil_mode: Some(crate::decl::AccessMode::WriteOnly),
@@ -190,7 +211,7 @@ mod tests {
                     ..access
                 };
                 assert_eq!(
-                    param.whole(key(&stencil), 5),
+                    whole(param, key(&stencil), 5),
                     Some(&map_access(&stencil, 0, true, true, decl.queue))
                 );
             }
