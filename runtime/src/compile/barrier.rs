@@ -19,8 +19,10 @@
 //! its context. A node whose accesses name distinct resources (nearly all) applies each access
 //! as it comes; the general paths (a node that names a resource twice builds and merges
 //! per-plane needs first, accesses of part of a resource) are out of line. The fast path reads
-//! no access box: a whole access's region is its resource's whole box, fetched only when a
-//! barrier is emitted.
+//! neither the access's record (its parameter and attributes come from the access table's key)
+//! nor its box: a whole access's region is its resource's whole box, fetched only when a
+//! barrier is emitted. A frame starts in one pass over the states that reads only the
+//! outliving resources' records.
 
 // The per-segment state and the barrier emitter, and the per-declaration-set needs (child
 // modules, so the module list in `compile/mod.rs` stays as it is).
