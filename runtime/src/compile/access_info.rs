@@ -3,9 +3,12 @@
 //! stages' hot loops read one small word per access instead of the recorded access, its
 //! resource's record and description. Subresource boxes are stored only for accesses of part
 //! of a resource; a whole access's box is its resource's whole box (see [`AccessBoxes`]).
+//! Each access also gets a key (attribute flags, mode, parameter index) for barrier planning,
+//! and the table lists the resources that outlive the frame. The per-resource facts are kept
+//! across frames and looked at again only for a graph with another structure serial.
 
 use super::cache::same_desc;
-use crate::decl::AccessFlags;
+use crate::decl::{AccessDesc, AccessFlags, ParamDesc};
 use crate::graph::{AccessRange, AccessRecord, RecordedGraph, ResourceRecord};
 use crate::resource::ResourceDesc;
 use crate::view::SubresourceBox;
@@ -35,6 +38,32 @@ pub const TEXTURE: u32 = 1 << 9;
 pub const OUTLIVES: u32 = 1 << 10;
 /// The resource has a depth and/or stencil format.
 pub const DEPTH_FORMAT: u32 = 1 << 11;
+
+/// The access attributes of a declaration parameter as [`AccessTable`] and barrier planning
+/// take them: its first view slot's, else its own (else the default).
+pub(crate) fn param_access(param: &ParamDesc) -> AccessDesc {
+    match param.view_slots.first() {
+        Some(slot) => slot.access,
+        None => param.access.unwrap_or_default(),
+    }
+}
+
+/// Where an access key ([`AccessTable::keys`]) keeps the access's parameter index.
+pub const KEY_PARAM_SHIFT: u32 = 40;
+
+/// The attribute flags and mode of `access` in one word: the low [`KEY_PARAM_SHIFT`] bits of
+/// an access key.
+#[inline(always)]
+pub fn attribute_key(access: &AccessDesc) -> u64 {
+    access.flags.0 as u64 | (access.mode as u64) << 32
+}
+
+/// The key of `access`: [`attribute_key`] of its attributes, and its parameter index from
+/// [`KEY_PARAM_SHIFT`] up.
+#[inline(always)]
+fn access_key(access: &AccessRecord) -> u64 {
+    attribute_key(&access.access) | (access.param as u64) << KEY_PARAM_SHIFT
+}
 
 /// One access in compact form.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -95,6 +124,16 @@ pub struct AccessTable {
     /// Per resource: the description and external flag `facts` (and the caller's sizes and
     /// whole boxes) were computed from.
     sources: Vec<FactsSource>,
+    /// The resources that outlive the frame ([`OUTLIVES`] in their facts), in index order;
+    /// listed again only when some resource's facts change.
+    outliving: Vec<u32>,
+    /// Each access's key: its attribute flags, mode and parameter index in one word (see
+    /// [`KEY_PARAM_SHIFT`]), so barrier planning finds what an access needs without reading
+    /// its 56-byte record again.
+    pub keys: Vec<u64>,
+    /// The structure serial of the graph the per-resource vectors were last refreshed for (0:
+    /// none known).
+    refreshed_serial: u64,
 }
 
 impl AccessTable {
@@ -109,8 +148,11 @@ impl AccessTable {
         full: &mut Vec<SubresourceBox>,
     ) {
         self.begin(graph, sizes, full);
-        let (recorder, boxes, infos) = self.split();
-        for ((access, region_out), info_out) in graph.accesses.iter().zip(boxes).zip(infos) {
+        let (recorder, boxes, infos, keys) = self.split();
+        for (((access, region_out), info_out), key_out) in
+            graph.accesses.iter().zip(boxes).zip(infos).zip(keys)
+        {
+            *key_out = access_key(access);
             let (region, info) = recorder.record(access);
             // A whole access's box is its resource's whole box: not written (48 bytes less
             // per access to store and to bring back through the caches).
@@ -132,6 +174,14 @@ impl AccessTable {
         }
     }
 
+    /// The resources that outlive the frame (external, persistent or temporal), in index
+    /// order: per-resource facts kept by [`AccessTable::build`], so no stage walks every
+    /// resource record for them.
+    #[inline(always)]
+    pub fn outliving(&self) -> &[u32] {
+        &self.outliving
+    }
+
     /// The first half of [`AccessTable::build`]: brings the per-resource facts, `sizes` and
     /// `full` up to date and sizes `boxes` and `infos` to the access count. Their entries are
     /// left as they were (stale from an earlier frame, or defaults) until the caller writes
@@ -147,24 +197,48 @@ impl AccessTable {
         let count = graph.accesses.len();
         self.partial_boxes.resize(count, SubresourceBox::default());
         self.infos.resize(count, AccessInfo::default());
+        self.keys.resize(count, 0);
     }
 
     /// The recorder of the current resources' facts, with the boxes and records to write.
-    fn split(&mut self) -> (AccessRecorder<'_>, &mut [SubresourceBox], &mut [AccessInfo]) {
+    fn split<'a>(
+        &'a mut self,
+    ) -> (
+        AccessRecorder<'a>,
+        &'a mut [SubresourceBox],
+        &'a mut [AccessInfo],
+        &'a mut [u64],
+    ) {
         (
             AccessRecorder { facts: &self.facts },
             &mut self.partial_boxes,
             &mut self.infos,
+            &mut self.keys,
         )
     }
 
-    /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`.
+    /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`. A graph with the
+    /// builder's structure serial of the last refresh has the same resource descriptions and
+    /// external flags (the serial stands for them, see [`RecordedGraph::structure_serial`]):
+    /// then nothing is read.
     fn refresh_resources(
         &mut self,
         graph: &RecordedGraph,
         sizes: &mut Vec<u64>,
         full: &mut Vec<SubresourceBox>,
     ) {
+        let serial = graph.structure_serial();
+        let count = graph.resources.len();
+        if (serial != 0)
+            & (serial == self.refreshed_serial)
+            & (self.sources.len() == count)
+            & (self.facts.len() == count)
+            & (sizes.len() == count)
+            & (full.len() == count)
+        {
+            return;
+        }
+        self.refreshed_serial = serial;
         // Entries beyond the shortest of the four vectors (or the resource count) are recomputed.
         let kept = graph
             .resources
@@ -172,6 +246,7 @@ impl AccessTable {
             .min(self.sources.len())
             .min(sizes.len())
             .min(full.len());
+        let mut changed = kept != self.facts.len();
         self.sources.truncate(kept);
         self.facts.truncate(kept);
         sizes.truncate(kept);
@@ -182,6 +257,7 @@ impl AccessTable {
                     continue;
                 }
             }
+            changed = true;
             let whole = super::deps::full_box(&record.desc);
             let facts = facts_of(record, &whole);
             let source = FactsSource {
@@ -200,6 +276,13 @@ impl AccessTable {
                 sizes.push(size);
                 full.push(whole);
             }
+        }
+        if changed {
+            self.outliving.clear();
+            self.outliving.extend(
+                (0..self.facts.len() as u32)
+                    .filter(|&index| self.facts[index as usize].bits & OUTLIVES != 0),
+            );
         }
     }
 }
@@ -422,6 +505,8 @@ mod tests {
         builder.begin_frame(0);
         record_chain(&mut builder, decls, 24).unwrap();
         let mut graph = builder.finish().unwrap().clone();
+        // Edited by hand below.
+        graph.invalidate_structure();
         // Resource 1: two planes (never whole); 2: a buffer; 3: temporal (slice 1 of 2); 4:
         // a mip chain accessed in part.
         graph.resources[1].desc = ResourceDesc::tex2d(Format::D24_UNORM_S8_UINT, 64, 64);
@@ -436,11 +521,12 @@ mod tests {
         for (index, access) in graph.accesses.iter_mut().enumerate() {
             let resource = 1 + index as u32 % 5;
             access.resource = ResourceId(resource);
-            access.access.mode = modes[index % 3];
             access.access.stencil_mode = [None, Some(modes[index / 3 % 3])][index / 9 % 2];
             access.access.relaxed = index % 4 == 0;
+            access.access.mode = modes[index % 3];
             access.access.flags =
                 AccessFlags(((index as u32).wrapping_mul(0x9e37_79b9) >> 3) & 0x0fff_ffff);
+            access.param = (index % 5) as u16;
             access.temporal_slice = (resource == 3) as u32 * (index as u32 / 5 % 2);
             access.range = if resource == 2 {
                 AccessRange::Buffer {
@@ -469,9 +555,19 @@ mod tests {
             let mut whole = 0;
             for (index, access) in graph.accesses.iter().enumerate() {
                 let (region, info) = expected(&graph, access);
-                assert_eq!(table.boxes(&full).get(index), region, "box of access {index}");
+                assert_eq!(
+                    table.boxes(&full).get(index),
+                    region,
+                    "box of access {index}"
+                );
                 assert_eq!(table.infos[index], info, "record of access {index}");
                 whole += info.has(WHOLE) as usize;
+                let key = table.keys[index];
+                assert_eq!(key >> KEY_PARAM_SHIFT, access.param as u64);
+                assert_eq!(
+                    key & ((1 << KEY_PARAM_SHIFT) - 1),
+                    attribute_key(&access.access)
+                );
             }
             assert!(whole > 0 && whole < graph.accesses.len());
         }
@@ -480,6 +576,45 @@ mod tests {
         table.build(&graph, &mut sizes, &mut full);
         for (index, access) in graph.accesses.iter().enumerate() {
             assert_eq!(table.infos[index], expected(&graph, access).1);
+        }
+    }
+
+    #[test]
+    fn builder_graphs_refresh_by_structure_serial() {
+        let mut builder = GraphBuilder::new();
+        let decls = declare_shapes(&mut builder);
+        let frame = |builder: &mut GraphBuilder, index: u64, lanes: bool| {
+            builder.begin_frame(index);
+            if lanes {
+                crate::shapes::record_lanes(builder, decls, 24).unwrap();
+            } else {
+                record_chain(builder, decls, 24).unwrap();
+            }
+            builder.finish().unwrap().clone()
+        };
+        let chain = frame(&mut builder, 0, false);
+        let chain_again = frame(&mut builder, 1, false);
+        let lanes = frame(&mut builder, 2, true);
+        // The builder found the second chain unchanged: the same serial.
+        assert_ne!(chain.structure_serial(), 0);
+        assert_eq!(chain.structure_serial(), chain_again.structure_serial());
+        assert_ne!(chain.structure_serial(), lanes.structure_serial());
+        let mut table = AccessTable::default();
+        let (mut sizes, mut full) = (Vec::new(), Vec::new());
+        for graph in [&chain, &chain_again, &lanes, &chain] {
+            table.build(graph, &mut sizes, &mut full);
+            assert_eq!(full.len(), graph.resources.len());
+            for (index, record) in graph.resources.iter().enumerate() {
+                assert_eq!(full[index], super::super::deps::full_box(&record.desc));
+                assert_eq!(sizes[index], record.desc.allocation_size());
+            }
+            let outliving: Vec<u32> = (0..graph.resources.len() as u32)
+                .filter(|&index| graph.resources[index as usize].outlives_frame())
+                .collect();
+            assert_eq!(table.outliving(), &outliving[..]);
+            for (index, access) in graph.accesses.iter().enumerate() {
+                assert_eq!(table.infos[index], expected(graph, access).1);
+            }
         }
     }
 }

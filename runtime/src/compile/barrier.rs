@@ -19,8 +19,10 @@
 //! its context. A node whose accesses name distinct resources (nearly all) applies each access
 //! as it comes; the general paths (a node that names a resource twice builds and merges
 //! per-plane needs first, accesses of part of a resource) are out of line. The fast path reads
-//! no access box: a whole access's region is its resource's whole box, fetched only when a
-//! barrier is emitted.
+//! neither the access's record (its parameter and attributes come from the access table's key)
+//! nor its box: a whole access's region is its resource's whole box, fetched only when a
+//! barrier is emitted. A frame starts in one pass over the states that reads only the
+//! outliving resources' records.
 
 // The per-segment state and the barrier emitter, and the per-declaration-set needs (child
 // modules, so the module list in `compile/mod.rs` stays as it is).
@@ -29,7 +31,9 @@ mod needs;
 #[path = "barrier_state.rs"]
 mod state;
 
-use super::access_info::{AccessBoxes, AccessInfo, DEPTH_FORMAT, RELAXED, TEXTURE, WHOLE};
+use super::access_info::{
+    AccessBoxes, AccessInfo, AccessTable, DEPTH_FORMAT, KEY_PARAM_SHIFT, RELAXED, TEXTURE, WHOLE,
+};
 use super::access_map::{map_access, merge_layouts, AccessState, AccessStateCache, MapContext};
 use super::discard::DiscardInference;
 use super::discard_whole::{Track, TrackStore};
@@ -40,7 +44,7 @@ use crate::graph::{AccessRecord, RecordedGraph};
 use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
 use crate::vk::{Accesses, ImageLayout, Stages};
-use needs::{kind_of, DeclNeeds};
+use needs::{kind_of, DeclNeeds, ParamNeeds};
 use state::{Emitter, Step, SubState};
 use std::cell::Cell;
 
@@ -243,8 +247,6 @@ impl States {
 #[derive(Debug, Default)]
 pub struct BarrierPlanner {
     states: States,
-    /// The resources that outlive the frame, in index order.
-    outliving: Vec<u32>,
     /// Needs of the accesses that take the general path.
     general: General,
     /// What each declaration parameter's accesses need (kept across frames).
@@ -265,6 +267,9 @@ struct General {
 /// `RecordedGraph::accesses` (and cut to the shortest).
 struct FrameAccesses<'a> {
     records: &'a [AccessRecord],
+    /// The accesses' keys (attribute flags, mode and parameter index; see
+    /// [`AccessTable::keys`]).
+    keys: &'a [u64],
     infos: &'a [AccessInfo],
     boxes: AccessBoxes<'a>,
     /// Each access's discard-before is final once the discard walk has passed its node.
@@ -454,8 +459,9 @@ struct StepAt {
 impl BarrierPlanner {
     /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
     /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
-    /// `boxes` are the accesses' subresource boxes, `full` the resources' whole boxes and `infos`
-    /// the accesses' compact records. Barriers go straight into the frame's list in batch order.
+    /// `table` holds the accesses' compact records and boxes and the outliving resources (built
+    /// for `graph`), `full` the resources' whole boxes. Barriers go straight into the frame's
+    /// list in batch order.
     ///
     /// The discard inference of the whole-tracked resources (`discard`, started by
     /// `DiscardInference::begin`) walks each node just before its barriers are planned, so that
@@ -464,23 +470,25 @@ impl BarrierPlanner {
     pub fn plan(
         &mut self,
         graph: &RecordedGraph,
-        boxes: AccessBoxes<'_>,
+        table: &AccessTable,
         full: &[SubresourceBox],
-        infos: &[AccessInfo],
         discard: &mut DiscardInference,
         frame: &mut CompiledFrame,
     ) {
-        self.begin_frame(graph, &frame.alias_after, discard.whole_starts());
+        let (boxes, infos, outliving) = (table.boxes(full), &table.infos[..], table.outliving());
+        self.begin_frame(graph, outliving, &frame.alias_after, discard.whole_starts());
         self.decl_needs.update(&graph.decls);
         let count = graph
             .accesses
             .len()
             .min(infos.len())
             .min(boxes.count())
+            .min(table.keys.len())
             .min(frame.access_discard.len());
         let discards = Cell::from_mut(&mut frame.access_discard[..count]).as_slice_of_cells();
         let accesses = FrameAccesses {
             records: &graph.accesses[..count],
+            keys: &table.keys[..count],
             infos: &infos[..count],
             boxes,
             discards,
@@ -534,32 +542,31 @@ impl BarrierPlanner {
                     &accesses.discards[index],
                     index as u32,
                 );
-                let record = &accesses.records[index];
                 // The common case: the whole of a resource kept whole, with its parameter's
-                // attributes.
-                if info.has(WHOLE) && entry.split == NOT_SPLIT {
-                    if let Some(need) = params
-                        .get(record.param as usize)
-                        .and_then(|param| param.whole(&record.access, kind_of(info.bits)))
-                    {
-                        let step = Step {
-                            resource: info.resource,
-                            position: step.position,
-                            queue: step.queue,
-                            need: *need,
-                            discard_before: discard.contains(DiscardFlags::BEFORE),
-                            relaxed: info.has(RELAXED),
-                        };
-                        // A whole access's box is its resource's whole box (read only for a
-                        // barrier).
-                        let full = accesses.full;
-                        step.apply_first::<false>(
-                            &mut entry.state,
-                            || full[info.resource as usize],
-                            &mut out,
-                        );
-                        continue;
-                    }
+                // attributes (found from the access's key; its record is not read), tested
+                // as one condition (a parameter index out of range matches nothing).
+                let key = accesses.keys[index];
+                let param = params
+                    .get((key >> KEY_PARAM_SHIFT) as usize)
+                    .unwrap_or(&ParamNeeds::NONE);
+                if info.has(WHOLE) & (entry.split == NOT_SPLIT) & param.matches(key) {
+                    let step = Step {
+                        resource: info.resource,
+                        position: step.position,
+                        queue: step.queue,
+                        need: *param.whole_need(kind_of(info.bits)),
+                        discard_before: discard.contains(DiscardFlags::BEFORE),
+                        relaxed: info.has(RELAXED),
+                    };
+                    // A whole access's box is its resource's whole box (read only for a
+                    // barrier).
+                    let full = accesses.full;
+                    step.apply_first::<false>(
+                        &mut entry.state,
+                        || full[info.resource as usize],
+                        &mut out,
+                    );
+                    continue;
                 }
                 self.general
                     .plan_access(&mut self.states, &accesses, index, step, &mut out);
@@ -567,7 +574,7 @@ impl BarrierPlanner {
         }
         plan_end_of_frame(
             &mut self.states,
-            &self.outliving,
+            outliving,
             graph,
             full,
             frame.order.len() as u32,
@@ -578,50 +585,58 @@ impl BarrierPlanner {
         frame.transitions = frame.barriers.len() as u32;
     }
 
-    /// Resets the states and lists the outliving resources. An outliving resource that held
-    /// data starts in its resting state; a transient placed in memory that other resources
-    /// used before (`alias_after`: their last execution position) starts untouched with a
-    /// pending write of all commands after that position, so that its first use (of any part)
-    /// gets a barrier from everything, placed after the previous occupants' last use. The
-    /// discard walk's states start from `discard_starts` (empty: all untouched).
+    /// Resets the states. An outliving resource (`outliving`, in index order) that held data
+    /// starts in its resting state; a transient placed in memory that other resources used
+    /// before (`alias_after`: their last execution position) starts untouched with a pending
+    /// write of all commands after that position, so that its first use (of any part) gets a
+    /// barrier from everything, placed after the previous occupants' last use. The discard
+    /// walk's states start from `discard_starts` (empty: all untouched). Each record is
+    /// written once, in one sequential pass; only the outliving resources' records are read.
     fn begin_frame(
         &mut self,
         graph: &RecordedGraph,
+        outliving: &[u32],
         alias_after: &[Option<u32>],
         discard_starts: &[Track],
     ) {
         let states = &mut self.states;
+        let count = graph.resources.len();
+        let untouched = WholeState {
+            state: SubState::UNTOUCHED,
+            split: NOT_SPLIT,
+            node_stamp: 0,
+            discard: Track::UNTOUCHED,
+        };
         states.whole.clear();
-        states.whole.resize(
-            graph.resources.len(),
-            WholeState {
-                state: SubState::UNTOUCHED,
-                split: NOT_SPLIT,
-                node_stamp: 0,
-                discard: Track::UNTOUCHED,
-            },
-        );
-        for (entry, start) in states.whole.iter_mut().zip(discard_starts) {
-            entry.discard = *start;
-        }
-        states.split.clear();
-        self.outliving.clear();
-        for (index, (record, entry)) in graph.resources.iter().zip(&mut states.whole).enumerate() {
-            let state = &mut entry.state;
-            if record.outlives_frame() {
-                self.outliving.push(index as u32);
-                if record.external || record.frames_alive > 0 {
-                    state.layout = resting_state(graph, index).layout;
-                    state.write_stages = Stages::ALL_COMMANDS;
-                    state.write_accesses = Accesses::MEMORY_WRITE;
-                    state.touched = true;
-                    continue;
-                }
+        states.whole.extend((0..count).map(|index| {
+            let mut entry = untouched;
+            // Selects rather than branches: most transients of a long frame alias others.
+            let after = alias_after.get(index).copied().flatten();
+            entry.state.write_stages = Stages(Stages::ALL_COMMANDS.0 * after.is_some() as u64);
+            entry.state.write_accesses =
+                Accesses(Accesses::MEMORY_WRITE.0 * after.is_some() as u64);
+            entry.state.after_last = after.map_or(0, |after| after.saturating_add(1));
+            if let Some(start) = discard_starts.get(index) {
+                entry.discard = *start;
             }
-            if let Some(&Some(after)) = alias_after.get(index) {
-                state.write_stages = Stages::ALL_COMMANDS;
-                state.write_accesses = Accesses::MEMORY_WRITE;
-                state.after_last = after.saturating_add(1);
+            entry
+        }));
+        states.split.clear();
+        for &index in outliving {
+            let index = index as usize;
+            let (Some(record), Some(entry)) =
+                (graph.resources.get(index), states.whole.get_mut(index))
+            else {
+                continue;
+            };
+            if record.external || record.frames_alive > 0 {
+                entry.state = SubState {
+                    layout: resting_state(graph, index).layout,
+                    write_stages: Stages::ALL_COMMANDS,
+                    write_accesses: Accesses::MEMORY_WRITE,
+                    touched: true,
+                    ..SubState::UNTOUCHED
+                };
             }
         }
     }
@@ -667,12 +682,15 @@ fn plan_end_of_frame(
                 dst_queue: 0,
             });
         };
-        let full = &full[index];
-        match states.whole[index].split {
+        // The list comes from the table built for this graph: every index is in range.
+        let (Some(full), Some(entry)) = (full.get(index), states.whole.get(index)) else {
+            continue;
+        };
+        match entry.split {
             // One segment covering the resource (visited when the resource is not empty).
             NOT_SPLIT => {
                 if full.overlaps(full) {
-                    plan(&states.whole[index].state, full);
+                    plan(&entry.state, full);
                 }
             }
             split => states

@@ -2,14 +2,17 @@
 //! declaration set (the set is an `Arc` shared by the frames of a program): per parameter its
 //! access attributes and, per resource kind, the [`AccessState`] of an access that covers the
 //! whole of a one-plane resource. Barrier planning finds an access's need here from the node's
-//! declaration and the access's parameter index; the entry is used only when the recorded
-//! access has the parameter's attribute flags and mode (true for every graph the builder
-//! records; the need of plane 0 depends on nothing else of the access), so a hand-edited
-//! access falls back to mapping its own attributes.
+//! declaration and the parameter index in the access's key (the access table's compact copy
+//! of the record's attributes); the entry is used only when the access has the parameter's
+//! attribute flags and mode (true for every graph the builder records; the need of plane 0
+//! depends on nothing else of the access), so a hand-edited access falls back to mapping its
+//! own attributes.
 
-use crate::compile::access_info::{DEPTH_FORMAT, TEXTURE};
+use crate::compile::access_info::{
+    attribute_key, param_access, DEPTH_FORMAT, KEY_PARAM_SHIFT, TEXTURE,
+};
 use crate::compile::access_map::{map_access, AccessState};
-use crate::decl::{AccessDesc, AccessFlags, AccessMode, NodeDeclDesc, QueueClass};
+use crate::decl::{NodeDeclDesc, QueueClass};
 use std::sync::{Arc, Weak};
 
 /// Kinds of resource a parameter's needs are kept for: an index from an access's
@@ -28,25 +31,38 @@ pub(super) fn kind_of(info_bits: u32) -> usize {
 /// The needs of one declaration parameter's accesses.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct ParamNeeds {
-    /// The attribute flags the needs are for (the parameter's first view slot's).
-    flags: AccessFlags,
-    /// The mode (of plane 0) the needs are for.
-    mode: AccessMode,
+    /// The attribute flags and mode (of plane 0) the needs are for, as [`attribute_key`]
+    /// (the parameter's first view slot's).
+    attributes: u64,
     /// What an access of the whole of a one-plane resource needs (plane 0), by [`kind_of`].
     whole: [AccessState; KINDS],
 }
 
 impl ParamNeeds {
-    /// What an access with attributes `desc` of the whole of a one-plane resource of kind
-    /// `kind` needs, when `desc` has the parameter's flags and mode ([`map_access`] of plane 0
-    /// reads nothing else of `desc`).
+    /// The needs of a parameter index out of range: no access key matches them (a key's
+    /// attribute bits end below bit [`KEY_PARAM_SHIFT`]).
+    pub(super) const NONE: ParamNeeds = ParamNeeds {
+        attributes: u64::MAX,
+        whole: [AccessState {
+            stages: crate::vk::Stages::NONE,
+            accesses: crate::vk::Accesses::NONE,
+            layout: crate::vk::ImageLayout::Undefined,
+            reads: false,
+            writes: false,
+        }; KINDS],
+    };
+
+    /// The access with key `key` has the parameter's flags and mode.
     #[inline(always)]
-    pub(super) fn whole(&self, desc: &AccessDesc, kind: usize) -> Option<&AccessState> {
-        if (desc.flags == self.flags) & (desc.mode == self.mode) {
-            self.whole.get(kind)
-        } else {
-            None
-        }
+    pub(super) fn matches(&self, key: u64) -> bool {
+        key & ((1 << KEY_PARAM_SHIFT) - 1) == self.attributes
+    }
+
+    /// What an access of the whole of a one-plane resource of kind `kind` (see [`kind_of`])
+    /// needs when it [`matches`](ParamNeeds::matches) the parameter.
+    #[inline(always)]
+    pub(super) fn whole_need(&self, kind: usize) -> &AccessState {
+        &self.whole[kind.min(KINDS - 1)]
     }
 }
 
@@ -99,10 +115,7 @@ impl DeclNeeds {
                 class: decl.queue,
             });
             for param in &decl.params {
-                let desc = match param.view_slots.first() {
-                    Some(slot) => slot.access,
-                    None => param.access.unwrap_or_default(),
-                };
+                let desc = param_access(param);
                 let mut whole = [AccessState::default(); KINDS];
                 for (kind, state) in whole.iter_mut().enumerate() {
                     let texture = kind & 1 != 0;
@@ -110,8 +123,7 @@ impl DeclNeeds {
                     *state = map_access(&desc, 0, texture, depth, decl.queue);
                 }
                 self.params.push(ParamNeeds {
-                    flags: desc.flags,
-                    mode: desc.mode,
+                    attributes: attribute_key(&desc),
                     whole,
                 });
             }
@@ -127,7 +139,8 @@ impl DeclNeeds {
             .unwrap_or(DeclEntry::UNKNOWN)
     }
 
-    /// The needs of the parameters of the declaration with entry `entry`, by parameter index.
+    /// The needs of the parameters of the declaration with entry `entry`, by parameter index
+    /// (the parameter index of an access key: `key >> KEY_PARAM_SHIFT`).
     #[inline(always)]
     pub(super) fn params(&self, entry: DeclEntry) -> &[ParamNeeds] {
         let first = entry.first as usize;
@@ -140,7 +153,18 @@ impl DeclNeeds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decl::{ParamDesc, ValueType};
+    use crate::decl::{AccessDesc, AccessFlags, ParamDesc, ValueType};
+
+    /// The key of an access of parameter 0 with attributes `desc`.
+    fn key(desc: &AccessDesc) -> u64 {
+        attribute_key(desc)
+    }
+
+    /// What the access with key `key` of the whole of a resource of kind `kind` needs from
+    /// `param`, as barrier planning takes it.
+    fn whole(param: &ParamNeeds, key: u64, kind: usize) -> Option<&AccessState> {
+        param.matches(key).then(|| param.whole_need(kind))
+    }
 
     #[test]
     fn needs_match_map_access_and_follow_the_set() {
@@ -171,12 +195,15 @@ mod tests {
                 let access = desc.access.unwrap();
                 for kind in [0, 1, 4, 5] {
                     let expected = map_access(&access, 0, kind & 1 != 0, kind & 4 != 0, decl.queue);
-                    assert_eq!(param.whole(&access, kind), Some(&expected));
+                    assert_eq!(whole(param, key(&access), kind), Some(&expected));
                 }
+                // An index out of range matches no access.
+                assert!(!ParamNeeds::NONE.matches(key(&access)));
+                assert!(!ParamNeeds::NONE.matches(u64::MAX));
                 let other = AccessDesc::readwrite(AccessFlags::COPY);
-                assert_eq!(param.whole(&other, 1), None);
+                assert_eq!(whole(param, key(&other), 1), None);
                 let other_mode = AccessDesc::writeonly(access.flags);
-                assert_eq!(param.whole(&other_mode, 1), None);
+                assert_eq!(whole(param, key(&other_mode), 1), None);
                 // Plane 0 of a whole access does not depend on the stencil mode or `relaxed`.
                 let stencil = AccessDesc {
                     stencil_mode: Some(crate::decl::AccessMode::WriteOnly),
@@ -184,7 +211,7 @@ mod tests {
                     ..access
                 };
                 assert_eq!(
-                    param.whole(&stencil, 5),
+                    whole(param, key(&stencil), 5),
                     Some(&map_access(&stencil, 0, true, true, decl.queue))
                 );
             }

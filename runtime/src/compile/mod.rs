@@ -361,9 +361,8 @@ impl FrameCompiler {
             .plan(graph, frame, &self.deps, &self.level_scratch, &self.sizes);
         self.barriers.plan(
             graph,
-            self.table.boxes(&self.full_boxes),
+            &self.table,
             &self.full_boxes,
-            &self.table.infos,
             &mut self.discard,
             frame,
         );
