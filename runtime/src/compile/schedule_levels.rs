@@ -201,6 +201,55 @@ impl LevelScheduler {
         }
         ensure_len(&mut self.depth, node_count, 0);
         ensure_len(&mut self.live, node_count, 0);
+        self.copy_depths(deps, alive, node_count)
+            .unwrap_or_else(|| self.walk_depths(deps, alive, node_count))
+    }
+
+    /// [`LevelScheduler::compute_depths`] from the levels the dependency builder computed
+    /// ([`DepGraph::depth`]), in one branch-free pass over the nodes; `None` when they were
+    /// built for other live nodes than `alive`'s (some node's level is 0 but it is live, or
+    /// the other way round), which may give a live node a level through a dead one.
+    ///
+    /// When the nodes with a level are exactly the live ones, the levels are the ones
+    /// [`LevelScheduler::walk_depths`] gives: the builder left the dead nodes out (no edges
+    /// to or from them), or dropped them where every live node's predecessors were live.
+    fn copy_depths(
+        &mut self,
+        deps: &DepGraph,
+        alive: &[bool],
+        node_count: usize,
+    ) -> Option<(usize, u32, bool)> {
+        let built = deps.depth.get(..node_count)?;
+        let depth = &mut self.depth[..node_count];
+        let live = &mut self.live[..node_count];
+        let alive = &alive[..node_count];
+        let mut live_count = 0usize;
+        let mut max_depth = 0u32;
+        let mut monotone = true;
+        let mut consistent = true;
+        for (node, ((&node_depth, &is_live), depth)) in
+            built.iter().zip(alive).zip(depth.iter_mut()).enumerate()
+        {
+            consistent &= (node_depth != 0) == is_live;
+            *depth = node_depth;
+            // Written at every node, kept (counted) at live ones: `live_count <= node`.
+            if let Some(slot) = live.get_mut(live_count) {
+                *slot = node as u32;
+            }
+            live_count += is_live as usize;
+            monotone &= (node_depth >= max_depth) | !is_live;
+            max_depth = max_depth.max(node_depth);
+        }
+        consistent.then_some((live_count, max_depth, monotone))
+    }
+
+    /// [`LevelScheduler::compute_depths`] by a walk over the predecessor lists.
+    fn walk_depths(
+        &mut self,
+        deps: &DepGraph,
+        alive: &[bool],
+        node_count: usize,
+    ) -> (usize, u32, bool) {
         let depth = &mut self.depth[..node_count];
         let live = &mut self.live[..node_count];
         let alive = &alive[..node_count];
