@@ -430,13 +430,17 @@ impl DepBuilder {
         info: AccessInfo,
         edges: &mut EdgeSink<'_>,
     ) {
+        // First the commonest way out: the access reads no plane (`READS` implies `ANY_READS`).
+        if info.bits & ANY_READS == 0 {
+            return;
+        }
         if info.bits & (WHOLE | READS) == WHOLE | READS {
             let state = &mut self.states[info.resource as usize];
             if state.tag & GENERAL == 0 && dense_read(state, walk.node, edges) {
                 return;
             }
-        } else if info.bits & (WHOLE | ANY_READS) != ANY_READS {
-            // Reads nothing, or whole but not plane 0 (no other plane to read).
+        } else if info.bits & WHOLE != 0 {
+            // Whole but not plane 0: no other plane to read.
             return;
         }
         self.touch_access(walk, walk.first + offset, info, false, edges);
@@ -451,14 +455,19 @@ impl DepBuilder {
         info: AccessInfo,
         edges: &mut EdgeSink<'_>,
     ) {
+        // First the commonest way out: the access writes no plane (`WRITES` implies
+        // `ANY_WRITES`).
+        if info.bits & ANY_WRITES == 0 {
+            return;
+        }
         if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
             let state = &mut self.states[info.resource as usize];
             if state.tag & GENERAL == 0 {
                 dense_write(state, walk.node, edges);
                 return;
             }
-        } else if info.bits & (WHOLE | WRITES) == WHOLE || info.bits & ANY_WRITES == 0 {
-            // Writes nothing, or whole but not plane 0 (no other plane to write).
+        } else if info.bits & (WHOLE | WRITES) == WHOLE {
+            // Whole but not plane 0: no other plane to write.
             return;
         }
         self.touch_access(walk, walk.first + offset, info, true, edges);

@@ -223,6 +223,25 @@ impl LevelScheduler {
         let depth = &mut self.depth[..node_count];
         let live = &mut self.live[..node_count];
         let alive = &alive[..node_count];
+        // Folds without early exits (LLVM vectorizes them): nothing culled is the common frame.
+        if alive.iter().fold(true, |all, &is_live| all & is_live) {
+            if !built
+                .iter()
+                .fold(true, |all, &node_depth| all & (node_depth != 0))
+            {
+                return None;
+            }
+            depth.copy_from_slice(built);
+            for (node, slot) in live.iter_mut().enumerate() {
+                *slot = node as u32;
+            }
+            let max_depth = built.iter().fold(0, |max, &node_depth| max.max(node_depth));
+            let monotone = built
+                .iter()
+                .zip(&built[1..])
+                .fold(true, |all, (&before, &after)| all & (before <= after));
+            return Some((node_count, max_depth, monotone));
+        }
         let mut live_count = 0usize;
         let mut max_depth = 0u32;
         let mut monotone = true;
