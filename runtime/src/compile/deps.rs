@@ -150,26 +150,38 @@ struct Touch {
     relaxed: bool,
 }
 
-/// The edge list while one node's predecessors are pushed, with the node's level so far.
+/// The edge list while the nodes' predecessors are pushed (taken out of the [`DepGraph`] for
+/// the build, so that its length and capacity live here rather than behind a reference), with
+/// the levels of the nodes so far.
 struct EdgeSink<'a> {
-    edges: &'a mut Vec<(u32, EdgeKind)>,
-    /// Where the node's edges start in `edges`.
+    edges: Vec<(u32, EdgeKind)>,
+    /// Where the current node's edges start in `edges`.
     start: usize,
-    /// The levels + 1 of the nodes before this one (see [`DepGraph::depth`]).
-    earlier: &'a [u32],
-    /// The highest of `earlier` over the predecessors pushed so far (0: none).
+    /// The current node.
+    node: usize,
+    /// Per node: its level + 1 (see [`DepGraph::depth`]), written up to the current node.
+    depth: &'a mut [u32],
+    /// The highest of `depth` over the current node's predecessors pushed so far (0: none).
     level: u32,
 }
 
 impl EdgeSink<'_> {
-    /// Adds the edge from `pred` to `node` unless it is a self-edge or repeats one of the
-    /// node's last few edges (an order edge repeats a data edge too).
+    /// Starts the edges of `node`.
+    #[inline(always)]
+    fn begin(&mut self, node: usize) {
+        self.start = self.edges.len();
+        self.node = node;
+        self.level = 0;
+    }
+
+    /// Adds the edge from `pred` to the current node `node` unless it is a self-edge or
+    /// repeats one of the node's last few edges (an order edge repeats a data edge too).
     #[inline(always)]
     fn push(&mut self, pred: u32, node: u32, kind: EdgeKind) {
         if pred == node {
             return;
         }
-        let (edges, start) = (&mut *self.edges, self.start);
+        let (edges, start) = (&mut self.edges, self.start);
         // Cheap de-duplication against the last few edges of this node (none yet: nothing to
         // scan).
         let len = edges.len();
@@ -183,10 +195,21 @@ impl EdgeSink<'_> {
             }
         }
         edges.push((pred, kind));
-        // A later call (only in graphs edited by hand) adds no constraint: `get` gives none.
-        self.level = self
-            .level
-            .max(self.earlier.get(pred as usize).copied().unwrap_or(0));
+        // Only an earlier call constrains the level (a later one appears only in graphs
+        // edited by hand; its entry is not this build's).
+        let pred = pred as usize;
+        let pred_depth = self.depth.get(pred).copied().unwrap_or(0);
+        let pred_depth = if pred < self.node { pred_depth } else { 0 };
+        self.level = self.level.max(pred_depth);
+    }
+
+    /// Ends the current node: its level + 1, or 0 when it is not `live`.
+    #[inline(always)]
+    fn end(&mut self, live: bool) {
+        if let Some(depth) = self.depth.get_mut(self.node) {
+            // `live` as 0 or 1 keeps this branch-free.
+            *depth = (self.level + 1) * live as u32;
+        }
     }
 }
 
@@ -275,7 +298,13 @@ impl DepBuilder {
         } = out;
         // Every entry is written below: the node's in the loop, the end after it.
         pred_start.resize(graph.nodes.len() + 1, 0);
-        let depth = &mut depth[..graph.nodes.len()];
+        let mut sink = EdgeSink {
+            edges: std::mem::take(edges),
+            start: 0,
+            node: 0,
+            depth: &mut depth[..graph.nodes.len()],
+            level: 0,
+        };
         // The explicit dependencies, sorted by node: `next_explicit` is the node of the next
         // unconsumed one (`usize::MAX` past the last), so a node without any costs a compare.
         // Taken out for the walk (the per-access steps borrow the builder), put back after.
@@ -294,15 +323,8 @@ impl DepBuilder {
         };
         for ((node_index, node), pred_start) in graph.nodes.iter().enumerate().zip(&mut *pred_start)
         {
-            let start = edges.len();
-            *pred_start = start as u32;
-            let (earlier, this_and_later) = depth.split_at_mut(node_index);
-            let mut sink = EdgeSink {
-                edges,
-                start,
-                earlier,
-                level: 0,
-            };
+            sink.begin(node_index);
+            *pred_start = sink.start as u32;
             let live = alive.is_none_or(|alive| alive[node_index]);
             if node_index == next_explicit {
                 while let Some(&(of, on)) = explicit.get(explicit_at) {
@@ -336,11 +358,9 @@ impl DepBuilder {
                     _ => self.node_any(&walk, node_infos, &mut sink),
                 }
             }
-            // A dead node has no edges and level 0 (`live` as 0 or 1 keeps this branch-free).
-            if let Some(this) = this_and_later.first_mut() {
-                *this = (sink.level + 1) * live as u32;
-            }
+            sink.end(live);
         }
+        *edges = sink.edges;
         pred_start[graph.nodes.len()] = edges.len() as u32;
         self.explicit = explicit;
     }
