@@ -1,7 +1,8 @@
 //! Dependency edges at subresource granularity (mips x layers x planes for textures, byte ranges
 //! for buffers): read-after-write, write-after-read and write-after-write, plus explicit node
 //! dependencies. One walk over the accesses in call order keeps, per resource, a short list of
-//! disjoint segments with their last writers and readers since; no all-pairs scans.
+//! disjoint segments with their last writers and readers since; no all-pairs scans. Each node's
+//! dependency level ([`DepGraph::depth`]) is kept as its edges are pushed, for the scheduler.
 //!
 //! `[relaxed]` writes that follow each other with no read in between form a group whose members
 //! are not ordered among themselves (each is ordered after what preceded the group).

@@ -7,8 +7,8 @@
 //! lowest level among the unscheduled nodes is ready (its predecessors are all done) and beats
 //! every node of a higher level: the list scheduler runs the levels in ascending order, and when
 //! level `L` starts every node of it is ready. No successor lists or pending counts are needed;
-//! the levels come from one pass over the predecessor lists, and the nodes are bucketed by
-//! level.
+//! the levels come from the dependency builder ([`DepGraph::depth`], checked against the live
+//! nodes; else from one pass over the predecessor lists), and the nodes are bucketed by level.
 //!
 //! Within a level the scheduler picks by (queue class switch from the previous node, bytes freed
 //! descending, bytes allocated ascending, call order). A level of one node needs no key at all.
