@@ -35,7 +35,7 @@ pub struct DepGraph {
     /// Per node: its dependency level + 1 (one more than the highest of its predecessors that
     /// are earlier calls, 1 without any), or 0 for a node the build left out (dead). Valid for
     /// the `alive` the graph was built for (see [`DepBuilder::build`]); after
-    /// [`DepBuilder::drop_dead_nodes`], for the `alive` it was given.
+    /// `DepBuilder::drop_dead_nodes`, for the `alive` it was given.
     pub depth: Vec<u32>,
 }
 
