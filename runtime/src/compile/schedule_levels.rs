@@ -235,11 +235,16 @@ impl LevelScheduler {
             for (node, slot) in live.iter_mut().enumerate() {
                 *slot = node as u32;
             }
-            let max_depth = built.iter().fold(0, |max, &node_depth| max.max(node_depth));
             let monotone = built
                 .iter()
                 .zip(&built[1..])
                 .fold(true, |all, (&before, &after)| all & (before <= after));
+            // Levels that never fall end with the highest.
+            let max_depth = if monotone {
+                built.last().copied().unwrap_or(0)
+            } else {
+                built.iter().fold(0, |max, &node_depth| max.max(node_depth))
+            };
             return Some((node_count, max_depth, monotone));
         }
         let mut live_count = 0usize;
