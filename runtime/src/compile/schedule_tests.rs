@@ -143,8 +143,14 @@ fn level_path_matches_the_list_scheduler() {
                 &mut want_levels,
             );
             if done {
-                assert_eq!(order, want_order, "case {case}, levels built for every node");
-                assert_eq!(levels, want_levels, "case {case}, levels built for every node");
+                assert_eq!(
+                    order, want_order,
+                    "case {case}, levels built for every node"
+                );
+                assert_eq!(
+                    levels, want_levels,
+                    "case {case}, levels built for every node"
+                );
             }
             DepBuilder::default().build(&graph, Some(&alive), &mut deps);
         }
