@@ -179,9 +179,31 @@ impl EdgeSink<'_> {
     /// repeats one of the node's last few edges (an order edge repeats a data edge too).
     #[inline(always)]
     fn push(&mut self, pred: u32, node: u32, kind: EdgeKind) {
-        if pred == node {
+        if pred == node || !self.append(pred, kind) {
             return;
         }
+        // Only an earlier call constrains the level (a later one appears only in graphs
+        // edited by hand; its entry is not this build's).
+        let pred = pred as usize;
+        let pred_depth = self.depth.get(pred).copied().unwrap_or(0);
+        let pred_depth = if pred < self.node { pred_depth } else { 0 };
+        self.level = self.level.max(pred_depth);
+    }
+
+    /// [`EdgeSink::push`] of an edge from an earlier call than the current node (a dense
+    /// state's writer in the read phase: every write seen so far is an earlier node's).
+    #[inline(always)]
+    fn push_earlier(&mut self, pred: u32, kind: EdgeKind) {
+        if self.append(pred, kind) {
+            let pred_depth = self.depth.get(pred as usize).copied().unwrap_or(0);
+            self.level = self.level.max(pred_depth);
+        }
+    }
+
+    /// Appends `(pred, kind)` unless it repeats one of the node's last few edges; returns
+    /// whether it did.
+    #[inline(always)]
+    fn append(&mut self, pred: u32, kind: EdgeKind) -> bool {
         let (edges, start) = (&mut self.edges, self.start);
         // Cheap de-duplication against the last few edges of this node (none yet: nothing to
         // scan).
@@ -192,16 +214,11 @@ impl EdgeSink<'_> {
                 .iter()
                 .any(|&(p, k)| p == pred && (k == kind || k == EdgeKind::Data))
             {
-                return;
+                return false;
             }
         }
         edges.push((pred, kind));
-        // Only an earlier call constrains the level (a later one appears only in graphs
-        // edited by hand; its entry is not this build's).
-        let pred = pred as usize;
-        let pred_depth = self.depth.get(pred).copied().unwrap_or(0);
-        let pred_depth = if pred < self.node { pred_depth } else { 0 };
-        self.level = self.level.max(pred_depth);
+        true
     }
 
     /// Ends the current node: its level + 1, or 0 when it is not `live`.
@@ -698,8 +715,9 @@ impl DepBuilder {
 /// reader does not fit.
 #[inline(always)]
 fn dense_read(state: &mut ResourceState, node: u32, edges: &mut EdgeSink<'_>) -> bool {
+    // Reads come before the node's writes: the writer is an earlier node.
     if state.writer != NO_NODE {
-        edges.push(state.writer, node, EdgeKind::Data);
+        edges.push_earlier(state.writer, EdgeKind::Data);
     }
     let count = state.tag as usize;
     if count > 0 && state.readers[count - 1] == node {
