@@ -399,31 +399,30 @@ impl DepBuilder {
         // Slot by slot, written out (LLVM does not always unroll a loop over the slots): with
         // `N` known, each `get` is either always there or compiled away.
         const { assert!(N <= 4) };
-        let slot = |offset: usize| node_infos.get(offset).map(|&info| (offset, info));
-        let slots = [slot(0), slot(1), slot(2), slot(3)];
-        if let Some((offset, info)) = slots[0] {
-            self.read_access(walk, offset, info, edges);
+        // Each access record is read where it is used (kept in no array of copies).
+        if let Some(&info) = node_infos.first() {
+            self.read_access(walk, 0, info, edges);
         }
-        if let Some((offset, info)) = slots[1] {
-            self.read_access(walk, offset, info, edges);
+        if let Some(&info) = node_infos.get(1) {
+            self.read_access(walk, 1, info, edges);
         }
-        if let Some((offset, info)) = slots[2] {
-            self.read_access(walk, offset, info, edges);
+        if let Some(&info) = node_infos.get(2) {
+            self.read_access(walk, 2, info, edges);
         }
-        if let Some((offset, info)) = slots[3] {
-            self.read_access(walk, offset, info, edges);
+        if let Some(&info) = node_infos.get(3) {
+            self.read_access(walk, 3, info, edges);
         }
-        if let Some((offset, info)) = slots[0] {
-            self.write_access(walk, offset, info, edges);
+        if let Some(&info) = node_infos.first() {
+            self.write_access(walk, 0, info, edges);
         }
-        if let Some((offset, info)) = slots[1] {
-            self.write_access(walk, offset, info, edges);
+        if let Some(&info) = node_infos.get(1) {
+            self.write_access(walk, 1, info, edges);
         }
-        if let Some((offset, info)) = slots[2] {
-            self.write_access(walk, offset, info, edges);
+        if let Some(&info) = node_infos.get(2) {
+            self.write_access(walk, 2, info, edges);
         }
-        if let Some((offset, info)) = slots[3] {
-            self.write_access(walk, offset, info, edges);
+        if let Some(&info) = node_infos.get(3) {
+            self.write_access(walk, 3, info, edges);
         }
     }
 
