@@ -73,10 +73,15 @@ fn sweep(
     has_effect: impl Fn(usize) -> bool,
 ) -> usize {
     let alive = &mut alive[..count];
-    // Node n's predecessors are `edges[starts[n]..starts[n + 1]]`.
+    // Node n's predecessors are `edges[starts[n]..starts[n + 1]]`: walked backwards, each
+    // list ends where the next node's begins.
     let starts = &deps.pred_start[..=count];
+    let mut end = starts[count] as usize;
     let mut live = 0;
     for node in (0..count).rev() {
+        let begin = starts[node] as usize;
+        let preds = &deps.edges[begin..end];
+        end = begin;
         if !alive[node] {
             if !has_effect(node) {
                 continue;
@@ -84,10 +89,9 @@ fn sweep(
             alive[node] = true;
         }
         live += 1;
-        for &(pred, kind) in &deps.edges[starts[node] as usize..starts[node + 1] as usize] {
-            if kind == EdgeKind::Data {
-                alive[pred as usize] = true;
-            }
+        for &(pred, kind) in preds {
+            // Branch-free: only data edges keep their source alive.
+            alive[pred as usize] |= kind == EdgeKind::Data;
         }
     }
     live

@@ -1,13 +1,15 @@
 //! Dependency edges at subresource granularity (mips x layers x planes for textures, byte ranges
 //! for buffers): read-after-write, write-after-read and write-after-write, plus explicit node
 //! dependencies. One walk over the accesses in call order keeps, per resource, a short list of
-//! disjoint segments with their last writers and readers since; no all-pairs scans.
+//! disjoint segments with their last writers and readers since; no all-pairs scans. Each node's
+//! dependency level ([`DepGraph::depth`]) is kept as its edges are pushed, for the scheduler.
 //!
 //! `[relaxed]` writes that follow each other with no read in between form a group whose members
 //! are not ordered among themselves (each is ordered after what preceded the group).
 
 use super::access_info::{
-    AccessBoxes, AccessInfo, AccessTable, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE, WRITES,
+    AccessBoxes, AccessInfo, AccessTable, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE,
+    WRITES,
 };
 use super::node_list::NodeList;
 use crate::graph::RecordedGraph;
@@ -30,6 +32,11 @@ pub struct DepGraph {
     pub pred_start: Vec<u32>,
     /// Predecessor node index and edge kind.
     pub edges: Vec<(u32, EdgeKind)>,
+    /// Per node: its dependency level + 1 (one more than the highest of its predecessors that
+    /// are earlier calls, 1 without any), or 0 for a node the build left out (dead). Valid for
+    /// the `alive` the graph was built for (see [`DepBuilder::build`]); after
+    /// `DepBuilder::drop_dead_nodes`, for the `alive` it was given.
+    pub depth: Vec<u32>,
 }
 
 impl DepGraph {
@@ -126,6 +133,17 @@ pub fn access_boxes(graph: &RecordedGraph, out: &mut Vec<SubresourceBox>) {
     );
 }
 
+/// What the per-access steps of one node's walk share.
+struct NodeWalk<'a> {
+    graph: &'a RecordedGraph,
+    boxes: AccessBoxes<'a>,
+    full: &'a [SubresourceBox],
+    /// The node's first access index.
+    first: usize,
+    /// The node.
+    node: u32,
+}
+
 struct Touch {
     node: u32,
     reads: bool,
@@ -133,26 +151,88 @@ struct Touch {
     relaxed: bool,
 }
 
-fn push_edge(edges: &mut Vec<(u32, EdgeKind)>, start: usize, pred: u32, node: u32, kind: EdgeKind) {
-    if pred == node {
-        return;
+/// The edge list while the nodes' predecessors are pushed (taken out of the [`DepGraph`] for
+/// the build, so that its length and capacity live here rather than behind a reference), with
+/// the levels of the nodes so far.
+struct EdgeSink<'a> {
+    edges: Vec<(u32, EdgeKind)>,
+    /// Where the current node's edges start in `edges`.
+    start: usize,
+    /// The current node.
+    node: usize,
+    /// Per node: its level + 1 (see [`DepGraph::depth`]), written up to the current node.
+    depth: &'a mut [u32],
+    /// The highest of `depth` over the current node's predecessors pushed so far (0: none).
+    level: u32,
+}
+
+impl EdgeSink<'_> {
+    /// Starts the edges of `node`.
+    #[inline(always)]
+    fn begin(&mut self, node: usize) {
+        self.start = self.edges.len();
+        self.node = node;
+        self.level = 0;
     }
-    // Cheap de-duplication against the last few edges of this node (none yet: nothing to scan).
-    let len = edges.len();
-    if len != start {
-        let from = if len - start > 4 { len - 4 } else { start };
-        if edges[from..]
-            .iter()
-            .any(|&(p, k)| p == pred && (k == kind || k == EdgeKind::Data))
-        {
+
+    /// Adds the edge from `pred` to the current node `node` unless it is a self-edge or
+    /// repeats one of the node's last few edges (an order edge repeats a data edge too).
+    #[inline(always)]
+    fn push(&mut self, pred: u32, node: u32, kind: EdgeKind) {
+        if pred == node || !self.append(pred, kind) {
             return;
         }
+        // Only an earlier call constrains the level (a later one appears only in graphs
+        // edited by hand; its entry is not this build's).
+        let pred = pred as usize;
+        let pred_depth = self.depth.get(pred).copied().unwrap_or(0);
+        let pred_depth = if pred < self.node { pred_depth } else { 0 };
+        self.level = self.level.max(pred_depth);
     }
-    edges.push((pred, kind));
+
+    /// [`EdgeSink::push`] of an edge from an earlier call than the current node (a dense
+    /// state's writer in the read phase: every write seen so far is an earlier node's).
+    #[inline(always)]
+    fn push_earlier(&mut self, pred: u32, kind: EdgeKind) {
+        if self.append(pred, kind) {
+            let pred_depth = self.depth.get(pred as usize).copied().unwrap_or(0);
+            self.level = self.level.max(pred_depth);
+        }
+    }
+
+    /// Appends `(pred, kind)` unless it repeats one of the node's last few edges; returns
+    /// whether it did.
+    #[inline(always)]
+    fn append(&mut self, pred: u32, kind: EdgeKind) -> bool {
+        let (edges, start) = (&mut self.edges, self.start);
+        // Cheap de-duplication against the last few edges of this node (none yet: nothing to
+        // scan).
+        let len = edges.len();
+        if len != start {
+            let from = if len - start > 4 { len - 4 } else { start };
+            if edges[from..]
+                .iter()
+                .any(|&(p, k)| p == pred && (k == kind || k == EdgeKind::Data))
+            {
+                return false;
+            }
+        }
+        edges.push((pred, kind));
+        true
+    }
+
+    /// Ends the current node: its level + 1, or 0 when it is not `live`.
+    #[inline(always)]
+    fn end(&mut self, live: bool) {
+        if let Some(depth) = self.depth.get_mut(self.node) {
+            // `live` as 0 or 1 keeps this branch-free.
+            *depth = (self.level + 1) * live as u32;
+        }
+    }
 }
 
 #[inline(always)]
-fn apply(segment: &mut Segment, touch: &Touch, edges: &mut Vec<(u32, EdgeKind)>, start: usize) {
+fn apply(segment: &mut Segment, touch: &Touch, edges: &mut EdgeSink<'_>) {
     let Segment {
         writers,
         writers_relaxed,
@@ -162,7 +242,7 @@ fn apply(segment: &mut Segment, touch: &Touch, edges: &mut Vec<(u32, EdgeKind)>,
     } = segment;
     if touch.reads {
         for &writer in writers.as_slice() {
-            push_edge(edges, start, writer, touch.node, EdgeKind::Data);
+            edges.push(writer, touch.node, EdgeKind::Data);
         }
     }
     if touch.writes {
@@ -174,17 +254,17 @@ fn apply(segment: &mut Segment, touch: &Touch, edges: &mut Vec<(u32, EdgeKind)>,
             touch.relaxed && *writers_relaxed && no_other_readers && !writers.is_empty();
         if continue_group {
             for &pred in group_base.as_slice() {
-                push_edge(edges, start, pred, touch.node, EdgeKind::Order);
+                edges.push(pred, touch.node, EdgeKind::Order);
             }
             if writers.last() != Some(touch.node) {
                 writers.push(touch.node);
             }
         } else {
             for &writer in writers.as_slice() {
-                push_edge(edges, start, writer, touch.node, EdgeKind::Order);
+                edges.push(writer, touch.node, EdgeKind::Order);
             }
             for &reader in readers.as_slice() {
-                push_edge(edges, start, reader, touch.node, EdgeKind::Order);
+                edges.push(reader, touch.node, EdgeKind::Order);
             }
             group_base.clear();
             if touch.relaxed {
@@ -207,7 +287,7 @@ fn apply(segment: &mut Segment, touch: &Touch, edges: &mut Vec<(u32, EdgeKind)>,
 impl DepBuilder {
     /// Computes the dependency graph of a recorded frame. With `alive`, dead nodes are skipped
     /// (no accesses, no edges), so order between live nodes is kept even where it ran through
-    /// a culled node.
+    /// a culled node. `out.depth` holds the nodes' levels over the edges built.
     pub fn build(&mut self, graph: &RecordedGraph, alive: Option<&[bool]>, out: &mut DepGraph) {
         let mut table = AccessTable::default();
         let mut sizes = Vec::new();
@@ -229,63 +309,146 @@ impl DepBuilder {
         out: &mut DepGraph,
     ) {
         self.reset(graph, out);
-        let DepGraph { pred_start, edges } = out;
+        let DepGraph {
+            pred_start,
+            edges,
+            depth,
+        } = out;
         // Every entry is written below: the node's in the loop, the end after it.
         pred_start.resize(graph.nodes.len() + 1, 0);
+        let mut sink = EdgeSink {
+            edges: std::mem::take(edges),
+            start: 0,
+            node: 0,
+            depth: &mut depth[..graph.nodes.len()],
+            level: 0,
+        };
+        // The explicit dependencies, sorted by node: `next_explicit` is the node of the next
+        // unconsumed one (`usize::MAX` past the last), so a node without any costs a compare.
+        // Taken out for the walk (the per-access steps borrow the builder), put back after.
+        let explicit = std::mem::take(&mut self.explicit);
         let mut explicit_at = 0;
+        let mut next_explicit = explicit
+            .first()
+            .map_or(usize::MAX, |&(node, _)| node as usize);
+        // Only `first` and `node` change from node to node.
+        let mut walk = NodeWalk {
+            graph,
+            boxes,
+            full,
+            first: 0,
+            node: 0,
+        };
         for ((node_index, node), pred_start) in graph.nodes.iter().enumerate().zip(&mut *pred_start)
         {
-            let start = edges.len();
-            *pred_start = start as u32;
+            sink.begin(node_index);
+            *pred_start = sink.start as u32;
             let live = alive.is_none_or(|alive| alive[node_index]);
-            while explicit_at < self.explicit.len()
-                && self.explicit[explicit_at].0 as usize == node_index
-            {
-                let on = self.explicit[explicit_at].1;
-                if live && alive.is_none_or(|alive| alive[on as usize]) {
-                    push_edge(edges, start, on, node_index as u32, EdgeKind::Data);
+            if node_index == next_explicit {
+                while let Some(&(of, on)) = explicit.get(explicit_at) {
+                    if of as usize != node_index {
+                        break;
+                    }
+                    if live && alive.is_none_or(|alive| alive[on as usize]) {
+                        sink.push(on, node_index as u32, EdgeKind::Data);
+                    }
+                    explicit_at += 1;
                 }
-                explicit_at += 1;
+                next_explicit = explicit
+                    .get(explicit_at)
+                    .map_or(usize::MAX, |&(node, _)| node as usize);
             }
-            if !live {
-                continue;
+            if live {
+                let first = node.accesses.start as usize;
+                let node_infos = &infos[first..node.accesses.end as usize];
+                walk.first = first;
+                walk.node = node_index as u32;
+                // Nodes of up to four accesses (nearly all) take a copy of the phases unrolled
+                // for their access count: no loop exits to predict, and each access slot has
+                // branches of its own (slot k of most nodes is read-only, or written, frame
+                // after frame).
+                match node_infos.len() {
+                    0 => {}
+                    1 => self.node_fixed::<1>(&walk, node_infos, &mut sink),
+                    2 => self.node_fixed::<2>(&walk, node_infos, &mut sink),
+                    3 => self.node_fixed::<3>(&walk, node_infos, &mut sink),
+                    4 => self.node_fixed::<4>(&walk, node_infos, &mut sink),
+                    _ => self.node_any(&walk, node_infos, &mut sink),
+                }
             }
-            let node_id = node_index as u32;
-            let first = node.accesses.start as usize;
-            let node_infos = &infos[first..node.accesses.end as usize];
-            // Reads see the data from before the node: all reads first, then all writes.
-            for (offset, &info) in node_infos.iter().enumerate() {
-                self.read_access(
-                    graph,
-                    boxes,
-                    full,
-                    first + offset,
-                    info,
-                    node_id,
-                    edges,
-                    start,
-                );
-            }
-            for (offset, &info) in node_infos.iter().enumerate() {
-                self.write_access(
-                    graph,
-                    boxes,
-                    full,
-                    first + offset,
-                    info,
-                    node_id,
-                    edges,
-                    start,
-                );
-            }
+            sink.end(live);
         }
+        *edges = sink.edges;
         pred_start[graph.nodes.len()] = edges.len() as u32;
+        self.explicit = explicit;
+    }
+
+    /// The accesses of one node whose access count is `N` (`node_infos.len()`): all reads
+    /// first (reads see the data from before the node), then all writes; both phases
+    /// unrolled.
+    #[inline(always)]
+    fn node_fixed<const N: usize>(
+        &mut self,
+        walk: &NodeWalk<'_>,
+        node_infos: &[AccessInfo],
+        edges: &mut EdgeSink<'_>,
+    ) {
+        let Ok(node_infos) = <&[AccessInfo; N]>::try_from(node_infos) else {
+            return self.node_any(walk, node_infos, edges);
+        };
+        // Slot by slot, written out (LLVM does not always unroll a loop over the slots): with
+        // `N` known, each `get` is either always there or compiled away.
+        const { assert!(N <= 4) };
+        // Each access record is read where it is used (kept in no array of copies).
+        if let Some(&info) = node_infos.first() {
+            self.read_access(walk, 0, info, edges);
+        }
+        if let Some(&info) = node_infos.get(1) {
+            self.read_access(walk, 1, info, edges);
+        }
+        if let Some(&info) = node_infos.get(2) {
+            self.read_access(walk, 2, info, edges);
+        }
+        if let Some(&info) = node_infos.get(3) {
+            self.read_access(walk, 3, info, edges);
+        }
+        if let Some(&info) = node_infos.first() {
+            self.write_access(walk, 0, info, edges);
+        }
+        if let Some(&info) = node_infos.get(1) {
+            self.write_access(walk, 1, info, edges);
+        }
+        if let Some(&info) = node_infos.get(2) {
+            self.write_access(walk, 2, info, edges);
+        }
+        if let Some(&info) = node_infos.get(3) {
+            self.write_access(walk, 3, info, edges);
+        }
+    }
+
+    /// [`DepBuilder::node_fixed`] for any access count, with loops.
+    #[inline(never)]
+    fn node_any(
+        &mut self,
+        walk: &NodeWalk<'_>,
+        node_infos: &[AccessInfo],
+        edges: &mut EdgeSink<'_>,
+    ) {
+        for (offset, &info) in node_infos.iter().enumerate() {
+            self.read_access(walk, offset, info, edges);
+        }
+        for (offset, &info) in node_infos.iter().enumerate() {
+            self.write_access(walk, offset, info, edges);
+        }
     }
 
     /// Clears `out` and the per-resource state for a build over `graph`.
     fn reset(&mut self, graph: &RecordedGraph, out: &mut DepGraph) {
         out.pred_start.clear();
         out.edges.clear();
+        // Every node's entry is written by the build: only a grown tail is filled here.
+        out.depth.truncate(graph.nodes.len());
+        out.depth.resize(graph.nodes.len(), 0);
         self.states.clear();
         self.states.resize(graph.resources.len(), FRESH);
         self.lists_used = 0;
@@ -295,98 +458,78 @@ impl DepBuilder {
         self.explicit.sort_unstable();
     }
 
-    /// The read phase of access `access_index` (compact record `info`) of node `node`, whose
-    /// edges start at `start` in `edges`.
-    #[allow(clippy::too_many_arguments)]
+    /// The read phase of the access at `offset` among the node's (compact record `info`).
     #[inline(always)]
     fn read_access(
         &mut self,
-        graph: &RecordedGraph,
-        boxes: AccessBoxes<'_>,
-        full: &[SubresourceBox],
-        access_index: usize,
+        walk: &NodeWalk<'_>,
+        offset: usize,
         info: AccessInfo,
-        node: u32,
-        edges: &mut Vec<(u32, EdgeKind)>,
-        start: usize,
+        edges: &mut EdgeSink<'_>,
     ) {
-        if info.bits & (WHOLE | READS) == WHOLE | READS {
-            let state = &mut self.states[info.resource as usize];
-            if state.tag & GENERAL == 0 && dense_read(state, node, edges, start) {
-                return;
-            }
-        } else if info.bits & (WHOLE | ANY_READS) != ANY_READS {
-            // Reads nothing, or whole but not plane 0 (no other plane to read).
+        // First the commonest way out: the access reads no plane (`READS` implies `ANY_READS`).
+        if info.bits & ANY_READS == 0 {
             return;
         }
-        self.touch_access(
-            graph,
-            boxes,
-            full,
-            access_index,
-            info,
-            false,
-            node,
-            edges,
-            start,
-        );
+        if info.bits & (WHOLE | READS) == WHOLE | READS {
+            let state = &mut self.states[info.resource as usize];
+            if state.tag & GENERAL == 0 && dense_read(state, walk.node, edges) {
+                return;
+            }
+        } else if info.bits & WHOLE != 0 {
+            // Whole but not plane 0: no other plane to read.
+            return;
+        }
+        self.touch_access(walk, walk.first + offset, info, false, edges);
     }
 
     /// The write phase of an access (see [`DepBuilder::read_access`]).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn write_access(
         &mut self,
-        graph: &RecordedGraph,
-        boxes: AccessBoxes<'_>,
-        full: &[SubresourceBox],
-        access_index: usize,
+        walk: &NodeWalk<'_>,
+        offset: usize,
         info: AccessInfo,
-        node: u32,
-        edges: &mut Vec<(u32, EdgeKind)>,
-        start: usize,
+        edges: &mut EdgeSink<'_>,
     ) {
+        // First the commonest way out: the access writes no plane (`WRITES` implies
+        // `ANY_WRITES`).
+        if info.bits & ANY_WRITES == 0 {
+            return;
+        }
         if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
             let state = &mut self.states[info.resource as usize];
             if state.tag & GENERAL == 0 {
-                dense_write(state, node, edges, start);
+                dense_write(state, walk.node, edges);
                 return;
             }
-        } else if info.bits & (WHOLE | WRITES) == WHOLE || info.bits & ANY_WRITES == 0 {
-            // Writes nothing, or whole but not plane 0 (no other plane to write).
+        } else if info.bits & (WHOLE | WRITES) == WHOLE {
+            // Whole but not plane 0: no other plane to write.
             return;
         }
-        self.touch_access(
-            graph,
-            boxes,
-            full,
-            access_index,
-            info,
-            true,
-            node,
-            edges,
-            start,
-        );
+        self.touch_access(walk, walk.first + offset, info, true, edges);
     }
 
     /// One phase (reads, or writes with `phase_writes`) of an access through the general path:
     /// a dense state's read overflow (its edge from the writer is already there), a relaxed
     /// write, a resource already tracked per segment, or an access not covering its resource
     /// whole (per plane). The access takes part in the phase.
-    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn touch_access(
         &mut self,
-        graph: &RecordedGraph,
-        boxes: AccessBoxes<'_>,
-        full: &[SubresourceBox],
+        walk: &NodeWalk<'_>,
         access_index: usize,
         info: AccessInfo,
         phase_writes: bool,
-        node: u32,
-        edges: &mut Vec<(u32, EdgeKind)>,
-        start: usize,
+        edges: &mut EdgeSink<'_>,
     ) {
+        let NodeWalk {
+            graph,
+            boxes,
+            full,
+            node,
+            ..
+        } = *walk;
         let resource = info.resource as usize;
         let was_dense = self.states[resource].tag & GENERAL == 0;
         let list = self.general(resource, full);
@@ -404,9 +547,9 @@ impl DepBuilder {
                 relaxed: info.has(RELAXED),
             };
             if self.lists[list].len() == 1 {
-                apply(&mut self.lists[list][0], &touch, edges, start);
+                apply(&mut self.lists[list][0], &touch, edges);
             } else {
-                self.touch(list, boxes.get(access_index), &touch, edges, start);
+                self.touch(list, boxes.get(access_index), &touch, edges);
             }
             return;
         }
@@ -429,7 +572,7 @@ impl DepBuilder {
                 relaxed: desc_access.relaxed,
             };
             if touch.reads || touch.writes {
-                self.touch(list, plane_region, &touch, edges, start);
+                self.touch(list, plane_region, &touch, edges);
             }
             if !texture {
                 break;
@@ -441,7 +584,8 @@ impl DepBuilder {
     /// gives, by dropping the dead nodes' predecessor lists, when no live node touches a
     /// resource after a dead node did: then every live node sees the same resource states in
     /// both builds (its predecessors are all live, its edges come in the same order), and a
-    /// dead node's edges are all a rebuild would remove. Returns false, leaving `deps` as it
+    /// dead node's edges are all a rebuild would remove (and its level, set to 0: the live
+    /// nodes' levels stand). Returns false, leaving `deps` as it
     /// was, when that does not hold and a rebuild is needed. `infos` are the accesses' compact
     /// records.
     pub(crate) fn drop_dead_nodes(
@@ -477,6 +621,9 @@ impl DepBuilder {
             if live {
                 deps.edges.copy_within(start..end, kept);
                 kept += end - start;
+            } else if let Some(depth) = deps.depth.get_mut(node) {
+                // Live nodes' levels stand: their predecessors are all live.
+                *depth = 0;
             }
         }
         deps.pred_start[alive.len()] = kept as u32;
@@ -523,13 +670,12 @@ impl DepBuilder {
         list: usize,
         region: SubresourceBox,
         touch: &Touch,
-        edges: &mut Vec<(u32, EdgeKind)>,
-        start: usize,
+        edges: &mut EdgeSink<'_>,
     ) {
         let list = &mut self.lists[list];
         // Fast path: one segment equal to the region.
         if list.len() == 1 && list[0].region == region {
-            apply(&mut list[0], touch, edges, start);
+            apply(&mut list[0], touch, edges);
             return;
         }
         self.scratch_new.clear();
@@ -540,7 +686,7 @@ impl DepBuilder {
                 continue;
             }
             if region.contains(&list[index].region) {
-                apply(&mut list[index], touch, edges, start);
+                apply(&mut list[index], touch, edges);
                 index += 1;
                 continue;
             }
@@ -557,7 +703,7 @@ impl DepBuilder {
             }
             let mut inside = segment;
             inside.region = inside.region.intersection(&region);
-            apply(&mut inside, touch, edges, start);
+            apply(&mut inside, touch, edges);
             self.scratch_new.push(inside);
         }
         list.append(&mut self.scratch_new);
@@ -567,14 +713,10 @@ impl DepBuilder {
 /// [`apply`] of a whole read to a dense state: false (nothing changed but the edge) when the
 /// reader does not fit.
 #[inline(always)]
-fn dense_read(
-    state: &mut ResourceState,
-    node: u32,
-    edges: &mut Vec<(u32, EdgeKind)>,
-    start: usize,
-) -> bool {
+fn dense_read(state: &mut ResourceState, node: u32, edges: &mut EdgeSink<'_>) -> bool {
+    // Reads come before the node's writes: the writer is an earlier node.
     if state.writer != NO_NODE {
-        push_edge(edges, start, state.writer, node, EdgeKind::Data);
+        edges.push_earlier(state.writer, EdgeKind::Data);
     }
     let count = state.tag as usize;
     if count > 0 && state.readers[count - 1] == node {
@@ -590,17 +732,12 @@ fn dense_read(
 
 /// [`apply`] of a whole, not relaxed write to a dense state.
 #[inline(always)]
-fn dense_write(
-    state: &mut ResourceState,
-    node: u32,
-    edges: &mut Vec<(u32, EdgeKind)>,
-    start: usize,
-) {
+fn dense_write(state: &mut ResourceState, node: u32, edges: &mut EdgeSink<'_>) {
     if state.writer != NO_NODE {
-        push_edge(edges, start, state.writer, node, EdgeKind::Order);
+        edges.push(state.writer, node, EdgeKind::Order);
     }
     for &reader in &state.readers[..state.tag as usize] {
-        push_edge(edges, start, reader, node, EdgeKind::Order);
+        edges.push(reader, node, EdgeKind::Order);
     }
     state.writer = node;
     state.tag = 0;

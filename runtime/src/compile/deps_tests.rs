@@ -123,7 +123,14 @@ fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
     table.build(graph, &mut Vec::new(), &mut full);
     let mut builder = DepBuilder::default();
     let mut dropped = DepGraph::default();
-    builder.build_boxed(graph, table.boxes(&full), &full, &table.infos, None, &mut dropped);
+    builder.build_boxed(
+        graph,
+        table.boxes(&full),
+        &full,
+        &table.infos,
+        None,
+        &mut dropped,
+    );
     let mut alive = Vec::new();
     let live = find_live_nodes(
         graph,
@@ -154,9 +161,23 @@ fn dead_nodes_dropped_only_where_a_rebuild_agrees() {
     assert!(done);
     assert_eq!(dropped.pred_start, rebuilt.pred_start);
     assert_eq!(dropped.edges, rebuilt.edges);
+    // The dead node's level is dropped too.
+    assert_eq!(dropped.depth, [0, 1]);
+    assert_eq!(dropped.depth, rebuilt.depth);
     // Node 1 overwrites `t` after the dead node 0: its order edge goes in a rebuild only.
     let (done, kept, rebuilt) = culled_pair(true);
     assert!(!done);
     assert_eq!(kept.preds(1), &[(0, EdgeKind::Order)]);
     assert_eq!(rebuilt.preds(1), &[]);
+    assert_eq!((kept.depth, rebuilt.depth), (vec![1, 2], vec![0, 1]));
+}
+
+#[test]
+fn levels_follow_the_edges() {
+    // Write, two reads, a write after them, a read: levels 1, 2, 2, 3, 4 (depth = level + 1).
+    let deps = deps_of(&[1, 0, 0, 1, 0]);
+    assert_eq!(deps.depth, [1, 2, 2, 3, 4]);
+    // Relaxed read-writes read the group's earlier data (node 2 follows node 1): a chain.
+    let deps = deps_of(&[1, 2, 2, 0]);
+    assert_eq!(deps.depth, [1, 2, 3, 4]);
 }

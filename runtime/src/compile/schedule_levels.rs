@@ -7,8 +7,8 @@
 //! lowest level among the unscheduled nodes is ready (its predecessors are all done) and beats
 //! every node of a higher level: the list scheduler runs the levels in ascending order, and when
 //! level `L` starts every node of it is ready. No successor lists or pending counts are needed;
-//! the levels come from one pass over the predecessor lists, and the nodes are bucketed by
-//! level.
+//! the levels come from the dependency builder ([`DepGraph::depth`], checked against the live
+//! nodes; else from one pass over the predecessor lists), and the nodes are bucketed by level.
 //!
 //! Within a level the scheduler picks by (queue class switch from the previous node, bytes freed
 //! descending, bytes allocated ascending, call order). A level of one node needs no key at all.
@@ -36,8 +36,11 @@ use crate::graph::RecordedGraph;
 /// frame reads is written by that frame first.
 #[derive(Debug, Default)]
 pub(super) struct LevelScheduler {
-    /// Per node: dependency level + 1, or 0 for a culled node.
+    /// Per node: dependency level + 1, or 0 for a culled node (unless `depth_from_deps`).
     depth: Vec<u32>,
+    /// The frame's levels are the dependency builder's ([`DepGraph::depth`]), read there:
+    /// `depth` is not filled.
+    depth_from_deps: bool,
     /// The live nodes in call order.
     live: Vec<u32>,
     /// The live nodes by level (call order within a level).
@@ -57,6 +60,16 @@ pub(super) struct LevelScheduler {
     decl_class: Vec<QueueClass>,
     /// Scratch of one wide level.
     run: LevelRun,
+}
+
+/// The frame's levels: the dependency builder's when `from_deps`, else the scheduler's own
+/// `depth`.
+fn level_source<'a>(depth: &'a [u32], deps: &'a DepGraph, from_deps: bool) -> &'a [u32] {
+    if from_deps {
+        &deps.depth
+    } else {
+        depth
+    }
 }
 
 /// Grows `items` to at least `len` entries (never shrinks: entries are written before use).
@@ -95,14 +108,14 @@ impl LevelScheduler {
         // Every level from 0 to the highest has a node (a node's deepest predecessor is one level
         // lower), so fewer levels than nodes means some level has two or more.
         let wide_levels = (max_depth as usize) < live_count;
-        if wide_levels && !self.prepare_resources(graph, infos, sizes, live_count) {
+        if wide_levels && !self.prepare_resources(graph, infos, deps, sizes, live_count) {
             return false;
         }
         let sorted = if monotone {
             // Levels never fall in call order: the live list is already bucketed.
             &self.live[..live_count]
         } else {
-            self.bucket_by_level(live_count, max_depth);
+            self.bucket_by_level(deps, live_count, max_depth);
             &self.by_level[..live_count]
         };
         order.clear();
@@ -119,7 +132,7 @@ impl LevelScheduler {
         self.decl_class.clear();
         self.decl_class
             .extend(graph.decls.iter().map(|decl| decl.queue));
-        let depth = &self.depth[..];
+        let depth = level_source(&self.depth, deps, self.depth_from_deps);
         let priorities = (!self.any_tie).then_some(&self.priorities[..]);
         let mut last_node = NONE;
         let mut start = 0;
@@ -185,22 +198,94 @@ impl LevelScheduler {
         }
         let (live_count, _, _) = self.compute_depths(deps, alive);
         let live = &self.live[..live_count];
+        let depth = level_source(&self.depth, deps, self.depth_from_deps);
         order.clear();
         order.extend_from_slice(live);
         levels.clear();
-        levels.extend(live.iter().map(|&node| self.depth[node as usize] - 1));
+        levels.extend(live.iter().map(|&node| depth[node as usize] - 1));
         true
     }
 
-    /// Fills `depth` and `live`; returns the live node count, the highest depth and whether
-    /// depths never fall along call order.
+    /// Fills `live` and the levels (`depth`, or only `depth_from_deps` where the builder's
+    /// fit); returns the live node count, the highest depth and whether depths never fall
+    /// along call order.
     fn compute_depths(&mut self, deps: &DepGraph, alive: &[bool]) -> (usize, u32, bool) {
         let node_count = alive.len().min(deps.pred_start.len().saturating_sub(1));
         if node_count == 0 {
             return (0, 0, true);
         }
-        ensure_len(&mut self.depth, node_count, 0);
         ensure_len(&mut self.live, node_count, 0);
+        let copied = self.copy_depths(deps, alive, node_count);
+        self.depth_from_deps = copied.is_some();
+        copied.unwrap_or_else(|| self.walk_depths(deps, alive, node_count))
+    }
+
+    /// [`LevelScheduler::compute_depths`] from the levels the dependency builder computed
+    /// ([`DepGraph::depth`], read there: `depth` is left as it was), in one branch-free pass
+    /// over the nodes; `None` when they were
+    /// built for other live nodes than `alive`'s (some node's level is 0 but it is live, or
+    /// the other way round), which may give a live node a level through a dead one.
+    ///
+    /// When the nodes with a level are exactly the live ones, the levels are the ones
+    /// [`LevelScheduler::walk_depths`] gives: the builder left the dead nodes out (no edges
+    /// to or from them), or dropped them where every live node's predecessors were live.
+    fn copy_depths(
+        &mut self,
+        deps: &DepGraph,
+        alive: &[bool],
+        node_count: usize,
+    ) -> Option<(usize, u32, bool)> {
+        let built = deps.depth.get(..node_count)?;
+        let live = &mut self.live[..node_count];
+        let alive = &alive[..node_count];
+        // Folds without early exits (LLVM vectorizes them): nothing culled is the common frame.
+        if alive.iter().fold(true, |all, &is_live| all & is_live) {
+            if !built
+                .iter()
+                .fold(true, |all, &node_depth| all & (node_depth != 0))
+            {
+                return None;
+            }
+            for (node, slot) in live.iter_mut().enumerate() {
+                *slot = node as u32;
+            }
+            let monotone = built
+                .iter()
+                .zip(&built[1..])
+                .fold(true, |all, (&before, &after)| all & (before <= after));
+            // Levels that never fall end with the highest.
+            let max_depth = if monotone {
+                built.last().copied().unwrap_or(0)
+            } else {
+                built.iter().fold(0, |max, &node_depth| max.max(node_depth))
+            };
+            return Some((node_count, max_depth, monotone));
+        }
+        let mut live_count = 0usize;
+        let mut max_depth = 0u32;
+        let mut monotone = true;
+        let mut consistent = true;
+        for (node, (&node_depth, &is_live)) in built.iter().zip(alive).enumerate() {
+            consistent &= (node_depth != 0) == is_live;
+            // Written at every node, kept (counted) at live ones: `live_count <= node`.
+            if let Some(slot) = live.get_mut(live_count) {
+                *slot = node as u32;
+            }
+            live_count += is_live as usize;
+            monotone &= (node_depth >= max_depth) | !is_live;
+            max_depth = max_depth.max(node_depth);
+        }
+        consistent.then_some((live_count, max_depth, monotone))
+    }
+
+    /// [`LevelScheduler::compute_depths`] by a walk over the predecessor lists.
+    fn walk_depths(
+        &mut self,
+        deps: &DepGraph,
+        alive: &[bool],
+        node_count: usize,
+    ) -> (usize, u32, bool) {
+        ensure_len(&mut self.depth, node_count, 0);
         let depth = &mut self.depth[..node_count];
         let live = &mut self.live[..node_count];
         let alive = &alive[..node_count];
@@ -238,8 +323,8 @@ impl LevelScheduler {
     }
 
     /// Sorts the live nodes into `by_level` by depth (a stable counting sort).
-    fn bucket_by_level(&mut self, live_count: usize, max_depth: u32) {
-        let depth = &self.depth[..];
+    fn bucket_by_level(&mut self, deps: &DepGraph, live_count: usize, max_depth: u32) {
+        let depth = level_source(&self.depth, deps, self.depth_from_deps);
         let live = &self.live[..live_count];
         self.level_start.clear();
         self.level_start.resize(max_depth as usize, 0);
@@ -268,6 +353,7 @@ impl LevelScheduler {
         &mut self,
         graph: &RecordedGraph,
         infos: &[AccessInfo],
+        deps: &DepGraph,
         sizes: &[u64],
         live_count: usize,
     ) -> bool {
@@ -287,9 +373,9 @@ impl LevelScheduler {
         if total >= PRIORITY_LIMIT as u128 {
             return false;
         }
-        ensure_len(&mut self.priorities, self.depth.len(), 0);
+        let depth = level_source(&self.depth, deps, self.depth_from_deps);
+        ensure_len(&mut self.priorities, depth.len(), 0);
         let priorities = &mut self.priorities[..];
-        let depth = &self.depth[..];
         let mut any_tie = false;
         for &node in &self.live[..live_count] {
             let record = &graph.nodes[node as usize];

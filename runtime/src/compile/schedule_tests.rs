@@ -119,6 +119,39 @@ fn level_path_matches_the_list_scheduler() {
         DepBuilder::default().build(&graph, None, &mut deps);
         find_live_nodes(&graph, &table.infos, &deps, cull, &mut alive, &mut stack);
         if cull {
+            // Built for every node: where something was culled, the builder's levels do not
+            // fit `alive`, and the level path walks the edges itself (as the list scheduler).
+            let (mut order, mut levels) = (Vec::new(), Vec::new());
+            let (mut want_order, mut want_levels) = (Vec::new(), Vec::new());
+            let done = fast.levels.schedule(
+                &graph,
+                &table.infos,
+                &deps,
+                &alive,
+                &sizes,
+                &mut order,
+                &mut levels,
+            );
+            general.schedule_general(
+                &graph,
+                &table.infos,
+                &deps,
+                &alive,
+                SchedulePreference::Default,
+                &sizes,
+                &mut want_order,
+                &mut want_levels,
+            );
+            if done {
+                assert_eq!(
+                    order, want_order,
+                    "case {case}, levels built for every node"
+                );
+                assert_eq!(
+                    levels, want_levels,
+                    "case {case}, levels built for every node"
+                );
+            }
             DepBuilder::default().build(&graph, Some(&alive), &mut deps);
         }
         let (mut order, mut levels) = (Vec::new(), Vec::new());
