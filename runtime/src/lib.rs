@@ -31,9 +31,10 @@ pub use builder::{external_key, mix_key, ArgsWriter, BuildError, GraphBuilder};
 pub use builtins::builtin_declarations;
 pub use compile::deps::{DepGraph, EdgeKind};
 pub use compile::{
-    Barrier, BarrierBatch, ColorAttachment, CompileError, CompileOptions, CompiledFrame,
-    DepthStencilAttachment, DiscardFlags, FrameCompiler, LoadOp, MemoryStats, Placement, QueueWait,
-    RenderPass, SchedulePreference, ScissorRect, StoreOp, Viewport,
+    Barrier, BarrierBatch, ColorAttachment, ColorAttachments, CompileError, CompileOptions,
+    CompiledFrame, DepthStencilAttachment, DiscardFlags, FrameCompiler, LoadOp, MemoryStats,
+    Placement, QueueWait, RenderPass, SchedulePreference, ScissorRect, ScissorRects, StoreOp,
+    Viewport, Viewports,
 };
 pub use decl::{
     AccessDesc, AccessFlags, AccessMode, NodeDeclDesc, ParamDesc, QueueClass, ScalarType,

@@ -86,8 +86,8 @@ fn buffer_view_without_viewport_is_one_row() {
     assert_eq!(pass.colors[0].clear_color, [1.0, 0.0, 0.0, 1.0]);
     assert_eq!(pass.colors[0].resource, ResourceId(0));
     assert_eq!(
-        pass.scissors,
-        vec![ScissorRect {
+        pass.scissors.as_slice(),
+        [ScissorRect {
             x: 0,
             y: 0,
             width: 256 * 60,

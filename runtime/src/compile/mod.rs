@@ -49,7 +49,8 @@ use deps::{DepBuilder, DepGraph};
 use discard::DiscardInference;
 use memory::MemoryPlanner;
 pub use render_pass::{
-    ColorAttachment, DepthStencilAttachment, LoadOp, RenderPass, ScissorRect, StoreOp, Viewport,
+    ColorAttachment, ColorAttachments, DepthStencilAttachment, LoadOp, RenderPass, ScissorRect,
+    ScissorRects, StoreOp, Viewport, Viewports,
 };
 use schedule::Scheduler;
 use std::fmt;

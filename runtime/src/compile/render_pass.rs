@@ -24,6 +24,7 @@ use super::{CompileError, DiscardFlags};
 use crate::decl::AccessFlags;
 use crate::graph::{AccessRange, RecordedGraph};
 use crate::ids::{NodeId, ResourceId};
+use smallvec::SmallVec;
 
 /// What happens to an attachment's contents at the start of the pass.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -119,13 +120,43 @@ pub struct ScissorRect {
     pub height: u32,
 }
 
+/// The color attachments of a pass: one is stored inline (the common pass), more spill to the
+/// heap. Reads like a slice (`len`, indexing, `iter`); see [`RenderPass`].
+pub type ColorAttachments = SmallVec<[ColorAttachment; 1]>;
+
+/// The viewports of a pass: one is stored inline, more spill to the heap.
+pub type Viewports = SmallVec<[Viewport; 1]>;
+
+/// The scissors of a pass: one is stored inline, more spill to the heap.
+pub type ScissorRects = SmallVec<[ScissorRect; 1]>;
+
 /// The render pass of one graphics node.
+///
+/// A frame's passes lie in one vector ([`crate::CompiledFrame::render_passes`]); the lists of a
+/// pass hold their first element inline, so a pass of one color target, one viewport and one
+/// scissor (nearly all of them) owns no heap block. The lists read like slices:
+///
+/// ```
+/// use rpsl_runtime::{LoadOp, RenderPass};
+///
+/// fn describe(pass: &RenderPass) -> String {
+///     let cleared = pass.colors.iter().filter(|color| color.load == LoadOp::Clear).count();
+///     format!(
+///         "node {}: {}x{}, {} color targets ({cleared} cleared), {} viewports",
+///         pass.node.0,
+///         pass.width,
+///         pass.height,
+///         pass.colors.len(),
+///         pass.viewports.len()
+///     )
+/// }
+/// ```
 #[derive(Clone, PartialEq, Debug)]
 pub struct RenderPass {
     /// The node.
     pub node: NodeId,
     /// Color attachments by slot order.
-    pub colors: Vec<ColorAttachment>,
+    pub colors: ColorAttachments,
     /// Depth-stencil attachment.
     pub depth_stencil: Option<DepthStencilAttachment>,
     /// Render area width.
@@ -137,9 +168,9 @@ pub struct RenderPass {
     /// Samples per pixel.
     pub samples: u32,
     /// Viewports (at least one).
-    pub viewports: Vec<Viewport>,
+    pub viewports: Viewports,
     /// Scissors (one per viewport).
-    pub scissors: Vec<ScissorRect>,
+    pub scissors: ScissorRects,
 }
 
 pub(super) fn error(node: NodeId, message: String) -> CompileError {
@@ -173,18 +204,24 @@ pub(super) fn words(args: &[u8], at: usize, count: usize) -> Option<Words> {
 }
 
 impl RenderPass {
+    /// Some list of the pass holds its elements on the heap (more than one of them).
+    #[inline(always)]
+    pub(super) fn owns_heap(&self) -> bool {
+        self.colors.spilled() | self.viewports.spilled() | self.scissors.spilled()
+    }
+
     /// An empty pass of `node` (storage to build into).
     fn empty(node: NodeId) -> RenderPass {
         RenderPass {
             node,
-            colors: Vec::new(),
+            colors: ColorAttachments::new(),
             depth_stencil: None,
             width: 0,
             height: 0,
             layers: 0,
             samples: 0,
-            viewports: Vec::new(),
-            scissors: Vec::new(),
+            viewports: Viewports::new(),
+            scissors: ScissorRects::new(),
         }
     }
 }
@@ -193,6 +230,12 @@ impl RenderPass {
 #[derive(Debug, Default)]
 pub struct RenderPassScratch {
     plans: DeclPlans,
+    lists: PassLists,
+}
+
+/// The lists the general path gathers a pass in.
+#[derive(Debug, Default)]
+struct PassLists {
     resolves: Vec<(u32, u32)>,
     /// The attachments of the pass so far: resource and access.
     used: Vec<(ResourceId, u32)>,
@@ -210,18 +253,19 @@ pub fn build_render_passes(
     passes: &mut Vec<RenderPass>,
 ) -> Result<(), CompileError> {
     scratch.plans.update(&graph.decls);
+    let RenderPassScratch { plans, lists } = scratch;
+    // Local slices: the loop's writes to `passes` cannot move them.
+    let (nodes, kinds) = (graph.nodes.as_slice(), plans.kinds.as_slice());
     let mut count = 0;
     let result = (|| {
         for &node in order {
-            let Some(record) = graph.nodes.get(node.index()) else {
+            let Some(record) = nodes.get(node.index()) else {
                 continue;
             };
-            let Some(&kind) = scratch.plans.kinds.get(record.decl.index()) else {
+            let Some(kind) = kinds.get(record.decl.index()) else {
                 continue;
             };
-            if !kind.attachments {
-                continue;
-            }
+            // A single target implies attachments: the common pass tests one field.
             if let Some(target) = kind.single_target {
                 match single_target(graph, record, target, discard) {
                     Single::Unbound => continue,
@@ -232,11 +276,13 @@ pub fn build_render_passes(
                     }
                     Single::General => {}
                 }
+            } else if !kind.attachments {
+                continue;
             }
             if count == passes.len() {
                 passes.push(RenderPass::empty(node));
             }
-            if build_render_pass(graph, node, discard, scratch, &mut passes[count])? {
+            if build_render_pass(graph, node, discard, plans, lists, &mut passes[count])? {
                 count += 1;
             }
         }
@@ -257,15 +303,15 @@ pub fn refresh_argument_values(
     passes: &mut [RenderPass],
 ) -> Result<(), CompileError> {
     scratch.plans.update(&graph.decls);
+    let RenderPassScratch { plans, lists } = scratch;
     for pass in passes {
         let decl = graph.nodes[pass.node.index()].decl.index();
-        if scratch
-            .plans
+        if plans
             .kinds
             .get(decl)
             .is_some_and(|kind| kind.argument_values)
         {
-            build_render_pass(graph, pass.node, discard, scratch, pass)?;
+            build_render_pass(graph, pass.node, discard, plans, lists, pass)?;
         }
     }
     Ok(())
@@ -277,7 +323,8 @@ fn build_render_pass(
     graph: &RecordedGraph,
     node: NodeId,
     discard: &[DiscardFlags],
-    scratch: &mut RenderPassScratch,
+    plans: &DeclPlans,
+    lists: &mut PassLists,
     pass: &mut RenderPass,
 ) -> Result<bool, CompileError> {
     let record = &graph.nodes[node.index()];
@@ -286,17 +333,16 @@ fn build_render_pass(
     if decl.builtin {
         return Ok(false);
     }
-    let plans = &scratch.plans;
     let Some(&decl_kind) = plans.kinds.get(decl_index) else {
         return Ok(false);
     };
     let colors = &mut pass.colors;
     colors.clear();
-    let resolves = &mut scratch.resolves;
+    let resolves = &mut lists.resolves;
     resolves.clear();
     let mut depth: Option<DepthStencilAttachment> = None;
     let mut extent: Option<(u32, u32, u32, u32)> = None;
-    let used = &mut scratch.used;
+    let used = &mut lists.used;
     used.clear();
     for access_index in record.accesses.clone() {
         let access = &graph.accesses[access_index as usize];
@@ -561,8 +607,8 @@ fn build_render_pass(
         viewports_and_scissors(
             graph,
             node,
-            &mut scratch.viewports,
-            &mut scratch.scissors,
+            &mut lists.viewports,
+            &mut lists.scissors,
             pass,
         )?;
     } else {

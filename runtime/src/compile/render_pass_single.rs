@@ -1,9 +1,12 @@
 //! The short path of render-pass building: a node whose declaration has one attachment slot, a
 //! color target without clear color, and no viewports or scissors (nearly every pass of the
-//! bench shapes). Its pass is one color attachment with the default viewport and scissor; the
-//! storage of last frame's pass at the same place is overwritten in place.
+//! bench shapes). Its pass is one color attachment with the default viewport and scissor, all
+//! held inline; it overwrites last frame's pass at the same place.
 
-use super::render_pass::{ColorAttachment, LoadOp, RenderPass, ScissorRect, StoreOp};
+use super::render_pass::{
+    ColorAttachment, ColorAttachments, LoadOp, RenderPass, ScissorRect, ScissorRects, StoreOp,
+    Viewports,
+};
 use super::render_pass_area::full_viewport;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
@@ -141,9 +144,9 @@ fn unique_hit(accesses: &[AccessRecord], key: u32) -> Option<Option<(u32, &Acces
     }
 }
 
-/// Stores `single` as the pass of `node` at `passes[count]` (`count <= passes.len()`): in place
-/// where the storage there holds one attachment, viewport and scissor already (as it does when
-/// last frame put a pass of this kind there).
+/// Stores `single` as the pass of `node` at `passes[count]` (`count <= passes.len()`),
+/// overwriting the pass there: the new pass's lists hold their one element inline, so nothing
+/// is allocated (a pass there whose lists had spilled to the heap frees them).
 #[inline(always)]
 pub(super) fn write_single(
     node: NodeId,
@@ -152,52 +155,29 @@ pub(super) fn write_single(
     count: usize,
 ) {
     let (width, height) = (single.width, single.height);
-    let viewport = full_viewport(width, height);
-    let scissor = ScissorRect {
-        x: 0,
-        y: 0,
+    let pass = RenderPass {
+        node,
+        colors: ColorAttachments::from_buf([single.color]),
+        depth_stencil: None,
         width,
         height,
-    };
-    let Some(pass) = passes.get_mut(count) else {
-        passes.push(RenderPass {
-            node,
-            colors: vec![single.color],
-            depth_stencil: None,
+        layers: single.layers,
+        samples: single.samples,
+        viewports: Viewports::from_buf([full_viewport(width, height)]),
+        scissors: ScissorRects::from_buf([ScissorRect {
+            x: 0,
+            y: 0,
             width,
             height,
-            layers: single.layers,
-            samples: single.samples,
-            viewports: vec![viewport],
-            scissors: vec![scissor],
-        });
-        return;
+        }]),
     };
-    pass.node = node;
-    pass.depth_stencil = None;
-    pass.width = width;
-    pass.height = height;
-    pass.layers = single.layers;
-    pass.samples = single.samples;
-    if let ([color], [only_viewport], [only_scissor]) = (
-        pass.colors.as_mut_slice(),
-        pass.viewports.as_mut_slice(),
-        pass.scissors.as_mut_slice(),
-    ) {
-        *color = single.color;
-        *only_viewport = viewport;
-        *only_scissor = scissor;
-    } else {
-        set_one(&mut pass.colors, single.color);
-        set_one(&mut pass.viewports, viewport);
-        set_one(&mut pass.scissors, scissor);
+    match passes.get_mut(count) {
+        // The pass there owns no heap block (its lists are inline, the rest is plain data):
+        // forgetting it frees nothing, and skips the out-of-line drop of its three lists.
+        Some(slot) if !slot.owns_heap() => std::mem::forget(std::mem::replace(slot, pass)),
+        Some(slot) => *slot = pass,
+        None => passes.push(pass),
     }
-}
-
-/// Makes `items` hold just `item`.
-fn set_one<T>(items: &mut Vec<T>, item: T) {
-    items.clear();
-    items.push(item);
 }
 
 #[cfg(test)]
