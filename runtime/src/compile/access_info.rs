@@ -583,7 +583,7 @@ mod tests {
     fn builder_graphs_refresh_by_structure_serial() {
         let mut builder = GraphBuilder::new();
         let decls = declare_shapes(&mut builder);
-        let frame = |builder: &mut GraphBuilder, index: u64, lanes: bool| {
+        let mut frame = |builder: &mut GraphBuilder, index: u64, lanes: bool| {
             builder.begin_frame(index);
             if lanes {
                 crate::shapes::record_lanes(builder, decls, 24).unwrap();
