@@ -131,9 +131,6 @@ pub struct AccessTable {
     /// [`KEY_PARAM_SHIFT`]), so barrier planning finds what an access needs without reading
     /// its 56-byte record again.
     pub keys: Vec<u64>,
-    /// The structure serial of the graph the per-resource vectors were last refreshed for (0:
-    /// none known).
-    refreshed_serial: u64,
 }
 
 impl AccessTable {
@@ -217,28 +214,13 @@ impl AccessTable {
         )
     }
 
-    /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`. A graph with the
-    /// builder's structure serial of the last refresh has the same resource descriptions and
-    /// external flags (the serial stands for them, see [`RecordedGraph::structure_serial`]):
-    /// then nothing is read.
+    /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`.
     fn refresh_resources(
         &mut self,
         graph: &RecordedGraph,
         sizes: &mut Vec<u64>,
         full: &mut Vec<SubresourceBox>,
     ) {
-        let serial = graph.structure_serial();
-        let count = graph.resources.len();
-        if (serial != 0)
-            & (serial == self.refreshed_serial)
-            & (self.sources.len() == count)
-            & (self.facts.len() == count)
-            & (sizes.len() == count)
-            & (full.len() == count)
-        {
-            return;
-        }
-        self.refreshed_serial = serial;
         // Entries beyond the shortest of the four vectors (or the resource count) are recomputed.
         let kept = graph
             .resources
@@ -505,8 +487,6 @@ mod tests {
         builder.begin_frame(0);
         record_chain(&mut builder, decls, 24).unwrap();
         let mut graph = builder.finish().unwrap().clone();
-        // Edited by hand below.
-        graph.invalidate_structure();
         // Resource 1: two planes (never whole); 2: a buffer; 3: temporal (slice 1 of 2); 4:
         // a mip chain accessed in part.
         graph.resources[1].desc = ResourceDesc::tex2d(Format::D24_UNORM_S8_UINT, 64, 64);
