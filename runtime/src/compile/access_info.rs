@@ -5,7 +5,7 @@
 //! of a resource; a whole access's box is its resource's whole box (see [`AccessBoxes`]).
 //! Each access also gets a key (attribute flags, mode, parameter index) for barrier planning,
 //! and the table lists the resources that outlive the frame. The per-resource facts are kept
-//! across frames and looked at again only for a graph with another structure serial.
+//! across frames and recomputed only for resources whose description changed.
 
 use super::cache::same_desc;
 use crate::decl::{AccessDesc, AccessFlags, ParamDesc};
