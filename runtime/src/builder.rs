@@ -159,9 +159,12 @@ pub struct GraphBuilder {
     previous_finished: bool,
     /// Every record pushed this frame equals the previous frame's at the same index.
     unchanged: bool,
+    /// Every resource record this frame equals the previous frame's at the same index (nodes
+    /// and accesses may differ).
+    resources_unchanged: bool,
 }
 
-/// Structure serials handed out by all builders (0 = unknown).
+/// Structure and resource serials handed out by all builders (0 = unknown).
 static NEXT_STRUCTURE_SERIAL: AtomicU64 = AtomicU64::new(1);
 
 /// Mixes a key with a salt (splitmix64 finaliser); used for duplicate keys and parameter names.
@@ -215,6 +218,7 @@ impl GraphBuilder {
         std::mem::swap(&mut self.graph, &mut self.previous);
         self.graph.decls = Arc::clone(&self.previous.decls);
         self.unchanged = self.previous_finished && !self.recording;
+        self.resources_unchanged = self.unchanged;
         self.previous_finished = false;
         self.graph.clear();
         self.graph.frame_index = frame_index;
@@ -352,15 +356,29 @@ impl GraphBuilder {
     /// parameter): like an imported external, its data must survive the frame, so the nodes
     /// writing it are kept by dead-node elimination and it is never aliased. `access` is the state
     /// the resource is left in after the frame (the `out` parameter's access attributes).
-    pub fn mark_output(&mut self, resource: ResourceId, access: Option<AccessDesc>) -> Result<(), BuildError> {
+    pub fn mark_output(
+        &mut self,
+        resource: ResourceId,
+        access: Option<AccessDesc>,
+    ) -> Result<(), BuildError> {
         let index = resource.index();
-        let record = self.graph.resources.get_mut(index).ok_or(BuildError::NoSuchResource(resource.0))?;
+        let record = self
+            .graph
+            .resources
+            .get_mut(index)
+            .ok_or(BuildError::NoSuchResource(resource.0))?;
         record.external = true;
         if access.is_some() {
             record.external_access = access;
         }
         let record = &self.graph.resources[index];
-        self.unchanged &= self.previous.resources.get(index).is_some_and(|previous| same_resource(previous, record));
+        let same = self
+            .previous
+            .resources
+            .get(index)
+            .is_some_and(|previous| same_resource(previous, record));
+        self.unchanged &= same;
+        self.resources_unchanged &= same;
         Ok(())
     }
 
@@ -402,10 +420,7 @@ impl GraphBuilder {
     ///     Err(BuildError::NoSuchResource(9))
     /// );
     /// ```
-    pub fn default_view_bytes(
-        &self,
-        resource: ResourceId,
-    ) -> Result<[u8; VIEW_BYTES], BuildError> {
+    pub fn default_view_bytes(&self, resource: ResourceId) -> Result<[u8; VIEW_BYTES], BuildError> {
         let record = self
             .graph
             .resources
@@ -671,6 +686,14 @@ impl GraphBuilder {
             && graph.accesses.len() == previous.accesses.len()
             && graph.explicit_deps == previous.explicit_deps
             && graph.subgraphs == previous.subgraphs;
+        let resources_unchanged = self.resources_unchanged
+            && previous.resource_serial != 0
+            && graph.resources.len() == previous.resources.len();
+        self.graph.resource_serial = if resources_unchanged {
+            previous.resource_serial
+        } else {
+            NEXT_STRUCTURE_SERIAL.fetch_add(1, Ordering::Relaxed)
+        };
         self.graph.structure_serial = if unchanged {
             previous.structure_serial
         } else {
@@ -682,11 +705,13 @@ impl GraphBuilder {
 
     fn note_resource(&mut self) {
         let index = self.graph.resources.len() - 1;
-        self.unchanged &= self
+        let same = self
             .previous
             .resources
             .get(index)
             .is_some_and(|previous| same_resource(previous, &self.graph.resources[index]));
+        self.unchanged &= same;
+        self.resources_unchanged &= same;
     }
 
     /// The graph recorded so far (or by the last finished frame).

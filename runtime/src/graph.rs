@@ -179,6 +179,8 @@ pub struct RecordedGraph {
     pub barrier_count: u32,
     /// See [`RecordedGraph::structure_serial`].
     pub(crate) structure_serial: u64,
+    /// See [`RecordedGraph::resource_serial`].
+    pub(crate) resource_serial: u64,
 }
 
 impl RecordedGraph {
@@ -210,14 +212,27 @@ impl RecordedGraph {
         self.structure_serial
     }
 
-    /// Forgets the structure serial after the graph's contents were edited by hand.
+    /// Identifies the resource records alone (descriptions, external and output flags, storage
+    /// and history; not names): [`crate::GraphBuilder::finish`] keeps it equal to the previous
+    /// frame's when every resource equals the previous frame's resource at the same index, even
+    /// when nodes or accesses changed. The frame compiler then reuses what it derived from the
+    /// resources (allocation sizes, whole boxes, per-resource facts) for a frame whose node
+    /// structure changed. 0 means unknown. [`RecordedGraph::invalidate_structure`] resets it too.
+    pub fn resource_serial(&self) -> u64 {
+        self.resource_serial
+    }
+
+    /// Forgets the structure and resource serials after the graph's contents were edited by
+    /// hand.
     pub fn invalidate_structure(&mut self) {
         self.structure_serial = 0;
+        self.resource_serial = 0;
     }
 
     /// Clears the per-frame contents, keeping allocations.
     pub(crate) fn clear(&mut self) {
         self.structure_serial = 0;
+        self.resource_serial = 0;
         self.resources.clear();
         self.nodes.clear();
         self.accesses.clear();

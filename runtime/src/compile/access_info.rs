@@ -127,6 +127,9 @@ pub struct AccessTable {
     /// The resources that outlive the frame ([`OUTLIVES`] in their facts), in index order;
     /// listed again only when some resource's facts change.
     outliving: Vec<u32>,
+    /// The resource serial of the graph the per-resource vectors were last refreshed for (0:
+    /// none known).
+    refreshed_serial: u64,
     /// Each access's key: its attribute flags, mode and parameter index in one word (see
     /// [`KEY_PARAM_SHIFT`]), so barrier planning finds what an access needs without reading
     /// its 56-byte record again.
@@ -214,13 +217,28 @@ impl AccessTable {
         )
     }
 
-    /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`.
+    /// Brings `facts`, `sizes` and `full` up to date with `graph.resources`. A graph whose
+    /// resource serial is the one of the last refresh has the same resource records (see
+    /// [`RecordedGraph::resource_serial`]: the builder found every resource equal to the previous
+    /// frame's while recording, e.g. a frame where only passes changed): nothing is read then.
     fn refresh_resources(
         &mut self,
         graph: &RecordedGraph,
         sizes: &mut Vec<u64>,
         full: &mut Vec<SubresourceBox>,
     ) {
+        let serial = graph.resource_serial();
+        let count = graph.resources.len();
+        if serial != 0
+            && serial == self.refreshed_serial
+            && self.sources.len() == count
+            && self.facts.len() == count
+            && sizes.len() == count
+            && full.len() == count
+        {
+            return;
+        }
+        self.refreshed_serial = serial;
         // Entries beyond the shortest of the four vectors (or the resource count) are recomputed.
         let kept = graph
             .resources
@@ -487,6 +505,8 @@ mod tests {
         builder.begin_frame(0);
         record_chain(&mut builder, decls, 24).unwrap();
         let mut graph = builder.finish().unwrap().clone();
+        // Edited by hand below: the builder's serials no longer stand for the contents.
+        graph.invalidate_structure();
         // Resource 1: two planes (never whole); 2: a buffer; 3: temporal (slice 1 of 2); 4:
         // a mip chain accessed in part.
         graph.resources[1].desc = ResourceDesc::tex2d(Format::D24_UNORM_S8_UINT, 64, 64);
@@ -556,6 +576,88 @@ mod tests {
         table.build(&graph, &mut sizes, &mut full);
         for (index, access) in graph.accesses.iter().enumerate() {
             assert_eq!(table.infos[index], expected(&graph, access).1);
+        }
+    }
+
+    /// Records one external and three textures (the second `second` texels wide) and `calls`
+    /// draws of `decl` over them (which ones depends on `shift`); returns the frame's graph.
+    fn record_frame(
+        builder: &mut GraphBuilder,
+        decl: DeclId,
+        frame: u64,
+        (second, calls, shift): (u32, usize, usize),
+    ) -> RecordedGraph {
+        builder.begin_frame(frame);
+        let out = builder
+            .import_external("out", ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64))
+            .unwrap();
+        let mut views = vec![builder.default_texture_view(out).unwrap()];
+        for index in 0..3 {
+            let width = if index == 1 { second } else { 64 };
+            let id = builder
+                .create_resource(
+                    ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, width, 64),
+                    index,
+                )
+                .unwrap();
+            views.push(builder.default_texture_view(id).unwrap());
+        }
+        for call in 0..calls {
+            let src = views[1 + (call + shift) % 3];
+            let dst = if call + 1 == calls {
+                views[0]
+            } else {
+                views[1 + (call + shift + 1) % 3]
+            };
+            let mut args = ArgsWriter::new(builder.decl(decl).unwrap());
+            args.write_texture(0, &src).write_texture(1, &dst);
+            builder
+                .call_node(decl, args.bytes(), CallFlags::default(), call as u64)
+                .unwrap();
+        }
+        builder.finish().unwrap().clone()
+    }
+
+    #[test]
+    fn resource_serial_follows_the_resources_and_compiles_agree() {
+        let mut builder = GraphBuilder::new();
+        let decl = builder.declare_node(NodeDeclDesc::new(
+            "Draw",
+            QueueClass::Graphics,
+            vec![
+                ParamDesc::new("src", ValueType::Texture)
+                    .with_access(AccessDesc::readonly(AccessFlags::PS)),
+                ParamDesc::new("rt", ValueType::Texture)
+                    .with_access(AccessDesc::writeonly(AccessFlags::RENDER_TARGET))
+                    .with_semantic(SemanticKind::Target, 0),
+            ],
+        ));
+        let graphs: Vec<RecordedGraph> = [
+            (64, 5, 0),
+            // Other passes, same resources.
+            (64, 7, 1),
+            // One resource description changed (another allocation size).
+            (1024, 7, 1),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(frame, spec)| record_frame(&mut builder, decl, frame as u64, spec))
+        .collect();
+        assert_ne!(graphs[0].resource_serial(), 0);
+        assert_eq!(graphs[0].resource_serial(), graphs[1].resource_serial());
+        assert_ne!(graphs[0].structure_serial(), graphs[1].structure_serial());
+        assert_ne!(graphs[1].resource_serial(), graphs[2].resource_serial());
+        // One compiler across the frames gives what a fresh compiler gives for each.
+        let mut kept = FrameCompiler::new(CompileOptions::default());
+        for graph in &graphs {
+            let reused = format!("{:?}", kept.compile(graph).unwrap());
+            let fresh = format!(
+                "{:?}",
+                FrameCompiler::new(CompileOptions::default())
+                    .compile(graph)
+                    .unwrap()
+            );
+            assert_eq!(reused, fresh);
         }
     }
 }
