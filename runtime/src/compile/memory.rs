@@ -25,6 +25,7 @@ mod occupancy;
 #[path = "memory_sweep.rs"]
 mod sweep;
 
+use super::access_info::{AccessInfo, OUTLIVES};
 use super::deps::DepGraph;
 use super::queue_order::QueueOrder;
 use super::{CompiledFrame, MemoryStats};
@@ -56,6 +57,9 @@ pub struct MemoryPlanner {
     group_start: Vec<u32>,
     /// Group of each position (numbered in order).
     group_of: Vec<u32>,
+    /// First and last access position of each resource (first [`NONE`]: no access), the last
+    /// with [`OUTLIVES_BIT`] when the resource outlives the frame.
+    accessed: Vec<(u32, u32)>,
     /// Live-set changes at each position (for the lower bound).
     deltas: Vec<i64>,
     /// The transients in index order (their ordinals name them below).
@@ -77,8 +81,10 @@ pub struct MemoryPlanner {
     indices: Vec<u32>,
     extents: Vec<Option<(u32, u32)>>,
 }
-/// No ordinal (ends a list of [`MemoryPlanner::ended_at`]).
+/// No ordinal (ends a list of [`MemoryPlanner::ended_at`]); no position.
 const NONE: u32 = u32::MAX;
+/// In [`MemoryPlanner::accessed`]: the resource outlives the frame (positions stay below).
+const OUTLIVES_BIT: u32 = 1 << 31;
 
 /// Two resources whose placement extents overlap may still share memory when one's last access
 /// comes before the other's extent starts and every queue orders it before the other.
@@ -100,7 +106,7 @@ fn apart(
 
 impl MemoryPlanner {
     /// Fills `frame.lifetimes`, `frame.placements`, `frame.alias_after` and `frame.memory` from
-    /// `frame.order`.
+    /// `frame.order`; `infos` are the frame's compact access records.
     pub fn plan(
         &mut self,
         graph: &RecordedGraph,
@@ -108,19 +114,26 @@ impl MemoryPlanner {
         deps: &DepGraph,
         levels: &[u32],
         sizes: &[u64],
+        infos: &[AccessInfo],
     ) {
         let resource_count = graph.resources.len();
         let positions = frame.order.len();
-        // Positions only grow along the order: the first access sets the start, every later
-        // one the end.
-        frame.lifetimes.clear();
-        frame.lifetimes.resize(resource_count, None);
+        // Positions only grow along the order: the first access sets the start (the least
+        // position), every later one the end. The compact access records (8 bytes, not the
+        // recorded 56) give the resource and whether it outlives the frame (kept in the end's
+        // top bit). Every slot of `frame.lifetimes` is written once, in resource order, below.
+        self.accessed.clear();
+        self.accessed.resize(resource_count, (NONE, 0));
+        let accessed = &mut self.accessed[..];
         for (position, node) in frame.order.iter().enumerate() {
             let position = position as u32;
-            for access in graph.node_accesses(*node) {
-                match &mut frame.lifetimes[access.resource.index()] {
-                    Some((_, last)) => *last = position,
-                    lifetime => *lifetime = Some((position, position)),
+            let accesses = graph.nodes.get(node.index()).map_or(0..0, |node| {
+                node.accesses.start as usize..node.accesses.end as usize
+            });
+            for info in infos.get(accesses).unwrap_or_default() {
+                if let Some((first, last)) = accessed.get_mut(info.resource as usize) {
+                    *first = (*first).min(position);
+                    *last = position | ((info.bits & OUTLIVES != 0) as u32 * OUTLIVES_BIT);
                 }
             }
         }
@@ -154,9 +167,13 @@ impl MemoryPlanner {
         self.ended_at.resize(positions, NONE);
         self.next_ended.clear();
         let mut unaliased = 0u64;
-        for (index, resource) in graph.resources.iter().enumerate() {
-            let (Some((first, last)), false) = (frame.lifetimes[index], resource.outlives_frame())
-            else {
+        fit::set_len(&mut frame.lifetimes, resource_count);
+        for (index, (&(first, last), lifetime_out)) in
+            self.accessed.iter().zip(&mut frame.lifetimes).enumerate()
+        {
+            let lifetime = (first != NONE).then_some((first, last & !OUTLIVES_BIT));
+            *lifetime_out = lifetime;
+            let (Some((first, last)), false) = (lifetime, last & OUTLIVES_BIT != 0) else {
                 frame.placements[index] = None;
                 frame.alias_after[index] = None;
                 continue;
