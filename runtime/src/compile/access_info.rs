@@ -145,17 +145,27 @@ impl AccessTable {
     ) {
         self.begin(graph, sizes, full);
         let (recorder, boxes, infos, keys) = self.split();
-        for (((access, region_out), info_out), key_out) in
-            graph.accesses.iter().zip(boxes).zip(infos).zip(keys)
-        {
-            *key_out = access_key(access);
+        // `begin` sized the three outputs to the access count: cut to one length, the loop's
+        // indexing needs no bounds checks.
+        let count = graph.accesses.len().min(infos.len()).min(keys.len());
+        let (accesses, infos, keys) = (
+            &graph.accesses[..count],
+            &mut infos[..count],
+            &mut keys[..count],
+        );
+        for (index, access) in accesses.iter().enumerate() {
+            // Both words are computed before either is stored (the attributes are read once).
+            let key = access_key(access);
             let info = recorder.record(access);
+            keys[index] = key;
+            infos[index] = info;
             // A whole access's box is its resource's whole box: not written (48 bytes less
             // per access to store and to bring back through the caches), nor computed.
             if !info.has(WHOLE) {
-                *region_out = recorder.partial_box(access);
+                if let Some(region_out) = boxes.get_mut(index) {
+                    *region_out = recorder.partial_box(access);
+                }
             }
-            *info_out = info;
         }
     }
 
