@@ -371,7 +371,7 @@ impl AccessRecorder<'_> {
             AccessRange::Texture(range) => {
                 range.base_mip as u64
                     | range.base_layer as u64
-                    | slice * facts.layers as u64
+                    | (slice * facts.layers as u64)
                     | (range.mip_count as u64 ^ facts.full_hi[0])
                     | (range.layer_count as u64 ^ facts.full_hi[1])
                     | ((range.planes & 3) ^ 1) as u64

@@ -219,7 +219,10 @@ impl EdgeSink<'_> {
             }
             _ => {
                 let from = if len - start > 4 { len - 4 } else { start };
-                if edges.get(from..).is_some_and(|recent| recent.iter().any(repeats)) {
+                if edges
+                    .get(from..)
+                    .is_some_and(|recent| recent.iter().any(repeats))
+                {
                     return false;
                 }
             }
