@@ -93,7 +93,6 @@ const NOT_WHOLE: u64 = u64::MAX;
 struct ResourceFacts {
     /// `hi[0]` and `hi[1]` of the resource's whole box (its `lo` is 0 and its `hi[2]` is 1), or
     /// `hi[1]` is [`NOT_WHOLE`] when the resource has two planes.
-    /// is 1).
     full_hi: [u64; 2],
     /// Byte size of a buffer: the stride of its temporal slices.
     width: u64,
@@ -149,17 +148,27 @@ impl AccessTable {
     ) {
         self.begin(graph, sizes, full);
         let (recorder, boxes, infos, keys) = self.split();
-        for (((access, region_out), info_out), key_out) in
-            graph.accesses.iter().zip(boxes).zip(infos).zip(keys)
-        {
-            *key_out = access_key(access);
-            let (region, info) = recorder.record(access);
+        // `begin` sized the three outputs to the access count: cut to one length, the loop's
+        // indexing needs no bounds checks.
+        let count = graph.accesses.len().min(infos.len()).min(keys.len());
+        let (accesses, infos, keys) = (
+            &graph.accesses[..count],
+            &mut infos[..count],
+            &mut keys[..count],
+        );
+        for (index, access) in accesses.iter().enumerate() {
+            // Both words are computed before either is stored (the attributes are read once).
+            let key = access_key(access);
+            let info = recorder.record(access);
+            keys[index] = key;
+            infos[index] = info;
             // A whole access's box is its resource's whole box: not written (48 bytes less
-            // per access to store and to bring back through the caches).
+            // per access to store and to bring back through the caches), nor computed.
             if !info.has(WHOLE) {
-                *region_out = region;
+                if let Some(region_out) = boxes.get_mut(index) {
+                    *region_out = recorder.partial_box(access);
+                }
             }
-            *info_out = info;
         }
     }
 
@@ -366,12 +375,52 @@ const _: () = {
 };
 
 impl AccessRecorder<'_> {
-    /// The subresource box and compact record of `access`.
+    /// The compact record of `access`. Whether it is [`WHOLE`] is decided from the range's
+    /// fields, without its box: the box `lo..hi` (see [`AccessRecorder::partial_box`]) equals
+    /// the whole box `[0, 0, 0]..[full_hi, 1]` exactly when every `lo` is 0 (base mip, base
+    /// layer and the temporal slice's layer offset; plane 0 included), the counts are the
+    /// whole counts, and plane 1 is left out (`planes & 3 == 1`).
     #[inline(always)]
-    fn record(&self, access: &AccessRecord) -> (SubresourceBox, AccessInfo) {
+    fn record(&self, access: &AccessRecord) -> AccessInfo {
         let resource = access.resource.index();
         let facts = &self.facts[resource];
-        // `AccessRecord::subresource_box` with the resource's strides from `facts`.
+        let slice = access.temporal_slice as u64;
+        let not_whole = match access.range {
+            AccessRange::Texture(range) => {
+                range.base_mip as u64
+                    | range.base_layer as u64
+                    | (slice * facts.layers as u64)
+                    | (range.mip_count as u64 ^ facts.full_hi[0])
+                    | (range.layer_count as u64 ^ facts.full_hi[1])
+                    | ((range.planes & 3) ^ 1) as u64
+            }
+            AccessRange::Buffer { offset, size } => {
+                let base = slice * facts.width + offset;
+                base | ((base + size) ^ facts.full_hi[0]) | (1 ^ facts.full_hi[1])
+            }
+        };
+        let attr = access.access;
+        let stencil = match attr.stencil_mode {
+            Some(mode) => mode as usize,
+            None => 3,
+        };
+        let flags = attr.flags.0;
+        let bits = facts.bits
+            | MODE_TABLE[attr.mode as usize | stencil << 2 | (attr.relaxed as usize) << 4]
+            | ((flags >> (26 - 5)) & (DISCARD_BEFORE | DISCARD_AFTER))
+            | ((flags >> (15 - 7)) & CPU)
+            | (((not_whole == 0) as u32) << 8);
+        AccessInfo {
+            resource: resource as u32,
+            bits,
+        }
+    }
+
+    /// The subresource box of `access` (`AccessRecord::subresource_box` with the resource's
+    /// strides from its facts); needed only for accesses without [`WHOLE`].
+    #[inline(always)]
+    fn partial_box(&self, access: &AccessRecord) -> SubresourceBox {
+        let facts = &self.facts[access.resource.index()];
         let (lo, hi) = match access.range {
             AccessRange::Texture(range) => {
                 let layer_base =
@@ -394,32 +443,7 @@ impl AccessRecorder<'_> {
                 ([base, 0, 0], [base + size, 1, 1])
             }
         };
-        // The box equals the whole box `[0, 0, 0]..[full_hi, 1]` (never for two planes).
-        let whole = lo[0]
-            | lo[1]
-            | lo[2]
-            | (hi[0] ^ facts.full_hi[0])
-            | (hi[1] ^ facts.full_hi[1])
-            | (hi[2] ^ 1)
-            == 0;
-        let attr = access.access;
-        let stencil = match attr.stencil_mode {
-            Some(mode) => mode as usize,
-            None => 3,
-        };
-        let flags = attr.flags.0;
-        let bits = facts.bits
-            | MODE_TABLE[attr.mode as usize | stencil << 2 | (attr.relaxed as usize) << 4]
-            | ((flags >> (26 - 5)) & (DISCARD_BEFORE | DISCARD_AFTER))
-            | ((flags >> (15 - 7)) & CPU)
-            | ((whole as u32) << 8);
-        (
-            SubresourceBox { lo, hi },
-            AccessInfo {
-                resource: resource as u32,
-                bits,
-            },
-        )
+        SubresourceBox { lo, hi }
     }
 }
 

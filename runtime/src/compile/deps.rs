@@ -207,14 +207,24 @@ impl EdgeSink<'_> {
         let (edges, start) = (&mut self.edges, self.start);
         // Cheap de-duplication against the last few edges of this node (none yet: nothing to
         // scan).
+        let repeats = |&(p, k): &(u32, EdgeKind)| p == pred && (k == kind || k == EdgeKind::Data);
         let len = edges.len();
-        if len != start {
-            let from = if len - start > 4 { len - 4 } else { start };
-            if edges[from..]
-                .iter()
-                .any(|&(p, k)| p == pred && (k == kind || k == EdgeKind::Data))
-            {
-                return false;
+        match len.wrapping_sub(start) {
+            0 => {}
+            // One edge so far (the commonest case after none): compared without a loop.
+            1 => {
+                if edges.last().is_some_and(repeats) {
+                    return false;
+                }
+            }
+            _ => {
+                let from = if len - start > 4 { len - 4 } else { start };
+                if edges
+                    .get(from..)
+                    .is_some_and(|recent| recent.iter().any(repeats))
+                {
+                    return false;
+                }
             }
         }
         edges.push((pred, kind));
