@@ -601,26 +601,56 @@ impl BarrierPlanner {
     ) {
         let states = &mut self.states;
         let count = graph.resources.len();
-        let untouched = WholeState {
-            state: SubState::UNTOUCHED,
-            split: NOT_SPLIT,
-            node_stamp: 0,
-            discard: Track::UNTOUCHED,
-        };
-        states.whole.clear();
-        states.whole.extend((0..count).map(|index| {
-            let mut entry = untouched;
-            // Selects rather than branches: most transients of a long frame alias others.
-            let after = alias_after.get(index).copied().flatten();
-            entry.state.write_stages = Stages(Stages::ALL_COMMANDS.0 * after.is_some() as u64);
-            entry.state.write_accesses =
-                Accesses(Accesses::MEMORY_WRITE.0 * after.is_some() as u64);
-            entry.state.after_last = after.map_or(0, |after| after.saturating_add(1));
-            if let Some(start) = discard_starts.get(index) {
-                entry.discard = *start;
+        // A transient placed after others starts with the pending write (selects rather than
+        // branches: most transients of a long frame alias others). The record is written as
+        // one literal (constants and three computed fields), not patched from a template.
+        // The common frame has an alias entry per resource and no discard starts: one pass
+        // over one slice (no per-resource bounds checks), each record written once.
+        let start = |after: Option<u32>, discard: Track| {
+            let aliased = after.is_some();
+            WholeState {
+                state: SubState {
+                    write_stages: Stages(Stages::ALL_COMMANDS.0 * aliased as u64),
+                    write_accesses: Accesses(Accesses::MEMORY_WRITE.0 * aliased as u64),
+                    after_last: after.map_or(0, |after| after.saturating_add(1)),
+                    ..SubState::UNTOUCHED
+                },
+                split: NOT_SPLIT,
+                node_stamp: 0,
+                discard,
             }
-            entry
-        }));
+        };
+        let aliased = &alias_after[..count.min(alias_after.len())];
+        states.whole.clear();
+        if discard_starts.is_empty() {
+            states.whole.extend(
+                aliased
+                    .iter()
+                    .map(|&after| start(after, Track::UNTOUCHED)),
+            );
+        } else {
+            let starts = discard_starts
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(Track::UNTOUCHED));
+            states.whole.extend(
+                aliased
+                    .iter()
+                    .zip(starts)
+                    .map(|(&after, discard)| start(after, discard)),
+            );
+        }
+        // Resources past the alias list (none in a compiled frame): untouched, no pending write.
+        let discard_rest = discard_starts
+            .get(aliased.len()..)
+            .unwrap_or(&[])
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(Track::UNTOUCHED));
+        let rest = count - aliased.len();
+        states
+            .whole
+            .extend(discard_rest.take(rest).map(|discard| start(None, discard)));
         states.split.clear();
         for &index in outliving {
             let index = index as usize;
