@@ -532,10 +532,13 @@ impl BarrierPlanner {
                 continue;
             }
             let params = self.decl_needs.params(decl);
+            // The states as a local slice (one pointer and length for the loop), taken again
+            // after a general access, which needs all of the states.
+            let mut whole = &mut self.states.whole[..];
             // `end <= count`, the length of every per-access slice: no checks on the indexing.
             for index in first..end {
                 let info = accesses.infos[index];
-                let entry = &mut self.states.whole[info.resource as usize];
+                let entry = &mut whole[info.resource as usize];
                 let discard = discard_walk.access(
                     &mut entry.discard,
                     info,
@@ -570,6 +573,7 @@ impl BarrierPlanner {
                 }
                 self.general
                     .plan_access(&mut self.states, &accesses, index, step, &mut out);
+                whole = &mut self.states.whole[..];
             }
         }
         plan_end_of_frame(
