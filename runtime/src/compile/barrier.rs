@@ -500,12 +500,16 @@ impl BarrierPlanner {
             std::mem::take(&mut frame.batch_list),
             std::mem::take(&mut frame.queue_waits),
         );
+        // Both are indexed by node (and as long as the node list): cut to one length, one
+        // bounds check covers both look-ups.
+        let node_count = graph.nodes.len().min(frame.node_queue.len());
+        let (nodes, node_queue) = (&graph.nodes[..node_count], &frame.node_queue[..node_count]);
         for (position, node) in frame.order.iter().enumerate() {
-            let record = &graph.nodes[node.index()];
+            let record = &nodes[node.index()];
             let decl = self.decl_needs.decl(record.decl.index());
             let step = StepAt {
                 position: position as u32,
-                queue: frame.node_queue[node.index()],
+                queue: node_queue[node.index()],
                 class: decl.class,
             };
             // A reversed range is empty (as a `Range` is), not a slicing panic.
