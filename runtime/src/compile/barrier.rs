@@ -631,11 +631,9 @@ impl BarrierPlanner {
         let aliased = &alias_after[..count.min(alias_after.len())];
         states.whole.clear();
         if discard_starts.is_empty() {
-            states.whole.extend(
-                aliased
-                    .iter()
-                    .map(|&after| start(after, Track::UNTOUCHED)),
-            );
+            states
+                .whole
+                .extend(aliased.iter().map(|&after| start(after, Track::UNTOUCHED)));
         } else {
             let starts = discard_starts
                 .iter()
