@@ -500,12 +500,16 @@ impl BarrierPlanner {
             std::mem::take(&mut frame.batch_list),
             std::mem::take(&mut frame.queue_waits),
         );
+        // Both are indexed by node (and as long as the node list): cut to one length, one
+        // bounds check covers both look-ups.
+        let node_count = graph.nodes.len().min(frame.node_queue.len());
+        let (nodes, node_queue) = (&graph.nodes[..node_count], &frame.node_queue[..node_count]);
         for (position, node) in frame.order.iter().enumerate() {
-            let record = &graph.nodes[node.index()];
+            let record = &nodes[node.index()];
             let decl = self.decl_needs.decl(record.decl.index());
             let step = StepAt {
                 position: position as u32,
-                queue: frame.node_queue[node.index()],
+                queue: node_queue[node.index()],
                 class: decl.class,
             };
             // A reversed range is empty (as a `Range` is), not a slicing panic.
@@ -532,10 +536,13 @@ impl BarrierPlanner {
                 continue;
             }
             let params = self.decl_needs.params(decl);
+            // The states as a local slice (one pointer and length for the loop), taken again
+            // after a general access, which needs all of the states.
+            let mut whole = &mut self.states.whole[..];
             // `end <= count`, the length of every per-access slice: no checks on the indexing.
             for index in first..end {
                 let info = accesses.infos[index];
-                let entry = &mut self.states.whole[info.resource as usize];
+                let entry = &mut whole[info.resource as usize];
                 let discard = discard_walk.access(
                     &mut entry.discard,
                     info,
@@ -570,6 +577,7 @@ impl BarrierPlanner {
                 }
                 self.general
                     .plan_access(&mut self.states, &accesses, index, step, &mut out);
+                whole = &mut self.states.whole[..];
             }
         }
         plan_end_of_frame(
@@ -601,26 +609,54 @@ impl BarrierPlanner {
     ) {
         let states = &mut self.states;
         let count = graph.resources.len();
-        let untouched = WholeState {
-            state: SubState::UNTOUCHED,
-            split: NOT_SPLIT,
-            node_stamp: 0,
-            discard: Track::UNTOUCHED,
-        };
-        states.whole.clear();
-        states.whole.extend((0..count).map(|index| {
-            let mut entry = untouched;
-            // Selects rather than branches: most transients of a long frame alias others.
-            let after = alias_after.get(index).copied().flatten();
-            entry.state.write_stages = Stages(Stages::ALL_COMMANDS.0 * after.is_some() as u64);
-            entry.state.write_accesses =
-                Accesses(Accesses::MEMORY_WRITE.0 * after.is_some() as u64);
-            entry.state.after_last = after.map_or(0, |after| after.saturating_add(1));
-            if let Some(start) = discard_starts.get(index) {
-                entry.discard = *start;
+        // A transient placed after others starts with the pending write (selects rather than
+        // branches: most transients of a long frame alias others). The record is written as
+        // one literal (constants and three computed fields), not patched from a template.
+        // The common frame has an alias entry per resource and no discard starts: one pass
+        // over one slice (no per-resource bounds checks), each record written once.
+        let start = |after: Option<u32>, discard: Track| {
+            let aliased = after.is_some();
+            WholeState {
+                state: SubState {
+                    write_stages: Stages(Stages::ALL_COMMANDS.0 * aliased as u64),
+                    write_accesses: Accesses(Accesses::MEMORY_WRITE.0 * aliased as u64),
+                    after_last: after.map_or(0, |after| after.saturating_add(1)),
+                    ..SubState::UNTOUCHED
+                },
+                split: NOT_SPLIT,
+                node_stamp: 0,
+                discard,
             }
-            entry
-        }));
+        };
+        let aliased = &alias_after[..count.min(alias_after.len())];
+        states.whole.clear();
+        if discard_starts.is_empty() {
+            states
+                .whole
+                .extend(aliased.iter().map(|&after| start(after, Track::UNTOUCHED)));
+        } else {
+            let starts = discard_starts
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(Track::UNTOUCHED));
+            states.whole.extend(
+                aliased
+                    .iter()
+                    .zip(starts)
+                    .map(|(&after, discard)| start(after, discard)),
+            );
+        }
+        // Resources past the alias list (none in a compiled frame): untouched, no pending write.
+        let discard_rest = discard_starts
+            .get(aliased.len()..)
+            .unwrap_or(&[])
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(Track::UNTOUCHED));
+        let rest = count - aliased.len();
+        states
+            .whole
+            .extend(discard_rest.take(rest).map(|discard| start(None, discard)));
         states.split.clear();
         for &index in outliving {
             let index = index as usize;

@@ -143,10 +143,12 @@ impl DeclNeeds {
     /// (the parameter index of an access key: `key >> KEY_PARAM_SHIFT`).
     #[inline(always)]
     pub(super) fn params(&self, entry: DeclEntry) -> &[ParamNeeds] {
-        let first = entry.first as usize;
-        self.params
-            .get(first..first + entry.count as usize)
-            .unwrap_or(&[])
+        // An entry's range lies in `params` by construction (`update` pushes the entry and its
+        // parameters together; `UNKNOWN` is empty): a plain slice, which the hot loop keeps as
+        // one pointer and length instead of re-selecting an empty slice per access.
+        let first = (entry.first as usize).min(self.params.len());
+        let end = (first + entry.count as usize).min(self.params.len());
+        &self.params[first..end]
     }
 }
 
