@@ -118,22 +118,27 @@ impl MemoryPlanner {
     ) {
         let resource_count = graph.resources.len();
         let positions = frame.order.len();
-        // Positions only grow along the order: the first access sets the start (the least
-        // position), every later one the end. The compact access records (8 bytes, not the
-        // recorded 56) give the resource and whether it outlives the frame (kept in the end's
-        // top bit). Every slot of `frame.lifetimes` is written once, in resource order, below.
+        // The first access (least position) sets the start, the last (greatest) the end. The
+        // nodes are read in call order, each at its position (sequential reads of the node
+        // records and of the compact access records, 8 bytes each, whatever the order: with
+        // interleaved lanes the execution order jumps between them). The compact records give
+        // the resource and whether it outlives the frame (kept in the end's top bit, the same
+        // for every access of a resource, so the maximum keeps it). Every slot of
+        // `frame.lifetimes` is written once, in resource order, below.
         self.accessed.clear();
         self.accessed.resize(resource_count, (NONE, 0));
         let accessed = &mut self.accessed[..];
-        for (position, node) in frame.order.iter().enumerate() {
-            let position = position as u32;
-            let accesses = graph.nodes.get(node.index()).map_or(0..0, |node| {
-                node.accesses.start as usize..node.accesses.end as usize
-            });
+        for (node, &position) in graph.nodes.iter().zip(&frame.position) {
+            // Culled nodes have no position.
+            if position == u32::MAX {
+                continue;
+            }
+            let accesses = node.accesses.start as usize..node.accesses.end as usize;
             for info in infos.get(accesses).unwrap_or_default() {
                 if let Some((first, last)) = accessed.get_mut(info.resource as usize) {
                     *first = (*first).min(position);
-                    *last = position | ((info.bits & OUTLIVES != 0) as u32 * OUTLIVES_BIT);
+                    let end = position | ((info.bits & OUTLIVES != 0) as u32 * OUTLIVES_BIT);
+                    *last = (*last).max(end);
                 }
             }
         }
