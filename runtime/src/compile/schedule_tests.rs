@@ -10,6 +10,43 @@ use super::Scheduler;
 use crate::shapes::ShapeRng;
 use crate::*;
 
+/// An order and its levels.
+type Scheduled = (Vec<u32>, Vec<u32>);
+
+/// The level path's schedule (and whether it applied) and the list scheduler's, both for the
+/// `Default` preference, of one frame.
+fn level_and_list(
+    (fast, general): (&mut Scheduler, &mut Scheduler),
+    graph: &RecordedGraph,
+    table: &AccessTable,
+    deps: &DepGraph,
+    alive: &[bool],
+    sizes: &[u64],
+) -> (bool, Scheduled, Scheduled) {
+    let (mut order, mut levels) = (Vec::new(), Vec::new());
+    let (mut want_order, mut want_levels) = (Vec::new(), Vec::new());
+    let done = fast.levels.schedule(
+        graph,
+        &table.infos,
+        deps,
+        alive,
+        sizes,
+        &mut order,
+        &mut levels,
+    );
+    general.schedule_general(
+        graph,
+        &table.infos,
+        deps,
+        alive,
+        SchedulePreference::Default,
+        sizes,
+        &mut want_order,
+        &mut want_levels,
+    );
+    (done, (order, levels), (want_order, want_levels))
+}
+
 /// Declarations of several queue classes reading and writing textures.
 fn declare(builder: &mut GraphBuilder) -> Vec<DeclId> {
     let tex = |name: &str, access: AccessDesc| {
@@ -121,60 +158,19 @@ fn level_path_matches_the_list_scheduler() {
         if cull {
             // Built for every node: where something was culled, the builder's levels do not
             // fit `alive`, and the level path walks the edges itself (as the list scheduler).
-            let (mut order, mut levels) = (Vec::new(), Vec::new());
-            let (mut want_order, mut want_levels) = (Vec::new(), Vec::new());
-            let done = fast.levels.schedule(
-                &graph,
-                &table.infos,
-                &deps,
-                &alive,
-                &sizes,
-                &mut order,
-                &mut levels,
-            );
-            general.schedule_general(
-                &graph,
-                &table.infos,
-                &deps,
-                &alive,
-                SchedulePreference::Default,
-                &sizes,
-                &mut want_order,
-                &mut want_levels,
-            );
+            let schedulers = (&mut fast, &mut general);
+            let (done, got, want) =
+                level_and_list(schedulers, &graph, &table, &deps, &alive, &sizes);
             if done {
-                assert_eq!(
-                    order, want_order,
-                    "case {case}, levels built for every node"
-                );
-                assert_eq!(
-                    levels, want_levels,
-                    "case {case}, levels built for every node"
-                );
+                assert_eq!(got, want, "case {case}, levels built for every node");
             }
             DepBuilder::default().build(&graph, Some(&alive), &mut deps);
         }
+        let schedulers = (&mut fast, &mut general);
+        let (done, _, (mut want_order, mut want_levels)) =
+            level_and_list(schedulers, &graph, &table, &deps, &alive, &sizes);
+        taken += done as usize;
         let (mut order, mut levels) = (Vec::new(), Vec::new());
-        let (mut want_order, mut want_levels) = (Vec::new(), Vec::new());
-        taken += fast.levels.schedule(
-            &graph,
-            &table.infos,
-            &deps,
-            &alive,
-            &sizes,
-            &mut order,
-            &mut levels,
-        ) as usize;
-        general.schedule_general(
-            &graph,
-            &table.infos,
-            &deps,
-            &alive,
-            SchedulePreference::Default,
-            &sizes,
-            &mut want_order,
-            &mut want_levels,
-        );
         fast.schedule(
             &graph,
             &table.infos,
@@ -268,28 +264,9 @@ fn level_path_matches_the_list_scheduler_on_wide_lanes() {
         table.build(&graph, &mut sizes, &mut full);
         DepBuilder::default().build(&graph, None, &mut deps);
         let alive = vec![true; graph.nodes.len()];
-        let (mut order, mut levels) = (Vec::new(), Vec::new());
-        let (mut want_order, mut want_levels) = (Vec::new(), Vec::new());
-        assert!(fast.levels.schedule(
-            &graph,
-            &table.infos,
-            &deps,
-            &alive,
-            &sizes,
-            &mut order,
-            &mut levels,
-        ));
-        general.schedule_general(
-            &graph,
-            &table.infos,
-            &deps,
-            &alive,
-            SchedulePreference::Default,
-            &sizes,
-            &mut want_order,
-            &mut want_levels,
-        );
-        assert_eq!(order, want_order, "case {case}");
-        assert_eq!(levels, want_levels, "case {case}");
+        let schedulers = (&mut fast, &mut general);
+        let (done, got, want) = level_and_list(schedulers, &graph, &table, &deps, &alive, &sizes);
+        assert!(done, "case {case}");
+        assert_eq!(got, want, "case {case}");
     }
 }
