@@ -358,8 +358,14 @@ impl FrameCompiler {
             &frame.order,
             &mut frame.access_discard,
         );
-        self.memory
-            .plan(graph, frame, &self.deps, &self.level_scratch, &self.sizes);
+        self.memory.plan(
+            graph,
+            &self.table,
+            frame,
+            &self.deps,
+            &self.level_scratch,
+            &self.sizes,
+        );
         self.barriers.plan(
             graph,
             &self.table,
