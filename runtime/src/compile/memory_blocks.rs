@@ -16,7 +16,7 @@
 use super::fit::{Occupant, Span, SpanBuffers};
 
 /// Blocks span at least this many positions (unless the frame ends first).
-const MIN_BLOCK_POSITIONS: u32 = 6;
+const MIN_BLOCK_POSITIONS: u32 = 5;
 
 /// One block's list: its slots in the entry buffers, the highest end in it, and the search
 /// cursor.
