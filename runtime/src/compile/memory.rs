@@ -168,12 +168,19 @@ impl MemoryPlanner {
             *start = group_start;
             *of = group;
         }
-        self.transients.clear();
         self.deltas.clear();
         self.deltas.resize(positions + 1, 0);
         self.ended_at.clear();
         self.ended_at.resize(positions, NONE);
-        self.next_ended.clear();
+        // At most one transient per resource: the slots are written in order and the lists cut
+        // to the transient count after.
+        fit::set_len(&mut self.transients, resource_count);
+        fit::set_len(&mut self.next_ended, resource_count);
+        let (transients, next_ended) = (
+            &mut self.transients[..resource_count],
+            &mut self.next_ended[..resource_count],
+        );
+        let mut count = 0usize;
         let mut unaliased = 0u64;
         // Summed extent lengths (for the choice of placement).
         let mut span = 0usize;
@@ -194,19 +201,18 @@ impl MemoryPlanner {
             unaliased += size;
             self.deltas[first as usize] += size as i64;
             self.deltas[last as usize + 1] -= size as i64;
-            let ordinal = self.transients.len() as u32;
-            self.next_ended.push(std::mem::replace(
-                &mut self.ended_at[last as usize],
-                ordinal,
-            ));
+            next_ended[count] = std::mem::replace(&mut self.ended_at[last as usize], count as u32);
             let start = self.group_start[first as usize];
             span += (last - start) as usize + 1;
-            self.transients.push(Transient {
+            transients[count] = Transient {
                 index: index as u32,
                 start,
                 end: last,
-            });
+            };
+            count += 1;
         }
+        self.transients.truncate(count);
+        self.next_ended.truncate(count);
         let mut live = 0i64;
         let mut peak = 0i64;
         for delta in &self.deltas {
