@@ -25,7 +25,7 @@ mod occupancy;
 #[path = "memory_sweep.rs"]
 mod sweep;
 
-use super::access_info::{AccessInfo, OUTLIVES};
+use super::access_info::AccessTable;
 use super::deps::DepGraph;
 use super::queue_order::QueueOrder;
 use super::{CompiledFrame, MemoryStats};
@@ -57,9 +57,6 @@ pub struct MemoryPlanner {
     group_start: Vec<u32>,
     /// Group of each position (numbered in order).
     group_of: Vec<u32>,
-    /// First and last access position of each resource (first [`NONE`]: no access), the last
-    /// with [`OUTLIVES_BIT`] when the resource outlives the frame.
-    accessed: Vec<(u32, u32)>,
     /// Live-set changes at each position (for the lower bound).
     deltas: Vec<i64>,
     /// The transients in index order (their ordinals name them below).
@@ -73,18 +70,23 @@ pub struct MemoryPlanner {
     /// (narrow when every position fits).
     paint: Vec<u32>,
     narrow_paint: Vec<u16>,
-    /// Paint units `[lo, hi)` of each ordinal.
-    unit_ranges: Vec<(u32, u32)>,
     fit: FirstFit,
     sweep: Sweep,
     /// Transient resource indices and extents by resource index (the sweep fallback only).
     indices: Vec<u32>,
     extents: Vec<Option<(u32, u32)>>,
 }
-/// No ordinal (ends a list of [`MemoryPlanner::ended_at`]); no position.
+/// No ordinal (ends a list of [`MemoryPlanner::ended_at`]).
 const NONE: u32 = u32::MAX;
-/// In [`MemoryPlanner::accessed`]: the resource outlives the frame (positions stay below).
-const OUTLIVES_BIT: u32 = 1 << 31;
+
+/// The `alias_after` paint unit for a heap of `heap_end` bytes, as a shift: at least
+/// [`crate::resource::ALLOCATION_ALIGNMENT`] and 1/256 of the heap, a power of two.
+fn paint_shift(heap_end: u64) -> u32 {
+    (heap_end / 256)
+        .next_power_of_two()
+        .max(crate::resource::ALLOCATION_ALIGNMENT)
+        .trailing_zeros()
+}
 
 /// Two resources whose placement extents overlap may still share memory when one's last access
 /// comes before the other's extent starts and every queue orders it before the other.
@@ -106,39 +108,40 @@ fn apart(
 
 impl MemoryPlanner {
     /// Fills `frame.lifetimes`, `frame.placements`, `frame.alias_after` and `frame.memory` from
-    /// `frame.order`; `infos` are the frame's compact access records.
+    /// `frame.order`. `table` is the frame's access table (its compact access records and
+    /// outliving resources stand for the graph's 56-byte access and 104-byte resource records).
     pub fn plan(
         &mut self,
         graph: &RecordedGraph,
+        table: &AccessTable,
         frame: &mut CompiledFrame,
         deps: &DepGraph,
         levels: &[u32],
         sizes: &[u64],
-        infos: &[AccessInfo],
     ) {
         let resource_count = graph.resources.len();
         let positions = frame.order.len();
         // The first access (least position) sets the start, the last (greatest) the end. The
-        // nodes are read in call order, each at its position (sequential reads of the node
-        // records and of the compact access records, 8 bytes each, whatever the order: with
-        // interleaved lanes the execution order jumps between them). The compact records give
-        // the resource and whether it outlives the frame (kept in the end's top bit, the same
-        // for every access of a resource, so the maximum keeps it). Every slot of
-        // `frame.lifetimes` is written once, in resource order, below.
-        self.accessed.clear();
-        self.accessed.resize(resource_count, (NONE, 0));
-        let accessed = &mut self.accessed[..];
+        // nodes are read in call order, each at its position: the node records and the compact
+        // access records (8 bytes each) are read sequentially whatever the execution order
+        // (with interleaved lanes it jumps between them).
+        frame.lifetimes.clear();
+        frame.lifetimes.resize(resource_count, None);
         for (node, &position) in graph.nodes.iter().zip(&frame.position) {
             // Culled nodes have no position.
             if position == u32::MAX {
                 continue;
             }
-            let accesses = node.accesses.start as usize..node.accesses.end as usize;
-            for info in infos.get(accesses).unwrap_or_default() {
-                if let Some((first, last)) = accessed.get_mut(info.resource as usize) {
-                    *first = (*first).min(position);
-                    let end = position | ((info.bits & OUTLIVES != 0) as u32 * OUTLIVES_BIT);
-                    *last = (*last).max(end);
+            let accesses = table
+                .infos
+                .get(node.accesses.start as usize..node.accesses.end as usize)
+                .unwrap_or_default();
+            for access in accesses {
+                if let Some(lifetime) = frame.lifetimes.get_mut(access.resource as usize) {
+                    *lifetime = Some(match *lifetime {
+                        Some((first, last)) => (first.min(position), last.max(position)),
+                        None => (position, position),
+                    });
                 }
             }
         }
@@ -165,20 +168,31 @@ impl MemoryPlanner {
             *start = group_start;
             *of = group;
         }
-        self.transients.clear();
         self.deltas.clear();
         self.deltas.resize(positions + 1, 0);
         self.ended_at.clear();
         self.ended_at.resize(positions, NONE);
-        self.next_ended.clear();
+        // At most one transient per resource: the slots are written in order and the lists cut
+        // to the transient count after.
+        fit::set_len(&mut self.transients, resource_count);
+        fit::set_len(&mut self.next_ended, resource_count);
+        let (transients, next_ended) = (
+            &mut self.transients[..resource_count],
+            &mut self.next_ended[..resource_count],
+        );
+        let mut count = 0usize;
         let mut unaliased = 0u64;
-        fit::set_len(&mut frame.lifetimes, resource_count);
-        for (index, (&(first, last), lifetime_out)) in
-            self.accessed.iter().zip(&mut frame.lifetimes).enumerate()
-        {
-            let lifetime = (first != NONE).then_some((first, last & !OUTLIVES_BIT));
-            *lifetime_out = lifetime;
-            let (Some((first, last)), false) = (lifetime, last & OUTLIVES_BIT != 0) else {
+        // Summed extent lengths (for the choice of placement).
+        let mut span = 0usize;
+        // The resources that outlive the frame, in index order, met by a cursor.
+        let mut outliving = table.outliving().iter().copied();
+        let mut next_outliving = outliving.next();
+        for index in 0..resource_count {
+            let outlives = next_outliving == Some(index as u32);
+            if outlives {
+                next_outliving = outliving.next();
+            }
+            let (Some((first, last)), false) = (frame.lifetimes[index], outlives) else {
                 frame.placements[index] = None;
                 frame.alias_after[index] = None;
                 continue;
@@ -187,17 +201,18 @@ impl MemoryPlanner {
             unaliased += size;
             self.deltas[first as usize] += size as i64;
             self.deltas[last as usize + 1] -= size as i64;
-            let ordinal = self.transients.len() as u32;
-            self.next_ended.push(std::mem::replace(
-                &mut self.ended_at[last as usize],
-                ordinal,
-            ));
-            self.transients.push(Transient {
+            next_ended[count] = std::mem::replace(&mut self.ended_at[last as usize], count as u32);
+            let start = self.group_start[first as usize];
+            span += (last - start) as usize + 1;
+            transients[count] = Transient {
                 index: index as u32,
-                start: self.group_start[first as usize],
+                start,
                 end: last,
-            });
+            };
+            count += 1;
         }
+        self.transients.truncate(count);
+        self.next_ended.truncate(count);
         let mut live = 0i64;
         let mut peak = 0i64;
         for delta in &self.deltas {
@@ -208,18 +223,15 @@ impl MemoryPlanner {
             .queue_order
             .releases(graph, deps, frame, &mut self.release);
         if several_queues {
+            span = 0;
             for transient in &mut self.transients {
                 if let Some(release) = self.release[transient.index as usize] {
                     transient.end = release;
                 }
+                span += (transient.end - transient.start) as usize + 1;
             }
         }
         let budget = 16 * (resource_count + positions) + 1024;
-        let span: usize = self
-            .transients
-            .iter()
-            .map(|transient| (transient.end - transient.start) as usize + 1)
-            .sum();
         let heap_end = if span <= budget {
             let lifetimes = &frame.lifetimes;
             let (queue_order, group_start) = (&self.queue_order, &self.group_start);
@@ -270,30 +282,22 @@ impl MemoryPlanner {
     /// For each placed transient, the last use of earlier transients in its memory: a sweep in
     /// time painting released memory with the releasing transient's last position. Memory is
     /// painted in units of at least 64 KiB and at most 1/256 of the heap (rounded outwards, so
-    /// the answer may be later than exact but never earlier: always safe).
+    /// the answer may be later than exact but never earlier: always safe); placement wrote each
+    /// transient's units ([`FirstFit::unit_ranges`]).
     #[inline(never)]
     fn compute_alias_after(&mut self, frame: &mut CompiledFrame, heap_end: u64) {
-        let unit_bytes = (heap_end / 256)
-            .next_power_of_two()
-            .max(crate::resource::ALLOCATION_ALIGNMENT);
-        let shift = unit_bytes.trailing_zeros();
-        let units = heap_end.div_ceil(unit_bytes) as usize;
+        let units = heap_end.div_ceil(1 << paint_shift(heap_end)) as usize;
         // Previous occupants are released by their last access (earlier than their extent end
         // with several queues, where placement shares memory between extent-overlapping
         // transients that are ordered apart), in order of it, so each fill paints a value at
         // least as large as any before it.
-        let transients = &self.transients;
-        // Unit ranges are filled by the sweep as it meets each ordinal.
-        fit::set_len(&mut self.unit_ranges, transients.len());
-        let mut sweep = AliasSweep {
-            transients,
+        let sweep = AliasSweep {
+            transients: &self.transients,
             by_start: &self.fit.by_start,
             in_start_order: self.fit.in_start_order,
             ended_at: &self.ended_at,
             next_ended: &self.next_ended,
-            byte_ranges: &self.fit.ranges,
-            shift,
-            unit_ranges: &mut self.unit_ranges,
+            unit_ranges: &self.fit.unit_ranges,
         };
         // Narrow paint (twice the units per vector step) when every painted value fits.
         if frame.order.len() < u16::MAX as usize {
@@ -343,42 +347,31 @@ impl Painted for u32 {
 /// The `alias_after` sweep's inputs (see [`MemoryPlanner::compute_alias_after`]).
 struct AliasSweep<'a> {
     transients: &'a [Transient],
-    /// Ordinals by extent start.
+    /// Ordinals by extent start (unless `in_start_order`).
     by_start: &'a [u32],
-    /// Whether `by_start` is `0..len` (the sweep then walks the ordinals directly).
+    /// Whether the ordinals are in extent-start order (the sweep then walks them directly).
     in_start_order: bool,
     /// Ordinals by last access (lists; see [`MemoryPlanner::ended_at`]).
     ended_at: &'a [u32],
     next_ended: &'a [u32],
-    /// Placed byte range `(offset, end)` of each ordinal.
-    byte_ranges: &'a [(u64, u64)],
-    /// Bytes per paint unit, as a shift.
-    shift: u32,
-    /// Paint units `[lo, hi)` of each ordinal (rounded outwards), written as the sweep meets
-    /// the ordinal by extent start.
-    unit_ranges: &'a mut [(u32, u32)],
+    /// Paint units `[lo, hi)` of each ordinal (rounded outwards).
+    unit_ranges: &'a [(u32, u32)],
 }
 
 impl AliasSweep<'_> {
     /// Paints released transients into `paint` (zeroed, one slot per unit) in time and fills
     /// `alias_after` (by resource index) with each transient's latest painted position.
-    fn run<P: Painted>(&mut self, paint: &mut [P], alias_after: &mut [Option<u32>]) {
-        // Every per-ordinal slice cut to the transient count once, so that walking the
-        // ordinals in order indexes them without checks.
+    fn run<P: Painted>(&self, paint: &mut [P], alias_after: &mut [Option<u32>]) {
+        // The per-ordinal slices cut to the transient count once, so that walking the ordinals
+        // in order indexes them without checks.
         let count = self.transients.len();
-        let (Some(byte_ranges), Some(unit_ranges)) = (
-            self.byte_ranges.get(..count),
-            self.unit_ranges.get_mut(..count),
-        ) else {
+        let Some(unit_ranges) = self.unit_ranges.get(..count) else {
             return;
         };
         let mut walk = Walk {
             transients: self.transients,
             ended_at: self.ended_at,
             next_ended: self.next_ended,
-            byte_ranges,
-            shift: self.shift,
-            round_up: (1u64 << self.shift) - 1,
             unit_ranges,
             released: 0,
         };
@@ -401,13 +394,8 @@ struct Walk<'a> {
     transients: &'a [Transient],
     ended_at: &'a [u32],
     next_ended: &'a [u32],
-    /// Placed byte range of each ordinal (as long as `transients`).
-    byte_ranges: &'a [(u64, u64)],
-    shift: u32,
-    /// Bytes per unit less one (rounds a range's end up).
-    round_up: u64,
     /// Paint units of each ordinal (as long as `transients`).
-    unit_ranges: &'a mut [(u32, u32)],
+    unit_ranges: &'a [(u32, u32)],
     /// Positions below this one have had their transients painted.
     released: u32,
 }
@@ -422,13 +410,13 @@ impl Walk<'_> {
         paint: &mut [P],
         alias_after: &mut [Option<u32>],
     ) {
-        let Some(transient) = self.transients.get(ordinal) else {
+        let (Some(transient), Some(&(lo, hi))) =
+            (self.transients.get(ordinal), self.unit_ranges.get(ordinal))
+        else {
             return;
         };
         // Releases in order of position (those at one position paint the same value, so
-        // their order does not matter). A released transient's last access is at or after
-        // its extent start and before the current one's, so its unit range was written when
-        // the sweep met it.
+        // their order does not matter).
         while self.released < transient.start {
             let mut ended = self
                 .ended_at
@@ -443,12 +431,6 @@ impl Walk<'_> {
             }
             self.released += 1;
         }
-        let (offset, end) = self.byte_ranges[ordinal];
-        let (lo, hi) = (
-            (offset >> self.shift) as u32,
-            ((end >> self.shift) + (end & self.round_up != 0) as u64) as u32,
-        );
-        self.unit_ranges[ordinal] = (lo, hi);
         let latest = paint
             .get(lo as usize..hi as usize)
             .unwrap_or_default()

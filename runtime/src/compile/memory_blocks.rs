@@ -16,7 +16,7 @@
 use super::fit::{Occupant, Span, SpanBuffers};
 
 /// Blocks span at least this many positions (unless the frame ends first).
-const MIN_BLOCK_POSITIONS: u32 = 6;
+const MIN_BLOCK_POSITIONS: u32 = 5;
 
 /// One block's list: its slots in the entry buffers, the highest end in it, and the search
 /// cursor.
@@ -121,6 +121,9 @@ impl BlockLists {
         if self.extents.len() < capacity {
             self.extents.resize(capacity, 0);
         }
+        // Both buffers cut to the lists' total capacity: one check covers a list in both.
+        let (entry_ranges, entry_extents) =
+            (&mut ranges[..capacity], &mut self.extents[..capacity]);
         for (&(first, last), &size) in extents.iter().zip(sizes) {
             // Size 0 always fits at 0, and every later rank has size 0 too: no list is read
             // again, so none needs the range.
@@ -138,8 +141,8 @@ impl BlockLists {
                 block.cursor = 0;
                 if advance(
                     block,
-                    &ranges,
-                    &self.extents,
+                    entry_ranges,
+                    entry_extents,
                     (first, last),
                     &mut offset,
                     size,
@@ -155,8 +158,8 @@ impl BlockLists {
                     let block = &mut blocks[index];
                     unchanged = if advance(
                         block,
-                        &ranges,
-                        &self.extents,
+                        entry_ranges,
+                        entry_extents,
                         (first, last),
                         &mut offset,
                         size,
@@ -177,7 +180,7 @@ impl BlockLists {
             // Insertion by offset (new ranges tend to go on top: few moves).
             for block in blocks.iter_mut() {
                 let list = block.start as usize..(block.start + block.len) as usize + 1;
-                let (ranges, extents) = (&mut ranges[list.clone()], &mut self.extents[list]);
+                let (ranges, extents) = (&mut entry_ranges[list.clone()], &mut entry_extents[list]);
                 let mut at = block.len as usize;
                 while at > 0 && ranges[at - 1] > span {
                     ranges[at] = ranges[at - 1];

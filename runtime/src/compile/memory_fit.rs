@@ -27,12 +27,14 @@ const MAX_SIZE_CLASSES: usize = 32;
 /// index order) throughout.
 #[derive(Debug, Default)]
 pub(super) struct FirstFit {
-    /// Ordinals sorted by (extent start, ordinal).
+    /// Ordinals sorted by (extent start, ordinal); only written when they are not already in
+    /// that order (`in_start_order`).
     pub(super) by_start: Vec<u32>,
-    /// Whether the ordinals are already in extent-start order (`by_start` is `0..len`).
+    /// Whether the ordinals are already in extent-start order (`by_start` is then not written:
+    /// the order is `0..len`).
     pub(super) in_start_order: bool,
-    /// Placed byte range `(offset, end)` of each ordinal.
-    pub(super) ranges: Vec<(u64, u64)>,
+    /// Paint units `[lo, hi)` of each ordinal's placement (see [`super::paint_shift`]).
+    pub(super) unit_ranges: Vec<(u32, u32)>,
     /// Ordinals in rank order (largest first, extent start, ordinal).
     ranked: Vec<u32>,
     counts: Vec<u32>,
@@ -67,6 +69,10 @@ pub(super) trait Span: Copy + Ord + Default {
     fn lo(self) -> u64;
     /// Its end.
     fn hi(self) -> u64;
+    /// The highest end among `spans` (0 for none).
+    fn highest_end(spans: &[Self]) -> u64 {
+        spans.iter().fold(0, |top, &span| top.max(span.hi()))
+    }
 }
 
 impl Span for u64 {
@@ -81,6 +87,10 @@ impl Span for u64 {
     #[inline(always)]
     fn hi(self) -> u64 {
         self & 0xffff_ffff
+    }
+    fn highest_end(spans: &[u64]) -> u64 {
+        // Ends are the low 32 bits: a maximum of 32-bit lanes (vectorizes).
+        spans.iter().fold(0u32, |top, &span| top.max(span as u32)) as u64
     }
 }
 
@@ -173,8 +183,9 @@ pub(super) fn exclusive_prefix(counts: &mut [u32]) {
 
 impl FirstFit {
     /// Places `transients` (execution positions `0..positions`, grouped by `group_of`: every
-    /// extent starts at the first position of a group); fills `placements` (by resource index)
-    /// and [`FirstFit::ranges`] and [`FirstFit::by_start`]; returns the heap size.
+    /// extent starts at the first position of a group); fills `placements` (by resource index),
+    /// [`FirstFit::unit_ranges`] in paint units of `1 << paint_shift(heap size)` bytes, and
+    /// [`FirstFit::by_start`] (when not in start order); returns the heap size.
     pub(super) fn place(
         &mut self,
         transients: &[Transient],
@@ -184,22 +195,23 @@ impl FirstFit {
         apart: Option<Apart<'_>>,
         placements: &mut [Option<Placement>],
     ) -> u64 {
-        // One pass: extent start counts, size classes, and whether byte ranges in allocation
-        // units fit one word (every size a whole number of units, all of them together below
-        // 2^32 units: always, short of absurd descriptions).
+        // One pass: size classes, whether the ordinals are in extent-start order, and whether
+        // byte ranges in allocation units fit one word (every size a whole number of units, all
+        // of them together below 2^32 units: always, short of absurd descriptions).
         let unit = crate::resource::ALLOCATION_ALIGNMENT;
-        self.counts.clear();
-        self.counts.resize(positions + 1, 0);
         self.size_classes.clear();
         self.class_counts.clear();
         let mut classified = true;
         let mut last_class = 0usize;
         let mut whole_units = true;
         let mut total_units = 0u64;
+        let mut in_start_order = true;
+        let mut previous_start = 0u32;
         set_len(&mut self.class_of, transients.len());
         for (transient, class_of) in transients.iter().zip(&mut self.class_of) {
-            self.counts[transient.start as usize] += 1;
-            let size = sizes[transient.index as usize];
+            in_start_order &= previous_start <= transient.start;
+            previous_start = transient.start;
+            let size = sizes.get(transient.index as usize).copied().unwrap_or(0);
             whole_units &= size.is_multiple_of(unit);
             total_units = total_units.saturating_add(size / unit);
             if !classified {
@@ -223,34 +235,14 @@ impl FirstFit {
             self.class_counts[last_class] += 1;
         }
         let packable = whole_units && total_units < 1 << 32;
-        let scale = if packable { unit } else { 1 };
-        let scale_shift = scale.trailing_zeros();
-        // A check that stops at the first descent (soon, in most frames that are not in order).
-        let in_start_order = transients
-            .windows(2)
-            .all(|pair| pair[0].start <= pair[1].start);
+        let scale_shift = if packable { unit.trailing_zeros() } else { 0 };
+        // Resources created in the order they are first used (sequential frames): the ordinals
+        // are the start order, and `by_start` is not written (see `in_start_order`).
         self.in_start_order = in_start_order;
-        if in_start_order {
-            // Resources created in the order they are first used (sequential frames): the
-            // ordinals are the order.
-            self.by_start.clear();
-            self.by_start.extend(0..transients.len() as u32);
-        } else {
-            self.scatter_by_start(transients);
+        if !in_start_order {
+            self.scatter_by_start(transients, positions);
         }
-        self.rank_order(transients, sizes, classified);
-        set_len(&mut self.rank_extent, transients.len());
-        set_len(&mut self.rank_size, transients.len());
-        for ((&ordinal, extent), size) in self
-            .ranked
-            .iter()
-            .zip(&mut self.rank_extent)
-            .zip(&mut self.rank_size)
-        {
-            let transient = &transients[ordinal as usize];
-            *extent = (transient.start, transient.end);
-            *size = sizes[transient.index as usize] >> scale_shift;
-        }
+        self.rank_order(transients, sizes, classified, scale_shift);
         if let Some(apart) = apart {
             let ranked = &self.ranked;
             let apart = |a: u32, b: u32| apart(ranked[a as usize], ranked[b as usize]);
@@ -296,24 +288,40 @@ impl FirstFit {
                 }
             }
         }
+        // The heap size first: it sets the paint units written with the placements.
+        let top = if packable {
+            Span::highest_end(&self.packed_spans)
+        } else {
+            Span::highest_end(&self.spans)
+        };
+        let heap_end = top << scale_shift;
         // Every ordinal has a rank: every slot is written.
-        set_len(&mut self.ranges, transients.len());
+        set_len(&mut self.unit_ranges, transients.len());
         let placed = Placed {
             ranked: &self.ranked,
             transients,
-            sizes,
-            scale,
+            scale_shift,
+            // Paint units are at least one allocation unit, so never finer than span units.
+            unit_shift: super::paint_shift(heap_end) - scale_shift,
         };
         if packable {
-            placed.write(&self.packed_spans, &mut self.ranges, placements)
+            placed.write(&self.packed_spans, &mut self.unit_ranges, placements);
         } else {
-            placed.write(&self.spans, &mut self.ranges, placements)
+            placed.write(&self.spans, &mut self.unit_ranges, placements);
         }
+        heap_end
     }
 
-    /// Fills `by_start` from the start counts (`counts`).
+    /// Fills `by_start` by a counting sort on extent starts (`0..positions`).
     #[inline(never)]
-    fn scatter_by_start(&mut self, transients: &[Transient]) {
+    fn scatter_by_start(&mut self, transients: &[Transient], positions: usize) {
+        self.counts.clear();
+        self.counts.resize(positions + 1, 0);
+        for transient in transients {
+            if let Some(count) = self.counts.get_mut(transient.start as usize) {
+                *count += 1;
+            }
+        }
         // Ordinals are in index order, so a stable scatter by start keeps ties by index.
         exclusive_prefix(&mut self.counts);
         // A permutation: every slot is written.
@@ -325,11 +333,21 @@ impl FirstFit {
         }
     }
 
-    /// Fills `ranked`: with few size classes a stable scatter of `by_start` by class, classes
-    /// by decreasing size; otherwise a sort.
-    fn rank_order(&mut self, transients: &[Transient], sizes: &[u64], classified: bool) {
-        // A permutation: every slot is written.
-        set_len(&mut self.ranked, transients.len());
+    /// Fills `ranked` with the rank order and, by rank, `rank_extent` and `rank_size` (sizes
+    /// shifted right by `scale_shift`): with few size classes a stable scatter of the ordinals
+    /// in start order by class, classes by decreasing size; otherwise a sort.
+    fn rank_order(
+        &mut self,
+        transients: &[Transient],
+        sizes: &[u64],
+        classified: bool,
+        scale_shift: u32,
+    ) {
+        // Permutations: every slot is written.
+        let count = transients.len();
+        set_len(&mut self.ranked, count);
+        set_len(&mut self.rank_extent, count);
+        set_len(&mut self.rank_size, count);
         if classified {
             self.class_order.clear();
             self.class_order.extend(0..self.size_classes.len() as u8);
@@ -341,23 +359,89 @@ impl FirstFit {
                 let count = &mut self.class_counts[class as usize];
                 (*count, total) = (total, total + *count);
             }
-            for &ordinal in &self.by_start {
-                let slot = &mut self.class_counts[self.class_of[ordinal as usize] as usize];
-                self.ranked[*slot as usize] = ordinal;
-                *slot += 1;
+            // Per-class and per-rank slices cut to one length each, so that one check covers
+            // all of them.
+            let classes = self.size_classes.len().min(self.class_counts.len());
+            let mut scatter = RankScatter {
+                class_sizes: &self.size_classes[..classes],
+                next_rank: &mut self.class_counts[..classes],
+                scale_shift,
+                ranked: &mut self.ranked[..count],
+                rank_extent: &mut self.rank_extent[..count],
+                rank_size: &mut self.rank_size[..count],
+            };
+            if self.in_start_order {
+                for (ordinal, (transient, &class)) in
+                    transients.iter().zip(&self.class_of).enumerate()
+                {
+                    scatter.put(ordinal as u32, transient, class);
+                }
+            } else {
+                for &ordinal in &self.by_start {
+                    if let (Some(transient), Some(&class)) = (
+                        transients.get(ordinal as usize),
+                        self.class_of.get(ordinal as usize),
+                    ) {
+                        scatter.put(ordinal, transient, class);
+                    }
+                }
             }
         } else {
             self.size_keys.clear();
             self.size_keys
                 .extend(transients.iter().enumerate().map(|(ordinal, transient)| {
-                    ((!sizes[transient.index as usize] as u128) << 64)
-                        | ((transient.start as u128) << 32)
-                        | ordinal as u128
+                    let size = sizes.get(transient.index as usize).copied().unwrap_or(0);
+                    ((!size as u128) << 64) | ((transient.start as u128) << 32) | ordinal as u128
                 }));
             self.size_keys.sort_unstable();
-            for (rank, &key) in self.ranked.iter_mut().zip(&self.size_keys) {
+            for (((rank, extent), size), &key) in self
+                .ranked
+                .iter_mut()
+                .zip(&mut self.rank_extent)
+                .zip(&mut self.rank_size)
+                .zip(&self.size_keys)
+            {
                 *rank = key as u32;
+                let end = transients.get(key as u32 as usize).map_or(0, |t| t.end);
+                *extent = ((key >> 32) as u32, end);
+                *size = !((key >> 64) as u64) >> scale_shift;
             }
+        }
+    }
+}
+
+/// The stable scatter of ordinals (in extent-start order) into ranks by size class.
+struct RankScatter<'a> {
+    class_sizes: &'a [u64],
+    /// The next free rank of each class.
+    next_rank: &'a mut [u32],
+    scale_shift: u32,
+    ranked: &'a mut [u32],
+    rank_extent: &'a mut [(u32, u32)],
+    rank_size: &'a mut [u64],
+}
+
+impl RankScatter<'_> {
+    /// Gives `ordinal` (`transient`, of size class `class`) the next rank of its class and
+    /// writes that rank's ordinal, extent and size.
+    #[inline(always)]
+    fn put(&mut self, ordinal: u32, transient: &Transient, class: u8) {
+        let (Some(rank), Some(&size)) = (
+            self.next_rank.get_mut(class as usize),
+            self.class_sizes.get(class as usize),
+        ) else {
+            return;
+        };
+        let at = *rank as usize;
+        *rank += 1;
+        if let (Some(slot), Some(extent), Some(rank_size)) = (
+            self.ranked.get_mut(at),
+            self.rank_extent.get_mut(at),
+            self.rank_size.get_mut(at),
+        ) {
+            *slot = ordinal;
+            *extent = (transient.start, transient.end);
+            *rank_size = size >> self.scale_shift;
         }
     }
 }
@@ -367,29 +451,40 @@ struct Placed<'a> {
     /// The ordinal of each rank.
     ranked: &'a [u32],
     transients: &'a [Transient],
-    sizes: &'a [u64],
-    /// Bytes per span unit.
-    scale: u64,
+    /// Bytes per span unit, as a shift.
+    scale_shift: u32,
+    /// Span units per paint unit, as a shift.
+    unit_shift: u32,
 }
 
 impl Placed<'_> {
-    /// Writes each rank's placement into `placements` (by resource index) and its byte range
-    /// into `ranges` (by ordinal); returns the heap size.
+    /// Writes each rank's placement into `placements` (by resource index) and its paint units
+    /// `[lo, hi)` (rounded outwards) into `unit_ranges` (by ordinal).
     fn write<S: Span>(
         &self,
         spans: &[S],
-        ranges: &mut [(u64, u64)],
+        unit_ranges: &mut [(u32, u32)],
         placements: &mut [Option<Placement>],
-    ) -> u64 {
-        let mut heap_end = 0u64;
+    ) {
+        let round_up = (1u64 << self.unit_shift) - 1;
         for (&ordinal, &span) in self.ranked.iter().zip(spans) {
-            let index = self.transients[ordinal as usize].index as usize;
-            let offset = span.lo() * self.scale;
-            let size = self.sizes[index];
-            ranges[ordinal as usize] = (offset, offset + size);
-            placements[index] = Some(Placement { offset, size });
-            heap_end = heap_end.max(offset + size);
+            let (Some(transient), Some(units)) = (
+                self.transients.get(ordinal as usize),
+                unit_ranges.get_mut(ordinal as usize),
+            ) else {
+                continue;
+            };
+            let (lo, hi) = (span.lo(), span.hi());
+            *units = (
+                (lo >> self.unit_shift) as u32,
+                ((hi >> self.unit_shift) + (hi & round_up != 0) as u64) as u32,
+            );
+            if let Some(placement) = placements.get_mut(transient.index as usize) {
+                *placement = Some(Placement {
+                    offset: lo << self.scale_shift,
+                    size: (hi - lo) << self.scale_shift,
+                });
+            }
         }
-        heap_end
     }
 }

@@ -360,11 +360,11 @@ impl FrameCompiler {
         );
         self.memory.plan(
             graph,
+            &self.table,
             frame,
             &self.deps,
             &self.level_scratch,
             &self.sizes,
-            &self.table.infos,
         );
         self.barriers.plan(
             graph,
