@@ -1,7 +1,8 @@
 //! Compiles the `chain` or `lanes` shape repeatedly, for profiling: `profile_compile chain|lanes N
-//! FRAMES [cached|loop]` (use `perf stat` task-clock or callgrind on a busy machine). `cached`
+//! FRAMES [cached|loop|unknown]` (use `perf stat` task-clock or callgrind on a busy machine). `cached`
 //! compiles one recorded graph with the cache on; `loop` records and compiles every frame (cache
-//! on), as an application's frame loop does. One untimed compile comes first (warm-up).
+//! on), as an application's frame loop does; `unknown` drops the builder's serials (the
+//! per-resource facts are compared every compile). One untimed compile comes first (warm-up).
 
 use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes};
 use rpsl_runtime::*;
@@ -24,7 +25,12 @@ fn main() {
     } else {
         record_chain(&mut builder, decls, n).unwrap();
     }
-    let graph = builder.finish().unwrap().clone();
+    let mut graph = builder.finish().unwrap().clone();
+    // `unknown`: a graph without the builder's serials, so every compile compares the resource
+    // descriptions again (as for a frame whose resources changed).
+    if std::env::args().any(|arg| arg == "unknown") {
+        graph.invalidate_structure();
+    }
     let cache = std::env::args().any(|arg| arg == "cached" || arg == "loop");
     let frame_loop = std::env::args().any(|arg| arg == "loop");
     let mut compiler = FrameCompiler::new(CompileOptions {
