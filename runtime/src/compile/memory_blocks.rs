@@ -151,28 +151,16 @@ impl BlockLists {
                 }
             }
             if let Some(moved) = last_moved {
-                let count = blocks.len();
-                let mut unchanged = count - moved;
-                let mut index = 0;
-                while unchanged < count {
-                    let block = &mut blocks[index];
-                    unchanged = if advance(
-                        block,
+                super::fit::settle(blocks.len(), moved, |index| {
+                    advance(
+                        &mut blocks[index],
                         entry_ranges,
                         entry_extents,
                         (first, last),
                         &mut offset,
                         size,
-                    ) {
-                        1
-                    } else {
-                        unchanged + 1
-                    };
-                    index += 1;
-                    if index == count {
-                        index = 0;
-                    }
-                }
+                    )
+                });
             }
             let span = S::pack(offset, offset + size);
             spans.push(span);

@@ -173,6 +173,24 @@ pub(super) fn set_len<T: Copy + Default>(values: &mut Vec<T>, len: usize) {
     }
 }
 
+/// The rounds after the first of a lowest-offset search over `count` lists: visits the lists
+/// cyclically from the first until every one has seen the final offset; `moved` is the last
+/// list that moved the offset in the first round (those after it have seen it already), and
+/// `advance(index)` runs list `index`'s search and says whether it moved the offset (then
+/// every other list must see it again).
+#[inline(always)]
+pub(super) fn settle(count: usize, moved: usize, mut advance: impl FnMut(usize) -> bool) {
+    let mut unchanged = count - moved;
+    let mut index = 0;
+    while unchanged < count {
+        unchanged = if advance(index) { 1 } else { unchanged + 1 };
+        index += 1;
+        if index == count {
+            index = 0;
+        }
+    }
+}
+
 /// Exclusive prefix sums of `counts` in place.
 pub(super) fn exclusive_prefix(counts: &mut [u32]) {
     let mut total = 0u32;

@@ -111,22 +111,11 @@ impl OccupancyLists {
                 }
             }
             if let Some(moved) = last_moved {
-                let count = groups.len();
-                let mut unchanged = count - moved;
-                let mut index = 0;
-                while unchanged < count {
+                super::fit::settle(groups.len(), moved, |index| {
                     let group = &mut groups[index];
                     let list = &occupants[group.start as usize..][..group.len as usize];
-                    unchanged = if advance(list, &mut group.cursor, &mut offset, size) {
-                        1
-                    } else {
-                        unchanged + 1
-                    };
-                    index += 1;
-                    if index == count {
-                        index = 0;
-                    }
-                }
+                    advance(list, &mut group.cursor, &mut offset, size)
+                });
             }
             let span = S::pack(offset, offset + size);
             spans.push(span);
