@@ -403,16 +403,7 @@ impl General {
             );
         }
         merge_overlapping_needs(&mut self.node_needs, accesses.boxes);
-        for need in &self.node_needs {
-            let region = need.region(accesses.boxes);
-            states.apply(
-                &need.step(step.position, step.queue),
-                &region,
-                need.whole,
-                accesses.full,
-                out,
-            );
-        }
+        self.apply_needs(states, accesses, step, out);
     }
 
     /// Applies access `access_index` of a node that names its resource once.
@@ -434,6 +425,17 @@ impl General {
             access_index,
             step.class,
         );
+        self.apply_needs(states, accesses, step, out);
+    }
+
+    /// Applies the needs gathered in `node_needs` at the node's position and queue.
+    fn apply_needs(
+        &self,
+        states: &mut States,
+        accesses: &FrameAccesses<'_>,
+        step: StepAt,
+        out: &mut Emitter,
+    ) {
         for need in &self.node_needs {
             let region = need.region(accesses.boxes);
             states.apply(
