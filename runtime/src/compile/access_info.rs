@@ -102,6 +102,45 @@ struct ResourceFacts {
     bits: u32,
 }
 
+/// [`TargetExtent::whole_layers`] of a resource whose whole accesses are not plain
+/// one-mip render targets (more than one mip, not a texture, or a width beyond `u32`).
+pub const NOT_TARGET: u32 = u32::MAX;
+
+/// A resource's extent as render passes take it for an access of the whole resource (16 bytes,
+/// dense per resource: render-pass building reads one per pass at the end of the compile,
+/// instead of the resource's 104-byte record).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetExtent {
+    /// Width of mip 0.
+    pub width: u32,
+    /// Height of mip 0.
+    pub height: u32,
+    /// Samples per texel.
+    pub samples: u32,
+    /// The layer count of a [`WHOLE`] access (all layers of all temporal slices) when the
+    /// resource is a texture of one mip whose width fits a `u32`; else [`NOT_TARGET`].
+    pub whole_layers: u32,
+}
+
+impl TargetExtent {
+    fn of(desc: &ResourceDesc, whole: &SubresourceBox) -> TargetExtent {
+        let plain = desc.kind.is_texture()
+            & (whole.hi[0] == 1)
+            & (whole.hi[1] < u64::from(NOT_TARGET))
+            & (desc.width < u64::from(u32::MAX));
+        TargetExtent {
+            width: desc.width as u32,
+            height: desc.height,
+            samples: desc.sample_count,
+            whole_layers: if plain {
+                whole.hi[1] as u32
+            } else {
+                NOT_TARGET
+            },
+        }
+    }
+}
+
 /// What a resource's cached facts, size and whole box were computed from.
 #[derive(Copy, Clone, Debug)]
 struct FactsSource {
@@ -123,6 +162,8 @@ pub struct AccessTable {
     /// Per resource: the description and external flag `facts` (and the caller's sizes and
     /// whole boxes) were computed from.
     sources: Vec<FactsSource>,
+    /// Per resource: its extent (same length as `sources`).
+    extents: Vec<TargetExtent>,
     /// The resources that outlive the frame ([`OUTLIVES`] in their facts), in index order;
     /// listed again only when some resource's facts change.
     outliving: Vec<u32>,
@@ -191,6 +232,13 @@ impl AccessTable {
         &self.outliving
     }
 
+    /// Each resource's extent (width, height, sample count, layers of a whole access), indexed
+    /// like `RecordedGraph::resources`: per-resource facts kept by [`AccessTable::build`].
+    #[inline(always)]
+    pub fn extents(&self) -> &[TargetExtent] {
+        &self.extents
+    }
+
     /// The first half of [`AccessTable::build`]: brings the per-resource facts, `sizes` and
     /// `full` up to date and sizes `boxes` and `infos` to the access count. Their entries are
     /// left as they were (stale from an earlier frame, or defaults) until the caller writes
@@ -242,6 +290,7 @@ impl AccessTable {
             && serial == self.refreshed_serial
             && self.sources.len() == count
             && self.facts.len() == count
+            && self.extents.len() == count
             && sizes.len() == count
             && full.len() == count
         {
@@ -253,11 +302,13 @@ impl AccessTable {
             .resources
             .len()
             .min(self.sources.len())
+            .min(self.extents.len())
             .min(sizes.len())
             .min(full.len());
         let mut changed = kept != self.facts.len();
         self.sources.truncate(kept);
         self.facts.truncate(kept);
+        self.extents.truncate(kept);
         sizes.truncate(kept);
         full.truncate(kept);
         for (index, record) in graph.resources.iter().enumerate() {
@@ -274,14 +325,17 @@ impl AccessTable {
                 external: record.external,
             };
             let size = record.desc.allocation_size();
+            let extent = TargetExtent::of(&record.desc, &whole);
             if index < kept {
                 self.sources[index] = source;
                 self.facts[index] = facts;
+                self.extents[index] = extent;
                 sizes[index] = size;
                 full[index] = whole;
             } else {
                 self.sources.push(source);
                 self.facts.push(facts);
+                self.extents.push(extent);
                 sizes.push(size);
                 full.push(whole);
             }

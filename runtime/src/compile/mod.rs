@@ -376,6 +376,7 @@ impl FrameCompiler {
         render_pass::build_render_passes(
             graph,
             &frame.order,
+            &self.table,
             &frame.access_discard,
             &mut self.pass_scratch,
             &mut frame.render_passes,

@@ -17,9 +17,10 @@
 //! declaration set (`render_pass_plan.rs`); viewports, scissors and buffer-target extents are in
 //! `render_pass_area.rs`.
 
+use super::access_info::AccessTable;
 use super::render_pass_area::{buffer_target_extent, full_viewport, viewports_and_scissors};
 use super::render_pass_plan::{DeclPlans, Role};
-use super::render_pass_single::{single_target, write_single, Single};
+use super::render_pass_single::{single_target, write_single, CompactAccesses, Single};
 use super::{CompileError, DiscardFlags};
 use crate::decl::AccessFlags;
 use crate::graph::{AccessRange, RecordedGraph};
@@ -231,6 +232,10 @@ impl RenderPass {
 pub struct RenderPassScratch {
     plans: DeclPlans,
     lists: PassLists,
+    /// The first `inline_passes` passes of the vector last built (or refreshed) own no heap
+    /// block (their lists hold one element each, inline): the next build overwrites them
+    /// without reading them. Only the general path makes passes with more elements.
+    inline_passes: usize,
 }
 
 /// The lists the general path gathers a pass in.
@@ -245,17 +250,31 @@ struct PassLists {
 
 /// Builds and validates the render passes of the live graphics nodes of `order` into `passes`,
 /// reusing the storage of the passes already there (one pass per node with attachments).
+/// `table` is the access table of `graph`.
 pub fn build_render_passes(
     graph: &RecordedGraph,
     order: &[NodeId],
+    table: &AccessTable,
     discard: &[DiscardFlags],
     scratch: &mut RenderPassScratch,
     passes: &mut Vec<RenderPass>,
 ) -> Result<(), CompileError> {
     scratch.plans.update(&graph.decls);
-    let RenderPassScratch { plans, lists } = scratch;
+    let RenderPassScratch {
+        plans,
+        lists,
+        inline_passes,
+    } = scratch;
     // Local slices: the loop's writes to `passes` cannot move them.
     let (nodes, kinds) = (graph.nodes.as_slice(), plans.kinds.as_slice());
+    let compact = CompactAccesses {
+        keys: &table.keys,
+        infos: &table.infos,
+        extents: table.extents(),
+    };
+    let known_inline = *inline_passes;
+    // The passes built here below this index own no heap block.
+    let mut inline_below = usize::MAX;
     let mut count = 0;
     let result = (|| {
         for &node in order {
@@ -267,10 +286,10 @@ pub fn build_render_passes(
             };
             // A single target implies attachments: the common pass tests one field.
             if let Some(target) = kind.single_target {
-                match single_target(graph, record, target, discard) {
+                match single_target(graph, record, (kind, target), compact, discard) {
                     Single::Unbound => continue,
                     Single::Pass(single) => {
-                        write_single(node, &single, passes, count);
+                        write_single(node, &single, passes, (count, known_inline));
                         count += 1;
                         continue;
                     }
@@ -283,12 +302,21 @@ pub fn build_render_passes(
                 passes.push(RenderPass::empty(node));
             }
             if build_render_pass(graph, node, discard, plans, lists, &mut passes[count])? {
+                if passes[count].owns_heap() {
+                    inline_below = inline_below.min(count);
+                }
                 count += 1;
             }
         }
         Ok(())
     })();
     passes.truncate(count);
+    // After an error the pass being built may be half made: nothing is assumed then.
+    *inline_passes = if result.is_ok() {
+        inline_below.min(count)
+    } else {
+        0
+    };
     result
 }
 
@@ -303,14 +331,21 @@ pub fn refresh_argument_values(
     passes: &mut [RenderPass],
 ) -> Result<(), CompileError> {
     scratch.plans.update(&graph.decls);
-    let RenderPassScratch { plans, lists } = scratch;
-    for pass in passes {
+    let RenderPassScratch {
+        plans,
+        lists,
+        inline_passes,
+        ..
+    } = scratch;
+    for (index, pass) in passes.iter_mut().enumerate() {
         let decl = graph.nodes[pass.node.index()].decl.index();
         if plans
             .kinds
             .get(decl)
             .is_some_and(|kind| kind.argument_values)
         {
+            // A rebuilt pass may spill its lists to the heap (or fail half made).
+            *inline_passes = (*inline_passes).min(index);
             build_render_pass(graph, pass.node, discard, plans, lists, pass)?;
         }
     }
@@ -604,13 +639,7 @@ fn build_render_pass(
     pass.layers = layers;
     pass.samples = samples;
     if decl_kind.viewports {
-        viewports_and_scissors(
-            graph,
-            node,
-            &mut lists.viewports,
-            &mut lists.scissors,
-            pass,
-        )?;
+        viewports_and_scissors(graph, node, &mut lists.viewports, &mut lists.scissors, pass)?;
     } else {
         // The defaults: one viewport and one scissor covering the render area.
         pass.viewports.clear();

@@ -3,7 +3,7 @@
 //! nodes can have a pass and take values from arguments, and per view slot its attachment
 //! role with the clear-value parameters that go with it.
 
-use crate::decl::{NodeDeclDesc, QueueClass, ScalarType, SemanticKind, ValueType};
+use crate::decl::{NodeDeclDesc, QueueClass, ScalarType, SemanticKind, ValueType, ViewKind};
 use std::sync::{Arc, Weak};
 
 /// What a declaration's nodes may need of render-pass building.
@@ -23,6 +23,10 @@ pub(super) struct DeclKind {
     /// color target without clear color and there are no viewport or scissor parameters
     /// (the common pass, built by a shorter path).
     pub single_target: Option<(u16, u16, u32)>,
+    /// The single target's parameter has that one view slot, a texture slot: every access of
+    /// the parameter that a [`crate::GraphBuilder`] records is the target, a texture view (so
+    /// render-pass building may find the target by parameter alone, from the access keys).
+    pub target_param_alone: bool,
 }
 
 /// The attachment role of a view slot.
@@ -212,6 +216,14 @@ fn decl_kind(decl: &NodeDeclDesc) -> DeclKind {
         }
         _ => None,
     };
+    let target_param_alone = single_target.is_some_and(|(param, slot, _)| {
+        decl.params
+            .get(param as usize)
+            .is_some_and(|param| match param.view_slots.as_slice() {
+                [only] => slot == 0 && only.kind == ViewKind::Texture,
+                _ => false,
+            })
+    });
     DeclKind {
         attachments,
         viewports,
@@ -219,5 +231,6 @@ fn decl_kind(decl: &NodeDeclDesc) -> DeclKind {
         clear_depth: offset_of(SemanticKind::ClearDepth),
         clear_stencil: offset_of(SemanticKind::ClearStencil),
         single_target,
+        target_param_alone,
     }
 }

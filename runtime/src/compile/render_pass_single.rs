@@ -2,18 +2,30 @@
 //! color target without clear color, and no viewports or scissors (nearly every pass of the
 //! bench shapes). Its pass is one color attachment with the default viewport and scissor, all
 //! held inline; it overwrites last frame's pass at the same place.
+//!
+//! Render passes are built at the end of the compile, after memory and barrier planning have
+//! streamed megabytes through the caches: the big records are gone by then. So the target is
+//! found, where it can be, from the access table's compact words instead of the 56-byte
+//! recorded accesses and the 104-byte resource records: the access keys (8 bytes: parameter
+//! and clear flag), the access's compact record (resource, whole-resource bit) and the
+//! resource's 16-byte [`TargetExtent`]. That covers a declaration whose target parameter is a
+//! lone texture slot ([`super::render_pass_plan::DeclKind::target_param_alone`]) and an access
+//! of the whole of a one-mip texture; other cases read the recorded accesses as before.
 
+use super::access_info::{AccessInfo, TargetExtent, KEY_PARAM_SHIFT, NOT_TARGET, TEXTURE, WHOLE};
 use super::render_pass::{
     ColorAttachment, ColorAttachments, LoadOp, RenderPass, ScissorRect, ScissorRects, StoreOp,
     Viewports,
 };
 use super::render_pass_area::full_viewport;
+use super::render_pass_plan::DeclKind;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
 use crate::graph::{AccessRange, AccessRecord, NodeRecord, RecordedGraph};
-use crate::ids::NodeId;
+use crate::ids::{NodeId, ResourceId};
 
 /// What the short path makes of a node.
+#[derive(PartialEq, Debug)]
 pub(super) enum Single {
     /// No view is bound to the slot: the node has no pass.
     Unbound,
@@ -25,6 +37,7 @@ pub(super) enum Single {
 }
 
 /// A pass of one color attachment covering the render area.
+#[derive(PartialEq, Debug)]
 pub(super) struct SinglePass {
     color: ColorAttachment,
     width: u32,
@@ -33,10 +46,139 @@ pub(super) struct SinglePass {
     samples: u32,
 }
 
-/// The pass of `record` whose declaration's only attachment slot is `target` (its parameter,
-/// slot and target index).
+/// What the short path reads of the access table: per access its key and compact record, per
+/// resource its extent.
+#[derive(Copy, Clone)]
+pub(super) struct CompactAccesses<'a> {
+    /// Per access: attribute flags, mode and parameter ([`super::access_info::AccessTable::keys`]).
+    pub keys: &'a [u64],
+    /// Per access: resource and bits ([`super::access_info::AccessTable::infos`]).
+    pub infos: &'a [AccessInfo],
+    /// Per resource ([`super::access_info::AccessTable::extents`]).
+    pub extents: &'a [TargetExtent],
+}
+
+/// The pass of `record` whose declaration (of kind `kind`) has one attachment slot `target`
+/// (its parameter, slot and target index).
 #[inline(always)]
 pub(super) fn single_target(
+    graph: &RecordedGraph,
+    record: &NodeRecord,
+    (kind, target): (&DeclKind, (u16, u16, u32)),
+    compact: CompactAccesses<'_>,
+    discard: &[DiscardFlags],
+) -> Single {
+    if kind.target_param_alone {
+        if let Some(single) = whole_target(record, target, compact, discard) {
+            return single;
+        }
+    }
+    recorded_target(graph, record, target, discard)
+}
+
+/// [`single_target`] from the compact words, for a target parameter with one texture slot:
+/// `None` where they do not decide (several accesses of the parameter, an access of part of
+/// its resource, a resource of several mips).
+///
+/// In a graph a [`crate::GraphBuilder`] recorded, every access of the parameter is of its one
+/// slot, a texture view; a [`WHOLE`] access of a [`TEXTURE`] covers all of its one mip
+/// (`extent.whole_layers` layers from base mip 0). So the one access of the parameter is the
+/// target, and the pass equals the one [`recorded_target`] makes.
+#[inline(always)]
+fn whole_target(
+    record: &NodeRecord,
+    (param, _, index): (u16, u16, u32),
+    compact: CompactAccesses<'_>,
+    discard: &[DiscardFlags],
+) -> Option<Single> {
+    let start = record.accesses.start;
+    let keys = compact
+        .keys
+        .get(start as usize..record.accesses.end as usize)?;
+    // A key's parameter is its 16 bits from KEY_PARAM_SHIFT (the bits above are zero): compared
+    // as a `u16`, one memory compare per key.
+    let found = unique_hit(keys, |key| (key >> KEY_PARAM_SHIFT) as u16 == param)?;
+    let Some((offset, &key)) = found else {
+        return Some(Single::Unbound);
+    };
+    let access_index = start + offset;
+    let info = *compact.infos.get(access_index as usize)?;
+    if !info.has(WHOLE | TEXTURE) {
+        return None;
+    }
+    let extent = *compact.extents.get(info.resource as usize)?;
+    if extent.whole_layers == NOT_TARGET {
+        return None;
+    }
+    let cleared = key & u64::from(AccessFlags::CLEAR.0) != 0;
+    Some(Single::Pass(SinglePass {
+        color: color(
+            index,
+            access_index,
+            ResourceId(info.resource),
+            cleared,
+            discard,
+        ),
+        width: extent.width.max(1),
+        height: extent.height.max(1),
+        layers: extent.whole_layers,
+        samples: extent.samples,
+    }))
+}
+
+/// The load and store operations of a color target, indexed by `cleared | discard << 1` where
+/// `discard` holds [`DiscardFlags::BEFORE`] and [`DiscardFlags::AFTER`] (one lookup instead of
+/// two selections): loaded unless cleared or discarded before, stored unless discarded after.
+const COLOR_OPS: [(LoadOp, StoreOp); 8] = {
+    let mut ops = [(LoadOp::Load, StoreOp::Store); 8];
+    let mut index = 0;
+    while index < 8 {
+        let discard = DiscardFlags((index >> 1) as u8);
+        let load = if index & 1 != 0 {
+            LoadOp::Clear
+        } else if discard.0 & DiscardFlags::BEFORE.0 != 0 {
+            LoadOp::DontCare
+        } else {
+            LoadOp::Load
+        };
+        let store = if discard.0 & DiscardFlags::AFTER.0 != 0 {
+            StoreOp::DontCare
+        } else {
+            StoreOp::Store
+        };
+        ops[index] = (load, store);
+        index += 1;
+    }
+    ops
+};
+
+/// The color attachment of target `index`, access `access` of `resource`: loaded unless
+/// `cleared` or discarded before, stored unless discarded after.
+#[inline(always)]
+fn color(
+    index: u32,
+    access: u32,
+    resource: ResourceId,
+    cleared: bool,
+    discard: &[DiscardFlags],
+) -> ColorAttachment {
+    let flags = discard.get(access as usize).copied().unwrap_or_default();
+    let discard_bits = (flags.0 & (DiscardFlags::BEFORE.0 | DiscardFlags::AFTER.0)) as usize;
+    let (load, store) = COLOR_OPS[cleared as usize | discard_bits << 1];
+    ColorAttachment {
+        slot: index,
+        access,
+        resource,
+        load,
+        store,
+        clear_color: [0.0; 4],
+        resolve: None,
+    }
+}
+
+/// [`single_target`] from the recorded accesses and resources.
+#[inline(always)]
+fn recorded_target(
     graph: &RecordedGraph,
     record: &NodeRecord,
     (param, slot, index): (u16, u16, u32),
@@ -49,7 +191,8 @@ pub(super) fn single_target(
     else {
         return Single::General;
     };
-    let Some(found) = unique_hit(accesses, u32::from(param) | u32::from(slot) << 16) else {
+    let key = u32::from(param) | u32::from(slot) << 16;
+    let Some(found) = unique_hit(accesses, |access| slot_key(access) == key) else {
         return Single::General;
     };
     let Some((offset, access)) = found else {
@@ -66,31 +209,14 @@ pub(super) fn single_target(
         return Single::General;
     };
     let desc = &resource.desc;
-    let flags = discard
-        .get(access_index as usize)
-        .copied()
-        .unwrap_or_default();
-    let load = if access.access.flags.contains(AccessFlags::CLEAR) {
-        LoadOp::Clear
-    } else if flags.contains(DiscardFlags::BEFORE) {
-        LoadOp::DontCare
-    } else {
-        LoadOp::Load
-    };
     Single::Pass(SinglePass {
-        color: ColorAttachment {
-            slot: index,
-            access: access_index,
-            resource: access.resource,
-            load,
-            store: if flags.contains(DiscardFlags::AFTER) {
-                StoreOp::DontCare
-            } else {
-                StoreOp::Store
-            },
-            clear_color: [0.0; 4],
-            resolve: None,
-        },
+        color: color(
+            index,
+            access_index,
+            access.resource,
+            access.access.flags.contains(AccessFlags::CLEAR),
+            discard,
+        ),
         width: ((desc.width >> range.base_mip) as u32).max(1),
         height: (desc.height >> range.base_mip).max(1),
         layers: range.layer_count,
@@ -104,13 +230,12 @@ fn slot_key(access: &AccessRecord) -> u32 {
     u32::from(access.param) | u32::from(access.slot) << 16
 }
 
-/// The one access among `accesses` with slot key `key`, and its offset: `Some(None)` when there
-/// is none, `None` when there are several. Nodes have few accesses: up to three are compared
+/// The one item among `items` that `hit` accepts, and its offset: `Some(None)` when there is
+/// none, `None` when there are several. Nodes have few accesses: up to three are compared
 /// without a loop, the last first (render targets usually follow the inputs they draw from).
 #[inline(always)]
-fn unique_hit(accesses: &[AccessRecord], key: u32) -> Option<Option<(u32, &AccessRecord)>> {
-    let hit = |access: &AccessRecord| slot_key(access) == key;
-    match accesses {
+fn unique_hit<T>(items: &[T], hit: impl Fn(&T) -> bool) -> Option<Option<(u32, &T)>> {
+    match items {
         [] => Some(None),
         [a] => Some(hit(a).then_some((0, a))),
         [a, b] => {
@@ -131,12 +256,12 @@ fn unique_hit(accesses: &[AccessRecord], key: u32) -> Option<Option<(u32, &Acces
         }
         _ => {
             let mut found = None;
-            for (offset, access) in (0..).zip(accesses) {
-                if hit(access) {
+            for (offset, item) in (0..).zip(items) {
+                if hit(item) {
                     if found.is_some() {
                         return None;
                     }
-                    found = Some((offset, access));
+                    found = Some((offset, item));
                 }
             }
             Some(found)
@@ -146,13 +271,14 @@ fn unique_hit(accesses: &[AccessRecord], key: u32) -> Option<Option<(u32, &Acces
 
 /// Stores `single` as the pass of `node` at `passes[count]` (`count <= passes.len()`),
 /// overwriting the pass there: the new pass's lists hold their one element inline, so nothing
-/// is allocated (a pass there whose lists had spilled to the heap frees them).
+/// is allocated (a pass there whose lists had spilled to the heap frees them). The first
+/// `inline_passes` of `passes` are known to own no heap block.
 #[inline(always)]
 pub(super) fn write_single(
     node: NodeId,
     single: &SinglePass,
     passes: &mut Vec<RenderPass>,
-    count: usize,
+    (count, inline_passes): (usize, usize),
 ) {
     let (width, height) = (single.width, single.height);
     let pass = RenderPass {
@@ -174,7 +300,11 @@ pub(super) fn write_single(
     match passes.get_mut(count) {
         // The pass there owns no heap block (its lists are inline, the rest is plain data):
         // forgetting it frees nothing, and skips the out-of-line drop of its three lists.
-        Some(slot) if !slot.owns_heap() => std::mem::forget(std::mem::replace(slot, pass)),
+        // Below `inline_passes` the old pass is not even read (at 10k nodes it left the caches
+        // long ago; its lines are all written below anyway).
+        Some(slot) if count < inline_passes || !slot.owns_heap() => {
+            std::mem::forget(std::mem::replace(slot, pass))
+        }
         Some(slot) => *slot = pass,
         None => passes.push(pass),
     }
@@ -182,9 +312,142 @@ pub(super) fn write_single(
 
 #[cfg(test)]
 mod tests {
-    use super::{slot_key, unique_hit};
+    use super::super::access_info::AccessTable;
+    use super::super::render_pass_plan::DeclPlans;
+    use super::super::DiscardFlags;
+    use super::{
+        recorded_target, single_target, slot_key, unique_hit, whole_target, CompactAccesses, Single,
+    };
     use crate::graph::{AccessRange, AccessRecord};
     use crate::*;
+
+    /// Draws into targets of every kind the compact path meets (whole one-mip textures, one
+    /// mip of a mip chain, whole and partial texture arrays, multisampled, temporal, cleared,
+    /// unbound; target indices 0 and 2): the short path from
+    /// the compact words must give what it gives from the recorded accesses, and take the
+    /// compact words where they decide.
+    #[test]
+    fn compact_targets_match_recorded_targets() {
+        let mut builder = GraphBuilder::new();
+        let tex = |name: &str, access: AccessDesc| {
+            ParamDesc::new(name, ValueType::Texture).with_access(access)
+        };
+        let draw = |builder: &mut GraphBuilder, name: &str, flags: AccessFlags, index: u32| {
+            builder.declare_node(NodeDeclDesc::new(
+                name,
+                QueueClass::Graphics,
+                vec![
+                    tex("src", AccessDesc::readonly(AccessFlags::PS)),
+                    tex("rt", AccessDesc::writeonly(flags))
+                        .with_semantic(SemanticKind::Target, index),
+                ],
+            ))
+        };
+        let decls = [
+            draw(&mut builder, "Draw", AccessFlags::RENDER_TARGET, 0),
+            draw(
+                &mut builder,
+                "Clear",
+                AccessFlags::RENDER_TARGET | AccessFlags::CLEAR,
+                0,
+            ),
+            draw(&mut builder, "Third", AccessFlags::RENDER_TARGET, 2),
+        ];
+        builder.begin_frame(0);
+        let base = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 32);
+        let descs = [
+            base,
+            ResourceDesc {
+                mip_levels: 3,
+                ..base
+            },
+            ResourceDesc {
+                depth_or_array_size: 4,
+                ..base
+            },
+            ResourceDesc {
+                sample_count: 4,
+                ..base
+            },
+            ResourceDesc {
+                temporal_layers: 2,
+                ..base
+            },
+            ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 1, 1),
+        ];
+        let mut views = Vec::new();
+        for (key, desc) in descs.iter().enumerate() {
+            let id = builder.create_resource(*desc, key as u64).unwrap();
+            let whole = builder.default_texture_view(id).unwrap();
+            views.push(whole);
+            if desc.mip_levels > 1 {
+                for mip in 0..desc.mip_levels {
+                    views.push(TextureView {
+                        base_mip_level: mip,
+                        mip_level_count: 1,
+                        ..whole
+                    });
+                }
+            }
+            if desc.depth_or_array_size > 1 {
+                views.push(TextureView {
+                    base_array_layer: 1,
+                    array_layer_count: 2,
+                    ..whole
+                });
+            }
+        }
+        views.push(TextureView::NULL);
+        let mut calls = 0;
+        for (at, &target) in views.iter().enumerate() {
+            for &decl in &decls {
+                let mut args = ArgsWriter::new(builder.decl(decl).unwrap());
+                args.write_texture(0, &views[(at + 1) % views.len()]);
+                args.write_texture(1, &target);
+                builder
+                    .call_node(decl, args.bytes(), CallFlags::default(), calls)
+                    .unwrap();
+                calls += 1;
+            }
+        }
+        let graph = builder.finish().unwrap().clone();
+        let mut table = AccessTable::default();
+        let (mut sizes, mut full) = (Vec::new(), Vec::new());
+        table.build(&graph, &mut sizes, &mut full);
+        let mut plans = DeclPlans::default();
+        plans.update(&graph.decls);
+        let compact = CompactAccesses {
+            keys: &table.keys,
+            infos: &table.infos,
+            extents: table.extents(),
+        };
+        let discard: Vec<DiscardFlags> = (0..graph.accesses.len())
+            .map(|index| DiscardFlags((index * 7 % 16) as u8))
+            .collect();
+        let (mut compact_passes, mut unbound) = (0, 0);
+        for record in &graph.nodes {
+            let kind = &plans.kinds[record.decl.index()];
+            let target = kind.single_target.unwrap();
+            assert!(kind.target_param_alone);
+            let expected = recorded_target(&graph, record, target, &discard);
+            assert_eq!(
+                single_target(&graph, record, (kind, target), compact, &discard),
+                expected
+            );
+            match whole_target(record, target, compact, &discard) {
+                Some(single) => {
+                    assert_eq!(single, expected);
+                    compact_passes += matches!(single, Single::Pass(_)) as usize;
+                    unbound += matches!(single, Single::Unbound) as usize;
+                }
+                None => assert!(matches!(expected, Single::Pass(_) | Single::General)),
+            }
+        }
+        // The whole one-mip texture, the whole array, the multisampled and the 1x1 texture:
+        // compact; the mip chain's views, the partial array and the temporal texture: recorded.
+        assert_eq!(compact_passes, 4 * decls.len());
+        assert_eq!(unbound, decls.len());
+    }
 
     /// Every placement of zero, one or two matching accesses among one to four.
     #[test]
@@ -211,7 +474,7 @@ mod tests {
                     1 => Some(Some(mask.trailing_zeros())),
                     _ => None,
                 };
-                let got = unique_hit(&accesses, key)
+                let got = unique_hit(&accesses, |access| slot_key(access) == key)
                     .map(|found| found.map(|(offset, access)| (offset, access.param)));
                 assert_eq!(
                     got,
