@@ -12,7 +12,7 @@
 //! lone texture slot ([`super::render_pass_plan::DeclKind::target_param_alone`]) and an access
 //! of the whole of a one-mip texture; other cases read the recorded accesses as before.
 
-use super::access_info::{AccessInfo, TargetExtent, KEY_PARAM_SHIFT, NOT_TARGET, TEXTURE, WHOLE};
+use super::access_info::{AccessInfo, TargetExtent, KEY_PARAM_SHIFT, NOT_TARGET, WHOLE};
 use super::render_pass::{
     ColorAttachment, ColorAttachments, LoadOp, RenderPass, ScissorRect, ScissorRects, StoreOp,
     Viewports,
@@ -81,7 +81,7 @@ pub(super) fn single_target(
 /// its resource, a resource of several mips).
 ///
 /// In a graph a [`crate::GraphBuilder`] recorded, every access of the parameter is of its one
-/// slot, a texture view; a [`WHOLE`] access of a [`TEXTURE`] covers all of its one mip
+/// slot, a texture view; a [`WHOLE`] access of a texture of one mip covers all of that mip
 /// (`extent.whole_layers` layers from base mip 0). So the one access of the parameter is the
 /// target, and the pass equals the one [`recorded_target`] makes.
 #[inline(always)]
@@ -103,9 +103,10 @@ fn whole_target(
     };
     let access_index = start + offset;
     let info = *compact.infos.get(access_index as usize)?;
-    if !info.has(WHOLE | TEXTURE) {
+    if info.bits & WHOLE == 0 {
         return None;
     }
+    // Not NOT_TARGET: the resource is a texture (of one mip), so the whole access is too.
     let extent = *compact.extents.get(info.resource as usize)?;
     if extent.whole_layers == NOT_TARGET {
         return None;
