@@ -317,6 +317,9 @@ pub fn build_render_passes(
     } else {
         0
     };
+    debug_assert!(passes[..*inline_passes]
+        .iter()
+        .all(|pass| !pass.owns_heap()));
     result
 }
 
@@ -349,6 +352,9 @@ pub fn refresh_argument_values(
             build_render_pass(graph, pass.node, discard, plans, lists, pass)?;
         }
     }
+    debug_assert!(passes[..*inline_passes]
+        .iter()
+        .all(|pass| !pass.owns_heap()));
     Ok(())
 }
 

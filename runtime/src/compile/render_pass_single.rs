@@ -83,7 +83,10 @@ pub(super) fn single_target(
 /// In a graph a [`crate::GraphBuilder`] recorded, every access of the parameter is of its one
 /// slot, a texture view; a [`WHOLE`] access of a texture of one mip covers all of that mip
 /// (`extent.whole_layers` layers from base mip 0). So the one access of the parameter is the
-/// target, and the pass equals the one [`recorded_target`] makes.
+/// target, and the pass equals the one [`recorded_target`] makes. (A hand-made graph may hold
+/// what no builder records: an access of the parameter naming a slot it does not have, or a
+/// buffer range over a texture. Such an access is taken as the target here, where the recorded
+/// path would skip it or leave it to the general path: a pass either way, never a panic.)
 #[inline(always)]
 fn whole_target(
     record: &NodeRecord,
