@@ -519,7 +519,10 @@ fn transitions_of_partly_used_textures_are_split_by_old_layout() {
         .barriers
         .iter()
         .filter(|b| b.resource == ResourceId(texture.resource) && b.new_layout == ImageLayout::ShaderReadOnly)
-        .map(|b| (b.region.lo, b.region.hi, b.old_layout))
+        .map(|b| {
+            let region = frame.barrier_region(b);
+            (region.lo, region.hi, b.old_layout)
+        })
         .collect();
     into_read.sort_by_key(|(lo, _, _)| *lo);
     assert_eq!(

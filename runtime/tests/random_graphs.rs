@@ -340,7 +340,7 @@ fn check(seed: u64, nodes: usize, schedule: SchedulePreference, cull: bool) {
                                 .iter()
                                 .any(|barrier| {
                                     barrier.resource == a.resource
-                                        && barrier.region.overlaps(&overlap)
+                                        && frame.barrier_region(barrier).overlaps(&overlap)
                                 })
                         });
                     if !covered {
@@ -353,7 +353,7 @@ fn check(seed: u64, nodes: usize, schedule: SchedulePreference, cull: bool) {
                                     eprintln!(
                                         "  at {} {:?} {:?}->{:?}",
                                         batch.position,
-                                        barrier.region,
+                                        frame.barrier_region(barrier),
                                         barrier.old_layout,
                                         barrier.new_layout
                                     );
