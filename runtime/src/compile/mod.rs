@@ -234,6 +234,9 @@ impl CompiledFrame {
     /// let barrier = &frame.barriers[0];
     /// assert_eq!(barrier.region, RegionRef::WHOLE);
     /// assert_eq!(frame.barrier_region(barrier), SubresourceBox { lo: [0, 0, 0], hi: [1, 1, 1] });
+    /// // A reference to no region of this frame resolves to an empty box.
+    /// let stray = Barrier { region: RegionRef::at(7), ..*barrier };
+    /// assert!(frame.barrier_region(&stray).is_empty());
     /// ```
     pub fn barrier_region(&self, barrier: &Barrier) -> SubresourceBox {
         let region = match barrier.region.index() {
