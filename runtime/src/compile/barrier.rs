@@ -25,10 +25,12 @@
 //! keeps its box, in the frame's `barrier_regions`). A frame starts in one pass over the
 //! states that reads only the outliving resources' records.
 
-// The per-segment state and the barrier emitter, and the per-declaration-set needs (child
-// modules, so the module list in `compile/mod.rs` stays as it is).
+// The per-segment state and the barrier emitter, the per-declaration-set needs and the region
+// reference of a barrier (child modules, so the module list in `compile/mod.rs` stays as it is).
 #[path = "barrier_needs.rs"]
 mod needs;
+#[path = "barrier_region.rs"]
+mod region;
 #[path = "barrier_state.rs"]
 mod state;
 
@@ -46,52 +48,9 @@ use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
 use crate::vk::{Accesses, ImageLayout, Stages};
 use needs::{kind_of, DeclNeeds, ParamNeeds};
+pub use region::RegionRef;
 use state::{BarrierLists, EmitRegion, Emitter, Step, SubState};
 use std::cell::Cell;
-
-/// Where a [`Barrier`]'s subresources are: [`RegionRef::WHOLE`], the whole of its resource
-/// (nearly every barrier), else an index into [`CompiledFrame::barrier_regions`]. The region
-/// itself stays out of the barrier record, which keeps it at 56 bytes instead of 104 (a 10k-node
-/// frame writes some 20k barriers). Resolve it with [`CompiledFrame::barrier_region`].
-///
-/// A compiled frame's barrier is `WHOLE` exactly when its region is its resource's whole box.
-///
-/// ```
-/// use rpsl_runtime::RegionRef;
-/// assert!(RegionRef::WHOLE.is_whole());
-/// assert_eq!(RegionRef::WHOLE.index(), None);
-/// assert_eq!(RegionRef::at(3).index(), Some(3));
-/// ```
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct RegionRef(u32);
-
-impl RegionRef {
-    /// The whole of the barrier's resource: mips x layers (temporal slices folded in) x
-    /// planes, or all bytes of a buffer (with its temporal slices); see
-    /// [`CompiledFrame::resource_boxes`].
-    pub const WHOLE: RegionRef = RegionRef(u32::MAX);
-
-    /// The region at `index` of [`CompiledFrame::barrier_regions`] (`u32::MAX` is
-    /// [`RegionRef::WHOLE`]).
-    pub const fn at(index: u32) -> RegionRef {
-        RegionRef(index)
-    }
-
-    /// The region is the whole of the barrier's resource.
-    pub const fn is_whole(self) -> bool {
-        self.0 == RegionRef::WHOLE.0
-    }
-
-    /// The index into [`CompiledFrame::barrier_regions`], or `None` for
-    /// [`RegionRef::WHOLE`].
-    pub const fn index(self) -> Option<usize> {
-        if self.is_whole() {
-            None
-        } else {
-            Some(self.0 as usize)
-        }
-    }
-}
 
 /// One image or buffer memory barrier.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
