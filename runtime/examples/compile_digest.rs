@@ -1,8 +1,8 @@
 //! Prints one line per case with a hash of everything the frame compiler produced (the compiled
-//! frame's debug form and the dependency graph) for a fixed set of random graphs and the
-//! `chain` / `lanes` shapes under every option combination: `compile_digest [CASES]`. Run it
-//! before and after a change to the compiler and diff the outputs to check that the change
-//! keeps every result identical. One compiler object compiles all cases of an option set in a
+//! frame's fields in debug form, each barrier with its resolved region, and the dependency
+//! graph) for a fixed set of random graphs and the `chain` / `lanes` shapes under every option
+//! combination: `compile_digest [CASES]`. Run it before and after a change to the compiler and
+//! diff the outputs to check that the change keeps every result identical. One compiler object compiles all cases of an option set in a
 //! row, so stale scratch state between frames shows up as a difference too.
 
 use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes, ShapeRng};
@@ -231,6 +231,50 @@ fn record_random(builder: &mut GraphBuilder, decls: &[DeclId], seed: u64, frame:
     builder.finish().unwrap();
 }
 
+/// Hashes everything of `frame` that the compiler produces, field by field, with each barrier
+/// expanded to its resolved region (so the digest does not depend on how a barrier record
+/// stores its region).
+fn hash_frame(frame: &CompiledFrame, hasher: &mut DefaultHasher) {
+    format!(
+        "{:?} {:?} {:?} {:?} {:?}",
+        frame.order, frame.culled, frame.node_queue, frame.queues, frame.position
+    )
+    .hash(hasher);
+    format!(
+        "{} {} {:?} {:?} {:?} {:?} {:?}",
+        frame.batches,
+        frame.transitions,
+        frame.memory,
+        frame.placements,
+        frame.alias_after,
+        frame.lifetimes,
+        frame.access_discard
+    )
+    .hash(hasher);
+    format!("{:?}", frame.batch_list).hash(hasher);
+    for barrier in &frame.barriers {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {}",
+            barrier.resource,
+            frame.barrier_region(barrier),
+            barrier.src_stages,
+            barrier.src_accesses,
+            barrier.dst_stages,
+            barrier.dst_accesses,
+            barrier.old_layout,
+            barrier.new_layout,
+            barrier.src_queue,
+            barrier.dst_queue
+        )
+        .hash(hasher);
+    }
+    format!(
+        "{:?} {:?} {}",
+        frame.queue_waits, frame.render_passes, frame.cache_hit
+    )
+    .hash(hasher);
+}
+
 fn digest(compiler: &mut FrameCompiler, graph: &RecordedGraph) -> String {
     let mut hasher = DefaultHasher::new();
     let result = compiler.compile(graph);
@@ -242,7 +286,10 @@ fn digest(compiler: &mut FrameCompiler, graph: &RecordedGraph) -> String {
         ),
         Err(error) => format!("error ({error})"),
     };
-    format!("{result:?}").hash(&mut hasher);
+    match &result {
+        Ok(frame) => hash_frame(frame, &mut hasher),
+        Err(error) => format!("{error:?}").hash(&mut hasher),
+    }
     let deps = compiler.dependencies();
     format!("{:?} {:?}", deps.pred_start, deps.edges).hash(&mut hasher);
     format!("{outcome} {:016x}", hasher.finish())

@@ -216,10 +216,11 @@ fn write_schedule(json: &mut JsonWriter, compiled: &CompiledFrame) {
         for barrier in
             &compiled.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
         {
+            let region = compiled.barrier_region(barrier);
             json.begin_object();
             json.field_uint("resource", barrier.resource.0 as u64);
-            json.field_uints("lo", barrier.region.lo);
-            json.field_uints("hi", barrier.region.hi);
+            json.field_uints("lo", region.lo);
+            json.field_uints("hi", region.hi);
             json.field_uint("src_stages", barrier.src_stages.0);
             json.field_uint("src_access", barrier.src_accesses.0);
             json.field_uint("dst_stages", barrier.dst_stages.0);

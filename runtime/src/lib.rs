@@ -33,7 +33,7 @@ pub use compile::deps::{DepGraph, EdgeKind};
 pub use compile::{
     Barrier, BarrierBatch, ColorAttachment, ColorAttachments, CompileError, CompileOptions,
     CompiledFrame, DepthStencilAttachment, DiscardFlags, FrameCompiler, LoadOp, MemoryStats,
-    Placement, QueueWait, RenderPass, SchedulePreference, ScissorRect, ScissorRects, StoreOp,
+    Placement, QueueWait, RegionRef, RenderPass, SchedulePreference, ScissorRect, ScissorRects, StoreOp,
     Viewport, Viewports,
 };
 pub use decl::{

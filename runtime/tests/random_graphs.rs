@@ -1,6 +1,6 @@
 //! Property tests on random graphs: conflicting accesses stay ordered, `sch_barrier` epochs stay
-//! ordered, aliased transients never overlap in lifetime and memory, and culled nodes never feed
-//! a surviving node.
+//! ordered, aliased transients never overlap in lifetime and memory, culled nodes never feed
+//! a surviving node, and barrier regions are referred to consistently.
 
 use proptest::prelude::*;
 use rpsl_runtime::shapes::ShapeRng;
@@ -148,6 +148,44 @@ fn cells(graph: &RecordedGraph, access: &AccessRecord) -> Vec<(u32, u64, u64, u6
     out
 }
 
+/// The whole subresource box of a resource, worked out here from its description.
+fn whole_box(desc: &ResourceDesc) -> SubresourceBox {
+    let temporal = desc.temporal_layers.max(1) as u64;
+    let hi = if desc.kind.is_texture() {
+        [
+            desc.mip_levels as u64,
+            temporal * desc.array_layers() as u64,
+            desc.plane_count() as u64,
+        ]
+    } else {
+        [temporal * desc.width, 1, 1]
+    };
+    SubresourceBox { lo: [0; 3], hi }
+}
+
+/// A barrier refers to its region as `WHOLE` exactly when the region is its resource's whole
+/// box; every other barrier has its own entry of `barrier_regions`, in barrier order.
+fn check_region_refs(graph: &RecordedGraph, frame: &CompiledFrame) {
+    let wholes: Vec<SubresourceBox> = graph
+        .resources
+        .iter()
+        .map(|record| whole_box(&record.desc))
+        .collect();
+    assert_eq!(frame.resource_boxes, wholes);
+    let mut next = 0;
+    for barrier in &frame.barriers {
+        let region = frame.barrier_region(barrier);
+        assert!(!region.is_empty(), "{barrier:?}");
+        let whole = wholes[barrier.resource.index()];
+        assert_eq!(barrier.region.is_whole(), region == whole, "{barrier:?}");
+        if let Some(index) = barrier.region.index() {
+            assert_eq!(index, next, "{barrier:?}");
+            next += 1;
+        }
+    }
+    assert_eq!(next, frame.barrier_regions.len());
+}
+
 fn check(seed: u64, nodes: usize, schedule: SchedulePreference, cull: bool) {
     let built = build(seed, nodes);
     let graph = &built.graph;
@@ -158,6 +196,7 @@ fn check(seed: u64, nodes: usize, schedule: SchedulePreference, cull: bool) {
         async_compute: true,
     });
     let frame = compiler.compile(graph).unwrap().clone();
+    check_region_refs(graph, &frame);
     let live: Vec<bool> = frame.position.iter().map(|&p| p != u32::MAX).collect();
     assert_eq!(frame.order.len() + frame.culled.len(), graph.nodes.len());
     // Conflicting pairs stay ordered; barrier epochs stay ordered.
@@ -340,7 +379,7 @@ fn check(seed: u64, nodes: usize, schedule: SchedulePreference, cull: bool) {
                                 .iter()
                                 .any(|barrier| {
                                     barrier.resource == a.resource
-                                        && barrier.region.overlaps(&overlap)
+                                        && frame.barrier_region(barrier).overlaps(&overlap)
                                 })
                         });
                     if !covered {
@@ -353,7 +392,7 @@ fn check(seed: u64, nodes: usize, schedule: SchedulePreference, cull: bool) {
                                     eprintln!(
                                         "  at {} {:?} {:?}->{:?}",
                                         batch.position,
-                                        barrier.region,
+                                        frame.barrier_region(barrier),
                                         barrier.old_layout,
                                         barrier.new_layout
                                     );

@@ -143,7 +143,7 @@ impl<'a> FrameRecorder<'a> {
             let src_access = vk::AccessFlags2::from_raw(barrier.src_accesses.0);
             let dst_stage = vk::PipelineStageFlags2::from_raw(barrier.dst_stages.0);
             let dst_access = vk::AccessFlags2::from_raw(barrier.dst_accesses.0);
-            let region = barrier.region;
+            let region = self.frame.barrier_region(barrier);
             if handle.image != vk::Image::null() {
                 images.push(
                     vk::ImageMemoryBarrier2::default()

@@ -449,7 +449,8 @@ pub fn rest_layout(frame: &CompiledFrame, resource: usize) -> [vk::ImageLayout; 
         .filter(|b| b.resource.index() == resource)
     {
         if barrier.old_layout != rpsl_runtime::vk::ImageLayout::Undefined {
-            for plane in barrier.region.lo[2]..barrier.region.hi[2].min(2) {
+            let region = frame.barrier_region(barrier);
+            for plane in region.lo[2]..region.hi[2].min(2) {
                 rest[plane as usize].get_or_insert(barrier.old_layout);
             }
         }
@@ -458,7 +459,8 @@ pub fn rest_layout(frame: &CompiledFrame, resource: usize) -> [vk::ImageLayout; 
     if let Some(batch) = frame.batch_list.iter().find(|b| b.position == end) {
         for barrier in &frame.barriers[batch.barriers.start as usize..batch.barriers.end as usize] {
             if barrier.resource.index() == resource {
-                for plane in barrier.region.lo[2]..barrier.region.hi[2].min(2) {
+                let region = frame.barrier_region(barrier);
+                for plane in region.lo[2]..region.hi[2].min(2) {
                     rest[plane as usize].get_or_insert(barrier.new_layout);
                 }
             }

@@ -490,15 +490,12 @@ fn submit_segments(
 mod tests {
     use super::*;
     use rpsl_runtime::vk::{Accesses, ImageLayout, Stages};
-    use rpsl_runtime::{ResourceId, SubresourceBox};
+    use rpsl_runtime::{RegionRef, ResourceId};
 
     fn barrier(src: u64, dst: u64) -> Barrier {
         Barrier {
             resource: ResourceId(0),
-            region: SubresourceBox {
-                lo: [0, 0, 0],
-                hi: [1, 1, 1],
-            },
+            region: RegionRef::WHOLE,
             src_stages: Stages(src),
             src_accesses: Accesses::NONE,
             dst_stages: Stages(dst),

@@ -20,14 +20,17 @@
 //! as it comes; the general paths (a node that names a resource twice builds and merges
 //! per-plane needs first, accesses of part of a resource) are out of line. The fast path reads
 //! neither the access's record (its parameter and attributes come from the access table's key)
-//! nor its box: a whole access's region is its resource's whole box, fetched only when a
-//! barrier is emitted. A frame starts in one pass over the states that reads only the
-//! outliving resources' records.
+//! nor any box: a whole access's region is its resource's whole box, which its barrier names
+//! as [`RegionRef::WHOLE`] (a 56-byte record; only the rare barrier of part of a resource
+//! keeps its box, in the frame's `barrier_regions`). A frame starts in one pass over the
+//! states that reads only the outliving resources' records.
 
-// The per-segment state and the barrier emitter, and the per-declaration-set needs (child
-// modules, so the module list in `compile/mod.rs` stays as it is).
+// The per-segment state and the barrier emitter, the per-declaration-set needs and the region
+// reference of a barrier (child modules, so the module list in `compile/mod.rs` stays as it is).
 #[path = "barrier_needs.rs"]
 mod needs;
+#[path = "barrier_region.rs"]
+mod region;
 #[path = "barrier_state.rs"]
 mod state;
 
@@ -45,7 +48,8 @@ use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
 use crate::vk::{Accesses, ImageLayout, Stages};
 use needs::{kind_of, DeclNeeds, ParamNeeds};
-use state::{Emitter, Step, SubState};
+pub use region::RegionRef;
+use state::{BarrierLists, EmitRegion, Emitter, Step, SubState};
 use std::cell::Cell;
 
 /// One image or buffer memory barrier.
@@ -53,8 +57,9 @@ use std::cell::Cell;
 pub struct Barrier {
     /// The resource.
     pub resource: ResourceId,
-    /// Subresources (mips x layers with temporal slices folded in x planes, or bytes).
-    pub region: SubresourceBox,
+    /// Subresources (mips x layers with temporal slices folded in x planes, or bytes), by
+    /// reference: see [`CompiledFrame::barrier_region`].
+    pub region: RegionRef,
     /// Source stages.
     pub src_stages: Stages,
     /// Source accesses.
@@ -72,6 +77,9 @@ pub struct Barrier {
     /// Queue of the next access.
     pub dst_queue: u32,
 }
+
+// The frame's largest output stream: two 4-byte ids and six 8-byte words, no padding.
+const _: () = assert!(std::mem::size_of::<Barrier>() == 56);
 
 /// Barriers issued together before the node at execution position `position` (a position
 /// equal to the node count is the end of the frame).
@@ -212,7 +220,7 @@ impl States {
         region: &SubresourceBox,
         whole: bool,
         full: &[SubresourceBox],
-        out: &mut Emitter,
+        out: &mut Emitter<'_>,
     ) {
         let resource = step.resource as usize;
         let entry = &mut self.whole[resource];
@@ -251,6 +259,9 @@ pub struct BarrierPlanner {
     general: General,
     /// What each declaration parameter's accesses need (kept across frames).
     decl_needs: DeclNeeds,
+    /// The resource serial of the graph whose whole boxes were last copied into the frame's
+    /// `resource_boxes` (0: none, or unknown).
+    boxes_serial: u64,
 }
 
 /// Scratch of the accesses that do not take the fast path (a node that names a resource twice,
@@ -390,7 +401,7 @@ impl General {
         accesses: &FrameAccesses<'_>,
         range: std::ops::Range<usize>,
         step: StepAt,
-        out: &mut Emitter,
+        out: &mut Emitter<'_>,
     ) {
         self.node_needs.clear();
         for access_index in range {
@@ -415,7 +426,7 @@ impl General {
         accesses: &FrameAccesses<'_>,
         access_index: usize,
         step: StepAt,
-        out: &mut Emitter,
+        out: &mut Emitter<'_>,
     ) {
         self.node_needs.clear();
         push_needs(
@@ -434,7 +445,7 @@ impl General {
         states: &mut States,
         accesses: &FrameAccesses<'_>,
         step: StepAt,
-        out: &mut Emitter,
+        out: &mut Emitter<'_>,
     ) {
         for need in &self.node_needs {
             let region = need.region(accesses.boxes);
@@ -459,8 +470,9 @@ struct StepAt {
 }
 
 impl BarrierPlanner {
-    /// Fills `frame.batches_list`, `frame.barriers`, `frame.queue_waits`, `frame.batches` and
-    /// `frame.transitions` from the order, queues, discard flags and aliasing of `frame`.
+    /// Fills `frame.batch_list`, `frame.barriers`, `frame.barrier_regions`,
+    /// `frame.queue_waits`, `frame.batches` and `frame.transitions` from the order, queues,
+    /// discard flags and aliasing of `frame`, and keeps `frame.resource_boxes` equal to `full`.
     /// `table` holds the accesses' compact records and boxes and the outliving resources (built
     /// for `graph`), `full` the resources' whole boxes. Barriers go straight into the frame's
     /// list in batch order.
@@ -497,11 +509,14 @@ impl BarrierPlanner {
             full,
         };
         let mut discard_walk = discard.whole_walk(accesses.infos, discards);
-        let mut out = Emitter::new(
-            std::mem::take(&mut frame.barriers),
-            std::mem::take(&mut frame.batch_list),
-            std::mem::take(&mut frame.queue_waits),
-        );
+        self.keep_resource_boxes(graph, full, &mut frame.resource_boxes);
+        let lists = BarrierLists {
+            barriers: std::mem::take(&mut frame.barriers),
+            regions: std::mem::take(&mut frame.barrier_regions),
+            batch_list: std::mem::take(&mut frame.batch_list),
+            waits: std::mem::take(&mut frame.queue_waits),
+        };
+        let mut out = Emitter::new(lists, full);
         // Both are indexed by node (and as long as the node list): cut to one length, one
         // bounds check covers both look-ups.
         let node_count = graph.nodes.len().min(frame.node_queue.len());
@@ -567,14 +582,9 @@ impl BarrierPlanner {
                         discard_before: discard.contains(DiscardFlags::BEFORE),
                         relaxed: info.has(RELAXED),
                     };
-                    // A whole access's box is its resource's whole box (read only for a
-                    // barrier).
-                    let full = accesses.full;
-                    step.apply_first::<false>(
-                        &mut entry.state,
-                        || full[info.resource as usize],
-                        &mut out,
-                    );
+                    // A whole access's region is its resource's whole box: its barrier refers to
+                    // it as such, no box is read.
+                    step.apply_first::<false>(&mut entry.state, EmitRegion::Whole, &mut out);
                     continue;
                 }
                 self.general
@@ -590,9 +600,33 @@ impl BarrierPlanner {
             frame.order.len() as u32,
             &mut out,
         );
-        (frame.barriers, frame.batch_list, frame.queue_waits) = out.finish();
+        let lists = out.finish();
+        frame.barriers = lists.barriers;
+        frame.barrier_regions = lists.regions;
+        frame.batch_list = lists.batch_list;
+        frame.queue_waits = lists.waits;
         frame.batches = frame.batch_list.len() as u32;
         frame.transitions = frame.barriers.len() as u32;
+    }
+
+    /// Brings the frame's copy of the resources' whole boxes (`boxes`, what
+    /// [`super::RegionRef::WHOLE`] stands for) up to date with `full`. A graph with the resource
+    /// serial of the last copy has the same resources (the serial is unique to one set of
+    /// resource records, see [`RecordedGraph::resource_serial`]), so a steady frame copies
+    /// nothing; any other graph (serial 0: unknown) gets a fresh copy.
+    fn keep_resource_boxes(
+        &mut self,
+        graph: &RecordedGraph,
+        full: &[SubresourceBox],
+        boxes: &mut Vec<SubresourceBox>,
+    ) {
+        let serial = graph.resource_serial();
+        if serial != 0 && serial == self.boxes_serial && boxes.len() == full.len() {
+            return;
+        }
+        self.boxes_serial = serial;
+        boxes.clear();
+        boxes.extend_from_slice(full);
     }
 
     /// Resets the states. An outliving resource (`outliving`, in index order) that held data
@@ -688,7 +722,7 @@ fn plan_end_of_frame(
     graph: &RecordedGraph,
     full: &[SubresourceBox],
     end: u32,
-    out: &mut Emitter,
+    out: &mut Emitter<'_>,
 ) {
     let mut batch_started = false;
     for &resource in outliving {
@@ -707,9 +741,9 @@ fn plan_end_of_frame(
                 batch_started = true;
                 out.open_new(end);
             }
-            out.push(Barrier {
+            out.push(ResourceId(resource), EmitRegion::Boxed(region), |region| Barrier {
                 resource: ResourceId(resource),
-                region: *region,
+                region,
                 src_stages: state.write_stages | state.read_stages,
                 src_accesses: state.write_accesses,
                 dst_stages: rest.stages,

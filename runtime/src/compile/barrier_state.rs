@@ -1,7 +1,8 @@
 //! The per-subresource state of barrier planning and the one rule that turns an access's needs
-//! into a barrier (and queue wait), plus the emitter that places barriers into batches.
+//! into a barrier (and queue wait), plus the emitter that places barriers into batches and
+//! keeps the regions of the barriers that do not cover their whole resource.
 
-use super::{Barrier, BarrierBatch, QueueWait};
+use super::{Barrier, BarrierBatch, QueueWait, RegionRef};
 use crate::compile::access_map::AccessState;
 use crate::ids::ResourceId;
 use crate::view::SubresourceBox;
@@ -44,12 +45,41 @@ impl SubState {
     };
 }
 
+/// The subresources of a barrier being emitted, as the planner knows them.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum EmitRegion<'a> {
+    /// The whole of the resource, known without a look at any box (the fast path: a whole
+    /// access of a resource kept whole).
+    Whole,
+    /// These subresources (which may still be the whole resource).
+    Boxed(&'a SubresourceBox),
+}
+
+/// The lists a frame's barrier plan fills (each emptied by [`Emitter::new`]): the barriers,
+/// the regions of those that do not cover their whole resource, the batches and the queue
+/// waits.
+pub(super) struct BarrierLists {
+    pub(super) barriers: Vec<Barrier>,
+    pub(super) regions: Vec<SubresourceBox>,
+    pub(super) batch_list: Vec<BarrierBatch>,
+    pub(super) waits: Vec<QueueWait>,
+}
+
 /// Where planned barriers go: straight into the frame's barrier list, batch by batch (batches
 /// only ever open at the end, so no sorting is needed). The lists are the frame's, taken for
 /// the walk (so the hot loop reaches them without a pointer to follow) and handed back by
 /// [`Emitter::finish`].
-pub(super) struct Emitter {
+///
+/// A barrier's region is [`RegionRef::WHOLE`] exactly when it is its resource's whole box;
+/// any other region is pushed to `regions` with the barrier, so `regions` holds one entry per
+/// such barrier, in barrier order (a merge edits the last one in place, or drops it when the
+/// merged region became the whole box).
+pub(super) struct Emitter<'a> {
     barriers: Vec<Barrier>,
+    /// The regions of the barriers that do not cover their whole resource.
+    regions: Vec<SubresourceBox>,
+    /// The resources' whole boxes.
+    full: &'a [SubresourceBox],
     batch_list: Vec<BarrierBatch>,
     /// The position of the batch barriers go to now, or -1 when none is open (below every
     /// earliest place of a barrier, which is at least 0).
@@ -59,19 +89,24 @@ pub(super) struct Emitter {
     waits: Vec<QueueWait>,
 }
 
-impl Emitter {
-    /// An emitter into the (emptied) lists `barriers`, `batch_list` and `waits`, without an open
-    /// batch.
-    pub(super) fn new(
-        mut barriers: Vec<Barrier>,
-        mut batch_list: Vec<BarrierBatch>,
-        mut waits: Vec<QueueWait>,
-    ) -> Emitter {
+impl<'a> Emitter<'a> {
+    /// An emitter into the (emptied) `lists`, without an open batch; `full` holds the
+    /// resources' whole boxes (what [`RegionRef::WHOLE`] stands for).
+    pub(super) fn new(lists: BarrierLists, full: &'a [SubresourceBox]) -> Emitter<'a> {
+        let BarrierLists {
+            mut barriers,
+            mut regions,
+            mut batch_list,
+            mut waits,
+        } = lists;
         barriers.clear();
+        regions.clear();
         batch_list.clear();
         waits.clear();
         Emitter {
             barriers,
+            regions,
+            full,
             batch_list,
             open_position: -1,
             open_start: 0,
@@ -79,10 +114,52 @@ impl Emitter {
         }
     }
 
-    /// Closes the open batch and hands the lists back: `(barriers, batch_list, waits)`.
-    pub(super) fn finish(mut self) -> (Vec<Barrier>, Vec<BarrierBatch>, Vec<QueueWait>) {
+    /// Closes the open batch and hands the lists back.
+    pub(super) fn finish(mut self) -> BarrierLists {
         self.close();
-        (self.barriers, self.batch_list, self.waits)
+        BarrierLists {
+            barriers: self.barriers,
+            regions: self.regions,
+            batch_list: self.batch_list,
+            waits: self.waits,
+        }
+    }
+
+    /// The whole box of `resource` (empty for an index out of range).
+    fn full_box(&self, resource: ResourceId) -> SubresourceBox {
+        self.full
+            .get(resource.index())
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The reference to `region` of `resource` for a barrier about to be pushed: `WHOLE`
+    /// without a look at any box for [`EmitRegion::Whole`], else after a comparison with the
+    /// whole box (a region that differs is pushed to `regions`).
+    #[inline(always)]
+    fn region_ref(&mut self, resource: ResourceId, region: EmitRegion<'_>) -> RegionRef {
+        match region {
+            EmitRegion::Whole => RegionRef::WHOLE,
+            EmitRegion::Boxed(region) => self.boxed_region_ref(resource, region),
+        }
+    }
+
+    /// [`Emitter::region_ref`] of a box (the general paths).
+    #[inline(never)]
+    fn boxed_region_ref(&mut self, resource: ResourceId, region: &SubresourceBox) -> RegionRef {
+        if self.full.get(resource.index()) == Some(region) {
+            return RegionRef::WHOLE;
+        }
+        self.regions.push(*region);
+        RegionRef::at(self.regions.len() as u32 - 1)
+    }
+
+    /// The subresources `region` of a barrier of `resource` stands for.
+    fn resolve(&self, resource: ResourceId, region: RegionRef) -> SubresourceBox {
+        match region.index() {
+            None => self.full_box(resource),
+            Some(index) => self.regions.get(index).copied().unwrap_or_default(),
+        }
     }
 
     /// Closes the open batch (if any) and opens one at `position`.
@@ -103,24 +180,26 @@ impl Emitter {
         }
     }
 
-    /// Adds the barrier `make` builds (of `resource`), which may go anywhere in
-    /// `earliest..=position`: into the open batch when it lies in that range, else into a new
-    /// batch at `position`.
+    /// Adds the barrier `make` builds (of `resource`, given the reference to `region`), which
+    /// may go anywhere in `earliest..=position`: into the open batch when it lies in that
+    /// range, else into a new batch at `position`.
     #[inline(always)]
     fn push_between<const MAY_MERGE: bool>(
         &mut self,
         earliest: i64,
         position: u32,
         resource: ResourceId,
-        make: impl FnOnce() -> Barrier,
+        region: EmitRegion<'_>,
+        make: impl FnOnce(RegionRef) -> Barrier,
     ) {
         if self.open_position < earliest {
             self.open_new(position);
         }
         if MAY_MERGE {
-            self.push_with(resource, make);
+            self.push(resource, region, make);
         } else {
-            self.push_unmerged(make());
+            let region = self.region_ref(resource, region);
+            self.push_unmerged(make(region));
         }
     }
 
@@ -139,57 +218,86 @@ impl Emitter {
         self.barriers.push(barrier);
     }
 
-    /// Adds a barrier to the open batch.
+    /// Adds the barrier `make` builds (of `resource`, given the reference to `region`) to the
+    /// open batch. Only a barrier of the same resource right before it in its batch can merge
+    /// with it; otherwise the barrier is built straight into the list.
     #[inline(always)]
-    pub(super) fn push(&mut self, barrier: Barrier) {
-        self.push_with(barrier.resource, || barrier);
-    }
-
-    /// Adds the barrier `make` builds (of `resource`) to the open batch. Only a barrier of the
-    /// same resource right before it in its batch can merge with it; otherwise the barrier is
-    /// built straight into the list.
-    #[inline(always)]
-    fn push_with(&mut self, resource: ResourceId, make: impl FnOnce() -> Barrier) {
+    pub(super) fn push(
+        &mut self,
+        resource: ResourceId,
+        region: EmitRegion<'_>,
+        make: impl FnOnce(RegionRef) -> Barrier,
+    ) {
         if self.barriers.len() > self.open_start as usize {
-            if let Some(last) = self.barriers.last_mut() {
+            if let Some(last) = self.barriers.last() {
                 if last.resource == resource {
-                    let barrier = make();
-                    if !merge_adjacent(last, &barrier) {
-                        self.barriers.push(barrier);
-                    }
+                    // Built with a stand-in region: a merge keeps the last barrier's reference.
+                    let barrier = make(RegionRef::WHOLE);
+                    self.push_or_merge(barrier, region);
                     return;
                 }
             }
         }
-        self.barriers.push(make());
+        let region = self.region_ref(resource, region);
+        self.barriers.push(make(region));
     }
-}
 
-/// Merges `barrier` into `last` when they differ only in adjacent regions.
-#[cold]
-fn merge_adjacent(last: &mut Barrier, barrier: &Barrier) -> bool {
-    let same = Barrier {
-        region: last.region,
-        ..*barrier
-    } == *last;
-    if !same {
-        return false;
-    }
-    let (a, b) = (last.region, barrier.region);
-    let mut differing = 0;
-    let mut axis_of = 0;
-    for axis in 0..3 {
-        if a.lo[axis] != b.lo[axis] || a.hi[axis] != b.hi[axis] {
-            differing += 1;
-            axis_of = axis;
+    /// Merges `barrier` (of `region`; its own `region` field is a stand-in) into the last
+    /// barrier, of the same resource, when they differ only in adjacent regions; else pushes
+    /// it.
+    #[cold]
+    #[inline(never)]
+    fn push_or_merge(&mut self, barrier: Barrier, region: EmitRegion<'_>) {
+        let b = match region {
+            EmitRegion::Whole => self.full_box(barrier.resource),
+            EmitRegion::Boxed(region) => *region,
+        };
+        if !self.merge_adjacent(&barrier, &b) {
+            let region = self.region_ref(barrier.resource, EmitRegion::Boxed(&b));
+            self.barriers.push(Barrier { region, ..barrier });
         }
     }
-    if differing == 1 && (a.hi[axis_of] == b.lo[axis_of] || b.hi[axis_of] == a.lo[axis_of]) {
-        last.region.lo[axis_of] = a.lo[axis_of].min(b.lo[axis_of]);
-        last.region.hi[axis_of] = a.hi[axis_of].max(b.hi[axis_of]);
-        return true;
+
+    /// Merges `barrier` (of the subresources `b`) into the last barrier when all their other
+    /// fields are equal and their regions differ on one axis only, where they are adjacent.
+    fn merge_adjacent(&mut self, barrier: &Barrier, b: &SubresourceBox) -> bool {
+        let Some(&last) = self.barriers.last() else {
+            return false;
+        };
+        let same = Barrier {
+            region: last.region,
+            ..*barrier
+        } == last;
+        if !same {
+            return false;
+        }
+        let a = self.resolve(last.resource, last.region);
+        let mut differing = 0;
+        let mut axis_of = 0;
+        for axis in 0..3 {
+            if a.lo[axis] != b.lo[axis] || a.hi[axis] != b.hi[axis] {
+                differing += 1;
+                axis_of = axis;
+            }
+        }
+        if differing != 1 || (a.hi[axis_of] != b.lo[axis_of] && b.hi[axis_of] != a.lo[axis_of]) {
+            return false;
+        }
+        let mut merged = a;
+        merged.lo[axis_of] = a.lo[axis_of].min(b.lo[axis_of]);
+        merged.hi[axis_of] = a.hi[axis_of].max(b.hi[axis_of]);
+        // The last barrier's region, if it has one, is the last entry of `regions` (one entry
+        // per barrier that is not whole, in barrier order): it is edited in place, or dropped
+        // when the merged region is the whole box.
+        if last.region.index() == self.regions.len().checked_sub(1) {
+            self.regions.pop();
+        }
+        let region = self.region_ref(last.resource, EmitRegion::Boxed(&merged));
+        if let Some(last) = self.barriers.last_mut() {
+            last.region = region;
+        }
+        true
     }
-    false
 }
 
 /// One access's need (of one plane) at one execution position.
@@ -213,24 +321,24 @@ impl Step {
         &self,
         state: &mut SubState,
         region: &SubresourceBox,
-        out: &mut Emitter,
+        out: &mut Emitter<'_>,
     ) {
         if state.touched & (state.after_last == self.position.wrapping_add(1)) {
             // Another access of this node (already merged into the first one).
             return;
         }
-        self.apply_first::<MAY_MERGE>(state, || *region, out);
+        self.apply_first::<MAY_MERGE>(state, EmitRegion::Boxed(region), out);
     }
 
     /// [`Step::apply`] for a segment no other access of this node has touched (the caller
-    /// knows: the node names the resource once). `region` gives the part of the access the
-    /// segment covers; it is called only when a barrier is emitted.
+    /// knows: the node names the resource once). `region` is the part of the access the
+    /// segment covers (looked at only when a barrier is emitted).
     #[inline(always)]
     pub(super) fn apply_first<const MAY_MERGE: bool>(
         &self,
         state: &mut SubState,
-        region: impl FnOnce() -> SubresourceBox,
-        out: &mut Emitter,
+        region: EmitRegion<'_>,
+        out: &mut Emitter<'_>,
     ) {
         let (position, queue, need, relaxed) = (self.position, self.queue, self.need, self.relaxed);
         // A first use of memory that other resources used before starts with a pending write
@@ -290,8 +398,8 @@ impl Step {
     fn emit<const MAY_MERGE: bool>(
         &self,
         state: &SubState,
-        region: impl FnOnce() -> SubresourceBox,
-        out: &mut Emitter,
+        region: EmitRegion<'_>,
+        out: &mut Emitter<'_>,
     ) {
         let (position, queue, need) = (self.position, self.queue, self.need);
         let src_stages = state.write_stages | state.read_stages;
@@ -306,9 +414,9 @@ impl Step {
             state.layout
         };
         let resource = ResourceId(self.resource);
-        let make = || Barrier {
+        let make = |region| Barrier {
             resource,
-            region: region(),
+            region,
             src_stages,
             src_accesses,
             dst_stages: need.stages,
@@ -318,7 +426,7 @@ impl Step {
             src_queue: if state.touched { state.queue } else { queue },
             dst_queue: queue,
         };
-        out.push_between::<MAY_MERGE>(earliest, position, resource, make);
+        out.push_between::<MAY_MERGE>(earliest, position, resource, region, make);
         if state.queue != queue && state.touched && state.after_last > 0 {
             out.waits.push(QueueWait {
                 wait_queue: queue,

@@ -42,8 +42,9 @@ mod schedule_units;
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
+use crate::view::SubresourceBox;
 use barrier::BarrierPlanner;
-pub use barrier::{Barrier, BarrierBatch, QueueWait};
+pub use barrier::{Barrier, BarrierBatch, QueueWait, RegionRef};
 use cache::StructureKey;
 use deps::{DepBuilder, DepGraph};
 use discard::DiscardInference;
@@ -192,14 +193,58 @@ pub struct CompiledFrame {
     pub access_discard: Vec<DiscardFlags>,
     /// Barrier batches in execution order.
     pub batch_list: Vec<BarrierBatch>,
-    /// All barriers, grouped by batch.
+    /// All barriers, grouped by batch. A barrier's region is a reference: resolve it with
+    /// [`CompiledFrame::barrier_region`].
     pub barriers: Vec<Barrier>,
+    /// The regions of the barriers that do not cover their whole resource (nearly every
+    /// barrier does, and refers to it as [`RegionRef::WHOLE`]): one entry per such barrier,
+    /// in barrier order, indexed by its [`RegionRef`].
+    pub barrier_regions: Vec<SubresourceBox>,
+    /// The whole subresource box of each resource (by resource index): what
+    /// [`RegionRef::WHOLE`] stands for. Copied from the compiler only when the resources
+    /// changed.
+    pub resource_boxes: Vec<SubresourceBox>,
     /// Semaphore waits between queues.
     pub queue_waits: Vec<QueueWait>,
     /// Render passes of the live graphics nodes that have attachments, in execution order.
     pub render_passes: Vec<RenderPass>,
     /// This frame reused the previous compilation.
     pub cache_hit: bool,
+}
+
+impl CompiledFrame {
+    /// The subresources of `barrier` (one of this frame's): its resource's whole box for
+    /// [`RegionRef::WHOLE`], else its entry in [`CompiledFrame::barrier_regions`]. A reference
+    /// out of range (a hand-made barrier) gives an empty box.
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut builder = GraphBuilder::new();
+    /// let clear = builder.declare_node(builtin_declarations().into_iter().find(|d| d.name == "clear_depth").unwrap());
+    /// builder.begin_frame(0);
+    /// let depth = builder.import_external("depth", ResourceDesc::tex2d(Format::D32_FLOAT, 64, 64)).unwrap();
+    /// let view = builder.default_texture_view(depth).unwrap();
+    /// let mut args = ArgsWriter::new(builder.decl(clear).unwrap());
+    /// args.write_texture(0, &view).write_f32(1, 0, 1.0);
+    /// builder.call_node(clear, args.bytes(), CallFlags::default(), 7).unwrap();
+    /// let graph = builder.finish().unwrap();
+    /// let mut compiler = FrameCompiler::new(CompileOptions::default());
+    /// let frame = compiler.compile(graph).unwrap();
+    /// // The clear covers the whole depth texture: one mip, one layer, one plane.
+    /// let barrier = &frame.barriers[0];
+    /// assert_eq!(barrier.region, RegionRef::WHOLE);
+    /// assert_eq!(frame.barrier_region(barrier), SubresourceBox { lo: [0, 0, 0], hi: [1, 1, 1] });
+    /// // A reference to no region of this frame resolves to an empty box.
+    /// let stray = Barrier { region: RegionRef::at(7), ..*barrier };
+    /// assert!(frame.barrier_region(&stray).is_empty());
+    /// ```
+    pub fn barrier_region(&self, barrier: &Barrier) -> SubresourceBox {
+        let region = match barrier.region.index() {
+            None => self.resource_boxes.get(barrier.resource.index()),
+            Some(index) => self.barrier_regions.get(index),
+        };
+        region.copied().unwrap_or_default()
+    }
 }
 
 /// Compiles recorded frames; keeps scratch allocations and the cache between frames.
