@@ -1,10 +1,16 @@
 //! Compiles the `chain` or `lanes` shape repeatedly, for profiling: `profile_compile chain|lanes N
-//! FRAMES [cached|loop|unknown]` (use `perf stat` task-clock or callgrind on a busy machine). `cached`
-//! compiles one recorded graph with the cache on; `loop` records and compiles every frame (cache
-//! on), as an application's frame loop does; `unknown` drops the builder's serials (the
-//! per-resource facts are compared every compile). One untimed compile comes first (warm-up).
+//! FRAMES [cached|loop|unknown|variants K]` (use `perf stat` task-clock or callgrind on a busy
+//! machine). `cached` compiles one recorded graph with the cache on; `loop` records and compiles
+//! every frame (cache on), as an application's frame loop does; `unknown` drops the builder's
+//! serials (the per-resource facts are compared every compile); `variants K` records each frame
+//! one of K variants of the shape (same resources, other dependencies or queue pattern:
+//! `shapes::record_chain_variant`) and times only the compiles, so the CPU's branch predictor
+//! cannot replay the outcomes of an identical previous compile. One untimed compile comes
+//! first (warm-up).
 
-use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes};
+use rpsl_runtime::shapes::{
+    declare_shapes, record_chain, record_chain_variant, record_lanes, record_lanes_variant,
+};
 use rpsl_runtime::*;
 
 fn main() {
@@ -40,6 +46,31 @@ fn main() {
     // One untimed compile first: the compiler's scratch and the frame's vectors reach their
     // size (first-touch page faults) as they would in the first frame of an application.
     compiler.compile(&graph).unwrap();
+    let variants: Option<u32> = std::env::args()
+        .skip_while(|arg| arg != "variants")
+        .nth(1)
+        .and_then(|arg| arg.parse().ok())
+        .filter(|&count| count > 0);
+    if let Some(count) = variants {
+        // Recording is not timed: only the compiles of the rotating variants.
+        let mut compiling = std::time::Duration::ZERO;
+        let mut batches = 0;
+        for frame in 0..frames {
+            builder.begin_frame(frame as u64 + 1);
+            let variant = frame % count;
+            if lanes {
+                record_lanes_variant(&mut builder, decls, n, variant).unwrap();
+            } else {
+                record_chain_variant(&mut builder, decls, n, variant).unwrap();
+            }
+            let graph = builder.finish().unwrap();
+            let start = std::time::Instant::now();
+            batches += compiler.compile(graph).unwrap().batches;
+            compiling += start.elapsed();
+        }
+        println!("{batches} {:?} per frame", compiling / frames);
+        return;
+    }
     let start = std::time::Instant::now();
     let mut batches = 0;
     for frame in 0..frames {

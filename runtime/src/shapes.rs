@@ -115,10 +115,35 @@ pub fn record_chain(
     decls: ShapeDecls,
     n: u32,
 ) -> Result<(), BuildError> {
+    record_chain_variant(builder, decls, n, 0)
+}
+
+/// Records variant `variant` of `chain(backbuffer, n)`: the same resources (so the same sizes
+/// and a frame-to-frame resource serial) and the same statistics, but other skip-link distances
+/// and another raster/compute pattern, so a compile takes other branches. Variant 0 is
+/// [`record_chain`]. Benchmarks rotate variants to time compiles whose branch outcomes the
+/// CPU's predictor cannot have learnt from the previous frames (see `profile_compile ...
+/// variants K`).
+///
+/// ```
+/// use rpsl_runtime::shapes::{declare_shapes, record_chain_variant};
+/// use rpsl_runtime::GraphBuilder;
+/// let mut builder = GraphBuilder::new();
+/// let decls = declare_shapes(&mut builder);
+/// builder.begin_frame(0);
+/// record_chain_variant(&mut builder, decls, 100, 3).unwrap();
+/// assert_eq!(builder.finish().unwrap().nodes.len(), 100);
+/// ```
+pub fn record_chain_variant(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    n: u32,
+    variant: u32,
+) -> Result<(), BuildError> {
     let back = backbuffer(builder)?;
     let mut ring = [TextureView::NULL; 16];
     for i in 0..n {
-        let k = (i * 7) % 8 + 2;
+        let k = (i.wrapping_add(variant.wrapping_mul(3)).wrapping_mul(7)) % 8 + 2;
         let mut a = if i >= 1 {
             ring[((i - 1) % 16) as usize]
         } else {
@@ -139,7 +164,7 @@ pub fn record_chain(
             builder.default_texture_view(id)?
         };
         ring[(i % 16) as usize] = out;
-        let decl = if i % 3 == 1 && i != n - 1 {
+        let decl = if i.wrapping_add(variant) % 3 == 1 && i != n - 1 {
             decls.compute
         } else {
             decls.raster
@@ -155,6 +180,18 @@ pub fn record_lanes(
     decls: ShapeDecls,
     n: u32,
 ) -> Result<(), BuildError> {
+    record_lanes_variant(builder, decls, n, 0)
+}
+
+/// Records variant `variant` of `lanes(backbuffer, n)`: the same resources and dependencies, another
+/// raster/compute pattern along each lane (so other barriers and other branches in a compile).
+/// Variant 0 is [`record_lanes`]; see [`record_chain_variant`].
+pub fn record_lanes_variant(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    n: u32,
+    variant: u32,
+) -> Result<(), BuildError> {
     const W: u32 = 8;
     let back = backbuffer(builder)?;
     let l = (n.max(1) - 1) / W;
@@ -165,7 +202,8 @@ pub fn record_lanes(
             let i = lane * l + j;
             let id = builder.create_resource(shape_resource(i), i as u64)?;
             let out = builder.default_texture_view(id)?;
-            let decl = if j % 2 == 1 {
+            // Variant 0: every other node computes; others mix the lane into the pattern.
+            let decl = if (j + variant.wrapping_mul(lane + 1)) % (2 + variant % 2) == 1 {
                 decls.compute
             } else {
                 decls.raster
