@@ -33,8 +33,8 @@ pub use compile::deps::{DepGraph, EdgeKind};
 pub use compile::{
     Barrier, BarrierBatch, ColorAttachment, ColorAttachments, CompileError, CompileOptions,
     CompiledFrame, DepthStencilAttachment, DiscardFlags, FrameCompiler, LoadOp, MemoryStats,
-    Placement, QueueWait, RegionRef, RenderPass, SchedulePreference, ScissorRect, ScissorRects, StoreOp,
-    Viewport, Viewports,
+    Placement, QueueWait, RegionRef, RenderPass, SchedulePreference, ScissorRect, ScissorRects,
+    StoreOp, Viewport, Viewports,
 };
 pub use decl::{
     AccessDesc, AccessFlags, AccessMode, NodeDeclDesc, ParamDesc, QueueClass, ScalarType,

@@ -518,7 +518,10 @@ fn transitions_of_partly_used_textures_are_split_by_old_layout() {
     let mut into_read: Vec<([u64; 3], [u64; 3], ImageLayout)> = frame
         .barriers
         .iter()
-        .filter(|b| b.resource == ResourceId(texture.resource) && b.new_layout == ImageLayout::ShaderReadOnly)
+        .filter(|b| {
+            b.resource == ResourceId(texture.resource)
+                && b.new_layout == ImageLayout::ShaderReadOnly
+        })
         .map(|b| {
             let region = frame.barrier_region(b);
             (region.lo, region.hi, b.old_layout)

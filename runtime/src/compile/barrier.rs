@@ -741,17 +741,19 @@ fn plan_end_of_frame(
                 batch_started = true;
                 out.open_new(end);
             }
-            out.push(ResourceId(resource), EmitRegion::Boxed(region), |region| Barrier {
-                resource: ResourceId(resource),
-                region,
-                src_stages: state.write_stages | state.read_stages,
-                src_accesses: state.write_accesses,
-                dst_stages: rest.stages,
-                dst_accesses: rest.accesses,
-                old_layout: state.layout,
-                new_layout: rest.layout,
-                src_queue: state.queue,
-                dst_queue: 0,
+            out.push(ResourceId(resource), EmitRegion::Boxed(region), |region| {
+                Barrier {
+                    resource: ResourceId(resource),
+                    region,
+                    src_stages: state.write_stages | state.read_stages,
+                    src_accesses: state.write_accesses,
+                    dst_stages: rest.stages,
+                    dst_accesses: rest.accesses,
+                    old_layout: state.layout,
+                    new_layout: rest.layout,
+                    src_queue: state.queue,
+                    dst_queue: 0,
+                }
             });
         };
         // The list comes from the table built for this graph: every index is in range.

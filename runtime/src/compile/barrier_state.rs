@@ -127,10 +127,7 @@ impl<'a> Emitter<'a> {
 
     /// The whole box of `resource` (empty for an index out of range).
     fn full_box(&self, resource: ResourceId) -> SubresourceBox {
-        self.full
-            .get(resource.index())
-            .copied()
-            .unwrap_or_default()
+        self.full.get(resource.index()).copied().unwrap_or_default()
     }
 
     /// The reference to `region` of `resource` for a barrier about to be pushed: `WHOLE`
