@@ -492,12 +492,9 @@ fn resolve_targets_attach_to_their_color_slot() {
     }
 }
 
-/// A whole-texture read after mip 0 alone was rendered: the subresources are in two different
-/// layouts, so the transition is two barriers, each with the old layout of its own mips (one
-/// barrier over the whole texture would claim a wrong old layout for half of it).
-#[test]
-fn transitions_of_partly_used_textures_are_split_by_old_layout() {
-    use rpsl_runtime::vk::ImageLayout;
+/// A recorder in frame 0 with a `Fill` (one render target) and a `Read` (sampled source, render
+/// target) declaration, the output and a 64x64 texture of two mips.
+fn two_mip_texture_frame() -> (Recorder, DeclId, DeclId, TextureView, TextureView) {
     let mut rec = Recorder::new();
     let fill = rec.declare("Fill", QueueClass::Graphics, vec![rtv("rt", 0)]);
     let read = rec.declare(
@@ -511,6 +508,16 @@ fn transitions_of_partly_used_textures_are_split_by_old_layout() {
         mip_levels: 2,
         ..ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64)
     });
+    (rec, fill, read, output, texture)
+}
+
+/// A whole-texture read after mip 0 alone was rendered: the subresources are in two different
+/// layouts, so the transition is two barriers, each with the old layout of its own mips (one
+/// barrier over the whole texture would claim a wrong old layout for half of it).
+#[test]
+fn transitions_of_partly_used_textures_are_split_by_old_layout() {
+    use rpsl_runtime::vk::ImageLayout;
+    let (mut rec, fill, read, output, texture) = two_mip_texture_frame();
     rec.call(fill, &[Arg::Tex(sub(texture, 0, 1, 0, 1))]);
     rec.call(read, &[Arg::Tex(texture), Arg::Tex(output)]);
     let graph = rec.finish();
@@ -543,19 +550,7 @@ fn transitions_of_partly_used_textures_are_split_by_old_layout() {
 #[test]
 fn merged_transitions_of_a_whole_texture_refer_to_it_whole() {
     use rpsl_runtime::vk::ImageLayout;
-    let mut rec = Recorder::new();
-    let fill = rec.declare("Fill", QueueClass::Graphics, vec![rtv("rt", 0)]);
-    let read = rec.declare(
-        "Read",
-        QueueClass::Graphics,
-        vec![ps_srv("src"), rtv("out", 0)],
-    );
-    rec.begin(0);
-    let output = rec.output();
-    let texture = rec.texture(ResourceDesc {
-        mip_levels: 2,
-        ..ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64)
-    });
+    let (mut rec, fill, read, output, texture) = two_mip_texture_frame();
     rec.call(fill, &[Arg::Tex(sub(texture, 0, 1, 0, 1))]);
     rec.call(fill, &[Arg::Tex(sub(texture, 1, 1, 0, 1))]);
     rec.call(read, &[Arg::Tex(texture), Arg::Tex(output)]);
