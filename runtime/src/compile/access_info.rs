@@ -175,7 +175,8 @@ pub struct AccessTable {
     /// [`KEY_PARAM_SHIFT`]), so barrier planning finds what an access needs without reading
     /// its 56-byte record again.
     pub keys: Vec<u64>,
-    /// Each node's span (indexed like `RecordedGraph::nodes`).
+    /// Each node's span (indexed like `RecordedGraph::nodes`): what the later stages read of a
+    /// node, so that the 48-byte node records are swept once per compile, here.
     pub nodes: Vec<NodeSpan>,
     /// Some node of the frame is called `async`.
     any_async: bool,

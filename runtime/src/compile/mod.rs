@@ -269,7 +269,8 @@ pub struct FrameCompiler {
     key: StructureKey,
     cached: bool,
     pass_scratch: render_pass::RenderPassScratch,
-    /// Boxes and compact records of the accesses (indexed like `RecordedGraph::accesses`).
+    /// Boxes and compact records of the accesses (indexed like `RecordedGraph::accesses`) and
+    /// of the nodes (see `node_span::NodeSpan`).
     table: access_info::AccessTable,
 }
 

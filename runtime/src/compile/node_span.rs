@@ -5,11 +5,12 @@
 use crate::graph::NodeRecord;
 
 /// One node as the stages after the access table read it: its access range and declaration,
-/// 12 bytes instead of its 48-byte [`NodeRecord`]. Dependencies, dead-node elimination,
-/// lifetimes, barriers and render passes each walk every node for these three words alone; at
-/// 10k nodes the records are 480 KB (7.5k cache lines, beyond the L1 and crowding the L2 at
-/// each walk), the spans 120 KB. The range is copied as recorded (a hand-made graph's range
-/// may be reversed or out of bounds): each reader checks it as it checked the record's.
+/// 12 bytes instead of its 48-byte [`NodeRecord`]. Dependencies, dead-node elimination, the
+/// level scheduler, lifetimes, barriers and render passes each walk every node for these three
+/// words alone; at 10k nodes the records are 480 KB (7.5k cache lines, beyond the L1 and
+/// crowding the L2 at each walk), the spans 120 KB. The range is copied as recorded (a
+/// hand-made graph's range may be reversed or out of bounds): each reader checks it as it
+/// checked the record's.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub struct NodeSpan {
     /// Index of the node's first access in `RecordedGraph::accesses`.
