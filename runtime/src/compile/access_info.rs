@@ -8,6 +8,7 @@
 //! across frames and recomputed only for resources whose description changed.
 
 use super::cache::same_desc;
+pub use super::node_span::NodeSpan;
 use crate::decl::{AccessDesc, AccessFlags, ParamDesc};
 use crate::graph::{AccessRange, AccessRecord, RecordedGraph, ResourceRecord};
 use crate::resource::ResourceDesc;
@@ -174,6 +175,11 @@ pub struct AccessTable {
     /// [`KEY_PARAM_SHIFT`]), so barrier planning finds what an access needs without reading
     /// its 56-byte record again.
     pub keys: Vec<u64>,
+    /// Each node's span (indexed like `RecordedGraph::nodes`): what the later stages read of a
+    /// node, so that the 48-byte node records are swept once per compile, here.
+    pub nodes: Vec<NodeSpan>,
+    /// Some node of the frame is called `async`.
+    any_async: bool,
 }
 
 impl AccessTable {
@@ -188,6 +194,7 @@ impl AccessTable {
         full: &mut Vec<SubresourceBox>,
     ) {
         self.begin(graph, sizes, full);
+        self.record_nodes(graph);
         let (recorder, boxes, infos, keys) = self.split();
         // `begin` sized the three outputs to the access count: cut to one length, the loop's
         // indexing needs no bounds checks.
@@ -211,6 +218,28 @@ impl AccessTable {
                 }
             }
         }
+    }
+
+    /// Writes the nodes' spans and notes whether any node is called `async`.
+    fn record_nodes(&mut self, graph: &RecordedGraph) {
+        let node_count = graph.nodes.len();
+        // Every entry is overwritten: only a grown table is written here.
+        self.nodes.resize(node_count, NodeSpan::default());
+        // Both cut to the node count: the loop's indexing needs no bounds checks.
+        let (spans, records) = (&mut self.nodes[..node_count], &graph.nodes[..node_count]);
+        let mut any_async = false;
+        for (span, record) in spans.iter_mut().zip(records) {
+            *span = NodeSpan::of(record);
+            any_async |= record.flags.prefer_async;
+        }
+        self.any_async = any_async;
+    }
+
+    /// Some node is called `async` ([`crate::CallFlags::prefer_async`]): only then does queue
+    /// assignment read the node records' flags.
+    #[inline(always)]
+    pub fn any_async(&self) -> bool {
+        self.any_async
     }
 
     /// The accesses' subresource boxes, with `full` the resources' whole boxes (the `full`

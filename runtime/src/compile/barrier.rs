@@ -519,19 +519,21 @@ impl BarrierPlanner {
         let mut out = Emitter::new(lists, full);
         // Both are indexed by node (and as long as the node list): cut to one length, one
         // bounds check covers both look-ups.
-        let node_count = graph.nodes.len().min(frame.node_queue.len());
-        let (nodes, node_queue) = (&graph.nodes[..node_count], &frame.node_queue[..node_count]);
+        // The nodes' spans, not their records: their declarations and access ranges are all
+        // the walk reads of them.
+        let node_count = table.nodes.len().min(frame.node_queue.len());
+        let (nodes, node_queue) = (&table.nodes[..node_count], &frame.node_queue[..node_count]);
         for (position, node) in frame.order.iter().enumerate() {
-            let record = &nodes[node.index()];
-            let decl = self.decl_needs.decl(record.decl.index());
+            let record = nodes[node.index()];
+            let decl = self.decl_needs.decl(record.decl as usize);
             let step = StepAt {
                 position: position as u32,
                 queue: node_queue[node.index()],
                 class: decl.class,
             };
             // A reversed range is empty (as a `Range` is), not a slicing panic.
-            let first = (record.accesses.start as usize).min(count);
-            let end = (record.accesses.end as usize).clamp(first, count);
+            let first = (record.start as usize).min(count);
+            let end = (record.end as usize).clamp(first, count);
             let node_infos = &accesses.infos[first..end];
             // A node that accesses a resource twice merges the needs of overlapping accesses
             // first; any other node applies each access as it comes.

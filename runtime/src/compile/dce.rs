@@ -3,13 +3,14 @@
 //! node reads data it wrote or depends on it explicitly. Reverse reachability over data edges,
 //! so a chain that feeds nothing dies entirely.
 
-use super::access_info::{has_effect, AccessInfo};
+use super::access_info::{has_effect, AccessTable};
 use super::deps::{DepGraph, EdgeKind};
 use crate::graph::RecordedGraph;
 
 /// Fills `alive` (one flag per node): everything when `cull` is false, else the nodes reachable
 /// backwards over data edges from nodes with effects (a CPU access, or a write to a resource
-/// that outlives the frame; `infos` are the accesses' compact records). `stack` is scratch.
+/// that outlives the frame; `table` holds the accesses' and nodes' compact records). `stack` is
+/// scratch.
 ///
 /// Returns the number of live nodes.
 ///
@@ -20,7 +21,7 @@ use crate::graph::RecordedGraph;
 #[inline(never)]
 pub fn find_live_nodes(
     graph: &RecordedGraph,
-    infos: &[AccessInfo],
+    table: &AccessTable,
     deps: &DepGraph,
     cull: bool,
     alive: &mut Vec<bool>,
@@ -32,9 +33,11 @@ pub fn find_live_nodes(
     if !cull {
         return count;
     }
+    // The table was built from `graph`: one span per node. Cut to the node count, the
+    // look-up below needs no bounds check.
+    let (infos, nodes) = (&table.infos[..], &table.nodes[..count]);
     let has_effect = |node: usize| {
-        let range = &graph.nodes[node].accesses;
-        infos[range.start as usize..range.end as usize]
+        infos[nodes[node].accesses()]
             .iter()
             .any(|info| has_effect(info.bits))
     };
@@ -135,14 +138,7 @@ mod tests {
         let mut deps = DepGraph::default();
         DepBuilder::default().build(&graph, None, &mut deps);
         let mut alive = Vec::new();
-        let live = find_live_nodes(
-            &graph,
-            &table.infos,
-            &deps,
-            true,
-            &mut alive,
-            &mut Vec::new(),
-        );
+        let live = find_live_nodes(&graph, &table, &deps, true, &mut alive, &mut Vec::new());
         (alive, live)
     }
 

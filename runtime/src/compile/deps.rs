@@ -8,8 +8,8 @@
 //! are not ordered among themselves (each is ordered after what preceded the group).
 
 use super::access_info::{
-    AccessBoxes, AccessInfo, AccessTable, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE, WHOLE,
-    WRITES,
+    AccessBoxes, AccessInfo, AccessTable, NodeSpan, ANY_READS, ANY_WRITES, READS, RELAXED, TEXTURE,
+    WHOLE, WRITES,
 };
 use super::node_list::NodeList;
 use crate::graph::RecordedGraph;
@@ -303,18 +303,22 @@ impl DepBuilder {
         let mut sizes = Vec::new();
         let mut full = Vec::new();
         table.build(graph, &mut sizes, &mut full);
-        self.build_boxed(graph, table.boxes(&full), &full, &table.infos, alive, out);
+        let (boxes, infos, nodes) = (table.boxes(&full), &table.infos, &table.nodes);
+        self.build_boxed(graph, boxes, &full, infos, nodes, alive, out);
     }
 
     /// [`DepBuilder::build`] with the accesses' boxes, the resources' whole boxes (see
-    /// [`full_box`]) and the accesses' compact records already computed.
+    /// [`full_box`]) and the accesses' and nodes' compact records already computed (the
+    /// nodes' access ranges are read from `nodes`, not from the node records).
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn build_boxed(
         &mut self,
         graph: &RecordedGraph,
         boxes: AccessBoxes<'_>,
         full: &[SubresourceBox],
         infos: &[AccessInfo],
+        nodes: &[NodeSpan],
         alive: Option<&[bool]>,
         out: &mut DepGraph,
     ) {
@@ -349,8 +353,7 @@ impl DepBuilder {
             first: 0,
             node: 0,
         };
-        for ((node_index, node), pred_start) in graph.nodes.iter().enumerate().zip(&mut *pred_start)
-        {
+        for ((node_index, node), pred_start) in nodes.iter().enumerate().zip(&mut *pred_start) {
             sink.begin(node_index);
             *pred_start = sink.start as u32;
             let live = alive.is_none_or(|alive| alive[node_index]);
@@ -369,8 +372,8 @@ impl DepBuilder {
                     .map_or(usize::MAX, |&(node, _)| node as usize);
             }
             if live {
-                let first = node.accesses.start as usize;
-                let node_infos = &infos[first..node.accesses.end as usize];
+                let first = node.start as usize;
+                let node_infos = &infos[node.accesses()];
                 walk.first = first;
                 walk.node = node_index as u32;
                 // Nodes of up to four accesses (nearly all) take a copy of the phases unrolled
@@ -596,19 +599,20 @@ impl DepBuilder {
     /// both builds (its predecessors are all live, its edges come in the same order), and a
     /// dead node's edges are all a rebuild would remove (and its level, set to 0: the live
     /// nodes' levels stand). Returns false, leaving `deps` as it
-    /// was, when that does not hold and a rebuild is needed. `infos` are the accesses' compact
-    /// records.
+    /// was, when that does not hold and a rebuild is needed. `infos` and `nodes` are the
+    /// accesses' and nodes' compact records.
     pub(crate) fn drop_dead_nodes(
         &mut self,
         graph: &RecordedGraph,
         infos: &[AccessInfo],
+        nodes: &[NodeSpan],
         alive: &[bool],
         deps: &mut DepGraph,
     ) -> bool {
         self.dead_touched.clear();
         self.dead_touched.resize(graph.resources.len(), false);
-        for (node, record) in graph.nodes.iter().enumerate() {
-            let node_infos = &infos[record.accesses.start as usize..record.accesses.end as usize];
+        for (node, record) in nodes.iter().enumerate() {
+            let node_infos = &infos[record.accesses()];
             if alive[node] {
                 if node_infos
                     .iter()

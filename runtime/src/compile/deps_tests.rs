@@ -128,26 +128,21 @@ fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
         table.boxes(&full),
         &full,
         &table.infos,
+        &table.nodes,
         None,
         &mut dropped,
     );
     let mut alive = Vec::new();
-    let live = find_live_nodes(
-        graph,
-        &table.infos,
-        &dropped,
-        true,
-        &mut alive,
-        &mut Vec::new(),
-    );
+    let live = find_live_nodes(graph, &table, &dropped, true, &mut alive, &mut Vec::new());
     assert_eq!((live, alive.as_slice()), (1, &[false, true][..]));
-    let done = builder.drop_dead_nodes(graph, &table.infos, &alive, &mut dropped);
+    let done = builder.drop_dead_nodes(graph, &table.infos, &table.nodes, &alive, &mut dropped);
     let mut rebuilt = DepGraph::default();
     builder.build_boxed(
         graph,
         table.boxes(&full),
         &full,
         &table.infos,
+        &table.nodes,
         Some(&alive),
         &mut rebuilt,
     );

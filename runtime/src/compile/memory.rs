@@ -122,22 +122,24 @@ impl MemoryPlanner {
         let resource_count = graph.resources.len();
         let positions = frame.order.len();
         // The first access (least position) sets the start, the last (greatest) the end. The
-        // nodes are read in call order, each at its position: the node records and the compact
-        // access records (8 bytes each) are read sequentially whatever the execution order
-        // (with interleaved lanes it jumps between them).
+        // nodes are read in call order, each at its position: the nodes' spans (12 bytes each)
+        // and the compact access records (8 bytes each) are read sequentially whatever the
+        // execution order (with interleaved lanes it jumps between them).
         frame.lifetimes.clear();
         frame.lifetimes.resize(resource_count, None);
-        for (node, &position) in graph.nodes.iter().zip(&frame.position) {
+        // Local slices: their pointers and lengths stay in registers through the loop.
+        let (lifetimes, infos) = (&mut frame.lifetimes[..], &table.infos[..]);
+        for (node, &position) in table.nodes.iter().zip(&frame.position) {
             // Culled nodes have no position.
             if position == u32::MAX {
                 continue;
             }
-            let accesses = table
-                .infos
-                .get(node.accesses.start as usize..node.accesses.end as usize)
-                .unwrap_or_default();
+            // A range out of bounds (a hand-made graph) is skipped.
+            let Some(accesses) = infos.get(node.accesses()) else {
+                continue;
+            };
             for access in accesses {
-                if let Some(lifetime) = frame.lifetimes.get_mut(access.resource as usize) {
+                if let Some(lifetime) = lifetimes.get_mut(access.resource as usize) {
                     *lifetime = Some(match *lifetime {
                         Some((first, last)) => (first.min(position), last.max(position)),
                         None => (position, position),

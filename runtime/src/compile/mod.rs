@@ -27,6 +27,7 @@ mod discard;
 mod discard_whole;
 mod memory;
 mod node_list;
+mod node_span;
 mod queue_order;
 mod region_map;
 mod render_pass;
@@ -268,7 +269,8 @@ pub struct FrameCompiler {
     key: StructureKey,
     cached: bool,
     pass_scratch: render_pass::RenderPassScratch,
-    /// Boxes and compact records of the accesses (indexed like `RecordedGraph::accesses`).
+    /// Boxes and compact records of the accesses (indexed like `RecordedGraph::accesses`) and
+    /// of the nodes (see `node_span::NodeSpan`).
     table: access_info::AccessTable,
 }
 
@@ -326,12 +328,13 @@ impl FrameCompiler {
             self.table.boxes(&self.full_boxes),
             &self.full_boxes,
             &self.table.infos,
+            &self.table.nodes,
             None,
             &mut self.deps,
         );
         let live = dce::find_live_nodes(
             graph,
-            &self.table.infos,
+            &self.table,
             &self.deps,
             self.options.cull,
             &mut self.alive,
@@ -344,6 +347,7 @@ impl FrameCompiler {
             && !self.dep_builder.drop_dead_nodes(
                 graph,
                 &self.table.infos,
+                &self.table.nodes,
                 &self.alive,
                 &mut self.deps,
             )
@@ -353,13 +357,14 @@ impl FrameCompiler {
                 self.table.boxes(&self.full_boxes),
                 &self.full_boxes,
                 &self.table.infos,
+                &self.table.nodes,
                 Some(&self.alive),
                 &mut self.deps,
             );
         }
         self.scheduler.schedule(
             graph,
-            &self.table.infos,
+            &self.table,
             &self.deps,
             &self.alive,
             self.options.schedule,
@@ -387,7 +392,12 @@ impl FrameCompiler {
         for (position, node) in frame.order.iter().enumerate() {
             frame.position[node.index()] = position as u32;
         }
-        assign_queues(graph, &self.alive, self.options.async_compute, frame);
+        assign_queues(
+            graph,
+            &self.alive,
+            self.options.async_compute && self.table.any_async(),
+            frame,
+        );
         frame.access_discard.clear();
         frame
             .access_discard
@@ -432,7 +442,9 @@ impl FrameCompiler {
 }
 
 /// Queue index of every live node: 0 (graphics), or with `async_compute` the compute queue
-/// (created at the first `async` call of a non-graphics declaration, in call order).
+/// (created at the first `async` call of a non-graphics declaration, in call order). The
+/// caller passes `async_compute` false for a frame without `async` calls
+/// (`AccessTable::any_async`), whose node records then are not read again.
 fn assign_queues(
     graph: &RecordedGraph,
     alive: &[bool],

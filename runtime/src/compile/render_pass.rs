@@ -266,7 +266,8 @@ pub fn build_render_passes(
         inline_passes,
     } = scratch;
     // Local slices: the loop's writes to `passes` cannot move them.
-    let (nodes, kinds) = (graph.nodes.as_slice(), plans.kinds.as_slice());
+    // The nodes' spans (declaration and access range), not their 48-byte records.
+    let (nodes, kinds) = (table.nodes.as_slice(), plans.kinds.as_slice());
     let compact = CompactAccesses {
         keys: &table.keys,
         infos: &table.infos,
@@ -278,10 +279,10 @@ pub fn build_render_passes(
     let mut count = 0;
     let result = (|| {
         for &node in order {
-            let Some(record) = nodes.get(node.index()) else {
+            let Some(&record) = nodes.get(node.index()) else {
                 continue;
             };
-            let Some(kind) = kinds.get(record.decl.index()) else {
+            let Some(kind) = kinds.get(record.decl as usize) else {
                 continue;
             };
             // A single target implies attachments: the common pass tests one field.

@@ -12,7 +12,7 @@
 //! lone texture slot ([`super::render_pass_plan::DeclKind::target_param_alone`]) and an access
 //! of the whole of a one-mip texture; other cases read the recorded accesses as before.
 
-use super::access_info::{AccessInfo, TargetExtent, KEY_PARAM_SHIFT, NOT_TARGET, WHOLE};
+use super::access_info::{AccessInfo, NodeSpan, TargetExtent, KEY_PARAM_SHIFT, NOT_TARGET, WHOLE};
 use super::render_pass::{
     ColorAttachment, ColorAttachments, LoadOp, RenderPass, ScissorRect, ScissorRects, StoreOp,
     Viewports,
@@ -21,7 +21,7 @@ use super::render_pass_area::full_viewport;
 use super::render_pass_plan::DeclKind;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
-use crate::graph::{AccessRange, AccessRecord, NodeRecord, RecordedGraph};
+use crate::graph::{AccessRange, AccessRecord, RecordedGraph};
 use crate::ids::{NodeId, ResourceId};
 
 /// What the short path makes of a node.
@@ -63,7 +63,7 @@ pub(super) struct CompactAccesses<'a> {
 #[inline(always)]
 pub(super) fn single_target(
     graph: &RecordedGraph,
-    record: &NodeRecord,
+    record: NodeSpan,
     (kind, target): (&DeclKind, (u16, u16, u32)),
     compact: CompactAccesses<'_>,
     discard: &[DiscardFlags],
@@ -89,15 +89,13 @@ pub(super) fn single_target(
 /// path would skip it or leave it to the general path: a pass either way, never a panic.)
 #[inline(always)]
 fn whole_target(
-    record: &NodeRecord,
+    record: NodeSpan,
     (param, _, index): (u16, u16, u32),
     compact: CompactAccesses<'_>,
     discard: &[DiscardFlags],
 ) -> Option<Single> {
-    let start = record.accesses.start;
-    let keys = compact
-        .keys
-        .get(start as usize..record.accesses.end as usize)?;
+    let start = record.start;
+    let keys = compact.keys.get(start as usize..record.end as usize)?;
     // A key's parameter is its 16 bits from KEY_PARAM_SHIFT (the bits above are zero): compared
     // as a `u16`, one memory compare per key.
     let found = unique_hit(keys, |key| (key >> KEY_PARAM_SHIFT) as u16 == param)?;
@@ -184,15 +182,12 @@ fn color(
 #[inline(always)]
 fn recorded_target(
     graph: &RecordedGraph,
-    record: &NodeRecord,
+    record: NodeSpan,
     (param, slot, index): (u16, u16, u32),
     discard: &[DiscardFlags],
 ) -> Single {
-    let start = record.accesses.start;
-    let Some(accesses) = graph
-        .accesses
-        .get(start as usize..record.accesses.end as usize)
-    else {
+    let start = record.start;
+    let Some(accesses) = graph.accesses.get(start as usize..record.end as usize) else {
         return Single::General;
     };
     let key = u32::from(param) | u32::from(slot) << 16;
@@ -429,8 +424,8 @@ mod tests {
             .map(|index| DiscardFlags((index * 7 % 16) as u8))
             .collect();
         let (mut compact_passes, mut unbound) = (0, 0);
-        for record in &graph.nodes {
-            let kind = &plans.kinds[record.decl.index()];
+        for &record in &table.nodes {
+            let kind = &plans.kinds[record.decl as usize];
             let target = kind.single_target.unwrap();
             assert!(kind.target_param_alone);
             let expected = recorded_target(&graph, record, target, &discard);

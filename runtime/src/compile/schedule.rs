@@ -28,7 +28,7 @@
 //! atomic unit spanning barriers) every earlier node of its spanned epochs done, and is the
 //! smallest ready key: the order is call order.
 
-use super::access_info::AccessInfo;
+use super::access_info::{AccessInfo, AccessTable};
 use super::deps::DepGraph;
 use super::schedule_heap::{before, UnitHeap, BY_LEVEL, BY_MEMORY};
 use super::schedule_levels::LevelScheduler;
@@ -65,7 +65,7 @@ struct ReadyQueue {
 
 impl Scheduler {
     /// Orders the live nodes. `alive[n]` marks survivors; the result lists them in execution
-    /// order.
+    /// order. `table` holds the accesses' and nodes' compact records.
     #[allow(
         clippy::too_many_arguments,
         reason = "scratch outputs are passed in to keep their allocations"
@@ -73,7 +73,7 @@ impl Scheduler {
     pub fn schedule(
         &mut self,
         graph: &RecordedGraph,
-        infos: &[AccessInfo],
+        table: &AccessTable,
         deps: &DepGraph,
         alive: &[bool],
         preference: SchedulePreference,
@@ -81,10 +81,11 @@ impl Scheduler {
         order: &mut Vec<u32>,
         levels: &mut Vec<u32>,
     ) {
+        let infos = &table.infos[..];
         let done = match preference {
             SchedulePreference::Default => self
                 .levels
-                .schedule(graph, infos, deps, alive, sizes, order, levels),
+                .schedule(graph, table, deps, alive, sizes, order, levels),
             SchedulePreference::ProgramOrder => {
                 self.levels.program_order(graph, deps, alive, order, levels)
             }

@@ -13,11 +13,10 @@
 //! the next class is the one whose best node is best. Shared resources take class heaps whose
 //! keys are updated in place after each node, as in the general scheduler.
 
-use super::access_info::{AccessInfo, OUTLIVES};
+use super::access_info::{AccessInfo, NodeSpan, OUTLIVES};
 use super::schedule_heap::{before, UnitHeap, BY_MEMORY};
 use super::schedule_units::{Unit, Use, NONE};
 use crate::decl::QueueClass;
-use crate::graph::RecordedGraph;
 
 /// Priority sums stay below this bound (checked per frame), so a node's bytes freed and bytes
 /// allocated pack with its position in one `u128` key.
@@ -185,7 +184,7 @@ impl LevelRun {
     )]
     pub fn run(
         &mut self,
-        graph: &RecordedGraph,
+        spans: &[NodeSpan],
         infos: &[AccessInfo],
         decl_class: &[QueueClass],
         resources: &mut [ResourceFacts],
@@ -198,12 +197,12 @@ impl LevelRun {
         self.keys.clear();
         self.classes.clear();
         let shared = if let Some(priorities) = priorities {
-            let first_class = decl_class[graph.nodes[nodes[0] as usize].decl.index()];
+            let first_class = decl_class[spans[nodes[0] as usize].decl as usize];
             let mut mixed = false;
             for (local, &node) in nodes.iter().enumerate() {
                 let node = node as usize;
                 self.keys.push(priorities[node] | local as u128);
-                mixed |= decl_class[graph.nodes[node].decl.index()] != first_class;
+                mixed |= decl_class[spans[node].decl as usize] != first_class;
             }
             if !mixed {
                 // One class: no switch to weigh, the keys alone give the order.
@@ -214,15 +213,15 @@ impl LevelRun {
             self.classes.extend(
                 nodes
                     .iter()
-                    .map(|&node| decl_class[graph.nodes[node as usize].decl.index()]),
+                    .map(|&node| decl_class[spans[node as usize].decl as usize]),
             );
             false
         } else {
-            self.key_level(graph, infos, decl_class, resources, nodes, level_depth)
+            self.key_level(spans, infos, decl_class, resources, nodes, level_depth)
         };
         if shared {
             self.run_shared(
-                graph,
+                spans,
                 infos,
                 resources,
                 nodes,
@@ -239,7 +238,7 @@ impl LevelRun {
     /// resource has two or more users in the level (priorities then change while it runs).
     fn key_level(
         &mut self,
-        graph: &RecordedGraph,
+        spans: &[NodeSpan],
         infos: &[AccessInfo],
         decl_class: &[QueueClass],
         resources: &mut [ResourceFacts],
@@ -248,9 +247,9 @@ impl LevelRun {
     ) -> bool {
         let mut shared = false;
         for (local, &node) in nodes.iter().enumerate() {
-            let record = &graph.nodes[node as usize];
+            let record = spans[node as usize];
             let (mut frees, mut allocs) = (0u64, 0u64);
-            for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
+            for info in &infos[record.accesses()] {
                 if info.has(OUTLIVES) {
                     continue;
                 }
@@ -273,7 +272,7 @@ impl LevelRun {
                 }
             }
             self.keys.push(key_of(frees, allocs, local as u32));
-            self.classes.push(decl_class[record.decl.index()]);
+            self.classes.push(decl_class[record.decl as usize]);
         }
         shared
     }
@@ -342,7 +341,7 @@ impl LevelRun {
     )]
     fn run_shared(
         &mut self,
-        graph: &RecordedGraph,
+        spans: &[NodeSpan],
         infos: &[AccessInfo],
         resources: &[ResourceFacts],
         nodes: &[u32],
@@ -356,7 +355,7 @@ impl LevelRun {
             self.shared.clear();
             self.shared.resize(resources.len(), SharedState::UNUSED);
         }
-        self.queue_shared(graph, infos, resources, nodes, level_depth);
+        self.queue_shared(spans, infos, resources, nodes, level_depth);
         let mut last_node = NONE;
         for _ in 0..nodes.len() {
             let Some(local) = self.pop_best(last_class) else {
@@ -375,7 +374,7 @@ impl LevelRun {
     /// may be shared.
     fn queue_shared(
         &mut self,
-        graph: &RecordedGraph,
+        spans: &[NodeSpan],
         infos: &[AccessInfo],
         resources: &[ResourceFacts],
         nodes: &[u32],
@@ -388,9 +387,9 @@ impl LevelRun {
         }
         for ((&key, &class), &node) in self.keys.iter().zip(&self.classes).zip(nodes) {
             let (frees, allocs, local) = unpack(key);
-            let record = &graph.nodes[node as usize];
+            let record = spans[node as usize];
             let use_start = self.uses.len() as u32;
-            for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
+            for info in &infos[record.accesses()] {
                 let resource = info.resource as usize;
                 if info.has(OUTLIVES) || !resources[resource].maybe_tie {
                     continue;

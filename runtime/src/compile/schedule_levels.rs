@@ -23,7 +23,7 @@
 //! differs when they overflow, so frames whose sizes could exceed [`PRIORITY_LIMIT`] in total
 //! take the general path.
 
-use super::access_info::{AccessInfo, OUTLIVES};
+use super::access_info::{AccessInfo, AccessTable, NodeSpan, OUTLIVES};
 use super::deps::DepGraph;
 use super::schedule_level_run::{
     allocated, freed, LevelRun, ResourceFacts, NOTHING_FREED, PRIORITY_LIMIT,
@@ -89,7 +89,7 @@ impl LevelScheduler {
     pub fn schedule(
         &mut self,
         graph: &RecordedGraph,
-        infos: &[AccessInfo],
+        table: &AccessTable,
         deps: &DepGraph,
         alive: &[bool],
         sizes: &[u64],
@@ -104,11 +104,13 @@ impl LevelScheduler {
         {
             return false;
         }
+        // The nodes' spans (declaration and access range), not their 48-byte records.
+        let (infos, spans) = (&table.infos[..], &table.nodes[..]);
         let (live_count, max_depth, monotone) = self.compute_depths(deps, alive);
         // Every level from 0 to the highest has a node (a node's deepest predecessor is one level
         // lower), so fewer levels than nodes means some level has two or more.
         let wide_levels = (max_depth as usize) < live_count;
-        if wide_levels && !self.prepare_resources(graph, infos, deps, sizes, live_count) {
+        if wide_levels && !self.prepare_resources(graph, infos, spans, deps, sizes, live_count) {
             return false;
         }
         let sorted = if monotone {
@@ -158,10 +160,10 @@ impl LevelScheduler {
                 let last_class = if last_node == NONE {
                     QueueClass::Graphics
                 } else {
-                    self.decl_class[graph.nodes[last_node as usize].decl.index()]
+                    self.decl_class[spans[last_node as usize].decl as usize]
                 };
                 last_node = self.run.run(
-                    graph,
+                    spans,
                     infos,
                     &self.decl_class,
                     &mut self.resources,
@@ -353,6 +355,7 @@ impl LevelScheduler {
         &mut self,
         graph: &RecordedGraph,
         infos: &[AccessInfo],
+        spans: &[NodeSpan],
         deps: &DepGraph,
         sizes: &[u64],
         live_count: usize,
@@ -378,10 +381,10 @@ impl LevelScheduler {
         let priorities = &mut self.priorities[..];
         let mut any_tie = false;
         for &node in &self.live[..live_count] {
-            let record = &graph.nodes[node as usize];
+            let record = spans[node as usize];
             let node_depth = depth[node as usize];
             priorities[node as usize] = NOTHING_FREED;
-            for info in &infos[record.accesses.start as usize..record.accesses.end as usize] {
+            for info in &infos[record.accesses()] {
                 if info.has(OUTLIVES) {
                     continue;
                 }

@@ -25,15 +25,9 @@ fn level_and_list(
 ) -> (bool, Scheduled, Scheduled) {
     let (mut order, mut levels) = (Vec::new(), Vec::new());
     let (mut want_order, mut want_levels) = (Vec::new(), Vec::new());
-    let done = fast.levels.schedule(
-        graph,
-        &table.infos,
-        deps,
-        alive,
-        sizes,
-        &mut order,
-        &mut levels,
-    );
+    let done = fast
+        .levels
+        .schedule(graph, table, deps, alive, sizes, &mut order, &mut levels);
     general.schedule_general(
         graph,
         &table.infos,
@@ -154,7 +148,7 @@ fn level_path_matches_the_list_scheduler() {
         table.build(&graph, &mut sizes, &mut full);
         let cull = case % 2 == 0;
         DepBuilder::default().build(&graph, None, &mut deps);
-        find_live_nodes(&graph, &table.infos, &deps, cull, &mut alive, &mut stack);
+        find_live_nodes(&graph, &table, &deps, cull, &mut alive, &mut stack);
         if cull {
             // Built for every node: where something was culled, the builder's levels do not
             // fit `alive`, and the level path walks the edges itself (as the list scheduler).
@@ -173,7 +167,7 @@ fn level_path_matches_the_list_scheduler() {
         let (mut order, mut levels) = (Vec::new(), Vec::new());
         fast.schedule(
             &graph,
-            &table.infos,
+            &table,
             &deps,
             &alive,
             SchedulePreference::Default,
