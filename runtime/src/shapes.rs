@@ -203,7 +203,7 @@ pub fn record_lanes_variant(
             let id = builder.create_resource(shape_resource(i), i as u64)?;
             let out = builder.default_texture_view(id)?;
             // Variant 0: every other node computes; others mix the lane into the pattern.
-            let decl = if (j + variant.wrapping_mul(lane + 1)) % (2 + variant % 2) == 1 {
+            let decl = if j.wrapping_add(variant.wrapping_mul(lane + 1)) % (2 + variant % 2) == 1 {
                 decls.compute
             } else {
                 decls.raster

@@ -48,3 +48,42 @@ fn shape_figures() {
         assert!(m.transient_bytes <= m.unaliased_bytes);
     }
 }
+
+/// The benchmark variants (`profile_compile ... variants K`): variant 0 is the shape itself;
+/// other variants keep the resources (the builder keeps their serial from frame to frame, so a
+/// rotating benchmark compiles the same resources) but record other node calls.
+#[test]
+fn shape_variants_keep_the_resources_and_change_the_calls() {
+    use rpsl_runtime::shapes::{record_chain_variant, record_lanes_variant};
+    type Record = fn(&mut GraphBuilder, shapes::ShapeDecls, u32, u32) -> Result<(), BuildError>;
+    let shapes: [(Record, Record); 2] = [
+        (|b, d, n, _| record_chain(b, d, n), record_chain_variant),
+        (|b, d, n, _| record_lanes(b, d, n), record_lanes_variant),
+    ];
+    for (plain, variant) in shapes {
+        let mut builder = GraphBuilder::new();
+        let decls = declare_shapes(&mut builder);
+        let mut frames = Vec::new();
+        for (frame, (record, which)) in [(plain, 0), (variant, 0), (variant, 3)]
+            .into_iter()
+            .enumerate()
+        {
+            builder.begin_frame(frame as u64);
+            record(&mut builder, decls, 200, which).unwrap();
+            frames.push(builder.finish().unwrap().clone());
+        }
+        let calls = |graph: &RecordedGraph| {
+            let decls: Vec<DeclId> = graph.nodes.iter().map(|node| node.decl).collect();
+            (decls, graph.accesses.clone())
+        };
+        assert_eq!(calls(&frames[0]), calls(&frames[1]));
+        assert_ne!(calls(&frames[0]), calls(&frames[2]));
+        let descs = |graph: &RecordedGraph| {
+            let descs: Vec<ResourceDesc> = graph.resources.iter().map(|r| r.desc).collect();
+            descs
+        };
+        assert_eq!(descs(&frames[0]), descs(&frames[2]));
+        assert_ne!(frames[0].resource_serial(), 0);
+        assert_eq!(frames[0].resource_serial(), frames[2].resource_serial());
+    }
+}

@@ -131,6 +131,8 @@ fn whole_target(
 /// The load and store operations of a color target, indexed by `cleared | discard << 1` where
 /// `discard` holds [`DiscardFlags::BEFORE`] and [`DiscardFlags::AFTER`] (one lookup instead of
 /// two selections): loaded unless cleared or discarded before, stored unless discarded after.
+// The table's index takes the two discard bits as bits 1 and 2.
+const _: () = assert!(DiscardFlags::BEFORE.0 | DiscardFlags::AFTER.0 == 3);
 const COLOR_OPS: [(LoadOp, StoreOp); 8] = {
     let mut ops = [(LoadOp::Load, StoreOp::Store); 8];
     let mut index = 0;
