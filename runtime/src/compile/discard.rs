@@ -12,7 +12,7 @@
 
 use super::access_info::{AccessBoxes, AccessInfo, OUTLIVES, WHOLE};
 use super::discard_whole::{Track, Whole, WholeWalk, REGIONS};
-use super::region_map::RegionMap;
+use super::region_states::RegionStates;
 use super::DiscardFlags;
 use crate::decl::AccessFlags;
 use crate::graph::{AccessRecord, RecordedGraph};
@@ -32,19 +32,32 @@ struct ForwardState {
 /// Reusable scratch of discard inference.
 #[derive(Debug, Default)]
 pub struct DiscardInference {
-    forward: RegionMap<ForwardState>,
-    needed: RegionMap<bool>,
+    forward: RegionStates<ForwardState>,
+    needed: RegionStates<bool>,
     /// The walk over whole-resource-tracked resources.
     whole: Whole,
+    /// The region-tracked resources of the frame (each once).
+    region_resources: Vec<u32>,
     /// The region-tracked accesses of the live nodes, grouped by node in execution order.
     region_accesses: Vec<u32>,
     /// The end (in `region_accesses`) of each node's group, for the backward walk.
     region_ends: Vec<u32>,
 }
 
+/// `region` cut by plane: the part on the depth/colour plane (0) and on the stencil plane (1)
+/// of a texture, each with its plane; a buffer's region whole, as plane 0.
+#[inline(always)]
 fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceBox>, u32); 2] {
     if !texture {
         return [(Some(region), 0), (None, 1)];
+    }
+    // The common region: one plane (colour textures have no other).
+    if region.lo[2] < 2 && region.hi[2] == region.lo[2] + 1 {
+        return if region.lo[2] == 0 {
+            [(Some(region), 0), (None, 1)]
+        } else {
+            [(None, 0), (Some(region), 1)]
+        };
     }
     let mut out = [(None, 0), (None, 1)];
     for plane in 0..2u64 {
@@ -90,10 +103,14 @@ impl DiscardInference {
         });
         if partial != 0 {
             track.resize(graph.resources.len(), Track::UNTOUCHED);
+            self.region_resources.clear();
             for info in infos {
                 if info.bits & (WHOLE | OUTLIVES) == 0 {
                     if let Some(track) = track.get_mut(info.resource as usize) {
-                        track.bits = REGIONS;
+                        if track.bits & REGIONS == 0 {
+                            track.bits = REGIONS;
+                            self.region_resources.push(info.resource);
+                        }
                     }
                 }
             }
@@ -129,9 +146,19 @@ impl DiscardInference {
         order: &[NodeId],
         flags: &mut [DiscardFlags],
     ) {
-        self.forward
-            .reset(full.iter().map(|full| (*full, ForwardState::default())));
-        self.needed.reset(full.iter().map(|full| (*full, false)));
+        let count = graph.resources.len();
+        self.forward.reset(count);
+        self.needed.reset(count);
+        for &resource in &self.region_resources {
+            let index = resource as usize;
+            let (Some(&full), Some(record)) = (full.get(index), graph.resources.get(index)) else {
+                continue;
+            };
+            let texture = record.desc.kind.is_texture();
+            self.forward
+                .track(index, full, texture, ForwardState::default());
+            self.needed.track(index, full, texture, false);
+        }
         self.region_accesses.clear();
         self.region_ends.clear();
         for (mark, node) in (1u32..).zip(order) {

@@ -30,6 +30,7 @@ mod node_list;
 mod node_span;
 mod queue_order;
 mod region_map;
+mod region_states;
 mod render_pass;
 mod render_pass_area;
 mod render_pass_plan;

@@ -14,23 +14,8 @@ pub struct RegionMap<T: Copy + PartialEq> {
 }
 
 impl<T: Copy + PartialEq> RegionMap<T> {
-    /// Resets to one segment per resource covering `full[r]` with state `init[r]`.
-    pub fn reset(&mut self, full: impl Iterator<Item = (SubresourceBox, T)>) {
-        let mut count = 0;
-        for (index, (region, state)) in full.enumerate() {
-            if index == self.lists.len() {
-                self.lists.push(Vec::new());
-            }
-            self.lists[index].clear();
-            self.lists[index].push((region, state));
-            count = index + 1;
-        }
-        self.lists.truncate(count);
-        self.used = count;
-    }
-
     /// Empties the map, keeping its allocations, for [`RegionMap::push_resource`] (the index
-    /// space then counts only pushed resources, not the frame's resources).
+    /// space counts the pushed resources).
     pub fn clear(&mut self) {
         self.used = 0;
     }
