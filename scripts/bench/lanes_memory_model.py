@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Model of transient memory on the lanes-1k shape (runtime/src/shapes.rs, `record_lanes`) by
+barrier segment: a transient occupies memory from its writer's segment to its last reader's.
+
+Prints the peak for the as-soon-as-possible level schedule (what our default schedule does), for
+a greedy schedule that spends a batch budget on memory (each segment, the lanes with slack that
+would allocate the most pause while the segment's memory is above a target; the target is
+searched), and the floor 2 x total / segments that any schedule with that many segments meets.
+See BENCHMARKS.md (sixth session). Usage: python3 scripts/bench/lanes_memory_model.py
+"""
+
+W, N = 8, 1000
+L = (N - 1) // W  # nodes per lane
+
+
+def size_mb(i):
+    """`shape_resource(i)`'s size in MB (a 32-bit multiplicative hash picks one of four)."""
+    k = (((i * 2654435761) & 0xFFFFFFFF) >> 7) & 3
+    return [1920 * 1080 * 8, 1920 * 1080 * 4, 960 * 540 * 8, 480 * 270 * 4][k] / 1e6
+
+
+def peak(level):
+    """Peak memory and segment count of lane-node levels `level[(lane, j)]`; the combining
+    chain (node m reads the accumulator and lane m's head) runs as early as it can."""
+    combine, previous = {}, level[(0, L - 1)]
+    for m in range(1, W):
+        previous = combine[m] = max(previous, level[(m, L - 1)]) + 1
+    depth = previous + 1
+    memory = [0.0] * (depth + 1)
+
+    def live(first, last, size):
+        for t in range(first, last + 1):
+            memory[t] += size
+
+    for lane in range(W):
+        for j in range(L):
+            reader = level[(lane, j + 1)] if j < L - 1 else combine[max(lane, 1)]
+            live(level[(lane, j)], reader, size_mb(lane * L + j))
+    for m in range(1, W - 1):
+        live(combine[m], combine[m + 1], size_mb(W * L + m - 1))
+    return max(memory), depth
+
+
+def greedy(target, budget):
+    """Levels within `budget` segments keeping each segment near `target` MB, or None."""
+    deadline = {lane: budget - 8 + max(lane, 1) - 1 for lane in range(W)}
+    next_node, level = [0] * W, {}
+    for s in range(budget):
+        candidates = []
+        for lane in range(W):
+            if next_node[lane] >= L:
+                continue
+            slack = deadline[lane] - (s + L - next_node[lane] - 1)
+            if slack < 0:
+                return None
+            candidates.append((slack, lane))
+        held = sum(size_mb(lane * L + next_node[lane] - 1) for lane in range(W) if 0 < next_node[lane] <= L)
+        advancing = [lane for _, lane in candidates]
+        memory = held + sum(size_mb(lane * L + next_node[lane]) for lane in advancing)
+        optional = sorted(((size_mb(lane * L + next_node[lane]), lane) for slack, lane in candidates if slack > 0), reverse=True)
+        for size, lane in optional:
+            if memory <= target:
+                break
+            advancing.remove(lane)
+            memory -= size
+        for lane in advancing:
+            level[(lane, next_node[lane])] = s
+            next_node[lane] += 1
+    return level if all(n >= L for n in next_node) else None
+
+
+def main():
+    total = sum(size_mb(i) for i in range(W * L + W - 2))
+    asap = {(lane, j): j for lane in range(W) for j in range(L)}
+    print("as soon as possible: peak %.1f MB, %d segments" % peak(asap))
+    for budget in (131, 134, 137):
+        best = None
+        for step in range(200, 600):
+            level = greedy(step * 0.5, budget)
+            if level:
+                memory, depth = peak(level)
+                if depth <= budget and (best is None or memory < best[0]):
+                    best = (memory, depth)
+        print("budget %d segments: greedy peak %.1f MB (%d segments); floor %.1f MB" % (budget, best[0], best[1], 2 * total / budget))
+
+
+if __name__ == "__main__":
+    main()
