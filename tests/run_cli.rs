@@ -11,6 +11,17 @@ export void main([readonly(present)] texture bb, uint n, uint frameIndex)\n\
     Draw(bb, arr[n] + frameIndex);\n\
 }\n";
 
+const MIP_CHAIN: &str =
+    "compute node Down([readonly(cs)] texture src, [writeonly(cs)] texture dst);\n\
+export void main([readonly(present)] texture bb)\n\
+{\n\
+    texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 64, 64, 4);\n\
+    Down(bb, t.mips(0, 1));\n\
+    for (uint m = 1; m < 4; m++)\n\
+        Down(t.mips(m - 1, 1), t.mips(m, 1));\n\
+    Down(t, bb);\n\
+}\n";
+
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rpsl-run-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -120,6 +131,26 @@ fn graph_and_bytecode() {
     let text = String::from_utf8_lossy(&dot.stdout);
     assert!(text.starts_with("digraph \"main\" {"), "{text}");
     assert!(text.contains("n0 [label=\"0: Draw"));
+    // A mip chain: each node's incoming edges once each, by predecessor index (whatever order
+    // the per-subresource dependency tracking finds them in).
+    let mips = scratch("graph_mips.rpsl", MIP_CHAIN);
+    let dot = rpsl(&["graph", mips.to_str().unwrap(), "--format", "dot"]);
+    assert_eq!(code(&dot), 0);
+    let text = String::from_utf8_lossy(&dot.stdout);
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    for line in text.lines().filter(|line| line.contains(" -> ")) {
+        let (from, to) = line.trim().split_once(" -> ").unwrap();
+        let to = to.split([' ', ';']).next().unwrap();
+        edges.push((to[1..].parse().unwrap(), from[1..].parse().unwrap()));
+    }
+    assert!(edges.windows(2).all(|pair| pair[0] < pair[1]), "{edges:?}");
+    // (node, predecessor): each mip's writer feeds the next; the last node reads every mip
+    // and writes the backbuffer the first node read.
+    assert_eq!(
+        edges,
+        vec![(1, 0), (2, 1), (3, 2), (4, 0), (4, 1), (4, 2), (4, 3)],
+        "{text}"
+    );
     let out = script.with_extension("graph.json");
     let json = rpsl(&[
         "graph",
@@ -169,7 +200,9 @@ fn bench_reports_every_figure_as_json() {
         "cached_frame_us",
         "cached_compile_us",
     ] {
-        let value = figures[timing].as_f64().unwrap_or_else(|| panic!("{timing}"));
+        let value = figures[timing]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{timing}"));
         assert!(value > 0.0, "{timing} = {value}");
     }
     assert_eq!(figures["nodes"], 2);
@@ -210,7 +243,10 @@ fn graph_html_shows_schedule_heap_and_tables() {
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(page.trim_end().ends_with("</html>"));
     // Both nodes on the graphics queue, in order.
-    assert!(page.contains("<title>#0 node 0: Fill (graphics)</title>"), "{page}");
+    assert!(
+        page.contains("<title>#0 node 0: Fill (graphics)</title>"),
+        "{page}"
+    );
     assert!(page.contains("<title>#1 node 1: Blend (graphics)</title>"));
     // Three barrier batches, the second with two transitions.
     assert_eq!(page.matches("fill=\"#cc0000\"").count(), 3);

@@ -118,12 +118,24 @@ pub fn dot(entry: &str, graph: &RecordedGraph, compiled: &CompiledFrame) -> Stri
             label(node)
         );
     }
+    // Each node's predecessors once each, in call order (a data edge stands for an order edge
+    // from the same node): the drawing does not depend on the order the builder found them in.
+    let mut preds: Vec<(u32, bool)> = Vec::new();
     for node in 0..graph.nodes.len() {
-        for &(pred, kind) in deps.preds(node) {
-            let style = match kind {
-                EdgeKind::Data => "",
-                EdgeKind::Order => " [style=dashed]",
-            };
+        preds.clear();
+        preds.extend(
+            deps.preds(node)
+                .iter()
+                .map(|&(pred, kind)| (pred, kind == EdgeKind::Data)),
+        );
+        preds.sort_unstable();
+        preds.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            earlier.1 |= same & later.1;
+            same
+        });
+        for &(pred, data) in &preds {
+            let style = if data { "" } else { " [style=dashed]" };
             let _ = writeln!(out, "  n{pred} -> n{node}{style};");
         }
     }

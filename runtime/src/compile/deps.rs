@@ -12,6 +12,7 @@ use super::access_info::{
     WHOLE, WRITES,
 };
 use super::node_list::NodeList;
+use super::region_states::{dense_count, visit_indices};
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
@@ -94,6 +95,11 @@ pub struct DepBuilder {
     /// Segment lists of the resources tracked per region: the first `lists_used` belong to the
     /// build in progress, the rest keep their allocations for later builds.
     lists: Vec<Vec<Segment>>,
+    /// Per segment list in use: the resource's whole box when the list holds one segment per
+    /// subresource in the dense grid order of [`super::region_states`] (a texture of few
+    /// subresources: an access then applies to exactly its subresources, with no scanning or
+    /// splitting), else `None` (a list of disjoint segments split where accesses cut them).
+    grids: Vec<Option<SubresourceBox>>,
     lists_used: usize,
     scratch_pieces: Vec<SubresourceBox>,
     scratch_new: Vec<Segment>,
@@ -545,12 +551,15 @@ impl DepBuilder {
         } = *walk;
         let resource = info.resource as usize;
         let was_dense = self.states[resource].tag & GENERAL == 0;
-        let list = self.general(resource, full);
+        let list = self.general(resource, full, info.has(TEXTURE));
         if info.has(WHOLE) {
             // One plane (plane 0), the whole resource: no splitting, no plane loop.
             if was_dense && !phase_writes {
-                // A reader more than the dense state holds: `dense_read` added the edge.
-                self.lists[list][0].readers.push(node);
+                // A reader more than the dense state holds: `dense_read` added the edge (a
+                // whole access: every subresource's segment gets the reader).
+                for segment in &mut self.lists[list] {
+                    segment.readers.push(node);
+                }
                 return;
             }
             let touch = Touch {
@@ -645,9 +654,10 @@ impl DepBuilder {
         true
     }
 
-    /// The segment list tracking `resource`, converting its dense state into a one-segment
-    /// list first if needed.
-    fn general(&mut self, resource: usize, full: &[SubresourceBox]) -> usize {
+    /// The segment list tracking `resource`, converting its dense state into a list first if
+    /// needed: one segment per subresource for a texture (`texture`) of few subresources, else
+    /// one segment covering the resource.
+    fn general(&mut self, resource: usize, full: &[SubresourceBox], texture: bool) -> usize {
         let state = &mut self.states[resource];
         if state.tag & GENERAL != 0 {
             return (state.tag & !GENERAL) as usize;
@@ -676,6 +686,20 @@ impl DepBuilder {
             .extend_from_slice(&state.readers[..state.tag as usize]);
         segment.group_base.clear();
         state.tag = GENERAL | index as u32;
+        if self.grids.len() <= index {
+            self.grids.resize(index + 1, None);
+        }
+        let whole = full[resource];
+        self.grids[index] = match dense_count(&whole, texture) {
+            Some(count) if count > 1 => {
+                // Every subresource starts with the resource's state, in grid order (the
+                // segments' regions are not read in this layout: the grid places them).
+                let first = list[0].clone();
+                list.resize(count as usize, first);
+                Some(whole)
+            }
+            _ => None,
+        };
         index
     }
 
@@ -686,6 +710,16 @@ impl DepBuilder {
         touch: &Touch,
         edges: &mut EdgeSink<'_>,
     ) {
+        if let Some(whole) = self.grids[list] {
+            let list = &mut self.lists[list];
+            visit_indices(0, &whole, &region, |index| {
+                if let Some(segment) = list.get_mut(index) {
+                    apply(segment, touch, edges);
+                }
+                true
+            });
+            return;
+        }
         let list = &mut self.lists[list];
         // Fast path: one segment equal to the region.
         if list.len() == 1 && list[0].region == region {

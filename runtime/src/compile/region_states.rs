@@ -6,7 +6,8 @@
 //!
 //! A texture accessed mip by mip splits its segment list into a piece per mip and every access
 //! then scans and splits that list; in the dense array an access visits exactly the
-//! subresources of its box.
+//! subresources of its box. The dependency builder lays its per-subresource segments out on the
+//! same grid ([`dense_count`], [`visit_indices`]).
 
 use super::region_map::RegionMap;
 use crate::view::SubresourceBox;
@@ -34,7 +35,7 @@ pub(super) struct RegionStates<T: Copy + PartialEq> {
 }
 
 /// The subresource count of `full` when a texture of that box is tracked densely.
-fn dense_count(full: &SubresourceBox, texture: bool) -> Option<u64> {
+pub(super) fn dense_count(full: &SubresourceBox, texture: bool) -> Option<u64> {
     if !texture || full.is_empty() {
         return None;
     }
@@ -122,7 +123,7 @@ impl<T: Copy + PartialEq> RegionStates<T> {
 /// from `start`, mip-major, then layer, then plane) until it returns `false`; returns whether
 /// every call returned `true`.
 #[inline(always)]
-fn visit_indices(
+pub(super) fn visit_indices(
     start: u32,
     full: &SubresourceBox,
     region: &SubresourceBox,
