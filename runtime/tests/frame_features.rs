@@ -624,3 +624,75 @@ fn whole_barrier_regions_follow_the_resources() {
     // The resources changed in frames 1 and 3, not in frame 2.
     assert!(serials[0] != serials[1] && serials[1] == serials[2] && serials[2] != serials[3]);
 }
+
+/// Four mips written apart in scrambled order (mip 2, 0, 3, 1; independent nodes, one batch),
+/// then the texture read whole: each batch has one barrier of the texture, over all of it,
+/// whatever order its parts were visited in (only neighbouring parts merge pairwise, so
+/// merging the last barrier alone would leave two or three).
+#[test]
+fn scattered_parts_with_one_transition_merge_into_one_barrier() {
+    use rpsl_runtime::vk::ImageLayout;
+    let mut rec = Recorder::new();
+    let fill = rec.declare("Fill", QueueClass::Compute, vec![uav("u")]);
+    let read = rec.declare(
+        "Read",
+        QueueClass::Graphics,
+        vec![ps_srv("src"), rtv("out", 0)],
+    );
+    rec.begin(0);
+    let output = rec.output();
+    let texture = rec.texture(ResourceDesc {
+        mip_levels: 4,
+        depth_or_array_size: 2,
+        ..ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64)
+    });
+    for mip in [2, 0, 3, 1] {
+        rec.call(fill, &[Arg::Tex(sub(texture, mip, 1, 0, 2))]);
+    }
+    rec.call(read, &[Arg::Tex(texture), Arg::Tex(output)]);
+    let graph = rec.finish();
+    let frame = compile(graph, SchedulePreference::Default, true);
+    let whole = SubresourceBox {
+        lo: [0, 0, 0],
+        hi: [4, 2, 1],
+    };
+    let of_texture: Vec<(u32, ImageLayout, ImageLayout, RegionRef, SubresourceBox)> = frame
+        .batch_list
+        .iter()
+        .flat_map(|batch| {
+            frame.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
+                .iter()
+                .map(move |b| (batch.position, b))
+        })
+        .filter(|(_, b)| b.resource == ResourceId(texture.resource))
+        .map(|(position, b)| {
+            (
+                position,
+                b.old_layout,
+                b.new_layout,
+                b.region,
+                frame.barrier_region(b),
+            )
+        })
+        .collect();
+    assert_eq!(
+        of_texture,
+        vec![
+            (
+                0,
+                ImageLayout::Undefined,
+                ImageLayout::General,
+                RegionRef::WHOLE,
+                whole
+            ),
+            (
+                4,
+                ImageLayout::General,
+                ImageLayout::ShaderReadOnly,
+                RegionRef::WHOLE,
+                whole
+            ),
+        ]
+    );
+    assert!(frame.barrier_regions.is_empty());
+}

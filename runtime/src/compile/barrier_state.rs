@@ -74,6 +74,11 @@ pub(super) struct BarrierLists {
 /// any other region is pushed to `regions` with the barrier, so `regions` holds one entry per
 /// such barrier, in barrier order (a merge edits the last one in place, or drops it when the
 /// merged region became the whole box).
+///
+/// Barriers of one resource that differ only in neighbouring regions become one: a barrier
+/// merges into the one right before it when it can, and a batch in which a resource got several
+/// barriers is merged pairwise, per resource, when it closes (the regions of one access can
+/// come in any order).
 pub(super) struct Emitter<'a> {
     barriers: Vec<Barrier>,
     /// The regions of the barriers that do not cover their whole resource.
@@ -86,6 +91,9 @@ pub(super) struct Emitter<'a> {
     open_position: i64,
     /// The open batch's first barrier.
     open_start: u32,
+    /// A resource got two barriers of one transition in the open batch that were not
+    /// neighbours (the batch is merged when it closes).
+    merge_batch: bool,
     waits: Vec<QueueWait>,
 }
 
@@ -110,6 +118,7 @@ impl<'a> Emitter<'a> {
             batch_list,
             open_position: -1,
             open_start: 0,
+            merge_batch: false,
             waits,
         }
     }
@@ -168,6 +177,9 @@ impl<'a> Emitter<'a> {
 
     /// Closes the open batch (if any).
     fn close(&mut self) {
+        if std::mem::take(&mut self.merge_batch) {
+            self.merge_open_batch();
+        }
         if self.open_position >= 0 {
             self.batch_list.push(BarrierBatch {
                 position: self.open_position as u32,
@@ -250,8 +262,85 @@ impl<'a> Emitter<'a> {
             EmitRegion::Boxed(region) => *region,
         };
         if !self.merge_adjacent(&barrier, &b) {
+            // The same transition as an earlier barrier of the resource in this batch (the run
+            // of its barriers right before) on a region that is not a neighbour: a later part
+            // may join them, so the batch is merged when it closes.
+            let start = (self.open_start as usize).min(self.barriers.len());
+            self.merge_batch |= self.barriers[start..]
+                .iter()
+                .rev()
+                .take_while(|earlier| earlier.resource == barrier.resource)
+                .any(|earlier| {
+                    Barrier {
+                        region: earlier.region,
+                        ..barrier
+                    } == *earlier
+                });
             let region = self.region_ref(barrier.resource, EmitRegion::Boxed(&b));
             self.barriers.push(Barrier { region, ..barrier });
+        }
+    }
+
+    /// Merges, per resource, the open batch's barriers that differ only in neighbouring
+    /// regions until no two do (a texture written mip by mip and then read whole gets one
+    /// barrier, not one per mip, whatever order its parts came in); the survivors keep their
+    /// order. The batch's regions are the tail of `regions` and are written again.
+    #[cold]
+    #[inline(never)]
+    fn merge_open_batch(&mut self) {
+        let start = (self.open_start as usize).min(self.barriers.len());
+        let mut items: Vec<(Barrier, SubresourceBox, bool)> = self.barriers[start..]
+            .iter()
+            .map(|barrier| {
+                (
+                    *barrier,
+                    self.resolve(barrier.resource, barrier.region),
+                    true,
+                )
+            })
+            .collect();
+        let first_region = self.barriers[start..]
+            .iter()
+            .find_map(|barrier| barrier.region.index())
+            .unwrap_or(self.regions.len());
+        // Per resource (barriers of one resource by position), merge pairs until none merges.
+        let resources: Vec<ResourceId> = items.iter().map(|item| item.0.resource).collect();
+        let mut by_resource: Vec<usize> = (0..items.len()).collect();
+        by_resource.sort_by_key(|&index| (resources[index], index));
+        for group in by_resource.chunk_by(|&a, &b| resources[a] == resources[b]) {
+            // Pairwise, so a resource with very many parts in one batch is left as it came
+            // (a bound on the work, not a case that arises from mips, layers and planes).
+            let mut merged = group.len() <= MERGE_GROUP_LIMIT;
+            while merged {
+                merged = false;
+                for (at, &a) in group.iter().enumerate() {
+                    for &b in &group[at + 1..] {
+                        if !(items[a].2 && items[b].2) {
+                            continue;
+                        }
+                        let same = Barrier {
+                            region: items[a].0.region,
+                            ..items[b].0
+                        } == items[a].0;
+                        if let Some(union) = same
+                            .then(|| adjacent_union(&items[a].1, &items[b].1))
+                            .flatten()
+                        {
+                            items[a].1 = union;
+                            items[b].2 = false;
+                            merged = true;
+                        }
+                    }
+                }
+            }
+        }
+        self.barriers.truncate(start);
+        self.regions.truncate(first_region);
+        for (barrier, region, alive) in items {
+            if alive {
+                let region = self.region_ref(barrier.resource, EmitRegion::Boxed(&region));
+                self.barriers.push(Barrier { region, ..barrier });
+            }
         }
     }
 
@@ -268,21 +357,9 @@ impl<'a> Emitter<'a> {
         if !same {
             return false;
         }
-        let a = self.resolve(last.resource, last.region);
-        let mut differing = 0;
-        let mut axis_of = 0;
-        for axis in 0..3 {
-            if a.lo[axis] != b.lo[axis] || a.hi[axis] != b.hi[axis] {
-                differing += 1;
-                axis_of = axis;
-            }
-        }
-        if differing != 1 || (a.hi[axis_of] != b.lo[axis_of] && b.hi[axis_of] != a.lo[axis_of]) {
+        let Some(merged) = adjacent_union(&self.resolve(last.resource, last.region), b) else {
             return false;
-        }
-        let mut merged = a;
-        merged.lo[axis_of] = a.lo[axis_of].min(b.lo[axis_of]);
-        merged.hi[axis_of] = a.hi[axis_of].max(b.hi[axis_of]);
+        };
         // The last barrier's region, if it has one, is the last entry of `regions` (one entry
         // per barrier that is not whole, in barrier order): it is edited in place, or dropped
         // when the merged region is the whole box.
@@ -295,6 +372,30 @@ impl<'a> Emitter<'a> {
         }
         true
     }
+}
+
+/// The most barriers of one resource in one batch that [`Emitter::merge_open_batch`] merges
+/// pairwise.
+const MERGE_GROUP_LIMIT: usize = 64;
+
+/// The union of `a` and `b` when it is a box: they differ on one axis only, where they are
+/// neighbours.
+fn adjacent_union(a: &SubresourceBox, b: &SubresourceBox) -> Option<SubresourceBox> {
+    let mut differing = 0;
+    let mut axis_of = 0;
+    for axis in 0..3 {
+        if a.lo[axis] != b.lo[axis] || a.hi[axis] != b.hi[axis] {
+            differing += 1;
+            axis_of = axis;
+        }
+    }
+    if differing != 1 || (a.hi[axis_of] != b.lo[axis_of] && b.hi[axis_of] != a.lo[axis_of]) {
+        return None;
+    }
+    let mut union = *a;
+    union.lo[axis_of] = a.lo[axis_of].min(b.lo[axis_of]);
+    union.hi[axis_of] = a.hi[axis_of].max(b.hi[axis_of]);
+    Some(union)
 }
 
 /// One access's need (of one plane) at one execution position.
