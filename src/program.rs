@@ -8,11 +8,12 @@ use rpsl_frontend::diagnostic::{render_all, Diagnostic};
 use rpsl_frontend::hir;
 use rpsl_frontend::source::{SourceFiles, Span};
 use rpsl_frontend::Compilation;
-use rpsl_runtime::NodeDeclDesc;
+use rpsl_runtime::{CompileError, NodeDeclDesc, RecordedGraph};
 use rpsl_vm::lower::{lower_module, EntryInfo};
 use rpsl_vm::{LocId, RuntimeError, VerifiedModule};
 
 use crate::decls::node_declarations;
+use crate::session::FrameError;
 
 /// Why a script could not be turned into a runnable [`Program`]: its diagnostics, rendered as
 /// `PATH:LINE:COL: error: MESSAGE` with source excerpts.
@@ -236,6 +237,46 @@ impl Program {
     pub fn render_runtime_error(&self, error: &RuntimeError) -> String {
         self.diagnostic_at(error.loc, error.kind.to_string())
             .render(&self.files)
+    }
+
+    /// A compile error of a graph this program recorded, as a [`FrameError::Compile`] located at
+    /// the call of the node at fault. The node's identity key carries the location of its call
+    /// instruction in its upper 32 bits (see [`rpsl_vm::CallSite`]); a key that does not name
+    /// one of this program's locations (a graph built elsewhere) points at the script's start.
+    ///
+    /// ```
+    /// let program = rpsl::Program::from_source(
+    ///     "s.rpsl",
+    ///     "graphics node Draw(rtv a : SV_Target0, rtv b : SV_Target1);\n\
+    ///      export void main(texture bb) {\n\
+    ///          texture small = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 8);\n\
+    ///          Draw(bb, small);\n\
+    ///      }\n",
+    /// ).unwrap();
+    /// let mut session = rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+    /// let args = rpsl::EntryArgs::defaults(session.entry());
+    /// let error = session.run_frame(&args).unwrap_err();
+    /// assert!(error.render().starts_with("s.rpsl:4:"), "{}", error.render());
+    /// ```
+    pub fn compile_error(&self, graph: &RecordedGraph, error: CompileError) -> FrameError {
+        let CompileError::RenderPass { node, message } = &error;
+        let loc = graph
+            .nodes
+            .get(node.index())
+            .map(|record| LocId::from_u32((record.identity_key >> 32) as u32));
+        let name = graph
+            .nodes
+            .get(node.index())
+            .and_then(|record| graph.decls.get(record.decl.index()))
+            .map_or("?", |decl| decl.name.as_str());
+        let rendered = self
+            .diagnostic_at(loc, format!("render pass of node `{name}`: {message}"))
+            .with_note(format!(
+                "the frame compiler rejected node {} of the recorded graph",
+                node.0
+            ))
+            .render(&self.files);
+        FrameError::Compile { error, rendered }
     }
 
     fn script_start(&self) -> Span {

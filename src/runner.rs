@@ -286,7 +286,10 @@ impl Runner {
     ) -> Result<Frame<'_>, FrameError> {
         self.record_frame(program, args)?;
         let graph = self.builder.graph();
-        let compiled = self.compiler.compile(graph).map_err(FrameError::Compile)?;
+        let compiled = self
+            .compiler
+            .compile(graph)
+            .map_err(|error| program.compile_error(graph, error))?;
         Ok(Frame { graph, compiled })
     }
 

@@ -139,15 +139,23 @@ pub enum FrameError {
     },
     /// Importing an external argument or finishing the graph failed.
     Build(BuildError),
-    /// The frame compiler rejected the graph.
-    Compile(CompileError),
+    /// The frame compiler rejected the graph (a render pass that breaks the rules, say).
+    Compile {
+        /// Why.
+        error: CompileError,
+        /// `PATH:LINE:COL: error: MESSAGE` at the call of the node at fault, with a source
+        /// excerpt.
+        rendered: String,
+    },
 }
 
 impl FrameError {
     /// The text to show a user: the located diagnostic, or `error: MESSAGE`.
     pub fn render(&self) -> String {
         match self {
-            FrameError::Runtime { rendered, .. } => rendered.clone(),
+            FrameError::Runtime { rendered, .. } | FrameError::Compile { rendered, .. } => {
+                rendered.clone()
+            }
             other => format!("error: {other}\n"),
         }
     }
@@ -158,7 +166,7 @@ impl fmt::Display for FrameError {
         match self {
             FrameError::Runtime { rendered, .. } => f.write_str(rendered.trim_end()),
             FrameError::Build(error) => write!(f, "{error}"),
-            FrameError::Compile(error) => write!(f, "frame compilation failed: {error:?}"),
+            FrameError::Compile { rendered, .. } => f.write_str(rendered.trim_end()),
         }
     }
 }

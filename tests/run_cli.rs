@@ -22,6 +22,16 @@ export void main([readonly(present)] texture bb)\n\
     Down(t, bb);\n\
 }\n";
 
+/// A colour target viewing two mips (line 6, column 1: the continuation lines drop their
+/// indentation): rejected by the frame compiler, not the script.
+const BAD_PASS: &str = "graphics node Draw([writeonly(rendertarget)] texture rt : SV_Target0);\n\
+compute node Use([readonly(cs)] texture src, [writeonly(cs)] texture dst);\n\
+export void main([readonly(present)] texture bb)\n\
+{\n\
+    texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 64, 64, 4);\n\
+    Draw(t.mips(1, 2)); Use(t, bb);\n\
+}\n";
+
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rpsl-run-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -113,6 +123,28 @@ fn exit_codes() {
             first,
             format!("{path}:5:10: error: array index 5 is out of bounds for length 2"),
             "{mode}"
+        );
+    }
+    // A render pass the frame compiler rejects: located at the node's call, exit 3, the same
+    // under both engines and through `run`, `graph` and `bench`.
+    let pass = scratch("bad_pass.rpsl", BAD_PASS);
+    let pass = pass.to_str().unwrap();
+    for args in [
+        &["run", pass, "--backend", "null", "--mode", "jit"][..],
+        &["run", pass, "--backend", "null", "--mode", "interp"],
+        &["graph", pass],
+        &["bench", pass, "--frames", "1", "--compiles", "1"],
+    ] {
+        let out = rpsl(args);
+        assert_eq!(code(&out), 3, "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.lines().next().unwrap(),
+            format!(
+                "{pass}:6:1: error: render pass of node `Draw`: attachment `rt` must view \
+                 exactly one mip level"
+            ),
+            "{args:?}"
         );
     }
     // Script error: exit 1.

@@ -103,9 +103,9 @@ fn measure(args: &BenchArgs, base: SessionOptions) -> Result<Figures, ExitCode> 
         let recorded = start.elapsed();
         let graph = session.builder().graph();
         let hit_start = Instant::now();
-        let hit = compile_checked(&mut cached, graph)?.cache_hit;
+        let hit = compile_checked(&program, &mut cached, graph)?.cache_hit;
         let after_cached = Instant::now();
-        let compiled = compile_checked(&mut uncached, graph)?;
+        let compiled = compile_checked(&program, &mut uncached, graph)?;
         let compiled_time = after_cached.elapsed();
         if frame == 0 {
             continue; // warm-up
@@ -202,12 +202,13 @@ fn record(session: &mut Session<'_>, args: &EntryArgs) -> Result<(), ExitCode> {
 }
 
 fn compile_checked<'c>(
+    program: &Program,
     compiler: &'c mut FrameCompiler,
     graph: &rpsl::runtime::RecordedGraph,
 ) -> Result<&'c CompiledFrame, ExitCode> {
     compiler
         .compile(graph)
-        .map_err(|error| report(FrameError::Compile(error)))
+        .map_err(|error| report(program.compile_error(graph, error)))
 }
 
 fn report(error: FrameError) -> ExitCode {
