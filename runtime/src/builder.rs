@@ -84,6 +84,14 @@ pub enum BuildError {
     UnbalancedSubgraph,
     /// No resource with this id (`describe`, `set_resource_name`).
     NoSuchResource(u32),
+    /// A built-in transfer node (`copy_texture`, `copy_buffer`, `copy_texture_to_buffer`,
+    /// `copy_buffer_to_texture`, `resolve`) called with views it cannot copy between.
+    InvalidTransfer {
+        /// The node.
+        node: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -124,6 +132,7 @@ impl fmt::Display for BuildError {
             }
             BuildError::UnbalancedSubgraph => write!(f, "subgraph begin/end calls are unbalanced"),
             BuildError::NoSuchResource(id) => write!(f, "resource {id} does not exist"),
+            BuildError::InvalidTransfer { node, message } => write!(f, "{node}: {message}"),
         }
     }
 }
@@ -460,7 +469,18 @@ impl GraphBuilder {
         let node = NodeId::from_index(self.graph.nodes.len());
         let access_start = self.graph.accesses.len();
         let deps_start = self.graph.explicit_deps.len();
-        let result = self.record_node_arguments(decl, args, node);
+        let result = self.record_node_arguments(decl, args, node).and_then(|()| {
+            crate::transfer_check::check_transfer(
+                decl,
+                &self.graph.accesses[access_start..],
+                &self.graph.resources,
+                args,
+            )
+            .map_err(|message| BuildError::InvalidTransfer {
+                node: decl.name.clone(),
+                message,
+            })
+        });
         if let Err(err) = result {
             self.graph.accesses.truncate(access_start);
             self.graph.explicit_deps.truncate(deps_start);

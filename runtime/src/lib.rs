@@ -23,6 +23,7 @@ mod ids;
 mod json;
 mod resource;
 pub mod shapes;
+mod transfer_check;
 mod view;
 pub mod vk;
 

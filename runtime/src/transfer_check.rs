@@ -1,0 +1,309 @@
+//! Argument rules of rpsl.h's built-in transfer nodes (`copy_texture`, `copy_buffer`,
+//! `copy_texture_to_buffer`, `copy_buffer_to_texture`, `resolve`), checked when a call is
+//! recorded. A copy between textures of different texel sizes, layer or sample counts, or one
+//! that reaches past the end of a resource, is an error at the call on every backend — never a
+//! command a GPU runs (on real drivers such a copy can take the device down).
+
+use crate::decl::NodeDeclDesc;
+use crate::graph::{AccessRange, AccessRecord, ResourceRecord};
+use crate::resource::ResourceDesc;
+
+/// Reads the argument block of one call by parameter index.
+struct CallArgs<'a> {
+    decl: &'a NodeDeclDesc,
+    bytes: &'a [u8],
+}
+
+impl CallArgs<'_> {
+    fn u32(&self, param: usize, index: u32) -> u64 {
+        let Some(offset) = self.decl.params.get(param).map(|p| p.offset) else {
+            return 0;
+        };
+        let at = (offset + index * 4) as usize;
+        self.bytes
+            .get(at..at + 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
+    }
+
+    fn u64(&self, param: usize) -> u64 {
+        self.u32(param, 0) | self.u32(param, 1) << 32
+    }
+
+    fn vector(&self, param: usize) -> [u64; 3] {
+        [self.u32(param, 0), self.u32(param, 1), self.u32(param, 2)]
+    }
+}
+
+/// What one access of the call covers: its resource's description and the viewed range.
+struct Viewed<'a> {
+    desc: &'a ResourceDesc,
+    range: AccessRange,
+}
+
+impl Viewed<'_> {
+    /// Mips, layers and the first mip of a texture view (`None` for a buffer).
+    fn texture(&self) -> Option<(u32, u32, u32)> {
+        match self.range {
+            AccessRange::Texture(range) => {
+                Some((range.mip_count, range.layer_count, range.base_mip))
+            }
+            AccessRange::Buffer { .. } => None,
+        }
+    }
+
+    /// The size of mip `mip` (width, height, depth).
+    fn mip_extent(&self, mip: u32) -> [u64; 3] {
+        [
+            (self.desc.width >> mip).max(1),
+            (self.desc.height as u64 >> mip).max(1),
+            (self.desc.depth() as u64 >> mip).max(1),
+        ]
+    }
+
+    /// Bytes of one texel (block) of the format.
+    fn texel_bytes(&self) -> u64 {
+        self.desc.format.bytes_per_element().max(1) as u64
+    }
+
+    /// The viewed byte range's size of a buffer.
+    fn bytes(&self) -> u64 {
+        match self.range {
+            AccessRange::Buffer { size, .. } => size,
+            AccessRange::Texture(_) => 0,
+        }
+    }
+}
+
+/// Checks a call of built-in transfer node `decl` (a no-op for any other declaration);
+/// `accesses` are the call's recorded accesses, `resources` the frame's resources.
+pub(crate) fn check_transfer(
+    decl: &NodeDeclDesc,
+    accesses: &[AccessRecord],
+    resources: &[ResourceRecord],
+    args: &[u8],
+) -> Result<(), String> {
+    if !decl.builtin {
+        return Ok(());
+    }
+    let args = CallArgs { decl, bytes: args };
+    let view = |param: usize| {
+        accesses
+            .iter()
+            .find(|access| access.param as usize == param)
+            .and_then(|access| {
+                resources.get(access.resource.index()).map(|record| Viewed {
+                    desc: &record.desc,
+                    range: access.range,
+                })
+            })
+    };
+    match (decl.name.as_str(), decl.params.len()) {
+        ("copy_texture", 2) => match (view(0), view(1)) {
+            (Some(dst), Some(src)) => whole_texture_copy(&dst, &src),
+            _ => Ok(()),
+        },
+        ("copy_texture", _) => match (view(0), view(2)) {
+            (Some(dst), Some(src)) => texture_copy_compatible(&dst, &src),
+            _ => Ok(()),
+        },
+        ("copy_buffer", 5) => match (view(0), view(2)) {
+            (Some(dst), Some(src)) => {
+                let size = args.u64(4);
+                within("source", args.u64(3), size, src.bytes())?;
+                within("destination", args.u64(1), size, dst.bytes())
+            }
+            _ => Ok(()),
+        },
+        ("copy_texture_to_buffer", _) => match (view(0), view(5)) {
+            (Some(buffer), Some(texture)) => {
+                // dst(0) byteOffset(1) rowPitch(2) imageSize(3) bufferOffset(4) src(5)
+                // srcOffset(6) extent(7).
+                let layout = BufferLayout {
+                    byte_offset: args.u64(1),
+                    row_pitch: args.u32(2, 0),
+                    image_height: args.u32(3, 1),
+                    at: args.vector(4),
+                };
+                buffer_texture_copy(&buffer, &texture, layout, args.vector(6), args.vector(7))
+            }
+            _ => Ok(()),
+        },
+        ("copy_buffer_to_texture", _) => match (view(0), view(2)) {
+            (Some(texture), Some(buffer)) => {
+                // dst(0) dstOffset(1) src(2) byteOffset(3) rowPitch(4) imageSize(5)
+                // bufferOffset(6) extent(7).
+                let layout = BufferLayout {
+                    byte_offset: args.u64(3),
+                    row_pitch: args.u32(4, 0),
+                    image_height: args.u32(5, 1),
+                    at: args.vector(6),
+                };
+                buffer_texture_copy(&buffer, &texture, layout, args.vector(1), args.vector(7))
+            }
+            _ => Ok(()),
+        },
+        ("resolve", _) => match (view(0), view(2)) {
+            (Some(dst), Some(src)) => resolve(&dst, &src),
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// `offset + size` fits `available` bytes.
+fn within(what: &str, offset: u64, size: u64, available: u64) -> Result<(), String> {
+    match offset.checked_add(size) {
+        Some(end) if end <= available => Ok(()),
+        _ => Err(format!(
+            "the {what} range {offset}..{offset}+{size} goes past the end of its view \
+             ({available} bytes)"
+        )),
+    }
+}
+
+/// Texel sizes, depth/stencil formats, sample and layer counts that a copy between two
+/// textures needs to agree on.
+fn texture_copy_compatible(dst: &Viewed<'_>, src: &Viewed<'_>) -> Result<(), String> {
+    let (Some((_, dst_layers, _)), Some((_, src_layers, _))) = (dst.texture(), src.texture())
+    else {
+        return Ok(());
+    };
+    let (dst_format, src_format) = (dst.desc.format, src.desc.format);
+    let depth_stencil = dst_format.is_depth_stencil() || src_format.is_depth_stencil();
+    if depth_stencil && dst_format != src_format {
+        return Err(format!(
+            "depth/stencil copies need one format ({} to {})",
+            src_format.name().unwrap_or("?"),
+            dst_format.name().unwrap_or("?")
+        ));
+    }
+    if dst.texel_bytes() != src.texel_bytes() || dst_format.block_size() != src_format.block_size()
+    {
+        return Err(format!(
+            "formats {} and {} are not copy-compatible ({} and {} bytes per texel)",
+            src_format.name().unwrap_or("?"),
+            dst_format.name().unwrap_or("?"),
+            src.texel_bytes(),
+            dst.texel_bytes()
+        ));
+    }
+    if dst.desc.sample_count.max(1) != src.desc.sample_count.max(1) {
+        return Err(format!(
+            "sample counts differ ({} to {})",
+            src.desc.sample_count, dst.desc.sample_count
+        ));
+    }
+    if dst_layers != src_layers {
+        return Err(format!(
+            "the views have {src_layers} and {dst_layers} array layers"
+        ));
+    }
+    Ok(())
+}
+
+/// A whole-view copy: compatible textures whose copied mips have the same size.
+fn whole_texture_copy(dst: &Viewed<'_>, src: &Viewed<'_>) -> Result<(), String> {
+    texture_copy_compatible(dst, src)?;
+    let (Some((dst_mips, _, dst_base)), Some((src_mips, _, src_base))) =
+        (dst.texture(), src.texture())
+    else {
+        return Ok(());
+    };
+    for mip in 0..dst_mips.min(src_mips) {
+        let (from, to) = (
+            src.mip_extent(src_base + mip),
+            dst.mip_extent(dst_base + mip),
+        );
+        if from != to {
+            return Err(format!(
+                "mip {mip} of the views is {}x{}x{} in the source and {}x{}x{} in the \
+                 destination (copy regions with `copy_texture(dst, dstOffset, src, srcOffset, \
+                 extent)`)",
+                from[0], from[1], from[2], to[0], to[1], to[2]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How a buffer holds the texels of a texture copy.
+struct BufferLayout {
+    byte_offset: u64,
+    /// Bytes per row (0: rows packed).
+    row_pitch: u64,
+    /// Rows per image slice.
+    image_height: u64,
+    /// Texel offset in the buffer image.
+    at: [u64; 3],
+}
+
+/// A copy between `buffer` and the first mip of `texture` at `texture_at` with `extent`: the
+/// region fits the mip, the rows fit the pitch, and every byte read or written lies in the
+/// buffer's view.
+fn buffer_texture_copy(
+    buffer: &Viewed<'_>,
+    texture: &Viewed<'_>,
+    layout: BufferLayout,
+    texture_at: [u64; 3],
+    extent: [u64; 3],
+) -> Result<(), String> {
+    let Some((_, _, base_mip)) = texture.texture() else {
+        return Ok(());
+    };
+    let extent = [extent[0], extent[1], extent[2].max(1)];
+    let mip = texture.mip_extent(base_mip);
+    for axis in 0..3 {
+        if texture_at[axis].saturating_add(extent[axis]) > mip[axis] {
+            return Err(format!(
+                "the texture region at {:?} of {:?} texels goes past the viewed mip ({:?})",
+                texture_at, extent, mip
+            ));
+        }
+    }
+    let texel = texture.texel_bytes();
+    let row = extent[0].saturating_mul(texel);
+    let pitch = if layout.row_pitch == 0 {
+        row
+    } else {
+        layout.row_pitch
+    };
+    if pitch < row || pitch % texel != 0 {
+        return Err(format!(
+            "row pitch {pitch} does not hold a row of {} texels of {texel} bytes",
+            extent[0]
+        ));
+    }
+    let image_height = layout.image_height.max(extent[1]);
+    let slice = pitch.saturating_mul(image_height);
+    let start = layout
+        .byte_offset
+        .saturating_add(layout.at[2].saturating_mul(slice))
+        .saturating_add(layout.at[1].saturating_mul(pitch))
+        .saturating_add(layout.at[0].saturating_mul(texel));
+    let span = (extent[2] - 1)
+        .saturating_mul(slice)
+        .saturating_add((extent[1].max(1) - 1).saturating_mul(pitch))
+        .saturating_add(row);
+    if extent[0] == 0 || extent[1] == 0 {
+        return Ok(());
+    }
+    within("buffer", start, span, buffer.bytes())
+}
+
+/// A resolve: a multisampled source into a single-sampled destination of the same format.
+fn resolve(dst: &Viewed<'_>, src: &Viewed<'_>) -> Result<(), String> {
+    if src.desc.sample_count <= 1 {
+        return Err("the source of a resolve must be multisampled".into());
+    }
+    if dst.desc.sample_count > 1 {
+        return Err("the destination of a resolve must have one sample".into());
+    }
+    if dst.desc.format != src.desc.format {
+        return Err(format!(
+            "a resolve keeps the format ({} to {})",
+            src.desc.format.name().unwrap_or("?"),
+            dst.desc.format.name().unwrap_or("?")
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,158 @@
+//! Built-in transfer nodes reject views they cannot copy between when the call is recorded
+//! (never a command a GPU would run), and accept the copies they can do.
+
+use rpsl_runtime::*;
+
+/// A builder with rpsl.h's built-in nodes declared; their ids by (name, parameter count).
+fn builder_with_builtins() -> (GraphBuilder, Vec<(String, usize, DeclId)>) {
+    let mut builder = GraphBuilder::new();
+    let decls = builtin_declarations()
+        .into_iter()
+        .map(|decl| {
+            let key = (decl.name.clone(), decl.params.len());
+            (key.0, key.1, builder.declare_node(decl))
+        })
+        .collect();
+    (builder, decls)
+}
+
+fn decl(decls: &[(String, usize, DeclId)], name: &str, params: usize) -> DeclId {
+    decls
+        .iter()
+        .find(|(n, p, _)| n == name && *p == params)
+        .map(|entry| entry.2)
+        .unwrap_or_else(|| panic!("{name}/{params}"))
+}
+
+fn texture(builder: &mut GraphBuilder, key: u64, desc: ResourceDesc) -> TextureView {
+    let id = builder.create_resource(desc, key).unwrap();
+    builder.default_texture_view(id).unwrap()
+}
+
+fn tex(format: Format, size: u32, mips: u32, layers: u32) -> ResourceDesc {
+    ResourceDesc {
+        mip_levels: mips,
+        depth_or_array_size: layers,
+        ..ResourceDesc::tex2d(format, size, size)
+    }
+}
+
+/// `copy_texture(dst, src)` of the two views: the builder's verdict.
+fn copy_whole(dst: ResourceDesc, src: ResourceDesc) -> Result<NodeId, BuildError> {
+    let (mut builder, decls) = builder_with_builtins();
+    let copy = decl(&decls, "copy_texture", 2);
+    builder.begin_frame(0);
+    let dst = texture(&mut builder, 1, dst);
+    let src = texture(&mut builder, 2, src);
+    let mut args = ArgsWriter::new(builder.decl(copy).unwrap());
+    args.write_texture(0, &dst).write_texture(1, &src);
+    builder.call_node(copy, args.bytes(), CallFlags::default(), 7)
+}
+
+fn message(result: Result<NodeId, BuildError>) -> String {
+    match result {
+        Err(BuildError::InvalidTransfer { node, message }) => format!("{node}: {message}"),
+        other => panic!("expected a transfer error, got {other:?}"),
+    }
+}
+
+#[test]
+fn whole_texture_copies_need_matching_texels_layers_samples_and_sizes() {
+    use Format as F;
+    assert!(copy_whole(
+        tex(F::R8G8B8A8_UNORM, 64, 3, 2),
+        tex(F::R8G8B8A8_UNORM, 64, 3, 2)
+    )
+    .is_ok());
+    // Same texel size, other format: a raw copy is fine.
+    assert!(copy_whole(
+        tex(F::R32_FLOAT, 64, 1, 1),
+        tex(F::R8G8B8A8_UNORM, 64, 1, 1)
+    )
+    .is_ok());
+    assert_eq!(
+        message(copy_whole(
+            tex(F::R16G16B16A16_FLOAT, 64, 1, 1),
+            tex(F::R8G8B8A8_UNORM, 64, 1, 1)
+        )),
+        "copy_texture: formats R8G8B8A8_UNORM and R16G16B16A16_FLOAT are not copy-compatible \
+         (4 and 8 bytes per texel)"
+    );
+    assert_eq!(
+        message(copy_whole(
+            tex(F::R8G8B8A8_UNORM, 64, 1, 3),
+            tex(F::R8G8B8A8_UNORM, 64, 1, 1)
+        )),
+        "copy_texture: the views have 1 and 3 array layers"
+    );
+    assert!(message(copy_whole(
+        tex(F::R8G8B8A8_UNORM, 100, 1, 1),
+        tex(F::R8G8B8A8_UNORM, 64, 1, 1)
+    ))
+    .starts_with("copy_texture: mip 0 of the views is 64x64x1 in the source and 100x100x1"));
+    assert_eq!(
+        message(copy_whole(
+            tex(F::D32_FLOAT, 64, 1, 1),
+            tex(F::R32_FLOAT, 64, 1, 1)
+        )),
+        "copy_texture: depth/stencil copies need one format (R32_FLOAT to D32_FLOAT)"
+    );
+    let mut multisampled = tex(F::R8G8B8A8_UNORM, 64, 1, 1);
+    multisampled.sample_count = 4;
+    assert_eq!(
+        message(copy_whole(tex(F::R8G8B8A8_UNORM, 64, 1, 1), multisampled)),
+        "copy_texture: sample counts differ (4 to 1)"
+    );
+}
+
+/// A rejected call leaves the frame as it was: no node, no accesses.
+#[test]
+fn a_rejected_copy_records_nothing() {
+    let (mut builder, decls) = builder_with_builtins();
+    let copy = decl(&decls, "copy_texture", 2);
+    builder.begin_frame(0);
+    let dst = texture(&mut builder, 1, tex(Format::R16G16B16A16_FLOAT, 64, 1, 1));
+    let src = texture(&mut builder, 2, tex(Format::R8G8B8A8_UNORM, 64, 1, 1));
+    let mut args = ArgsWriter::new(builder.decl(copy).unwrap());
+    args.write_texture(0, &dst).write_texture(1, &src);
+    assert!(builder
+        .call_node(copy, args.bytes(), CallFlags::default(), 7)
+        .is_err());
+    let graph = builder.finish().unwrap();
+    assert!(graph.nodes.is_empty());
+    assert!(graph.accesses.is_empty());
+}
+
+#[test]
+fn buffer_region_copies_stay_inside_their_views() {
+    let (mut builder, decls) = builder_with_builtins();
+    let copy = decl(&decls, "copy_buffer", 5);
+    builder.begin_frame(0);
+    let make = |builder: &mut GraphBuilder, key: u64, size: u64| {
+        let id = builder
+            .create_resource(ResourceDesc::buffer(size), key)
+            .unwrap();
+        builder.default_buffer_view(id).unwrap()
+    };
+    let dst = make(&mut builder, 1, 256);
+    let src = make(&mut builder, 2, 64);
+    let call = |builder: &mut GraphBuilder, dst_at: u64, src_at: u64, size: u64| {
+        let mut args = ArgsWriter::new(builder.decl(copy).unwrap());
+        args.write_buffer(0, &dst)
+            .write_raw(1, 0, &dst_at.to_le_bytes())
+            .write_buffer(2, &src)
+            .write_raw(3, 0, &src_at.to_le_bytes())
+            .write_raw(4, 0, &size.to_le_bytes());
+        builder.call_node(copy, args.bytes(), CallFlags::default(), dst_at + src_at)
+    };
+    assert!(call(&mut builder, 192, 0, 64).is_ok());
+    assert_eq!(
+        message(call(&mut builder, 0, 32, 64)),
+        "copy_buffer: the source range 32..32+64 goes past the end of its view (64 bytes)"
+    );
+    assert_eq!(
+        message(call(&mut builder, 200, 0, 64)),
+        "copy_buffer: the destination range 200..200+64 goes past the end of its view (256 bytes)"
+    );
+    assert!(call(&mut builder, u64::MAX, 0, 2).is_err());
+}
