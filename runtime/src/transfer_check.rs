@@ -86,6 +86,13 @@ pub(crate) fn check_transfer(
         return Ok(());
     }
     let args = CallArgs { decl, bytes: args };
+    let (dst_param, src_param) = match decl.name.as_str() {
+        "copy_texture" | "copy_buffer" if decl.params.len() == 2 => (0, 1),
+        "copy_texture" | "copy_buffer" | "copy_buffer_to_texture" | "resolve" => (0, 2),
+        "copy_texture_to_buffer" => (0, 5),
+        _ => return Ok(()),
+    };
+    overlap(accesses, resources, dst_param, src_param)?;
     let view = |param: usize| {
         accesses
             .iter()
@@ -148,6 +155,39 @@ pub(crate) fn check_transfer(
         },
         _ => Ok(()),
     }
+}
+
+/// The source and destination views of one resource share no subresource (or byte): a copy
+/// reads and writes them in different layouts, and the copy regions may not overlap.
+fn overlap(
+    accesses: &[AccessRecord],
+    resources: &[ResourceRecord],
+    dst_param: usize,
+    src_param: usize,
+) -> Result<(), String> {
+    let find = |param: usize| {
+        accesses
+            .iter()
+            .find(|access| access.param as usize == param)
+    };
+    let (Some(dst), Some(src)) = (find(dst_param), find(src_param)) else {
+        return Ok(());
+    };
+    let Some(record) = resources.get(dst.resource.index()) else {
+        return Ok(());
+    };
+    if dst.resource == src.resource
+        && dst
+            .subresource_box(&record.desc)
+            .overlaps(&src.subresource_box(&record.desc))
+    {
+        return Err(
+            "the source and destination views overlap (one resource: copy between distinct \
+             mips, layers or byte ranges)"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// `offset + size` fits `available` bytes.

@@ -156,3 +156,29 @@ fn buffer_region_copies_stay_inside_their_views() {
     );
     assert!(call(&mut builder, u64::MAX, 0, 2).is_err());
 }
+
+/// Within one texture: between two layers is a copy; onto itself is not.
+#[test]
+fn copies_within_one_resource_need_distinct_subresources() {
+    let (mut builder, decls) = builder_with_builtins();
+    let copy = decl(&decls, "copy_texture", 2);
+    builder.begin_frame(0);
+    let whole = texture(&mut builder, 1, tex(Format::R8G8B8A8_UNORM, 64, 1, 2));
+    let layer = |base: u32| TextureView {
+        base_array_layer: base,
+        array_layer_count: 1,
+        ..whole
+    };
+    let mut call = |dst: TextureView, src: TextureView, key: u64| {
+        let mut args = ArgsWriter::new(builder.decl(copy).unwrap());
+        args.write_texture(0, &dst).write_texture(1, &src);
+        builder.call_node(copy, args.bytes(), CallFlags::default(), key)
+    };
+    assert!(call(layer(1), layer(0), 1).is_ok());
+    assert_eq!(
+        message(call(whole, whole, 2)),
+        "copy_texture: the source and destination views overlap (one resource: copy between \
+         distinct mips, layers or byte ranges)"
+    );
+    assert!(call(layer(0), whole, 3).is_err());
+}
