@@ -121,34 +121,30 @@ pub(crate) fn check_transfer(
             }
             _ => Ok(()),
         },
-        ("copy_texture_to_buffer", _) => match (view(0), view(5)) {
-            (Some(buffer), Some(texture)) => {
-                // dst(0) byteOffset(1) rowPitch(2) imageSize(3) bufferOffset(4) src(5)
-                // srcOffset(6) extent(7).
-                let layout = BufferLayout {
-                    byte_offset: args.u64(1),
-                    row_pitch: args.u32(2, 0),
-                    image_height: args.u32(3, 1),
-                    at: args.vector(4),
+        (name @ ("copy_texture_to_buffer" | "copy_buffer_to_texture"), _) => {
+            // To a buffer: dst(0) byteOffset(1) rowPitch(2) imageSize(3) bufferOffset(4)
+            // src(5) srcOffset(6) extent(7); to a texture: dst(0) dstOffset(1) src(2)
+            // byteOffset(3) rowPitch(4) imageSize(5) bufferOffset(6) extent(7).
+            let [buffer, byte_offset, pitch, size, at, texture, texture_at] =
+                if name == "copy_texture_to_buffer" {
+                    [0, 1, 2, 3, 4, 5, 6]
+                } else {
+                    [2, 3, 4, 5, 6, 0, 1]
                 };
-                buffer_texture_copy(&buffer, &texture, layout, args.vector(6), args.vector(7))
+            match (view(buffer), view(texture)) {
+                (Some(buffer), Some(texture)) => {
+                    let layout = BufferLayout {
+                        byte_offset: args.u64(byte_offset),
+                        row_pitch: args.u32(pitch, 0),
+                        image_height: args.u32(size, 1),
+                        at: args.vector(at),
+                    };
+                    let (texture_at, extent) = (args.vector(texture_at), args.vector(7));
+                    buffer_texture_copy(&buffer, &texture, layout, texture_at, extent)
+                }
+                _ => Ok(()),
             }
-            _ => Ok(()),
-        },
-        ("copy_buffer_to_texture", _) => match (view(0), view(2)) {
-            (Some(texture), Some(buffer)) => {
-                // dst(0) dstOffset(1) src(2) byteOffset(3) rowPitch(4) imageSize(5)
-                // bufferOffset(6) extent(7).
-                let layout = BufferLayout {
-                    byte_offset: args.u64(3),
-                    row_pitch: args.u32(4, 0),
-                    image_height: args.u32(5, 1),
-                    at: args.vector(6),
-                };
-                buffer_texture_copy(&buffer, &texture, layout, args.vector(1), args.vector(7))
-            }
-            _ => Ok(()),
-        },
+        }
         ("resolve", _) => match (view(0), view(2)) {
             (Some(dst), Some(src)) => resolve(&dst, &src),
             _ => Ok(()),

@@ -576,11 +576,8 @@ fn merged_transitions_of_a_whole_texture_refer_to_it_whole() {
     assert!(frame.barrier_regions.is_empty());
 }
 
-/// A barrier of a whole resource resolves to the resource's current box: the frame's copy of
-/// the whole boxes follows a resource that changed size (a new resource serial), and stays
-/// right for a frame whose nodes changed but whose resources did not.
-#[test]
-fn whole_barrier_regions_follow_the_resources() {
+/// A recorder with `Fill` (a compute UAV write) and `Read` (sampled into a colour target).
+fn compute_fill_then_read() -> (Recorder, DeclId, DeclId) {
     let mut rec = Recorder::new();
     let fill = rec.declare("Fill", QueueClass::Compute, vec![uav("u")]);
     let read = rec.declare(
@@ -588,6 +585,15 @@ fn whole_barrier_regions_follow_the_resources() {
         QueueClass::Graphics,
         vec![ps_srv("src"), rtv("out", 0)],
     );
+    (rec, fill, read)
+}
+
+/// A barrier of a whole resource resolves to the resource's current box: the frame's copy of
+/// the whole boxes follows a resource that changed size (a new resource serial), and stays
+/// right for a frame whose nodes changed but whose resources did not.
+#[test]
+fn whole_barrier_regions_follow_the_resources() {
+    let (mut rec, fill, read) = compute_fill_then_read();
     let mut compiler = FrameCompiler::new(CompileOptions::default());
     let mut serials = Vec::new();
     for (frame_index, (mips, reads)) in [(1, 1), (3, 1), (3, 2), (1, 2)].into_iter().enumerate() {
@@ -632,13 +638,7 @@ fn whole_barrier_regions_follow_the_resources() {
 #[test]
 fn scattered_parts_with_one_transition_merge_into_one_barrier() {
     use rpsl_runtime::vk::ImageLayout;
-    let mut rec = Recorder::new();
-    let fill = rec.declare("Fill", QueueClass::Compute, vec![uav("u")]);
-    let read = rec.declare(
-        "Read",
-        QueueClass::Graphics,
-        vec![ps_srv("src"), rtv("out", 0)],
-    );
+    let (mut rec, fill, read) = compute_fill_then_read();
     rec.begin(0);
     let output = rec.output();
     let texture = rec.texture(ResourceDesc {
