@@ -65,6 +65,25 @@ impl Viewed<'_> {
         self.desc.format.bytes_per_element().max(1) as u64
     }
 
+    /// Bytes of one texel of the viewed plane in a buffer: a depth/stencil format's stencil
+    /// plane is 1 byte, its depth plane 2 (16-bit depth) or 4.
+    fn plane_texel_bytes(&self) -> u64 {
+        let format = self.desc.format;
+        let planes = match self.range {
+            AccessRange::Texture(range) => range.planes,
+            AccessRange::Buffer { .. } => 0,
+        };
+        if !format.is_depth_stencil() {
+            self.texel_bytes()
+        } else if planes == 2 {
+            1
+        } else if format.bytes_per_element() == 2 {
+            2
+        } else {
+            4
+        }
+    }
+
     /// The viewed byte range's size of a buffer.
     fn bytes(&self) -> u64 {
         match self.range {
@@ -296,7 +315,7 @@ fn buffer_texture_copy(
             ));
         }
     }
-    let texel = texture.texel_bytes();
+    let texel = texture.plane_texel_bytes();
     let row = extent[0].saturating_mul(texel);
     let pitch = if layout.row_pitch == 0 {
         row
