@@ -84,12 +84,17 @@ impl Viewed<'_> {
         }
     }
 
+    /// The viewed byte range of a buffer: its offset in the buffer and its size.
+    fn byte_range(&self) -> (u64, u64) {
+        match self.range {
+            AccessRange::Buffer { offset, size } => (offset, size),
+            AccessRange::Texture(_) => (0, 0),
+        }
+    }
+
     /// The viewed byte range's size of a buffer.
     fn bytes(&self) -> u64 {
-        match self.range {
-            AccessRange::Buffer { size, .. } => size,
-            AccessRange::Texture(_) => 0,
-        }
+        self.byte_range().1
     }
 }
 
@@ -111,17 +116,19 @@ pub(crate) fn check_transfer(
         "copy_texture_to_buffer" => (0, 5),
         _ => return Ok(()),
     };
-    overlap(accesses, resources, dst_param, src_param)?;
-    let view = |param: usize| {
+    let access = |param: usize| {
         accesses
             .iter()
             .find(|access| access.param as usize == param)
-            .and_then(|access| {
-                resources.get(access.resource.index()).map(|record| Viewed {
-                    desc: &record.desc,
-                    range: access.range,
-                })
+    };
+    overlap(access(dst_param), access(src_param), resources)?;
+    let view = |param: usize| {
+        access(param).and_then(|access| {
+            resources.get(access.resource.index()).map(|record| Viewed {
+                desc: &record.desc,
+                range: access.range,
             })
+        })
     };
     match (decl.name.as_str(), decl.params.len()) {
         ("copy_texture", 2) => match (view(0), view(1)) {
@@ -175,17 +182,11 @@ pub(crate) fn check_transfer(
 /// The source and destination views of one resource share no subresource (or byte): a copy
 /// reads and writes them in different layouts, and the copy regions may not overlap.
 fn overlap(
-    accesses: &[AccessRecord],
+    dst: Option<&AccessRecord>,
+    src: Option<&AccessRecord>,
     resources: &[ResourceRecord],
-    dst_param: usize,
-    src_param: usize,
 ) -> Result<(), String> {
-    let find = |param: usize| {
-        accesses
-            .iter()
-            .find(|access| access.param as usize == param)
-    };
-    let (Some(dst), Some(src)) = (find(dst_param), find(src_param)) else {
+    let (Some(dst), Some(src)) = (dst, src) else {
         return Ok(());
     };
     let Some(record) = resources.get(dst.resource.index()) else {
@@ -286,7 +287,7 @@ struct BufferLayout {
     byte_offset: u64,
     /// Bytes per row (0: rows packed).
     row_pitch: u64,
-    /// Rows per image slice.
+    /// Rows per image slice (0: the extent's height).
     image_height: u64,
     /// Texel offset in the buffer image.
     at: [u64; 3],
@@ -315,6 +316,9 @@ fn buffer_texture_copy(
             ));
         }
     }
+    if extent[0] == 0 || extent[1] == 0 {
+        return Err(format!("the copy extent {extent:?} is empty"));
+    }
     let texel = texture.plane_texel_bytes();
     let row = extent[0].saturating_mul(texel);
     let pitch = if layout.row_pitch == 0 {
@@ -328,20 +332,38 @@ fn buffer_texture_copy(
             extent[0]
         ));
     }
-    let image_height = layout.image_height.max(extent[1]);
+    let image_height = match layout.image_height {
+        0 => extent[1],
+        rows if rows < extent[1] => {
+            return Err(format!(
+                "an image of {rows} rows in the buffer does not hold {} rows",
+                extent[1]
+            ))
+        }
+        rows => rows,
+    };
     let slice = pitch.saturating_mul(image_height);
     let start = layout
         .byte_offset
         .saturating_add(layout.at[2].saturating_mul(slice))
         .saturating_add(layout.at[1].saturating_mul(pitch))
         .saturating_add(layout.at[0].saturating_mul(texel));
+    // Texels start on a texel boundary of the buffer (4 bytes for depth/stencil planes).
+    let alignment = if texture.desc.format.is_depth_stencil() {
+        4
+    } else {
+        texel
+    };
+    let absolute = buffer.byte_range().0.saturating_add(start);
+    if absolute % alignment != 0 {
+        return Err(format!(
+            "the texels start at buffer byte {absolute}, not a multiple of {alignment}"
+        ));
+    }
     let span = (extent[2] - 1)
         .saturating_mul(slice)
-        .saturating_add((extent[1].max(1) - 1).saturating_mul(pitch))
+        .saturating_add((extent[1] - 1).saturating_mul(pitch))
         .saturating_add(row);
-    if extent[0] == 0 || extent[1] == 0 {
-        return Ok(());
-    }
     within("buffer", start, span, buffer.bytes())
 }
 

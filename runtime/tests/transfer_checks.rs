@@ -182,3 +182,58 @@ fn copies_within_one_resource_need_distinct_subresources() {
     );
     assert!(call(layer(0), whole, 3).is_err());
 }
+
+/// `copy_buffer_to_texture` of a 16x16 RGBA8 texture from a 2 KiB buffer: rows, slices,
+/// alignment and the texture region are checked.
+#[test]
+fn buffer_to_texture_copies_fit_rows_alignment_and_the_mip() {
+    let (mut builder, decls) = builder_with_builtins();
+    let copy = decl(&decls, "copy_buffer_to_texture", 8);
+    builder.begin_frame(0);
+    let dst = texture(&mut builder, 1, tex(Format::R8G8B8A8_UNORM, 16, 1, 1));
+    let id = builder
+        .create_resource(ResourceDesc::buffer(2048), 2)
+        .unwrap();
+    let src = builder.default_buffer_view(id).unwrap();
+    let uint3 = |v: [u32; 3]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let mut key = 10;
+    let mut call = |byte_offset: u64, pitch: u32, rows: u32, extent: [u32; 3]| {
+        let mut args = ArgsWriter::new(builder.decl(copy).unwrap());
+        args.write_texture(0, &dst)
+            .write_raw(1, 0, &uint3([0, 0, 0]))
+            .write_buffer(2, &src)
+            .write_raw(3, 0, &byte_offset.to_le_bytes())
+            .write_u32(4, pitch)
+            .write_raw(5, 0, &uint3([0, rows, 1]))
+            .write_raw(6, 0, &uint3([0, 0, 0]))
+            .write_raw(7, 0, &uint3(extent));
+        key += 1;
+        builder.call_node(copy, args.bytes(), CallFlags::default(), key)
+    };
+    // 8x8 texels, packed rows (32 bytes) and slices: 256 bytes from 0.
+    assert!(call(0, 0, 0, [8, 8, 1]).is_ok());
+    // A 64-byte pitch, 16 rows: the last row ends at 15 * 64 + 64 = 1024 bytes after 1024.
+    assert!(call(1024, 64, 16, [16, 16, 1]).is_ok());
+    assert_eq!(
+        message(call(1028, 64, 16, [16, 16, 1])),
+        "copy_buffer_to_texture: the buffer range 1028..1028+1024 goes past the end of its view \
+         (2048 bytes)"
+    );
+    assert_eq!(
+        message(call(2, 0, 0, [8, 8, 1])),
+        "copy_buffer_to_texture: the texels start at buffer byte 2, not a multiple of 4"
+    );
+    assert_eq!(
+        message(call(0, 64, 4, [8, 8, 1])),
+        "copy_buffer_to_texture: an image of 4 rows in the buffer does not hold 8 rows"
+    );
+    assert_eq!(
+        message(call(0, 16, 0, [8, 8, 1])),
+        "copy_buffer_to_texture: row pitch 16 does not hold a row of 8 texels of 4 bytes"
+    );
+    assert!(message(call(0, 0, 0, [17, 8, 1])).contains("goes past the viewed mip"));
+    assert_eq!(
+        message(call(0, 0, 0, [0, 8, 1])),
+        "copy_buffer_to_texture: the copy extent [0, 8, 1] is empty"
+    );
+}

@@ -507,11 +507,23 @@ impl FrameRecorder<'_> {
                 let texel =
                     aspect_texel_bytes(texture.desc.format, texture_region.range.aspect_mask);
                 let image_height = args.u32(size, 1);
+                let extent = args.extent3(7);
+                // Rows and slices as the buffer holds them (0: packed), as the builder checked.
+                let row_bytes = if pitch == 0 {
+                    extent.width as u64 * texel as u64
+                } else {
+                    pitch as u64
+                };
+                let slice_rows = if image_height == 0 {
+                    extent.height
+                } else {
+                    image_height
+                };
                 let at = args.offset3(buffer_at);
                 let buffer_offset = buffer_region.offset
                     + byte_offset
-                    + at.z as u64 * pitch as u64 * image_height as u64
-                    + at.y as u64 * pitch as u64
+                    + at.z as u64 * row_bytes * slice_rows as u64
+                    + at.y as u64 * row_bytes
                     + at.x as u64 * texel as u64;
                 let copy = vk::BufferImageCopy {
                     buffer_offset,
@@ -519,7 +531,7 @@ impl FrameRecorder<'_> {
                     buffer_image_height: image_height,
                     image_subresource: layers(&texture_region.range, 0),
                     image_offset: args.offset3(texture_at),
-                    image_extent: args.extent3(7),
+                    image_extent: extent,
                 };
                 // SAFETY: live resources in the compiler's transfer layouts.
                 unsafe {
