@@ -10,7 +10,7 @@ use rpsl_frontend::source::{SourceFiles, Span};
 use rpsl_frontend::Compilation;
 use rpsl_runtime::{CompileError, NodeDeclDesc, RecordedGraph};
 use rpsl_vm::lower::{lower_module, EntryInfo};
-use rpsl_vm::{LocId, RuntimeError, VerifiedModule};
+use rpsl_vm::{CallSite, LocId, RuntimeError, VerifiedModule};
 
 use crate::decls::node_declarations;
 use crate::session::FrameError;
@@ -263,7 +263,7 @@ impl Program {
         let loc = graph
             .nodes
             .get(node.index())
-            .map(|record| LocId::from_u32((record.identity_key >> 32) as u32));
+            .map(|record| CallSite::loc_of_key(record.identity_key));
         let name = graph
             .nodes
             .get(node.index())

@@ -151,6 +151,27 @@ pub struct CallSite {
     pub key: u64,
 }
 
+impl CallSite {
+    /// The `count`-th host call (from 0) at `loc` in this run.
+    pub fn new(loc: LocId, count: u32) -> CallSite {
+        CallSite {
+            loc,
+            key: (loc.as_u32() as u64) << 32 | count as u64,
+        }
+    }
+
+    /// The location of the call a key came from (its upper 32 bits).
+    ///
+    /// ```
+    /// use rpsl_vm::{CallSite, LocId};
+    /// let site = CallSite::new(LocId::from_u32(7), 3);
+    /// assert_eq!(CallSite::loc_of_key(site.key), LocId::from_u32(7));
+    /// ```
+    pub fn loc_of_key(key: u64) -> LocId {
+        LocId::from_u32((key >> 32) as u32)
+    }
+}
+
 /// A failed host call; it ends the run as a located [`crate::RuntimeError`].
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct HostError {

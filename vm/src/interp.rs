@@ -241,9 +241,9 @@ impl Interpreter {
 
     fn next_site(&mut self, loc: LocId) -> CallSite {
         let count = self.site_counts.entry(loc).or_insert(0);
-        let key = (loc.as_u32() as u64) << 32 | *count as u64;
+        let site = CallSite::new(loc, *count);
         *count = count.wrapping_add(1);
-        CallSite { loc, key }
+        site
     }
 
     /// The hot loop.

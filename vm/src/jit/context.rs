@@ -121,9 +121,7 @@ impl RunContext<'_> {
 
     fn next_site(&mut self, loc: i64) -> CallSite {
         let loc = loc_of(loc).unwrap_or(LocId::from_u32(0));
-        let count = self.site_counts.next(loc);
-        let key = (loc.as_u32() as u64) << 32 | count as u64;
-        CallSite { loc, key }
+        CallSite::new(loc, self.site_counts.next(loc))
     }
 
     /// The range `addr..addr + size` when it lies below `mem_top`, else records the interpreter's
