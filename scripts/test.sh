@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 # lavapipe is installed now: the Vulkan tests must run, not skip.
 export RPSL_REQUIRE_VULKAN="${RPSL_REQUIRE_VULKAN:-1}"
+# A one-off build (CI's fresh clone) gains nothing from incremental state; it only costs disk.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+df -h . | tail -n 1 | awk '{print "disk before the build: " $4 " free"}'
 cargo test --workspace --locked "$@"
