@@ -185,6 +185,7 @@ impl Runner {
         let executor = Executor::new(options.mode, program.bytecode(), entry.func, &options)
             .map_err(|error: JitError| SessionError::Jit(error.to_string()))?;
         let mut builder = GraphBuilder::new();
+        builder.set_limits(options.graph_limits);
         for decl in program.node_declarations() {
             builder.declare_node(decl.clone());
         }

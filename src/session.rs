@@ -6,7 +6,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use rpsl_runtime::{
-    BuildError, CompileError, CompileOptions, CompiledFrame, GraphBuilder, RecordedGraph,
+    BuildError, CompileError, CompileOptions, CompiledFrame, GraphBuilder, GraphLimits,
+    RecordedGraph,
 };
 use rpsl_vm::lower::EntryInfo;
 use rpsl_vm::{Limits, RuntimeError, RuntimeErrorKind};
@@ -75,6 +76,9 @@ pub struct SessionOptions {
     pub compile: CompileOptions,
     /// The script's limits per frame (step budget, call depth, memory).
     pub limits: Limits,
+    /// Bounds on the graph one frame records (nodes, resources, accesses, ...): a frame that
+    /// passes one fails with a located error instead of exhausting the host's memory.
+    pub graph_limits: GraphLimits,
     /// JIT only: once the session has recorded a frame, compile the script again with
     /// Cranelift's optimiser on a background thread and run that code from the first frame that
     /// starts after it is ready (the session starts with quickly compiled, unoptimised code).
@@ -88,6 +92,7 @@ impl Default for SessionOptions {
             mode: Mode::default(),
             compile: CompileOptions::default(),
             limits: Limits::default(),
+            graph_limits: GraphLimits::default(),
             jit_tier_up: true,
         }
     }

@@ -2,8 +2,9 @@
 //! session is unharmed and the next frame runs. Persistent and temporal resources keep their
 //! identity across frames.
 
+use rpsl::runtime::GraphLimits;
 use rpsl::vm::Limits;
-use rpsl::{EntryArgs, Program, Session, SessionOptions};
+use rpsl::{EntryArgs, Mode, Program, Session, SessionOptions};
 
 const SCRIPT: &str = r#"graphics node Draw(rtv rt, uint v);
 
@@ -17,6 +18,8 @@ export void main(texture bb, uint which)
     if (which == 4) { while (true) { zero++; } }
     if (which == 5) { abort(-7); }
     if (which == 6) { texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 100000000, 4); Draw(t, 0); }
+    if (which == 7) { for (uint i = 0; i < 100; i++) { Draw(bb, i); } }
+    if (which == 8) { for (uint i = 0; i < 100; i++) { texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4); Draw(t, i); } }
     Draw(bb, which);
 }
 "#;
@@ -31,11 +34,24 @@ fn location_of(needle: &str) -> String {
 
 #[test]
 fn every_fault_is_located_and_the_next_frame_runs() {
+    for mode in [Mode::Jit, Mode::Interp] {
+        faults_are_located(mode);
+    }
+}
+
+fn faults_are_located(mode: Mode) {
     let program = Program::from_source("fault.rpsl", SCRIPT).unwrap();
     let options = SessionOptions {
+        mode,
         limits: Limits {
             step_budget: 10_000,
             ..Limits::default()
+        },
+        // A frame may record 50 nodes and 20 resources: the loops of cases 7 and 8 pass that.
+        graph_limits: GraphLimits {
+            max_nodes: 50,
+            max_resources: 20,
+            ..GraphLimits::default()
         },
         ..SessionOptions::default()
     };
@@ -55,6 +71,16 @@ fn every_fault_is_located_and_the_next_frame_runs() {
         ),
         (5, "abort(-7)", "script aborted with code -7"),
         (6, "create_tex2d(", "invalid resource"),
+        (
+            7,
+            "Draw(bb, i)",
+            "the frame records more than 50 nodes (GraphLimits::max_nodes; a runaway loop?)",
+        ),
+        (
+            8,
+            "create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4)",
+            "the frame records more than 20 resources (GraphLimits::max_resources; a runaway loop?)",
+        ),
     ];
     for (which, needle, message) in cases {
         let args = EntryArgs::parse(&program, session.entry(), [format!("which={which}")]).unwrap();
@@ -64,7 +90,7 @@ fn every_fault_is_located_and_the_next_frame_runs() {
         let want = format!("{}: error: {message}", location_of(needle));
         assert!(
             first.starts_with(&want),
-            "case {which}: got `{first}`, want `{want}`"
+            "case {which} ({mode:?}): got `{first}`, want `{want}`"
         );
         assert!(
             rendered.contains(needle),

@@ -32,118 +32,20 @@
 //! frame without the key starts a new slot with `frames_alive` 0. A key used twice in one frame
 //! gets a deterministic second identity (the key mixed with its occurrence count).
 
+pub use crate::build_error::BuildError;
 use crate::compile::cache::{same_access, same_node, same_resource};
 use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
 use crate::format::Format;
 use crate::graph::{
     AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
 };
+use crate::graph_limits::{GraphLimit, GraphLimits};
 use crate::ids::{DeclId, NodeId, ResourceId, StorageSlot};
-use crate::resource::{ResourceDesc, ResourceError, ResourceKind};
-use crate::view::{BufferView, TextureView, ViewRangeError, VIEW_BYTES};
+use crate::resource::{ResourceDesc, ResourceKind};
+use crate::view::{BufferView, TextureView, VIEW_BYTES};
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// Why a builder call failed. The VM turns these into located runtime faults.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub enum BuildError {
-    /// A builder call outside `begin_frame` .. `finish`.
-    NotRecording,
-    /// The resource description is invalid.
-    InvalidResource(ResourceError),
-    /// No declaration with this id.
-    UnknownDecl(DeclId),
-    /// The argument block is shorter than the declaration's layout.
-    ArgumentsTooShort {
-        /// The node.
-        node: String,
-        /// Bytes expected.
-        expected: u32,
-        /// Bytes passed.
-        actual: usize,
-    },
-    /// A view refers to a resource that does not exist this frame.
-    UnknownResource {
-        /// Flattened parameter name (`srcs[3]`).
-        param: String,
-        /// The id found in the view.
-        resource: u32,
-    },
-    /// A view does not fit its resource.
-    ViewOutOfRange {
-        /// Flattened parameter name.
-        param: String,
-        /// What is wrong.
-        reason: ViewRangeError,
-    },
-    /// A node handle argument or dependency names a node that was not called before.
-    UnknownNode(u32),
-    /// `end_subgraph` without `begin_subgraph`, or `finish` with subgraphs open.
-    UnbalancedSubgraph,
-    /// No resource with this id (`describe`, `set_resource_name`).
-    NoSuchResource(u32),
-    /// A built-in transfer node (`copy_texture`, `copy_buffer`, `copy_texture_to_buffer`,
-    /// `copy_buffer_to_texture`, `resolve`) called with views it cannot copy between.
-    InvalidTransfer {
-        /// The node.
-        node: String,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::NotRecording => write!(f, "the graph builder is not recording a frame"),
-            BuildError::InvalidResource(err) => write!(f, "invalid resource: {err}"),
-            BuildError::UnknownDecl(decl) => write!(f, "unknown node declaration {decl}"),
-            BuildError::ArgumentsTooShort {
-                node,
-                expected,
-                actual,
-            } => {
-                write!(
-                    f,
-                    "argument block of node `{node}` has {actual} bytes, expected {expected}"
-                )
-            }
-            BuildError::UnknownResource { param, resource } => {
-                write!(
-                    f,
-                    "argument `{param}` refers to resource {resource}, which does not exist"
-                )
-            }
-            BuildError::ViewOutOfRange { param, reason } => {
-                let what = match reason {
-                    ViewRangeError::Mips => "mip range exceeds the resource's mip levels",
-                    ViewRangeError::Layers => "array range exceeds the resource's array layers",
-                    ViewRangeError::Bytes => "byte range exceeds the buffer's size",
-                    ViewRangeError::Kind => {
-                        "view kind does not match the resource (texture vs buffer)"
-                    }
-                };
-                write!(f, "argument `{param}`: {what}")
-            }
-            BuildError::UnknownNode(node) => {
-                write!(f, "node handle {node} does not refer to an earlier node")
-            }
-            BuildError::UnbalancedSubgraph => write!(f, "subgraph begin/end calls are unbalanced"),
-            BuildError::NoSuchResource(id) => write!(f, "resource {id} does not exist"),
-            BuildError::InvalidTransfer { node, message } => write!(f, "{node}: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
-
-impl From<ResourceError> for BuildError {
-    fn from(err: ResourceError) -> BuildError {
-        BuildError::InvalidResource(err)
-    }
-}
 
 #[derive(Copy, Clone, Debug)]
 struct StorageEntry {
@@ -171,6 +73,8 @@ pub struct GraphBuilder {
     /// Every resource record this frame equals the previous frame's at the same index (nodes
     /// and accesses may differ).
     resources_unchanged: bool,
+    /// Bounds on one frame's size.
+    limits: GraphLimits,
 }
 
 /// Structure and resource serials handed out by all builders (0 = unknown).
@@ -220,6 +124,30 @@ impl GraphBuilder {
     /// All registered declarations.
     pub fn decls(&self) -> &Arc<Vec<NodeDeclDesc>> {
         &self.graph.decls
+    }
+
+    /// Sets the bounds on one frame's size (the next call checks against them).
+    pub fn set_limits(&mut self, limits: GraphLimits) {
+        self.limits = limits;
+    }
+
+    /// The bounds on one frame's size.
+    pub fn limits(&self) -> GraphLimits {
+        self.limits
+    }
+
+    /// Fails when a frame holding `count` of what `limit` counts would pass its bound.
+    fn within(&self, limit: GraphLimit, count: usize) -> Result<(), BuildError> {
+        let bound = self.limits.bound(limit);
+        if count as u64 > bound {
+            return Err(BuildError::LimitExceeded { limit, bound });
+        }
+        Ok(())
+    }
+
+    fn within_scopes(&self) -> Result<(), BuildError> {
+        let scopes = self.graph.subgraphs.len() + self.graph.barrier_count as usize;
+        self.within(GraphLimit::Scopes, scopes + 1)
     }
 
     /// Starts recording a frame; clears the previous frame's contents.
@@ -290,6 +218,7 @@ impl GraphBuilder {
         identity_key: u64,
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
+        self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
         let desc = desc.validate()?;
         let key = self.unique_key(identity_key);
         let (storage, frames_alive) = if desc.is_persistent() {
@@ -330,6 +259,7 @@ impl GraphBuilder {
         access: Option<AccessDesc>,
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
+        self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
         let desc = desc.validate()?;
         let key = self.unique_key(external_key(param_name));
         let (slot, frames_alive) = self.storage_for(key, &desc);
@@ -466,10 +396,17 @@ impl GraphBuilder {
                 actual: args.len(),
             });
         }
+        self.within(GraphLimit::Nodes, self.graph.nodes.len() + 1)?;
         let node = NodeId::from_index(self.graph.nodes.len());
         let access_start = self.graph.accesses.len();
         let deps_start = self.graph.explicit_deps.len();
         let result = self.record_node_arguments(decl, args, node).and_then(|()| {
+            self.within(GraphLimit::Accesses, self.graph.accesses.len())?;
+            self.within(GraphLimit::Dependencies, self.graph.explicit_deps.len())?;
+            self.within(
+                GraphLimit::ArgumentBytes,
+                self.graph.args.len() + args.len().max(decl.args_size as usize),
+            )?;
             crate::transfer_check::check_transfer(
                 decl,
                 &self.graph.accesses[access_start..],
@@ -648,6 +585,7 @@ impl GraphBuilder {
         if on_node.0 >= node.0 {
             return Err(BuildError::UnknownNode(on_node.0));
         }
+        self.within(GraphLimit::Dependencies, self.graph.explicit_deps.len() + 1)?;
         self.graph.explicit_deps.push((node, on_node));
         Ok(())
     }
@@ -655,6 +593,7 @@ impl GraphBuilder {
     /// `sch_barrier()`: no node is scheduled across this point.
     pub fn sch_barrier(&mut self) -> Result<(), BuildError> {
         self.check_recording()?;
+        self.within_scopes()?;
         self.graph.barrier_count += 1;
         Ok(())
     }
@@ -662,6 +601,7 @@ impl GraphBuilder {
     /// Opens a `[subgraph(atomic?, sequential?)]` scope.
     pub fn begin_subgraph(&mut self, atomic: bool, sequential: bool) -> Result<(), BuildError> {
         self.check_recording()?;
+        self.within_scopes()?;
         let first = self.graph.nodes.len() as u32;
         self.graph.subgraphs.push(SubgraphRecord {
             parent: self.subgraph_stack.last().copied(),

@@ -12,6 +12,7 @@
 )]
 
 pub mod backend;
+mod build_error;
 mod builder;
 mod builtins;
 pub mod compile;
@@ -19,6 +20,7 @@ mod decl;
 mod dump;
 mod format;
 mod graph;
+mod graph_limits;
 mod ids;
 mod json;
 mod resource;
@@ -46,6 +48,7 @@ pub use format::{Format, FormatInfo};
 pub use graph::{
     AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
 };
+pub use graph_limits::{GraphLimit, GraphLimits};
 pub use ids::{DeclId, NodeId, ResourceId, StorageSlot};
 pub use json::JsonWriter;
 pub use resource::{

@@ -1,0 +1,118 @@
+//! [`BuildError`]: why a [`GraphBuilder`](crate::GraphBuilder) call failed.
+
+use crate::graph_limits::GraphLimit;
+use crate::ids::DeclId;
+use crate::resource::ResourceError;
+use crate::view::ViewRangeError;
+use std::fmt;
+
+/// Why a builder call failed. The VM turns these into located runtime faults.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum BuildError {
+    /// A builder call outside `begin_frame` .. `finish`.
+    NotRecording,
+    /// The resource description is invalid.
+    InvalidResource(ResourceError),
+    /// No declaration with this id.
+    UnknownDecl(DeclId),
+    /// The argument block is shorter than the declaration's layout.
+    ArgumentsTooShort {
+        /// The node.
+        node: String,
+        /// Bytes expected.
+        expected: u32,
+        /// Bytes passed.
+        actual: usize,
+    },
+    /// A view refers to a resource that does not exist this frame.
+    UnknownResource {
+        /// Flattened parameter name (`srcs[3]`).
+        param: String,
+        /// The id found in the view.
+        resource: u32,
+    },
+    /// A view does not fit its resource.
+    ViewOutOfRange {
+        /// Flattened parameter name.
+        param: String,
+        /// What is wrong.
+        reason: ViewRangeError,
+    },
+    /// A node handle argument or dependency names a node that was not called before.
+    UnknownNode(u32),
+    /// `end_subgraph` without `begin_subgraph`, or `finish` with subgraphs open.
+    UnbalancedSubgraph,
+    /// No resource with this id (`describe`, `set_resource_name`).
+    NoSuchResource(u32),
+    /// A built-in transfer node (`copy_texture`, `copy_buffer`, `copy_texture_to_buffer`,
+    /// `copy_buffer_to_texture`, `resolve`) called with views it cannot copy between.
+    InvalidTransfer {
+        /// The node.
+        node: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The frame passed one of the builder's [`GraphLimits`](crate::GraphLimits) (a runaway loop, usually).
+    LimitExceeded {
+        /// Which bound.
+        limit: GraphLimit,
+        /// Its value.
+        bound: u64,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::NotRecording => write!(f, "the graph builder is not recording a frame"),
+            BuildError::InvalidResource(err) => write!(f, "invalid resource: {err}"),
+            BuildError::UnknownDecl(decl) => write!(f, "unknown node declaration {decl}"),
+            BuildError::ArgumentsTooShort {
+                node,
+                expected,
+                actual,
+            } => {
+                write!(
+                    f,
+                    "argument block of node `{node}` has {actual} bytes, expected {expected}"
+                )
+            }
+            BuildError::UnknownResource { param, resource } => {
+                write!(
+                    f,
+                    "argument `{param}` refers to resource {resource}, which does not exist"
+                )
+            }
+            BuildError::ViewOutOfRange { param, reason } => {
+                let what = match reason {
+                    ViewRangeError::Mips => "mip range exceeds the resource's mip levels",
+                    ViewRangeError::Layers => "array range exceeds the resource's array layers",
+                    ViewRangeError::Bytes => "byte range exceeds the buffer's size",
+                    ViewRangeError::Kind => {
+                        "view kind does not match the resource (texture vs buffer)"
+                    }
+                };
+                write!(f, "argument `{param}`: {what}")
+            }
+            BuildError::UnknownNode(node) => {
+                write!(f, "node handle {node} does not refer to an earlier node")
+            }
+            BuildError::UnbalancedSubgraph => write!(f, "subgraph begin/end calls are unbalanced"),
+            BuildError::NoSuchResource(id) => write!(f, "resource {id} does not exist"),
+            BuildError::InvalidTransfer { node, message } => write!(f, "{node}: {message}"),
+            BuildError::LimitExceeded { limit, bound } => write!(
+                f,
+                "the frame records more than {bound} {limit} (GraphLimits::{}; a runaway loop?)",
+                limit.field()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<ResourceError> for BuildError {
+    fn from(err: ResourceError) -> BuildError {
+        BuildError::InvalidResource(err)
+    }
+}
