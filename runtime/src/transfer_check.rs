@@ -136,7 +136,11 @@ pub(crate) fn check_transfer(
             _ => Ok(()),
         },
         ("copy_texture", _) => match (view(0), view(2)) {
-            (Some(dst), Some(src)) => texture_copy_compatible(&dst, &src),
+            (Some(dst), Some(src)) => {
+                texture_copy_compatible(&dst, &src)?;
+                offset_in_mip("destination", args.vector(1), &dst, 3)?;
+                offset_in_mip("source", args.vector(3), &src, 3)
+            }
             _ => Ok(()),
         },
         ("copy_buffer", 5) => match (view(0), view(2)) {
@@ -172,7 +176,11 @@ pub(crate) fn check_transfer(
             }
         }
         ("resolve", _) => match (view(0), view(2)) {
-            (Some(dst), Some(src)) => resolve(&dst, &src),
+            (Some(dst), Some(src)) => {
+                resolve(&dst, &src)?;
+                offset_in_mip("destination", args.vector(1), &dst, 2)?;
+                offset_in_mip("source", args.vector(3), &src, 2)
+            }
             _ => Ok(()),
         },
         _ => Ok(()),
@@ -202,6 +210,26 @@ fn overlap(
              mips, layers or byte ranges)"
                 .into(),
         );
+    }
+    Ok(())
+}
+
+/// A region copy's or resolve's texel offset lies in the first viewed mip (its first `axes`
+/// coordinates; an offset on the far edge leaves an empty region). The extent is clamped to the
+/// edge by the backends (rpsl.h's `0xFFFFFFFF` means "to the edge"), the offset is not.
+fn offset_in_mip(what: &str, at: [u64; 3], view: &Viewed<'_>, axes: usize) -> Result<(), String> {
+    let Some((_, _, base_mip)) = view.texture() else {
+        return Ok(());
+    };
+    let mip = view.mip_extent(base_mip);
+    if (0..axes).any(|axis| at[axis] > mip[axis]) {
+        return Err(format!(
+            "the {what} offset {:?} lies outside the viewed mip ({}x{}x{})",
+            &at[..axes],
+            mip[0],
+            mip[1],
+            mip[2]
+        ));
     }
     Ok(())
 }

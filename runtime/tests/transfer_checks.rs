@@ -237,3 +237,61 @@ fn buffer_to_texture_copies_fit_rows_alignment_and_the_mip() {
         "copy_buffer_to_texture: the copy extent [0, 8, 1] is empty"
     );
 }
+
+/// Region copies and resolves: offsets lie in the viewed mip (the extent is clamped to the edge
+/// by the backends, an offset past it would reach outside the image).
+#[test]
+fn region_copy_and_resolve_offsets_lie_in_the_mip() {
+    let (mut builder, decls) = builder_with_builtins();
+    let copy = decl(&decls, "copy_texture", 5);
+    let resolve = decl(&decls, "resolve", 6);
+    builder.begin_frame(0);
+    let dst = texture(&mut builder, 1, tex(Format::R8G8B8A8_UNORM, 64, 2, 1));
+    let src = texture(&mut builder, 2, tex(Format::R8G8B8A8_UNORM, 32, 1, 1));
+    let mut multisampled = tex(Format::R8G8B8A8_UNORM, 32, 1, 1);
+    multisampled.sample_count = 4;
+    let ms = texture(&mut builder, 3, multisampled);
+    let uint = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let mut key = 10;
+    let mut call = |builder: &mut GraphBuilder,
+                    decl: DeclId,
+                    src: &TextureView,
+                    dst_at: &[u32],
+                    src_at: &[u32]| {
+        let mut args = ArgsWriter::new(builder.decl(decl).unwrap());
+        let extent = vec![u32::MAX; dst_at.len()];
+        args.write_texture(0, &dst)
+            .write_raw(1, 0, &uint(dst_at))
+            .write_texture(2, src)
+            .write_raw(3, 0, &uint(src_at))
+            .write_raw(4, 0, &uint(&extent));
+        key += 1;
+        builder.call_node(decl, args.bytes(), CallFlags::default(), key)
+    };
+    assert!(call(&mut builder, copy, &src, &[32, 32, 0], &[0, 0, 0]).is_ok());
+    // On the far edge: an empty region, not an error.
+    assert!(call(&mut builder, copy, &src, &[64, 0, 0], &[32, 0, 0]).is_ok());
+    assert_eq!(
+        message(call(
+            &mut builder,
+            copy,
+            &src,
+            &[0, 0, 0],
+            &[0, u32::MAX, 0]
+        )),
+        "copy_texture: the source offset [0, 4294967295, 0] lies outside the viewed mip (32x32x1)"
+    );
+    assert_eq!(
+        message(call(&mut builder, copy, &src, &[65, 0, 0], &[0, 0, 0])),
+        "copy_texture: the destination offset [65, 0, 0] lies outside the viewed mip (64x64x1)"
+    );
+    assert!(call(&mut builder, resolve, &ms, &[16, 16], &[0, 0]).is_ok());
+    assert_eq!(
+        message(call(&mut builder, resolve, &ms, &[0, 0], &[0, 33])),
+        "resolve: the source offset [0, 33] lies outside the viewed mip (32x32x1)"
+    );
+    assert_eq!(
+        message(call(&mut builder, resolve, &ms, &[70, 0], &[0, 0])),
+        "resolve: the destination offset [70, 0] lies outside the viewed mip (64x64x1)"
+    );
+}
