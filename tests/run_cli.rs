@@ -293,3 +293,27 @@ fn graph_html_shows_schedule_heap_and_tables() {
          <td>1..=1</td>"
     ));
 }
+
+/// `check` lowers the script too: a function whose locals pass the VM's 16 MiB frame is an
+/// error at the local that passes it, before any frame runs (exit 1, like any script error).
+#[test]
+fn check_reports_a_frame_of_locals_past_the_limit() {
+    let text = "void f()\n{\n    uint x[3000000];\n    uint y[3000000];\n    x[0] = 1; y[0] = 2;\n}\n\
+                export void main([readonly(present)] texture bb)\n{\n    f();\n    clear(bb, float4(0, 0, 0, 1));\n}\n";
+    let script = scratch("big_frame.rpsl", text);
+    let path = script.to_str().unwrap();
+    let out = rpsl(&["check", path]);
+    assert_eq!(code(&out), 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let first = stderr.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!(
+            "{path}:4:10: error: the locals and temporaries of `f` need more than 16777216 bytes \
+             (16 MiB); this value takes 12000000"
+        )
+    );
+    let run = rpsl(&["run", path, "--backend", "null"]);
+    assert_eq!(code(&run), 1);
+    assert!(String::from_utf8_lossy(&run.stderr).starts_with(first));
+}

@@ -1,4 +1,5 @@
-//! `rpsl check FILE...`: diagnostics on stderr, exit 0 when every file is clean; `--emit hir`
+//! `rpsl check FILE...`: diagnostics on stderr (the frontend's, then the lowering's), exit 0
+//! when every file is clean; `--emit hir`
 //! or `--emit bytecode` prints an intermediate form of each clean file.
 
 use std::io::Write;
@@ -33,23 +34,22 @@ pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCo
             continue;
         }
         let mut out = stdout.lock();
-        match emit {
-            Some(Emit::Hir) => {
-                if let Some(module) = &compilation.module {
-                    let _ = write!(out, "{module}");
-                }
-            }
-            Some(Emit::Bytecode) => match rpsl::Program::from_compilation(compilation) {
-                Ok(program) => {
+        if let (Some(Emit::Hir), Some(module)) = (emit, &compilation.module) {
+            let _ = write!(out, "{module}");
+        }
+        // Lowering finds what only whole functions show (a frame of locals past the VM's
+        // limit): `check` reports everything `run` would refuse before the first frame.
+        match rpsl::Program::from_compilation(compilation) {
+            Ok(program) => {
+                if let Some(Emit::Bytecode) = emit {
                     let _ = write!(out, "{}", program.disassembly());
                 }
-                Err(error) => {
-                    let mut err = stderr.lock();
-                    let _ = write!(err, "{}", error.rendered);
-                    failed = true;
-                }
-            },
-            None => {}
+            }
+            Err(error) => {
+                let mut err = stderr.lock();
+                let _ = write!(err, "{}", error.rendered);
+                failed = true;
+            }
         }
     }
     if failed {

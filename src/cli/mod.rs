@@ -23,7 +23,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Preprocess, parse and type-check scripts; exit 0 when clean, 1 with errors.
+    /// Preprocess, parse, type-check and lower scripts to bytecode; exit 0 when clean, 1 with errors.
     Check {
         /// Scripts to check.
         #[arg(required = true)]

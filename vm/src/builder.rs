@@ -166,6 +166,11 @@ impl<'a> FunctionBuilder<'a> {
         self.loc = loc;
     }
 
+    /// Bytes of frame memory reserved so far.
+    pub fn frame_size(&self) -> u32 {
+        self.frame_size
+    }
+
     /// Reserves `size` bytes of frame memory aligned to `align` (a power of two) and returns the
     /// frame offset.
     pub fn alloc_frame(&mut self, size: u32, align: u32) -> u32 {

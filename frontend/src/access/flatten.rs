@@ -31,6 +31,23 @@ pub fn flatten_views(ty: &Type, name: &str, table: &TypeTable) -> Vec<FlatView> 
     out
 }
 
+/// The number of views a value of type `ty` holds ([`flatten_views`]' length), counted without
+/// building them (saturating).
+pub fn count_views(ty: &Type, table: &TypeTable) -> u64 {
+    match ty {
+        Type::Texture | Type::Buffer => 1,
+        Type::Array(elem, Some(len)) => count_views(elem, table).saturating_mul(*len as u64),
+        Type::Struct(id) => table.struct_def(*id).map_or(0, |def| {
+            def.fields.iter().fold(0u64, |sum, field| sum.saturating_add(count_views(&field.ty, table)))
+        }),
+        _ => 0,
+    }
+}
+
+/// The most views one node's parameters may hold together: an access records its view's
+/// index within the parameter in 16 bits.
+pub const MAX_NODE_VIEWS: u64 = 1 << 16;
+
 fn flatten_into(ty: &Type, name: &str, offset: u32, table: &TypeTable, out: &mut Vec<FlatView>) {
     match ty {
         Type::Texture | Type::Buffer => {
@@ -64,6 +81,15 @@ mod tests {
 
     fn shown(views: &[FlatView]) -> Vec<String> {
         views.iter().map(|v| format!("{}@{}{}", v.name, v.offset, if v.is_texture { "" } else { " buf" })).collect()
+    }
+
+    #[test]
+    fn counts_views_without_building_them() {
+        let table = TypeTable::new();
+        let nested = Type::array(Type::array(Type::Texture, Some(3)), Some(5));
+        assert_eq!(count_views(&nested, &table), 15);
+        assert_eq!(count_views(&nested, &table), flatten_views(&nested, "n", &table).len() as u64);
+        assert_eq!(count_views(&Type::array(Type::Scalar(crate::types::ScalarKind::Uint), Some(9)), &table), 0);
     }
 
     #[test]

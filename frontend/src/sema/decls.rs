@@ -126,7 +126,23 @@ impl Checker<'_> {
             if ty == Type::Error {
                 return Type::Error;
             }
+            let element = self.types.layout_of(&ty).map_or(0, |layout| layout.size as u64);
             ty = Type::array(ty, len);
+            let size = element.saturating_mul(len.unwrap_or(0) as u64);
+            if size > types::MAX_VALUE_SIZE as u64 {
+                let shown = ty.display(&self.types).to_string();
+                self.report(
+                    Diagnostic::error(
+                        dim.span,
+                        format!(
+                            "array `{shown}` takes {size} bytes; a value may take at most {} (16 MiB)",
+                            types::MAX_VALUE_SIZE
+                        ),
+                    )
+                    .with_help("keep large data in a buffer resource, not in a script value"),
+                );
+                return Type::Error;
+            }
         }
         ty
     }
@@ -179,7 +195,8 @@ impl Checker<'_> {
                     types::LayoutError::DuplicateField { span, previous, .. } => {
                         (*span, Some(*previous))
                     }
-                    types::LayoutError::UnsizedField { span, .. } => (*span, None),
+                    types::LayoutError::UnsizedField { span, .. }
+                    | types::LayoutError::TooLarge { span, .. } => (*span, None),
                 };
                 let mut diag = Diagnostic::error(span, err.to_string());
                 if let Some(previous) = previous {

@@ -94,6 +94,25 @@ impl Checker<'_> {
             ));
             offset = offset.saturating_add(layout.size);
         }
+        let views: u64 = node_params
+            .iter()
+            .map(|(p, _)| access::count_views(&p.ty, &self.types))
+            .fold(0, u64::saturating_add);
+        if views > access::MAX_NODE_VIEWS {
+            self.error(
+                function.name.span,
+                format!(
+                    "node `{}` takes {views} views in its parameters; a node may take at most {}",
+                    function.name.name,
+                    access::MAX_NODE_VIEWS
+                ),
+            );
+            for (param, _) in &mut node_params {
+                if access::count_views(&param.ty, &self.types) > 0 {
+                    param.ty = Type::Error;
+                }
+            }
+        }
         let infos: Vec<NodeParamInfo> = node_params
             .iter()
             .map(|(p, semantic)| NodeParamInfo {

@@ -168,6 +168,15 @@ pub enum LayoutError {
         /// The member declaration.
         span: Span,
     },
+    /// The struct is larger than [`MAX_VALUE_SIZE`].
+    TooLarge {
+        /// Struct name.
+        name: String,
+        /// Its size in bytes (saturated at `u32::MAX`).
+        size: u32,
+        /// The struct's name in its definition.
+        span: Span,
+    },
 }
 
 impl fmt::Display for LayoutError {
@@ -177,6 +186,11 @@ impl fmt::Display for LayoutError {
             LayoutError::UnsizedField { name, ty, .. } => {
                 write!(f, "member `{name}` has type `{ty}`, which has no size")
             }
+            LayoutError::TooLarge { name, size, .. } => write!(
+                f,
+                "struct `{name}` takes {size} bytes; a value may take at most {MAX_VALUE_SIZE} \
+                 (16 MiB)"
+            ),
         }
     }
 }
@@ -237,6 +251,9 @@ impl TypeTable {
             align = align.max(field_layout.align);
         }
         let layout = Layout { size: align_up(offset, align), align };
+        if layout.size > MAX_VALUE_SIZE {
+            return Err(LayoutError::TooLarge { name: name.into(), size: layout.size, span });
+        }
         let id = StructId(self.structs.len() as u32);
         self.structs.push(StructDef { name: name.into(), fields, layout, span });
         Ok(id)
@@ -316,6 +333,10 @@ impl TypeTable {
         }
     }
 }
+
+/// The largest value (array or struct) a script may declare: 16 MiB, what one function's frame
+/// of locals may hold in the VM. Larger ones are errors where they are declared.
+pub const MAX_VALUE_SIZE: u32 = 1 << 24;
 
 /// Rounds `offset` up to a multiple of `align` (a power of two).
 pub fn align_up(offset: u32, align: u32) -> u32 {

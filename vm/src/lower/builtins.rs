@@ -15,7 +15,7 @@ use rpsl_frontend::types::{ScalarKind, Type};
 impl FnLower<'_> {
     /// Writes a `ResourceDesc` built from `u32` registers (`None` = 0) and creates the resource.
     fn create_resource(&mut self, words: [Option<Reg>; 9], span: Span) -> Result<Val, LowerError> {
-        let desc = self.b.alloc_frame(RESOURCE_DESC_SIZE, 4);
+        let desc = self.frame_slot(RESOURCE_DESC_SIZE, 4, span)?;
         let desc = self.b.frame_addr(desc);
         self.b.ins(Inst::MemZero {
             addr: desc,

@@ -585,7 +585,7 @@ impl FnLower<'_> {
         }
         // The runtime's `args_size` rounds the block up to 8 bytes; pass the same.
         let size = size.next_multiple_of(8);
-        let block = self.b.alloc_frame(size.max(1), 8);
+        let block = self.frame_slot(size.max(1), 8, span)?;
         let block = self.b.frame_addr(block);
         for (param, arg) in decl.params.iter().zip(args) {
             let Arg::In(expr) = arg else {

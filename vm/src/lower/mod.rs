@@ -294,10 +294,33 @@ impl<'a> FnLower<'a> {
         }
     }
 
+    /// Reserves `size` bytes of frame memory for the value at `span`; an error there when the
+    /// function's frame would pass the verifier's [`crate::verifier::MAX_FRAME_SIZE`].
+    pub(crate) fn frame_slot(
+        &mut self,
+        size: u32,
+        align: u32,
+        span: Span,
+    ) -> Result<u32, LowerError> {
+        let offset = self.b.alloc_frame(size, align);
+        let limit = crate::verifier::MAX_FRAME_SIZE;
+        if self.b.frame_size() > limit {
+            return self.error(
+                span,
+                format!(
+                    "the locals and temporaries of `{}` need more than {limit} bytes (16 MiB); \
+                     this value takes {size}",
+                    self.func.name
+                ),
+            );
+        }
+        Ok(offset)
+    }
+
     /// A zeroed frame temporary of `ty`'s size.
     pub(crate) fn temp(&mut self, ty: &Type, span: Span) -> Result<Reg, LowerError> {
         let (size, align) = self.layout(ty, span)?;
-        let offset = self.b.alloc_frame(size, align.max(4));
+        let offset = self.frame_slot(size, align.max(4), span)?;
         let addr = self.b.frame_addr(offset);
         if size > 0 {
             self.b.ins(crate::Inst::MemZero { addr, size });
@@ -374,7 +397,7 @@ impl<'a> FnLower<'a> {
                 }
                 _ => {
                     let (size, align) = self.layout(&local.ty, local.span).unwrap_or((0, 4));
-                    let offset = self.b.alloc_frame(size, align.max(4));
+                    let offset = self.frame_slot(size, align.max(4), local.span)?;
                     self.local_regs.push(None);
                     self.local_slots.push(offset);
                 }
