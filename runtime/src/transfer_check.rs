@@ -410,5 +410,12 @@ fn resolve(dst: &Viewed<'_>, src: &Viewed<'_>) -> Result<(), String> {
             dst.desc.format.name().unwrap_or("?")
         ));
     }
+    if let (Some((_, dst_layers, _)), Some((_, src_layers, _))) = (dst.texture(), src.texture()) {
+        if dst_layers != src_layers {
+            return Err(format!(
+                "the views have {src_layers} and {dst_layers} array layers"
+            ));
+        }
+    }
     Ok(())
 }

@@ -251,6 +251,9 @@ fn region_copy_and_resolve_offsets_lie_in_the_mip() {
     let mut multisampled = tex(Format::R8G8B8A8_UNORM, 32, 1, 1);
     multisampled.sample_count = 4;
     let ms = texture(&mut builder, 3, multisampled);
+    let mut layered = tex(Format::R8G8B8A8_UNORM, 32, 1, 3);
+    layered.sample_count = 4;
+    let ms_layers = texture(&mut builder, 4, layered);
     let uint = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
     let mut key = 10;
     let mut call = |builder: &mut GraphBuilder,
@@ -289,6 +292,10 @@ fn region_copy_and_resolve_offsets_lie_in_the_mip() {
     assert_eq!(
         message(call(&mut builder, resolve, &ms, &[0, 0], &[0, 33])),
         "resolve: the source offset [0, 33] lies outside the viewed mip (32x32x1)"
+    );
+    assert_eq!(
+        message(call(&mut builder, resolve, &ms_layers, &[0, 0], &[0, 0])),
+        "resolve: the views have 3 and 1 array layers"
     );
     assert_eq!(
         message(call(&mut builder, resolve, &ms, &[70, 0], &[0, 0])),
