@@ -549,9 +549,9 @@ impl FnLower<'_> {
             }
             _ => None,
         };
-        let signature = self.signatures[id.index()].clone();
+        let (callee, signature) = self.callee_of(id);
         self.subgraph_markers(func.subgraph, true);
-        let results = self.b.call(VmFuncId::from_u32(id.0), &signature, &regs);
+        let results = self.b.call(callee, &signature, &regs);
         self.subgraph_markers(func.subgraph, false);
         for (target, place, temp) in copy_backs {
             let value = self.load(&place.ty, temp, 0);
@@ -561,6 +561,31 @@ impl FnLower<'_> {
             Some(tmp) => Val::Mem(tmp),
             None => Val::Lanes(results),
         })
+    }
+
+    /// The function a call of `id` reaches and its signature: the function itself, or for an
+    /// entry point its helper copy (see `lower_module`).
+    fn callee_of(&self, id: hir::FuncId) -> (VmFuncId, crate::Signature) {
+        let func = self.hir.function(id);
+        if func.kind != hir::FunctionKind::Entry {
+            return (
+                VmFuncId::from_u32(id.0),
+                self.signatures[id.index()].clone(),
+            );
+        }
+        let mut called = self.called_entries.borrow_mut();
+        let position = match called.iter().position(|&index| index == id.index()) {
+            Some(position) => position,
+            None => {
+                called.push(id.index());
+                called.len() - 1
+            }
+        };
+        let helper = (self.hir.functions.len() + position) as u32;
+        (
+            VmFuncId::from_u32(helper),
+            super::helper_signature(self.types, func),
+        )
     }
 
     fn call_node(

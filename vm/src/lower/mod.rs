@@ -43,6 +43,7 @@ use crate::types::Type as VmType;
 use rpsl_frontend::hir::{self, LocalId, ParamDirection, StmtKind, SubgraphFlags};
 use rpsl_frontend::source::Span;
 use rpsl_frontend::types::{align_up, ScalarKind, Type, TypeTable};
+use std::cell::RefCell;
 use std::fmt;
 
 /// A construct the lowering cannot handle, at a source location.
@@ -112,9 +113,17 @@ pub fn lower_module(module: &hir::Module) -> Result<Lowered, Vec<LowerError>> {
     };
     let mut errors = Vec::new();
     let mut ctx = FunctionBuilderContext::new();
+    let called_entries = RefCell::new(Vec::new());
     for (index, func) in module.functions.iter().enumerate() {
         let builder = FunctionBuilder::new(&mut ctx, &func.name, signatures[index].clone());
-        let mut lower = FnLower::new(module, func, builder, &signatures, &mut lowered.locs);
+        let mut lower = FnLower::new(
+            module,
+            func,
+            builder,
+            &signatures,
+            &mut lowered.locs,
+            &called_entries,
+        );
         match lower.lower_body() {
             Ok(()) => {
                 let entry = lower.entry.take();
@@ -131,6 +140,38 @@ pub fn lower_module(module: &hir::Module) -> Result<Lowered, Vec<LowerError>> {
                     .declare_function(&func.name, signatures[index].clone());
             }
         }
+    }
+    // An entry point called from script code runs as a helper there: its body is lowered a
+    // second time with the helper calling convention (arguments in registers and addresses
+    // instead of the I/O block), after all functions, as function `functions.len() + k`.
+    let mut next = 0;
+    while next < called_entries.borrow().len() {
+        let index = called_entries.borrow()[next];
+        let mut helper = module.functions[index].clone();
+        helper.kind = hir::FunctionKind::Helper;
+        let name = format!("{}.as_helper", helper.name);
+        let builder =
+            FunctionBuilder::new(&mut ctx, &name, helper_signature(&module.types, &helper));
+        let mut lower = FnLower::new(
+            module,
+            &helper,
+            builder,
+            &signatures,
+            &mut lowered.locs,
+            &called_entries,
+        );
+        match lower.lower_body() {
+            Ok(()) => {
+                lowered.module.add_function(lower.b.finish());
+            }
+            Err(error) => {
+                errors.push(error);
+                lowered
+                    .module
+                    .declare_function(&name, helper_signature(&module.types, &helper));
+            }
+        }
+        next += 1;
     }
     if !errors.is_empty() {
         return Err(errors);
@@ -182,6 +223,12 @@ fn signature_of(types: &TypeTable, func: &hir::Function) -> Signature {
     if func.kind == hir::FunctionKind::Entry {
         return Signature::new([VmType::Addr], []);
     }
+    helper_signature(types, func)
+}
+
+/// The signature of `func` called from script code: `in` lanes in registers, aggregates,
+/// `out`/`inout` parameters and an aggregate result by address.
+pub(crate) fn helper_signature(types: &TypeTable, func: &hir::Function) -> Signature {
     let mut params = Vec::new();
     for param in &func.params {
         match (param.direction, lanes_of(&param.ty)) {
@@ -230,6 +277,9 @@ pub(crate) struct FnLower<'a> {
     func: &'a hir::Function,
     pub(crate) b: FunctionBuilder<'a>,
     pub(crate) signatures: &'a [Signature],
+    /// Entry points called from script code, in the order their helper copies get function ids
+    /// (after the module's functions).
+    pub(crate) called_entries: &'a RefCell<Vec<usize>>,
     locs: &'a mut Vec<Span>,
     last_span: Option<Span>,
     local_slots: Vec<u32>,
@@ -251,6 +301,7 @@ impl<'a> FnLower<'a> {
         b: FunctionBuilder<'a>,
         signatures: &'a [Signature],
         locs: &'a mut Vec<Span>,
+        called_entries: &'a RefCell<Vec<usize>>,
     ) -> FnLower<'a> {
         FnLower {
             hir,
@@ -258,6 +309,7 @@ impl<'a> FnLower<'a> {
             func,
             b,
             signatures,
+            called_entries,
             locs,
             last_span: None,
             local_slots: Vec::new(),
