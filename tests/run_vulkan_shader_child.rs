@@ -108,3 +108,61 @@ fn shaders_compiled_in_the_child_render_and_are_cached() {
     assert_backbuffer(&again);
     assert_eq!(cache_entries(&cache), entries);
 }
+
+/// A view whose type differs from the shader's image declaration (a 3-layer texture for an
+/// `image2D` or a `sampler2D`) is an error naming the binding and the parameter, not a
+/// descriptor a GPU would read wrongly; one layer of it (`.array(1)`) renders.
+#[test]
+fn a_view_of_another_image_type_than_the_shader_declares_is_an_error() {
+    if !vulkan_available() {
+        return;
+    }
+    let cache = fresh_dir("view_type_cache");
+    let cases = [
+        (
+            "texture tile = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4, 1, 3);\n    Gradient(tile, 0.0f);\n    Blit(tile.array(1), bb);",
+            Some("node 0 (`Gradient`): binding 0 is a 2D image in the shader but parameter `dst` is a 2D array image (3 layer(s))"),
+        ),
+        (
+            "texture tile = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4, 1, 3);\n    Gradient(tile.array(1), 0.0f);\n    Blit(tile.array(1, 2), bb);",
+            Some("node 1 (`Blit`): binding 0 is a 2D image in the shader but parameter `src` is a 2D array image (2 layer(s))"),
+        ),
+        (
+            "texture tile = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4, 1, 3);\n    Gradient(tile.array(2), 0.0f);\n    Blit(tile.array(2), bb);",
+            None,
+        ),
+    ];
+    for (index, (body, error)) in cases.into_iter().enumerate() {
+        let dir = fresh_dir(&format!("view_type_{index}"));
+        let script = SCRIPT.replace(
+            "texture tile = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4);\n    Gradient(tile, frameIndex * 10.0f / 255.0f);\n    Blit(tile, bb);",
+            body,
+        );
+        assert!(script.contains(body), "the template changed");
+        std::fs::write(dir.join("tiles.rpsl"), &script).unwrap();
+        std::fs::write(dir.join("Gradient.comp"), GRADIENT).unwrap();
+        std::fs::write(dir.join("Blit.frag"), BLIT).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_rpsl"))
+            .args([
+                "run",
+                dir.join("tiles.rpsl").to_str().unwrap(),
+                "--validate",
+            ])
+            .args(["--arg", "bb=8x8"])
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .expect("the rpsl binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match error {
+            Some(message) => {
+                assert_eq!(output.status.code(), Some(3), "case {index}: {stderr}");
+                assert!(
+                    stderr.starts_with(&format!("error: vulkan: {message}")),
+                    "case {index}: {stderr}"
+                );
+            }
+            None => assert_eq!(output.status.code(), Some(0), "case {index}: {stderr}"),
+        }
+        assert!(!stderr.contains("VUID"), "case {index}: {stderr}");
+    }
+}

@@ -110,14 +110,18 @@ fn glsl_compute_reflection_is_exact() {
                 image: image(1, 4),
                 ..binding(0, 2, &name("dst"), DescriptorKind::StorageImage, 1, true)
             },
-            binding(
-                0,
-                3,
-                &name("combined"),
-                DescriptorKind::CombinedImageSampler,
-                4,
-                false,
-            ),
+            // A combined image sampler reports its image's type too.
+            DescriptorBinding {
+                image: image(1, 0),
+                ..binding(
+                    0,
+                    3,
+                    &name("combined"),
+                    DescriptorKind::CombinedImageSampler,
+                    4,
+                    false,
+                )
+            },
             DescriptorBinding {
                 block_size: Some(20),
                 ..binding(

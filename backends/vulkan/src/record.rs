@@ -265,13 +265,7 @@ impl<'a> FrameRecorder<'a> {
             } else {
                 handle.format
             };
-        let view_type = match handle.desc.kind {
-            ResourceKind::Tex1d if region.layer_count > 1 => vk::ImageViewType::TYPE_1D_ARRAY,
-            ResourceKind::Tex1d => vk::ImageViewType::TYPE_1D,
-            ResourceKind::Tex3d => vk::ImageViewType::TYPE_3D,
-            _ if region.layer_count > 1 => vk::ImageViewType::TYPE_2D_ARRAY,
-            _ => vk::ImageViewType::TYPE_2D,
-        };
+        let view_type = view_type_of(handle.desc.kind, region.layer_count);
         let graph = self.graph;
         let key = ViewKey::new(handle.image, view_type, format, &region);
         self.view_cache.view(self.context, key, || {
@@ -572,5 +566,17 @@ impl<'a> FrameRecorder<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// The type of the image view the backend makes of `layers` layers of a `kind` texture (views
+/// are never cubes).
+pub(crate) fn view_type_of(kind: ResourceKind, layers: u32) -> vk::ImageViewType {
+    match kind {
+        ResourceKind::Tex1d if layers > 1 => vk::ImageViewType::TYPE_1D_ARRAY,
+        ResourceKind::Tex1d => vk::ImageViewType::TYPE_1D,
+        ResourceKind::Tex3d => vk::ImageViewType::TYPE_3D,
+        _ if layers > 1 => vk::ImageViewType::TYPE_2D_ARRAY,
+        _ => vk::ImageViewType::TYPE_2D,
     }
 }

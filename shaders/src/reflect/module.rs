@@ -75,7 +75,7 @@ enum Type {
     Matrix { column: u32, columns: u32 },
     Image(ImageInfo, u32),
     Sampler,
-    SampledImage,
+    SampledImage { image: u32 },
     Array { element: u32, length: u32 },
     RuntimeArray { element: u32 },
     Struct { members: Vec<u32> },
@@ -237,7 +237,7 @@ impl Module {
                 self.add_type(arg(0)?, Type::Image(info, arg(6)?));
             }
             op::TYPE_SAMPLER => self.add_type(arg(0)?, Type::Sampler),
-            op::TYPE_SAMPLED_IMAGE => self.add_type(arg(0)?, Type::SampledImage),
+            op::TYPE_SAMPLED_IMAGE => self.add_type(arg(0)?, Type::SampledImage { image: arg(1)? }),
             op::TYPE_ARRAY => self.add_type(
                 arg(0)?,
                 Type::Array {
@@ -486,7 +486,12 @@ impl Module {
                 }
             }
             (storage::UNIFORM_CONSTANT, Type::Sampler) => DescriptorKind::Sampler,
-            (storage::UNIFORM_CONSTANT, Type::SampledImage) => DescriptorKind::CombinedImageSampler,
+            (storage::UNIFORM_CONSTANT, Type::SampledImage { image: image_ty }) => {
+                if let Ok(Type::Image(info, _)) = self.ty(*image_ty) {
+                    image = Some(*info);
+                }
+                DescriptorKind::CombinedImageSampler
+            }
             (storage::UNIFORM_CONSTANT, Type::AccelerationStructure) => {
                 DescriptorKind::AccelerationStructure
             }
@@ -616,7 +621,7 @@ impl Module {
             Type::Void
             | Type::Image(..)
             | Type::Sampler
-            | Type::SampledImage
+            | Type::SampledImage { .. }
             | Type::Pointer { .. }
             | Type::AccelerationStructure => 0,
         };

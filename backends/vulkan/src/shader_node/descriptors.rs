@@ -11,6 +11,7 @@ use super::plan::{DescriptorSource, SamplerKind};
 use super::program::{descriptor_type, Program};
 use super::ShaderNodeErrorKind;
 use crate::node::{BoundView, NodeContext};
+use crate::record::view_type_of;
 use crate::view_cache::ObjectId;
 
 /// The layout the compiler plans for one access of an image (the runtime's access map: shader
@@ -187,6 +188,24 @@ pub(crate) fn set_contents(
                 descriptor.count
             )));
         }
+        if let Some(image) = descriptor.image {
+            for &(_, index) in &slots {
+                let resource = &context.graph.resources[accesses[index].resource.index()];
+                let view = view_type_of(resource.desc.kind, context.views[index].range.layer_count);
+                let declared = declared_view_type(image);
+                if declared != Some(view) {
+                    let name = &program.decl.params[param as usize].name;
+                    return Err(ShaderNodeErrorKind::Arguments(format!(
+                        "binding {} is {} in the shader but parameter `{name}` is {} ({} layer(s)): \
+                         view one layer with `.array(i)` or declare the matching image type",
+                        descriptor.binding,
+                        declared.map_or("an image of an unsupported type", view_type_name),
+                        view_type_name(view),
+                        context.views[index].range.layer_count
+                    )));
+                }
+            }
+        }
         let descriptors = match descriptor.kind {
             DescriptorKind::StorageBuffer | DescriptorKind::UniformBuffer => slots
                 .iter()
@@ -221,6 +240,35 @@ pub(crate) fn set_contents(
         });
     }
     Ok(contents)
+}
+
+/// The view type a shader's image declaration takes (SPIR-V `Dim` and `Arrayed`); `None` for
+/// dimensions a texture view never has (buffers, subpass data, rectangles).
+fn declared_view_type(image: rpsl_shaders::ImageInfo) -> Option<vk::ImageViewType> {
+    Some(match (image.dim, image.arrayed) {
+        (0, false) => vk::ImageViewType::TYPE_1D,
+        (0, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+        (1, false) => vk::ImageViewType::TYPE_2D,
+        (1, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+        (2, false) => vk::ImageViewType::TYPE_3D,
+        (3, false) => vk::ImageViewType::CUBE,
+        (3, true) => vk::ImageViewType::CUBE_ARRAY,
+        _ => return None,
+    })
+}
+
+/// How a message names a view type (`a 2D array image`).
+fn view_type_name(view: vk::ImageViewType) -> &'static str {
+    match view {
+        vk::ImageViewType::TYPE_1D => "a 1D image",
+        vk::ImageViewType::TYPE_1D_ARRAY => "a 1D array image",
+        vk::ImageViewType::TYPE_2D => "a 2D image",
+        vk::ImageViewType::TYPE_2D_ARRAY => "a 2D array image",
+        vk::ImageViewType::TYPE_3D => "a 3D image",
+        vk::ImageViewType::CUBE => "a cube image",
+        vk::ImageViewType::CUBE_ARRAY => "a cube array image",
+        _ => "an image",
+    }
 }
 
 /// Writes `contents` into `set`, which no pending frame may use.

@@ -91,6 +91,8 @@ pub(crate) struct DescriptorPlan {
     pub stages: Vec<ShaderStage>,
     /// What fills it.
     pub source: DescriptorSource,
+    /// The image type the shader declares (image kinds).
+    pub image: Option<rpsl_shaders::ImageInfo>,
 }
 
 /// How a compute node sizes its dispatch.
@@ -260,6 +262,7 @@ pub(crate) fn plan_bindings(
                 count,
                 stages: vec![stage.stage],
                 source,
+                image: binding.image,
             });
         }
     }
