@@ -1,4 +1,4 @@
-//! The `rpsl` command line: `check`, `run`, `graph` and `bench` (see `docs/cli.md`).
+//! The `rpsl` command line: `check`, `run`, `graph`, `bench` and `repl` (see `docs/cli.md`).
 //!
 //! Exit codes follow `docs/cli.md`: 0 success, 1 script error, 2 usage error, 3 runtime/backend error.
 

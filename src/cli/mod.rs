@@ -10,6 +10,7 @@ mod check;
 mod frames;
 mod graph;
 mod graph_html;
+mod repl;
 mod run;
 mod run_vulkan;
 
@@ -39,6 +40,12 @@ enum Command {
     Run(run::RunArgs),
     /// Print the compiled render graph of frame 0 as JSON, Graphviz dot or an HTML page.
     Graph(graph::GraphArgs),
+    /// Interactive session: load a script, then type declarations and statements; each input
+    /// runs the frame again and shows the nodes it added (`:help` lists the commands).
+    Repl {
+        /// A script to load first.
+        file: Option<PathBuf>,
+    },
     /// Time each phase (source to native code, graph building under JIT and interpreter, frame
     /// compilation with and without the cache) on the null backend.
     Bench(bench::BenchArgs),
@@ -55,5 +62,6 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Graph(args) => graph::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Repl { file } => repl::run(file.as_deref()),
     }
 }

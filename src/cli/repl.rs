@@ -1,0 +1,624 @@
+//! The interactive session behind `rpsl repl`: load a script, then type declarations and
+//! statements; after each input the frame runs again (JIT, null backend) and the session shows
+//! the nodes the input added and the compiled frame's figures.
+//!
+//! Declarations (nodes, functions, structs, statics, `#define`s) join the script; statements
+//! join the body of a synthesized entry point,
+//! `export void __repl([readonly(present)] texture backbuffer, uint frameIndex)`, which may call
+//! the loaded script's functions and entry points. An input that does not compile or whose frame
+//! fails is reported and dropped, so the session always holds a script that runs.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use rpsl::frontend::preprocess::FsLoader;
+use rpsl::runtime::{AccessRange, CompiledFrame, NodeId, RecordedGraph};
+
+use rpsl::{EntryArgs, Program, Session, SessionOptions};
+
+/// The entry point the typed statements form.
+pub const REPL_ENTRY: &str = "__repl";
+
+/// What one input produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// False when the input was refused (it is not kept).
+    pub ok: bool,
+    /// What to show (diagnostics for a refused input).
+    pub text: String,
+    /// The user asked to leave.
+    pub quit: bool,
+}
+
+impl Reply {
+    fn ok(text: String) -> Reply {
+        Reply {
+            ok: true,
+            text,
+            quit: false,
+        }
+    }
+
+    fn refused(text: String) -> Reply {
+        Reply {
+            ok: false,
+            text,
+            quit: false,
+        }
+    }
+}
+
+/// Whether an input joins the script's declarations or the entry's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Declaration,
+    Statement,
+}
+
+/// The state of an interactive session.
+#[derive(Debug, Default)]
+pub struct Repl {
+    /// The loaded script: its path and text.
+    file: Option<(PathBuf, String)>,
+    /// Typed inputs, in order.
+    inputs: Vec<(Part, String)>,
+    /// Entry arguments (`backbuffer=1920x1080`).
+    args: Vec<String>,
+    options: SessionOptions,
+    /// Nodes of the last frame that ran: later frames show only the nodes past these.
+    shown_nodes: usize,
+}
+
+const HELP: &str = "\
+Type RPSL declarations (node, struct, functions, static, #define) or statements; each input
+runs the frame again and shows the nodes it added. Statements form the body of
+`export void __repl([readonly(present)] texture backbuffer, uint frameIndex)`.
+An input continues on the next line while brackets are open.
+  :load FILE        load a script (its declarations and entry points become callable)
+  :list             the typed inputs
+  :undo             drop the last input
+  :reset            drop every input (the loaded script stays)
+  :arg NAME=VALUE   an argument of the entry (`:arg backbuffer=1920x1080`)
+  :schedule         the compiled frame: order, barrier batches, memory
+  :dot | :json      the frame as Graphviz dot / the JSON graph dump
+  :help             this text
+  :quit             leave (also Ctrl-D)
+";
+
+impl Repl {
+    /// An empty session (no script loaded).
+    pub fn new() -> Repl {
+        Repl::default()
+    }
+
+    /// Whether `text` needs more lines: a bracket, brace or parenthesis is still open, or a
+    /// comment or string has not ended.
+    pub fn needs_more(text: &str) -> bool {
+        let mut depth = 0i64;
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '/' if chars.peek() == Some(&'/') => {
+                    while chars.next_if(|&c| c != '\n').is_some() {}
+                }
+                '/' if chars.peek() == Some(&'*') => {
+                    chars.next();
+                    let mut closed = false;
+                    while let Some(c) = chars.next() {
+                        if c == '*' && chars.next_if_eq(&'/').is_some() {
+                            closed = true;
+                            break;
+                        }
+                    }
+                    if !closed {
+                        return true;
+                    }
+                }
+                '"' => {
+                    let mut closed = false;
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '\\' => {
+                                chars.next();
+                            }
+                            '"' => {
+                                closed = true;
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                    if !closed {
+                        return true;
+                    }
+                }
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        depth > 0
+    }
+
+    /// Handles one complete input: a `:command`, a declaration or a statement.
+    pub fn input(&mut self, text: &str) -> Reply {
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return Reply::ok(String::new());
+        }
+        if let Some(command) = trimmed.strip_prefix(':') {
+            return self.command(command.trim());
+        }
+        let part = part_of(trimmed);
+        let mut text = trimmed.to_string();
+        if part == Part::Statement && !text.ends_with(';') && !text.ends_with('}') {
+            text.push(';');
+        }
+        self.inputs.push((part, text));
+        match self.run() {
+            Ok((graph_text, _)) => Reply::ok(graph_text),
+            Err(error) => {
+                self.inputs.pop();
+                Reply::refused(error)
+            }
+        }
+    }
+
+    /// The typed inputs, one per line (statements as they are kept, with their `;`).
+    pub fn listing(&self) -> String {
+        self.inputs
+            .iter()
+            .map(|(_, text)| format!("{text}\n"))
+            .collect()
+    }
+
+    /// Loads a script; the typed inputs stay and run against it.
+    pub fn load(&mut self, path: &Path) -> Reply {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) => return Reply::refused(format!("error: {}: {error}\n", path.display())),
+        };
+        let previous = self.file.replace((path.to_path_buf(), text));
+        match self.run() {
+            Ok((summary, program)) => {
+                let entries: Vec<&str> = program
+                    .entries()
+                    .iter()
+                    .map(|entry| entry.name.as_str())
+                    .filter(|name| *name != REPL_ENTRY)
+                    .collect();
+                Reply::ok(format!(
+                    "loaded {} (entry points: {})\n{summary}",
+                    path.display(),
+                    if entries.is_empty() {
+                        "none".to_string()
+                    } else {
+                        entries.join(", ")
+                    }
+                ))
+            }
+            Err(error) => {
+                self.file = previous;
+                Reply::refused(error)
+            }
+        }
+    }
+
+    fn command(&mut self, command: &str) -> Reply {
+        let (name, rest) = command
+            .split_once(char::is_whitespace)
+            .map_or((command, ""), |(name, rest)| (name, rest.trim()));
+        match name {
+            "q" | "quit" | "exit" => Reply {
+                ok: true,
+                text: String::new(),
+                quit: true,
+            },
+            "h" | "help" => Reply::ok(HELP.to_string()),
+            "load" if !rest.is_empty() => self.load(Path::new(rest)),
+            "list" => Reply::ok(self.listing()),
+            "undo" => match self.inputs.pop() {
+                Some((_, text)) => match self.run() {
+                    Ok((summary, _)) => Reply::ok(format!("dropped `{text}`\n{summary}")),
+                    Err(error) => Reply::refused(error),
+                },
+                None => Reply::refused("nothing to undo\n".to_string()),
+            },
+            "reset" => {
+                self.inputs.clear();
+                self.shown_nodes = 0;
+                Reply::ok("every input dropped\n".to_string())
+            }
+            "arg" if rest.contains('=') => {
+                let key = rest
+                    .split('=')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string();
+                let previous = self.args.clone();
+                self.args
+                    .retain(|arg| arg.split('=').next().map(str::trim) != Some(&key));
+                self.args.push(rest.to_string());
+                match self.run() {
+                    Ok((summary, _)) => Reply::ok(summary),
+                    Err(error) => {
+                        self.args = previous;
+                        Reply::refused(error)
+                    }
+                }
+            }
+            "schedule" | "dot" | "json" => self.show(name),
+            _ => Reply::refused(format!("unknown command `:{command}` (:help lists them)\n")),
+        }
+    }
+
+    /// The script the session holds: the loaded file, the typed declarations, then the entry
+    /// with the typed statements.
+    fn source(&self) -> String {
+        let mut text = String::new();
+        if let Some((_, file)) = &self.file {
+            text.push_str(file);
+            text.push('\n');
+        }
+        for (part, input) in &self.inputs {
+            if *part == Part::Declaration {
+                text.push_str(input);
+                text.push('\n');
+            }
+        }
+        let _ = writeln!(
+            text,
+            "export void {REPL_ENTRY}([readonly(present)] texture backbuffer, uint frameIndex)\n{{"
+        );
+        for (part, input) in &self.inputs {
+            if *part == Part::Statement {
+                text.push_str(input);
+                text.push('\n');
+            }
+        }
+        text.push_str("}\n");
+        text
+    }
+
+    fn program(&self) -> Result<Program, String> {
+        let text = self.source();
+        let compilation = match &self.file {
+            // A loaded script's includes resolve next to it.
+            Some((path, _)) => {
+                rpsl::frontend::check_with_loader(&path.to_string_lossy(), text, &FsLoader)
+            }
+            None => rpsl::frontend::check_source("<repl>", &text),
+        };
+        Program::from_compilation(compilation).map_err(|error| error.rendered)
+    }
+
+    /// Compiles the script, runs one frame and describes it: the nodes of the last input's
+    /// statements (those past the previous frame's count) and the frame's figures.
+    fn run(&mut self) -> Result<(String, Program), String> {
+        let program = self.program()?;
+        let options = SessionOptions {
+            jit_tier_up: false,
+            ..self.options
+        };
+        let mut session =
+            Session::new(&program, Some(REPL_ENTRY), options).map_err(|e| e.message() + "\n")?;
+        let args = EntryArgs::parse(&program, session.entry(), self.args.iter())
+            .map_err(|error| format!("error: {error}\n"))?;
+        let text = match session.run_frame(&args) {
+            Ok(frame) => {
+                let text = summary(frame.graph, frame.compiled, self.shown_nodes);
+                self.shown_nodes = frame.graph.nodes.len();
+                text
+            }
+            Err(error) => return Err(error.render()),
+        };
+        Ok((text, program))
+    }
+
+    fn show(&mut self, what: &str) -> Reply {
+        let program = match self.program() {
+            Ok(program) => program,
+            Err(error) => return Reply::refused(error),
+        };
+        let options = SessionOptions {
+            jit_tier_up: false,
+            ..self.options
+        };
+        let mut session = match Session::new(&program, Some(REPL_ENTRY), options) {
+            Ok(session) => session,
+            Err(error) => return Reply::refused(error.message() + "\n"),
+        };
+        let args = match EntryArgs::parse(&program, session.entry(), self.args.iter()) {
+            Ok(args) => args,
+            Err(error) => return Reply::refused(format!("error: {error}\n")),
+        };
+        match session.run_frame(&args) {
+            Ok(frame) => Reply::ok(match what {
+                "dot" => super::graph::dot(REPL_ENTRY, frame.graph, frame.compiled),
+                "json" => {
+                    rpsl::runtime::dump_frame_json(REPL_ENTRY, frame.graph, Some(frame.compiled))
+                }
+                _ => schedule(frame.graph, frame.compiled),
+            }),
+            Err(error) => Reply::refused(error.render()),
+        }
+    }
+}
+
+/// `rpsl repl [FILE]`: reads inputs with line editing (plain lines when stdin is not a
+/// terminal) until `:quit` or end of input. Exit code 0, or 1 when FILE does not load.
+pub fn run(file: Option<&Path>) -> std::process::ExitCode {
+    let mut repl = Repl::new();
+    if let Some(path) = file {
+        let reply = repl.load(path);
+        if !reply.ok {
+            eprint!("{}", reply.text);
+            return std::process::ExitCode::from(1);
+        }
+        print!("{}", reply.text);
+    }
+    let mut editor = match rustyline::DefaultEditor::new() {
+        Ok(editor) => editor,
+        Err(error) => {
+            eprintln!("error: cannot read input: {error}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    println!("rpsl repl: type :help for commands, :quit to leave");
+    let mut pending = String::new();
+    loop {
+        let prompt = if pending.is_empty() {
+            "rpsl> "
+        } else {
+            "  ... "
+        };
+        let line = match editor.readline(prompt) {
+            Ok(line) => line,
+            Err(rustyline::error::ReadlineError::Interrupted) => {
+                pending.clear();
+                continue;
+            }
+            Err(_) => break,
+        };
+        if !pending.is_empty() {
+            pending.push('\n');
+        }
+        pending.push_str(&line);
+        if !pending.trim_start().starts_with(':') && Repl::needs_more(&pending) {
+            continue;
+        }
+        let input = std::mem::take(&mut pending);
+        if !input.trim().is_empty() {
+            let _ = editor.add_history_entry(input.as_str());
+        }
+        let reply = repl.input(&input);
+        if reply.ok {
+            print!("{}", reply.text);
+        } else {
+            eprint!("{}", reply.text);
+        }
+        if reply.quit {
+            break;
+        }
+    }
+    std::process::ExitCode::SUCCESS
+}
+
+/// A declaration starts with a declaration keyword, or is a function definition (`TYPE NAME(`
+/// ... `{ ... }`); anything else is a statement.
+fn part_of(text: &str) -> Part {
+    let mut rest = text;
+    // Attributes (`[subgraph(atomic)]`) lead declarations and statements alike.
+    while let Some(after) = rest.strip_prefix('[') {
+        let Some(end) = after.find(']') else { break };
+        rest = after[end + 1..].trim_start();
+    }
+    let words: Vec<&str> = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#'))
+        .filter(|word| !word.is_empty())
+        .take(2)
+        .collect();
+    const DECLARATION: &[&str] = &[
+        "node", "graphics", "compute", "copy", "struct", "static", "typedef", "enum", "export",
+        "cbuffer", "#define", "#include", "#undef", "#if", "#ifdef", "#ifndef",
+    ];
+    const STATEMENT: &[&str] = &[
+        "return", "if", "for", "while", "do", "switch", "else", "break", "continue", "async",
+    ];
+    let Some(&first) = words.first() else {
+        return Part::Statement;
+    };
+    if DECLARATION.contains(&first) || first.starts_with('#') {
+        return Part::Declaration;
+    }
+    if STATEMENT.contains(&first) {
+        return Part::Statement;
+    }
+    // `TYPE NAME(...) { ... }`: the second word is followed by `(`, no `=` before the body.
+    let head = rest.split('{').next().unwrap_or_default();
+    let second_then_paren = words.len() == 2 && {
+        let after_first = rest[first.len()..].trim_start();
+        after_first
+            .strip_prefix(words[1])
+            .is_some_and(|after| after.trim_start().starts_with('('))
+    };
+    if second_then_paren && rest.trim_end().ends_with('}') && !head.contains('=') {
+        Part::Declaration
+    } else {
+        Part::Statement
+    }
+}
+
+/// The display name of a resource.
+fn resource_name(graph: &RecordedGraph, index: usize) -> String {
+    match &graph.resources[index].name {
+        Some(name) => name.clone(),
+        None => format!("r{index}"),
+    }
+}
+
+/// The nodes from `first` on (`+ node 3: Draw(rt = backbuffer)`), then the frame's figures.
+fn summary(graph: &RecordedGraph, compiled: &CompiledFrame, first: usize) -> String {
+    let mut text = String::new();
+    let culled: std::collections::HashSet<NodeId> = compiled.culled.iter().copied().collect();
+    for index in first..graph.nodes.len() {
+        let node = NodeId(index as u32);
+        let decl = graph.decl_of(node);
+        let views: Vec<String> = graph
+            .node_accesses(node)
+            .iter()
+            .map(|access| {
+                let param = &decl.params[access.param as usize].name;
+                let mut view = resource_name(graph, access.resource.index());
+                if let AccessRange::Texture(range) = access.range {
+                    let desc = &graph.resources[access.resource.index()].desc;
+                    if range.mip_count != desc.mip_levels {
+                        let _ = write!(view, ".mips({}, {})", range.base_mip, range.mip_count);
+                    }
+                    if range.layer_count != desc.array_layers() {
+                        let _ = write!(view, ".array({}, {})", range.base_layer, range.layer_count);
+                    }
+                }
+                format!("{param} = {view}")
+            })
+            .collect();
+        let _ = writeln!(
+            text,
+            "+ node {index}: {}({}){}",
+            decl.name,
+            views.join(", "),
+            if culled.contains(&node) {
+                "  [culled: nothing uses its results]"
+            } else {
+                ""
+            }
+        );
+    }
+    let _ = writeln!(
+        text,
+        "frame: {} nodes ({} culled), {} resources, {} barrier batches, {} transitions, {} transient bytes",
+        graph.nodes.len(),
+        compiled.culled.len(),
+        graph.resources.len(),
+        compiled.batches,
+        compiled.transitions,
+        compiled.memory.transient_bytes
+    );
+    text
+}
+
+/// The compiled frame in execution order: each barrier batch before the node it precedes.
+fn schedule(graph: &RecordedGraph, compiled: &CompiledFrame) -> String {
+    let mut text = String::new();
+    let mut batches = compiled.batch_list.iter().peekable();
+    for (position, &node) in compiled.order.iter().enumerate() {
+        while let Some(batch) = batches.next_if(|batch| batch.position as usize <= position) {
+            for barrier in
+                &compiled.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
+            {
+                let _ = writeln!(
+                    text,
+                    "      barrier {}: {:?} -> {:?}",
+                    resource_name(graph, barrier.resource.index()),
+                    barrier.old_layout,
+                    barrier.new_layout
+                );
+            }
+        }
+        let queue = compiled.node_queue.get(node.index()).copied().unwrap_or(0);
+        let _ = writeln!(
+            text,
+            "  {position:>3}  {} (node {}, queue {queue})",
+            graph.decl_of(node).name,
+            node.0
+        );
+    }
+    for batch in batches {
+        for barrier in
+            &compiled.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
+        {
+            let _ = writeln!(
+                text,
+                "      barrier {}: {:?} -> {:?}",
+                resource_name(graph, barrier.resource.index()),
+                barrier.old_layout,
+                barrier.new_layout
+            );
+        }
+    }
+    let _ = writeln!(
+        text,
+        "memory: {} transient bytes ({} without aliasing)",
+        compiled.memory.transient_bytes, compiled.memory.unaliased_bytes
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_keeps_what_compiles_and_runs() {
+        let mut repl = Repl::new();
+        let reply = repl.input("graphics node Draw(rtv rt : SV_Target0, uint i);");
+        assert!(reply.ok, "{}", reply.text);
+        let reply = repl.input("Draw(backbuffer, 1)");
+        assert!(reply.ok, "{}", reply.text);
+        assert_eq!(
+            reply.text,
+            // Present -> color attachment before the draw, back to present after it.
+            "+ node 0: Draw(rt = backbuffer)\nframe: 1 nodes (0 culled), 1 resources, 2 barrier \
+             batches, 2 transitions, 0 transient bytes\n"
+        );
+        let refused = repl.input("Draw(nothing, 1);");
+        assert!(!refused.ok);
+        assert!(refused.text.contains("nothing"), "{}", refused.text);
+        assert_eq!(
+            repl.listing(),
+            "graphics node Draw(rtv rt : SV_Target0, uint i);\nDraw(backbuffer, 1);\n"
+        );
+        assert!(repl.input(":undo").ok);
+        assert_eq!(
+            repl.listing(),
+            "graphics node Draw(rtv rt : SV_Target0, uint i);\n"
+        );
+        assert!(repl.input(":quit").quit);
+    }
+
+    #[test]
+    fn inputs_are_sorted_into_declarations_and_statements() {
+        for declaration in [
+            "graphics node Draw(rtv rt : SV_Target0);",
+            "struct S { uint a; };",
+            "static const uint N = 3;",
+            "#define W 4",
+            "uint twice(uint x) { return 2 * x; }",
+            "[subgraph(atomic)] void pass(texture t) { Draw(t); }",
+            "export void other(texture bb) { }",
+        ] {
+            assert_eq!(part_of(declaration), Part::Declaration, "{declaration}");
+        }
+        for statement in [
+            "Draw(backbuffer)",
+            "texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4);",
+            "for (uint i = 0; i < 3; i++) { Draw(backbuffer); }",
+            "if (frameIndex > 0) { Draw(backbuffer); }",
+            "uint x = twice(3);",
+            "async clear(t, float4(0, 0, 0, 1));",
+        ] {
+            assert_eq!(part_of(statement), Part::Statement, "{statement}");
+        }
+    }
+
+    #[test]
+    fn open_brackets_comments_and_strings_ask_for_more() {
+        assert!(Repl::needs_more("for (uint i = 0; i < 3; i++) {"));
+        assert!(Repl::needs_more("Draw(backbuffer,"));
+        assert!(Repl::needs_more("/* a comment"));
+        assert!(!Repl::needs_more("Draw(backbuffer); // (not counted"));
+        assert!(!Repl::needs_more("#include \"a(b.rpsl\""));
+        assert!(!Repl::needs_more("{ Draw(backbuffer); }"));
+    }
+}
