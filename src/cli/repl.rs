@@ -511,20 +511,22 @@ fn summary(graph: &RecordedGraph, compiled: &CompiledFrame, first: usize) -> Str
 /// The compiled frame in execution order: each barrier batch before the node it precedes.
 fn schedule(graph: &RecordedGraph, compiled: &CompiledFrame) -> String {
     let mut text = String::new();
+    let write_batch = |text: &mut String, batch: &rpsl::runtime::BarrierBatch| {
+        let barriers = batch.barriers.start as usize..batch.barriers.end as usize;
+        for barrier in &compiled.barriers[barriers] {
+            let _ = writeln!(
+                text,
+                "      barrier {}: {:?} -> {:?}",
+                resource_name(graph, barrier.resource.index()),
+                barrier.old_layout,
+                barrier.new_layout
+            );
+        }
+    };
     let mut batches = compiled.batch_list.iter().peekable();
     for (position, &node) in compiled.order.iter().enumerate() {
         while let Some(batch) = batches.next_if(|batch| batch.position as usize <= position) {
-            for barrier in
-                &compiled.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
-            {
-                let _ = writeln!(
-                    text,
-                    "      barrier {}: {:?} -> {:?}",
-                    resource_name(graph, barrier.resource.index()),
-                    barrier.old_layout,
-                    barrier.new_layout
-                );
-            }
+            write_batch(&mut text, batch);
         }
         let queue = compiled.node_queue.get(node.index()).copied().unwrap_or(0);
         let _ = writeln!(
@@ -535,17 +537,7 @@ fn schedule(graph: &RecordedGraph, compiled: &CompiledFrame) -> String {
         );
     }
     for batch in batches {
-        for barrier in
-            &compiled.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
-        {
-            let _ = writeln!(
-                text,
-                "      barrier {}: {:?} -> {:?}",
-                resource_name(graph, barrier.resource.index()),
-                barrier.old_layout,
-                barrier.new_layout
-            );
-        }
+        write_batch(&mut text, batch);
     }
     let _ = writeln!(
         text,

@@ -113,9 +113,26 @@ pub fn lower_module(module: &hir::Module) -> Result<Lowered, Vec<LowerError>> {
     };
     let mut errors = Vec::new();
     let mut ctx = FunctionBuilderContext::new();
-    let called_entries = RefCell::new(Vec::new());
-    for (index, func) in module.functions.iter().enumerate() {
-        let builder = FunctionBuilder::new(&mut ctx, &func.name, signatures[index].clone());
+    let called_entries: RefCell<Vec<usize>> = RefCell::new(Vec::new());
+    // Functions `0..count` are the module's. An entry point called from script code runs as a
+    // helper there: its body is lowered a second time with the helper calling convention
+    // (arguments in registers and addresses instead of the I/O block), as function `count + k`
+    // for the k-th entry point called (found while lowering, so the list may grow).
+    let count = module.functions.len();
+    let mut index = 0;
+    while index < count + called_entries.borrow().len() {
+        let helper;
+        let (func, name, signature) = if index < count {
+            let func = &module.functions[index];
+            (func, func.name.clone(), signatures[index].clone())
+        } else {
+            let mut copy = module.functions[called_entries.borrow()[index - count]].clone();
+            copy.kind = hir::FunctionKind::Helper;
+            helper = copy;
+            let signature = helper_signature(&module.types, &helper);
+            (&helper, format!("{}.as_helper", helper.name), signature)
+        };
+        let builder = FunctionBuilder::new(&mut ctx, &name, signature.clone());
         let mut lower = FnLower::new(
             module,
             func,
@@ -135,43 +152,10 @@ pub fn lower_module(module: &hir::Module) -> Result<Lowered, Vec<LowerError>> {
             }
             Err(error) => {
                 errors.push(error);
-                lowered
-                    .module
-                    .declare_function(&func.name, signatures[index].clone());
+                lowered.module.declare_function(&name, signature);
             }
         }
-    }
-    // An entry point called from script code runs as a helper there: its body is lowered a
-    // second time with the helper calling convention (arguments in registers and addresses
-    // instead of the I/O block), after all functions, as function `functions.len() + k`.
-    let mut next = 0;
-    while next < called_entries.borrow().len() {
-        let index = called_entries.borrow()[next];
-        let mut helper = module.functions[index].clone();
-        helper.kind = hir::FunctionKind::Helper;
-        let name = format!("{}.as_helper", helper.name);
-        let builder =
-            FunctionBuilder::new(&mut ctx, &name, helper_signature(&module.types, &helper));
-        let mut lower = FnLower::new(
-            module,
-            &helper,
-            builder,
-            &signatures,
-            &mut lowered.locs,
-            &called_entries,
-        );
-        match lower.lower_body() {
-            Ok(()) => {
-                lowered.module.add_function(lower.b.finish());
-            }
-            Err(error) => {
-                errors.push(error);
-                lowered
-                    .module
-                    .declare_function(&name, helper_signature(&module.types, &helper));
-            }
-        }
-        next += 1;
+        index += 1;
     }
     if !errors.is_empty() {
         return Err(errors);
