@@ -151,7 +151,10 @@ impl Repl {
         }
         let part = part_of(trimmed);
         let mut text = trimmed.to_string();
-        if part == Part::Statement && !text.ends_with(';') && !text.ends_with('}') {
+        let struct_without_semicolon = text.starts_with("struct") && text.ends_with('}');
+        if struct_without_semicolon
+            || (part == Part::Statement && !text.ends_with(';') && !text.ends_with('}'))
+        {
             text.push(';');
         }
         self.inputs.push((part, text));
