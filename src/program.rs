@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use rpsl_frontend::diagnostic::{render_all, Diagnostic};
 use rpsl_frontend::hir;
@@ -67,6 +68,8 @@ pub struct Program {
     entries: Vec<EntryInfo>,
     decls: Vec<NodeDeclDesc>,
     warnings: String,
+    /// Resource names by the location of the instruction that creates the resource.
+    site_names: Arc<Vec<Option<String>>>,
 }
 
 impl Program {
@@ -130,15 +133,28 @@ impl Program {
                 return Err(failed(vec![Diagnostic::error(span, message)]));
             }
         };
+        let mut site_names = vec![None; lowered.locs.len()];
+        for (loc, name) in lowered.resource_names {
+            if let Some(slot) = site_names.get_mut(loc as usize) {
+                *slot = Some(name);
+            }
+        }
         Ok(Program {
             files,
             hir: module,
             verified,
+            site_names: Arc::new(site_names),
             locs: lowered.locs,
             entries: lowered.entries,
             decls,
             warnings,
         })
+    }
+
+    /// The variable names resources are created for, by creating location: what the graph
+    /// builder names resources after ([`rpsl_runtime::GraphBuilder::set_site_names`]).
+    pub(crate) fn site_names(&self) -> &Arc<Vec<Option<String>>> {
+        &self.site_names
     }
 
     /// The exported entry points, in source order.

@@ -186,6 +186,7 @@ impl Runner {
             .map_err(|error: JitError| SessionError::Jit(error.to_string()))?;
         let mut builder = GraphBuilder::new();
         builder.set_limits(options.graph_limits);
+        builder.set_site_names(std::sync::Arc::clone(program.site_names()));
         for decl in program.node_declarations() {
             builder.declare_node(decl.clone());
         }

@@ -55,10 +55,10 @@ rpsl repl: type :help for commands, :quit to leave
 frame: 0 nodes (0 culled), 1 resources, 0 barrier batches, 0 transitions, 0 transient bytes
 frame: 0 nodes (0 culled), 1 resources, 0 barrier batches, 0 transitions, 0 transient bytes
 frame: 0 nodes (0 culled), 2 resources, 0 barrier batches, 0 transitions, 0 transient bytes
-+ node 0: Draw(rt = r1.mips(0, 1))  [culled: nothing uses its results]
++ node 0: Draw(rt = t.mips(0, 1))  [culled: nothing uses its results]
 frame: 1 nodes (1 culled), 2 resources, 0 barrier batches, 0 transitions, 0 transient bytes
-+ node 1: Blur(src = r1.mips(0, 1), dst = backbuffer)
-+ node 2: Blur(src = r1.mips(0, 1), dst = backbuffer)
++ node 1: Blur(src = t.mips(0, 1), dst = backbuffer)
++ node 2: Blur(src = t.mips(0, 1), dst = backbuffer)
 frame: 3 nodes (0 culled), 2 resources, 4 barrier batches, 5 transitions, 65536 transient bytes
 graphics node Draw(rtv rt : SV_Target0, uint i);
 compute node Blur([readonly(cs)] texture src, [writeonly(cs)] texture dst);
@@ -91,11 +91,11 @@ loaded {script} (entry points: main)
 frame: 0 nodes (0 culled), 1 resources, 0 barrier batches, 0 transitions, 0 transient bytes
 rpsl repl: type :help for commands, :quit to leave
 frame: 0 nodes (0 culled), 1 resources, 0 barrier batches, 0 transitions, 0 transient bytes
-+ node 0: DrawScene(color = r1)
-+ node 1: Downsample(dst = r2.mips(0, 1), src = r1)
-+ node 2: Downsample(dst = r2.mips(1, 1), src = r2.mips(0, 1))
-+ node 3: UpsampleAdd(dst = r2.mips(0, 1), src = r2.mips(1, 1))
-+ node 4: Composite(output = backbuffer, scene = r1, bloom = r2.mips(0, 1))
++ node 0: DrawScene(color = scene)
++ node 1: Downsample(dst = chain.mips(0, 1), src = scene)
++ node 2: Downsample(dst = chain.mips(1, 1), src = chain.mips(0, 1))
++ node 3: UpsampleAdd(dst = chain.mips(0, 1), src = chain.mips(1, 1))
++ node 4: Composite(output = backbuffer, scene = scene, bloom = chain.mips(0, 1))
 frame: 5 nodes (0 culled), 3 resources, 6 barrier batches, 11 transitions, 131072 transient bytes
 "
     );

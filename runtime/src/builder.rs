@@ -131,6 +131,15 @@ impl GraphBuilder {
         self.limits = limits;
     }
 
+    /// Names for resources by creation site: a resource without a name of its own is shown as
+    /// `names[identity_key >> 32]` ([`RecordedGraph::resource_name`]). The VM's identity keys
+    /// carry the creating instruction's location there (`rpsl_vm::CallSite`); the session
+    /// passes the program's variable names, so `texture gbuffer = create_tex2d(..)` shows as
+    /// `gbuffer` in dumps, Vulkan object names and captures. Costs nothing per frame.
+    pub fn set_site_names(&mut self, names: Arc<Vec<Option<String>>>) {
+        self.graph.site_names = names;
+    }
+
     /// The bounds on one frame's size.
     pub fn limits(&self) -> GraphLimits {
         self.limits
@@ -154,6 +163,7 @@ impl GraphBuilder {
     pub fn begin_frame(&mut self, frame_index: u64) {
         std::mem::swap(&mut self.graph, &mut self.previous);
         self.graph.decls = Arc::clone(&self.previous.decls);
+        self.graph.site_names = Arc::clone(&self.previous.site_names);
         self.unchanged = self.previous_finished && !self.recording;
         self.resources_unchanged = self.unchanged;
         self.previous_finished = false;

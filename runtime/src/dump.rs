@@ -8,7 +8,7 @@ use crate::compile::{CompiledFrame, DiscardFlags};
 use crate::decl::{ScalarType, ValueType};
 use crate::format::Format;
 use crate::graph::{AccessRange, RecordedGraph};
-use crate::ids::NodeId;
+use crate::ids::{NodeId, ResourceId};
 use crate::json::JsonWriter;
 use crate::view::{BufferView, TextureView};
 
@@ -66,7 +66,7 @@ fn write_frame(json: &mut JsonWriter, graph: &RecordedGraph, compiled: Option<&C
         json.begin_object();
         json.field_uint("id", index as u64);
         json.key("name");
-        match &resource.name {
+        match graph.resource_name(ResourceId::from_index(index)) {
             Some(name) => json.string(name),
             None => json.null(),
         }

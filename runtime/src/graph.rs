@@ -181,9 +181,23 @@ pub struct RecordedGraph {
     pub(crate) structure_serial: u64,
     /// See [`RecordedGraph::resource_serial`].
     pub(crate) resource_serial: u64,
+    /// Resource names by creation site (see [`crate::GraphBuilder::set_site_names`]).
+    pub(crate) site_names: Arc<Vec<Option<String>>>,
 }
 
 impl RecordedGraph {
+    /// The name to show for a resource: the one it was given (an external resource's
+    /// parameter, [`crate::GraphBuilder::set_resource_name`]), else the variable its creation
+    /// site initialises (`texture gbuffer = create_tex2d(..)` names it `gbuffer`), if any.
+    pub fn resource_name(&self, resource: ResourceId) -> Option<&str> {
+        let record = self.resources.get(resource.index())?;
+        if let Some(name) = &record.name {
+            return Some(name);
+        }
+        let site = (record.identity_key >> 32) as usize;
+        self.site_names.get(site)?.as_deref()
+    }
+
     /// The declaration of a node.
     pub fn decl_of(&self, node: NodeId) -> &NodeDeclDesc {
         &self.decls[self.nodes[node.index()].decl.index()]

@@ -455,10 +455,9 @@ fn part_of(text: &str) -> Part {
 
 /// The display name of a resource.
 fn resource_name(graph: &RecordedGraph, index: usize) -> String {
-    match &graph.resources[index].name {
-        Some(name) => name.clone(),
-        None => format!("r{index}"),
-    }
+    graph
+        .resource_name(rpsl::runtime::ResourceId::from_index(index))
+        .map_or_else(|| format!("r{index}"), str::to_string)
 }
 
 /// The nodes from `first` on (`+ node 3: Draw(rt = backbuffer)`), then the frame's figures.

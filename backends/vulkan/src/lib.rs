@@ -392,10 +392,9 @@ impl VulkanBackend {
                             self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
                         );
                     }
-                    let name = record
-                        .name
-                        .clone()
-                        .unwrap_or_else(|| format!("persistent r{index}"));
+                    let name = graph
+                        .resource_name(rpsl_runtime::ResourceId::from_index(index))
+                        .map_or_else(|| format!("persistent r{index}"), str::to_string);
                     let resource = self.create_outliving(&record.desc, &name, usage[index])?;
                     let init = self.initialise_layout(&resource, [vk::ImageLayout::GENERAL; 2]);
                     self.persistent.insert(slot, resource);
@@ -441,10 +440,9 @@ impl VulkanBackend {
             self.stats.reused_transients = false;
             let mut planned = Vec::new();
             for &(index, desc, usage, placement) in &key {
-                let name = graph.resources[index]
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| format!("transient r{index}"));
+                let name = graph
+                    .resource_name(rpsl_runtime::ResourceId::from_index(index))
+                    .map_or_else(|| format!("transient r{index}"), str::to_string);
                 match create_unbound(&self.context, &desc, usage, &name) {
                     Ok(resource) => {
                         let (offset, size) = placement.unwrap_or((u64::MAX / 2, 0));

@@ -36,6 +36,10 @@ impl FnLower<'_> {
 
     fn create_from_desc(&mut self, desc: Reg, span: Span) -> Result<Val, LowerError> {
         self.at(span);
+        if let Some(name) = self.naming.take() {
+            let loc = self.current_loc();
+            self.resource_names.push((loc, name));
+        }
         let view = self.temp(&Type::Texture, span)?;
         self.b.ins(Inst::CreateResource {
             desc,

@@ -98,6 +98,10 @@ pub struct Lowered {
     pub locs: Vec<Span>,
     /// The entry points, in source order.
     pub entries: Vec<EntryInfo>,
+    /// Resources named after the variable a declaration creates them for
+    /// (`texture gbuffer = create_tex2d(..)`): the [`LocId`] index of the creating instruction
+    /// and the variable's name.
+    pub resource_names: Vec<(u32, String)>,
 }
 
 /// Lowers every function of a checked module.
@@ -110,6 +114,7 @@ pub fn lower_module(module: &hir::Module) -> Result<Lowered, Vec<LowerError>> {
         module: Module::new(),
         locs: Vec::new(),
         entries: Vec::new(),
+        resource_names: Vec::new(),
     };
     let mut errors = Vec::new();
     let mut ctx = FunctionBuilderContext::new();
@@ -141,7 +146,11 @@ pub fn lower_module(module: &hir::Module) -> Result<Lowered, Vec<LowerError>> {
             &mut lowered.locs,
             &called_entries,
         );
-        match lower.lower_body() {
+        let result = lower.lower_body();
+        lowered
+            .resource_names
+            .extend(std::mem::take(&mut lower.resource_names));
+        match result {
             Ok(()) => {
                 let entry = lower.entry.take();
                 lowered.module.add_function(lower.b.finish());
@@ -276,6 +285,11 @@ pub(crate) struct FnLower<'a> {
     subgraph_depth: usize,
     pub(crate) place_values: Vec<Val>,
     entry: Option<EntryInfo>,
+    /// The variable a view-typed declaration being lowered initialises: the resource its
+    /// initialiser creates is named after it.
+    pub(crate) naming: Option<String>,
+    /// Resource names by creating location (see [`Lowered::resource_names`]).
+    pub(crate) resource_names: Vec<(u32, String)>,
 }
 
 impl<'a> FnLower<'a> {
@@ -304,6 +318,8 @@ impl<'a> FnLower<'a> {
             subgraph_depth: 0,
             place_values: Vec::new(),
             entry: None,
+            naming: None,
+            resource_names: Vec::new(),
         }
     }
 
@@ -312,6 +328,11 @@ impl<'a> FnLower<'a> {
             message: message.into(),
             span,
         })
+    }
+
+    /// The location of the next instructions.
+    pub(crate) fn current_loc(&self) -> u32 {
+        self.locs.len().saturating_sub(1) as u32
     }
 
     /// Sets the location of the next instructions.
@@ -586,7 +607,13 @@ impl<'a> FnLower<'a> {
                 let slot = self.local_addr(*local);
                 match init {
                     Some(init) => {
-                        let val = self.lower_expr(init)?;
+                        let declared = &self.func.locals[local.index()];
+                        if matches!(declared.ty, Type::Texture | Type::Buffer) {
+                            self.naming = Some(declared.name.clone());
+                        }
+                        let val = self.lower_expr(init);
+                        self.naming = None;
+                        let val = val?;
                         self.at(stmt.span);
                         self.store(ty, slot, 0, &val, stmt.span)?;
                     }
