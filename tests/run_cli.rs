@@ -283,11 +283,12 @@ fn graph_html_shows_schedule_heap_and_tables() {
     // Three barrier batches, the second with two transitions.
     assert_eq!(page.matches("fill=\"#cc0000\"").count(), 3);
     assert!(page.contains(
-        "batch before #1:\nresource 1: ColorAttachment -&gt; ShaderReadOnly\n\
+        "batch before #1:\nt: ColorAttachment -&gt; ShaderReadOnly\n\
          bb: PresentSrc -&gt; ColorAttachment</title>"
     ));
-    // The transient lives from position 0 to 1 at the start of a 64 KiB heap.
-    assert!(page.contains("<title>resource 1: bytes 0..65536, positions 0..=1</title>"));
+    // The transient (named after its variable) lives from position 0 to 1 at the start of a
+    // 64 KiB heap.
+    assert!(page.contains("<title>t: bytes 0..65536, positions 0..=1</title>"));
     assert!(page.contains(
         "<td>bb</td><td>tex2d 1280x720x1 1 mips 1 samples R8G8B8A8_UNORM</td><td>external</td>\
          <td>1..=1</td>"

@@ -270,10 +270,8 @@ fn resource_table(out: &mut String, graph: &RecordedGraph, compiled: &CompiledFr
 /// `name` or `resource N`.
 fn resource_label(graph: &RecordedGraph, id: ResourceId) -> String {
     graph
-        .resources
-        .get(id.0 as usize)
-        .and_then(|r| r.name.clone())
-        .unwrap_or_else(|| format!("resource {}", id.0))
+        .resource_name(id)
+        .map_or_else(|| format!("resource {}", id.0), str::to_string)
 }
 
 /// Escapes text for HTML element content and attribute values.
