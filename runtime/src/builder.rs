@@ -77,6 +77,13 @@ pub struct GraphBuilder {
     limits: GraphLimits,
 }
 
+/// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
+#[cold]
+#[inline(never)]
+fn limit_exceeded(limit: GraphLimit, bound: u64) -> BuildError {
+    BuildError::LimitExceeded { limit, bound }
+}
+
 /// Structure and resource serials handed out by all builders (0 = unknown).
 static NEXT_STRUCTURE_SERIAL: AtomicU64 = AtomicU64::new(1);
 
@@ -146,14 +153,16 @@ impl GraphBuilder {
     }
 
     /// Fails when a frame holding `count` of what `limit` counts would pass its bound.
+    #[inline(always)]
     fn within(&self, limit: GraphLimit, count: usize) -> Result<(), BuildError> {
         let bound = self.limits.bound(limit);
         if count as u64 > bound {
-            return Err(BuildError::LimitExceeded { limit, bound });
+            return Err(limit_exceeded(limit, bound));
         }
         Ok(())
     }
 
+    #[inline]
     fn within_scopes(&self) -> Result<(), BuildError> {
         let scopes = self.graph.subgraphs.len() + self.graph.barrier_count as usize;
         self.within(GraphLimit::Scopes, scopes + 1)

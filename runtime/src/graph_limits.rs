@@ -99,6 +99,7 @@ impl fmt::Display for GraphLimit {
 
 impl GraphLimits {
     /// The bound of `limit`.
+    #[inline]
     pub fn bound(&self, limit: GraphLimit) -> u64 {
         match limit {
             GraphLimit::Nodes => self.max_nodes as u64,
