@@ -336,7 +336,12 @@ impl FnLower<'_> {
                 is_async,
             } => self.lower_call(callee, args, *is_async, &expr.ty, span),
             ExprKind::Assign { place, value } => {
-                let val = self.lower_expr(value)?;
+                if matches!(place.ty, Type::Texture | Type::Buffer) {
+                    self.naming = Some(self.place_name(place));
+                }
+                let val = self.lower_expr(value);
+                self.naming = None;
+                let val = val?;
                 let addr = self.place_addr(place)?;
                 self.store_place(&addr, &place.ty, &val, span)?;
                 Ok(val)
@@ -561,6 +566,45 @@ impl FnLower<'_> {
             Some(tmp) => Val::Mem(tmp),
             None => Val::Lanes(results),
         })
+    }
+
+    /// How a resource created for `place` is named: `g.albedo`, `tmp[2]`, `tmp[..]` (an index
+    /// known only at run time).
+    fn place_name(&self, place: &hir::Place) -> String {
+        let local = &self.func.locals[place.local.index()];
+        let mut name = local.name.clone();
+        let mut ty = &local.ty;
+        for step in &place.path {
+            match step {
+                hir::Projection::Field(field) => {
+                    let Type::Struct(id) = ty else { break };
+                    let Some(def) = self.types.struct_def(*id) else {
+                        break;
+                    };
+                    let Some(field) = def.fields.get(*field as usize) else {
+                        break;
+                    };
+                    name.push('.');
+                    name.push_str(&field.name);
+                    ty = &field.ty;
+                }
+                hir::Projection::Index { index, .. } => {
+                    let Type::Array(element, _) = ty else { break };
+                    match &index.kind {
+                        ExprKind::Const(hir::ConstValue::Uint(n)) => {
+                            name.push_str(&format!("[{n}]"))
+                        }
+                        ExprKind::Const(hir::ConstValue::Int(n)) => {
+                            name.push_str(&format!("[{n}]"))
+                        }
+                        _ => name.push_str("[..]"),
+                    }
+                    ty = element;
+                }
+                hir::Projection::ViewField(_) | hir::Projection::Swizzle(_) => break,
+            }
+        }
+        name
     }
 
     /// The function a call of `id` reaches and its signature: the function itself, or for an
