@@ -441,7 +441,9 @@ fn part_of(text: &str) -> Part {
     // `TYPE NAME(...) { ... }`: the second word is followed by `(`, no `=` before the body.
     let head = rest.split('{').next().unwrap_or_default();
     let second_then_paren = words.len() == 2 && {
-        let after_first = rest[first.len()..].trim_start();
+        // The first word may follow other characters (`€ab`): slice after where it is.
+        let end = rest.find(first).map_or(rest.len(), |at| at + first.len());
+        let after_first = rest[end..].trim_start();
         after_first
             .strip_prefix(words[1])
             .is_some_and(|after| after.trim_start().starts_with('('))
@@ -603,6 +605,10 @@ mod tests {
             "async clear(t, float4(0, 0, 0, 1));",
         ] {
             assert_eq!(part_of(statement), Part::Statement, "{statement}");
+        }
+        // Not RPSL, but never a panic: the first word after a multi-byte character.
+        for text in ["€ab cd(x) { }", "«» x", "€"] {
+            let _ = part_of(text);
         }
     }
 
