@@ -138,8 +138,7 @@ pub(crate) fn check_transfer(
         ("copy_texture", _) => match (view(0), view(2)) {
             (Some(dst), Some(src)) => {
                 texture_copy_compatible(&dst, &src)?;
-                offset_in_mip("destination", args.vector(1), &dst, 3)?;
-                offset_in_mip("source", args.vector(3), &src, 3)
+                offsets_in_mips(&args, &dst, &src, 3)
             }
             _ => Ok(()),
         },
@@ -178,8 +177,7 @@ pub(crate) fn check_transfer(
         ("resolve", _) => match (view(0), view(2)) {
             (Some(dst), Some(src)) => {
                 resolve(&dst, &src)?;
-                offset_in_mip("destination", args.vector(1), &dst, 2)?;
-                offset_in_mip("source", args.vector(3), &src, 2)
+                offsets_in_mips(&args, &dst, &src, 2)
             }
             _ => Ok(()),
         },
@@ -212,6 +210,28 @@ fn overlap(
         );
     }
     Ok(())
+}
+
+/// The destination (parameter 1) and source (parameter 3) offsets of a region copy or resolve
+/// lie in their views' first mips ([`offset_in_mip`]).
+fn offsets_in_mips(
+    args: &CallArgs<'_>,
+    dst: &Viewed<'_>,
+    src: &Viewed<'_>,
+    axes: usize,
+) -> Result<(), String> {
+    offset_in_mip("destination", args.vector(1), dst, axes)?;
+    offset_in_mip("source", args.vector(3), src, axes)
+}
+
+/// Both views hold the same number of array layers.
+fn same_layers(dst: &Viewed<'_>, src: &Viewed<'_>) -> Result<(), String> {
+    match (dst.texture(), src.texture()) {
+        (Some((_, dst_layers, _)), Some((_, src_layers, _))) if dst_layers != src_layers => Err(
+            format!("the views have {src_layers} and {dst_layers} array layers"),
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// A region copy's or resolve's texel offset lies in the first viewed mip (its first `axes`
@@ -248,10 +268,9 @@ fn within(what: &str, offset: u64, size: u64, available: u64) -> Result<(), Stri
 /// Texel sizes, depth/stencil formats, sample and layer counts that a copy between two
 /// textures needs to agree on.
 fn texture_copy_compatible(dst: &Viewed<'_>, src: &Viewed<'_>) -> Result<(), String> {
-    let (Some((_, dst_layers, _)), Some((_, src_layers, _))) = (dst.texture(), src.texture())
-    else {
+    if dst.texture().is_none() || src.texture().is_none() {
         return Ok(());
-    };
+    }
     let (dst_format, src_format) = (dst.desc.format, src.desc.format);
     let depth_stencil = dst_format.is_depth_stencil() || src_format.is_depth_stencil();
     if depth_stencil && dst_format != src_format {
@@ -277,12 +296,7 @@ fn texture_copy_compatible(dst: &Viewed<'_>, src: &Viewed<'_>) -> Result<(), Str
             src.desc.sample_count, dst.desc.sample_count
         ));
     }
-    if dst_layers != src_layers {
-        return Err(format!(
-            "the views have {src_layers} and {dst_layers} array layers"
-        ));
-    }
-    Ok(())
+    same_layers(dst, src)
 }
 
 /// A whole-view copy: compatible textures whose copied mips have the same size.
@@ -410,12 +424,5 @@ fn resolve(dst: &Viewed<'_>, src: &Viewed<'_>) -> Result<(), String> {
             dst.desc.format.name().unwrap_or("?")
         ));
     }
-    if let (Some((_, dst_layers, _)), Some((_, src_layers, _))) = (dst.texture(), src.texture()) {
-        if dst_layers != src_layers {
-            return Err(format!(
-                "the views have {src_layers} and {dst_layers} array layers"
-            ));
-        }
-    }
-    Ok(())
+    same_layers(dst, src)
 }

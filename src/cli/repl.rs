@@ -299,6 +299,31 @@ impl Repl {
     /// Compiles the script, runs one frame and describes it: the nodes of the last input's
     /// statements (those past the previous frame's count) and the frame's figures.
     fn run(&mut self) -> Result<(String, Program), String> {
+        let shown = self.shown_nodes;
+        let ((text, nodes), program) = self
+            .with_frame(|graph, compiled| (summary(graph, compiled, shown), graph.nodes.len()))?;
+        self.shown_nodes = nodes;
+        Ok((text, program))
+    }
+
+    fn show(&mut self, what: &str) -> Reply {
+        let shown = self.with_frame(|graph, compiled| match what {
+            "dot" => super::graph::dot(REPL_ENTRY, graph, compiled),
+            "json" => rpsl::runtime::dump_frame_json(REPL_ENTRY, graph, Some(compiled)),
+            _ => schedule(graph, compiled),
+        });
+        match shown {
+            Ok((text, _)) => Reply::ok(text),
+            Err(error) => Reply::refused(error),
+        }
+    }
+
+    /// Compiles the script, runs one frame of the repl's entry and describes it with
+    /// `describe`; the error to show when any step fails.
+    fn with_frame<T>(
+        &self,
+        describe: impl FnOnce(&RecordedGraph, &CompiledFrame) -> T,
+    ) -> Result<(T, Program), String> {
         let program = self.program()?;
         let options = SessionOptions {
             jit_tier_up: false,
@@ -308,44 +333,12 @@ impl Repl {
             Session::new(&program, Some(REPL_ENTRY), options).map_err(|e| e.message() + "\n")?;
         let args = EntryArgs::parse(&program, session.entry(), self.args.iter())
             .map_err(|error| format!("error: {error}\n"))?;
-        let text = match session.run_frame(&args) {
-            Ok(frame) => {
-                let text = summary(frame.graph, frame.compiled, self.shown_nodes);
-                self.shown_nodes = frame.graph.nodes.len();
-                text
-            }
+        let described = match session.run_frame(&args) {
+            Ok(frame) => describe(frame.graph, frame.compiled),
             Err(error) => return Err(error.render()),
         };
-        Ok((text, program))
-    }
-
-    fn show(&mut self, what: &str) -> Reply {
-        let program = match self.program() {
-            Ok(program) => program,
-            Err(error) => return Reply::refused(error),
-        };
-        let options = SessionOptions {
-            jit_tier_up: false,
-            ..self.options
-        };
-        let mut session = match Session::new(&program, Some(REPL_ENTRY), options) {
-            Ok(session) => session,
-            Err(error) => return Reply::refused(error.message() + "\n"),
-        };
-        let args = match EntryArgs::parse(&program, session.entry(), self.args.iter()) {
-            Ok(args) => args,
-            Err(error) => return Reply::refused(format!("error: {error}\n")),
-        };
-        match session.run_frame(&args) {
-            Ok(frame) => Reply::ok(match what {
-                "dot" => super::graph::dot(REPL_ENTRY, frame.graph, frame.compiled),
-                "json" => {
-                    rpsl::runtime::dump_frame_json(REPL_ENTRY, frame.graph, Some(frame.compiled))
-                }
-                _ => schedule(frame.graph, frame.compiled),
-            }),
-            Err(error) => Reply::refused(error.render()),
-        }
+        drop(session);
+        Ok((described, program))
     }
 }
 
