@@ -25,7 +25,11 @@ fn bench_check(c: &mut Criterion) {
         group.bench_function(&name, |b| {
             b.iter(|| {
                 let compilation = rpsl::check_source(&display_path, &text);
-                assert!(!compilation.has_errors(), "{}", compilation.render_diagnostics());
+                assert!(
+                    !compilation.has_errors(),
+                    "{}",
+                    compilation.render_diagnostics()
+                );
                 compilation
             })
         });

@@ -226,8 +226,8 @@ fn build(
     let program = Program::from_file(path).map_err(ReloadError::Program)?;
     let runner =
         Runner::new(&program, entry, options, first_frame).map_err(ReloadError::Session)?;
-    let args = EntryArgs::parse(&program, runner.entry(&program), arg_texts)
-        .map_err(ReloadError::Args)?;
+    let args =
+        EntryArgs::parse(&program, runner.entry(&program), arg_texts).map_err(ReloadError::Args)?;
     let files = program.files();
     let stamps = (0..files.len() as u32)
         .map(|id| files.get(rpsl_frontend::source::FileId(id)))

@@ -30,8 +30,8 @@
 
 pub mod args;
 mod decls;
-mod hot;
 pub mod host_adapter;
+mod hot;
 mod program;
 mod runner;
 mod session;

@@ -5,7 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn rpsl_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -24,7 +26,12 @@ fn assert_all_clean(files: &[PathBuf]) {
             failures.push(compilation.render_diagnostics());
         }
     }
-    assert!(failures.is_empty(), "{} scripts failed to check:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} scripts failed to check:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn shared_dir() -> Option<PathBuf> {
@@ -42,15 +49,26 @@ fn corpus_and_bench_scripts_check_clean() {
     rpsl_files_under(&shared.join("corpus/rps-sdk"), &mut files);
     rpsl_files_under(&shared.join("bench"), &mut files);
     files.sort();
-    assert!(files.len() >= 18, "expected the 17 corpus scripts and the bench shapes, found {}", files.len());
+    assert!(
+        files.len() >= 18,
+        "expected the 17 corpus scripts and the bench shapes, found {}",
+        files.len()
+    );
     assert_all_clean(&files);
 }
 
 #[test]
 fn project_scripts_check_clean() {
     let mut files = Vec::new();
-    rpsl_files_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"), &mut files);
+    rpsl_files_under(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts"),
+        &mut files,
+    );
     files.sort();
-    assert!(files.len() >= 3, "expected the example and bench scripts, found {}", files.len());
+    assert!(
+        files.len() >= 3,
+        "expected the example and bench scripts, found {}",
+        files.len()
+    );
     assert_all_clean(&files);
 }

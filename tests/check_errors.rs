@@ -25,11 +25,20 @@ fn first_error(path: &Path) -> Option<String> {
     let origin = if file.path == path {
         String::new()
     } else {
-        format!("{}:", file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        format!(
+            "{}:",
+            file.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        )
     };
     // Messages may name other files by path: make them independent of where the clone lives.
     let root = format!("{}/", env!("CARGO_MANIFEST_DIR"));
-    Some(format!("{origin}{line}:{col}: {}", first.message.replace(&root, "")))
+    Some(format!(
+        "{origin}{line}:{col}: {}",
+        first.message.replace(&root, "")
+    ))
 }
 
 #[test]
@@ -37,7 +46,11 @@ fn every_bad_input_reports_its_expected_first_error() {
     let bless = std::env::var_os("BLESS").is_some();
     let mut failures = Vec::new();
     let inputs = bad_inputs();
-    assert!(inputs.len() >= 40, "expected at least 40 bad inputs, found {}", inputs.len());
+    assert!(
+        inputs.len() >= 40,
+        "expected at least 40 bad inputs, found {}",
+        inputs.len()
+    );
     for path in inputs {
         let expected_path = path.with_extension("expected");
         let actual = first_error(&path).unwrap_or_else(|| "<no error>".to_string());
@@ -55,7 +68,12 @@ fn every_bad_input_reports_its_expected_first_error() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -64,18 +82,25 @@ fn rendered_diagnostics_start_with_path_line_col() {
     let compilation = rpsl::check_file(&path);
     let rendered = compilation.render_diagnostics();
     let first_line = rendered.lines().next().expect("a diagnostic");
-    assert_eq!(first_line, format!("{}:4:14: error: unknown name `cuont`", path.display()));
+    assert_eq!(
+        first_line,
+        format!("{}:4:14: error: unknown name `cuont`", path.display())
+    );
     assert!(rendered.contains("did you mean `count`?"), "{rendered}");
     assert!(rendered.contains('^'), "excerpt with a caret: {rendered}");
 }
 
 #[test]
 fn errors_inside_macro_expansions_name_the_macro() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad/macro_error_through_expansion.rpsl");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad/macro_error_through_expansion.rpsl");
     let compilation = rpsl::check_file(&path);
     let first = compilation.first_error().expect("an error");
     assert_eq!(
         first.notes,
-        vec![format!("in expansion of macro `ADD_MISSING` defined at {}:1:9", path.display())]
+        vec![format!(
+            "in expansion of macro `ADD_MISSING` defined at {}:1:9",
+            path.display()
+        )]
     );
 }

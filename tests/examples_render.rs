@@ -49,7 +49,11 @@ fn render(example: &str, args: &[&str], out: &Path) -> Vec<u8> {
     }
     let output = rpsl(&command);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{example} {args:?}:\n{stderr}");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{example} {args:?}:\n{stderr}"
+    );
     assert!(!stderr.contains("validation"), "{example}: {stderr}");
     let (width, height, rgba) =
         rpsl_vulkan::read_png(&out.join("backbuffer.png")).expect("the backbuffer was written");
@@ -73,8 +77,16 @@ fn examples_match_their_golden_images() {
         let rgba = render(example, args, &out);
         let colours: HashSet<[u8; 3]> = rgba.chunks(4).map(|p| [p[0], p[1], p[2]]).collect();
         // Min/max resolves pick one sample per channel: no blended edge colours.
-        let needed = if tag == "msaa_resolve_1" || tag == "msaa_resolve_2" { 16 } else { 64 };
-        assert!(colours.len() >= needed, "{tag}: only {} distinct colours", colours.len());
+        let needed = if tag == "msaa_resolve_1" || tag == "msaa_resolve_2" {
+            16
+        } else {
+            64
+        };
+        assert!(
+            colours.len() >= needed,
+            "{tag}: only {} distinct colours",
+            colours.len()
+        );
         let golden = root().join(format!("tests/golden/{tag}.png"));
         if bless {
             rpsl_vulkan::write_png(&golden, 96, 54, &rgba).unwrap();
@@ -85,7 +97,12 @@ fn examples_match_their_golden_images() {
         let mut outliers = 0usize;
         let mut worst = 0u8;
         for (got, want) in rgba.chunks(4).zip(expected.chunks(4)) {
-            let diff = got.iter().zip(want).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
+            let diff = got
+                .iter()
+                .zip(want)
+                .map(|(a, b)| a.abs_diff(*b))
+                .max()
+                .unwrap();
             worst = worst.max(diff);
             if diff > CHANNEL_TOLERANCE {
                 outliers += 1;
@@ -111,8 +128,16 @@ fn msaa_resolve_modes_differ_only_on_edges() {
     if !vulkan_available() {
         return;
     }
-    let min = render("msaa_resolve", &["kind=1"], &scratch_dir().join("modes_min"));
-    let max = render("msaa_resolve", &["kind=2"], &scratch_dir().join("modes_max"));
+    let min = render(
+        "msaa_resolve",
+        &["kind=1"],
+        &scratch_dir().join("modes_min"),
+    );
+    let max = render(
+        "msaa_resolve",
+        &["kind=2"],
+        &scratch_dir().join("modes_max"),
+    );
     let differing = min
         .chunks(4)
         .zip(max.chunks(4))
@@ -125,6 +150,9 @@ fn msaa_resolve_modes_differ_only_on_edges() {
     );
     // Every channel of the min resolve is at most the max resolve's.
     for (a, b) in min.chunks(4).zip(max.chunks(4)) {
-        assert!(a.iter().zip(b).all(|(x, y)| x <= y), "min {a:?} above max {b:?}");
+        assert!(
+            a.iter().zip(b).all(|(x, y)| x <= y),
+            "min {a:?} above max {b:?}"
+        );
     }
 }

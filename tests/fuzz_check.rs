@@ -8,16 +8,25 @@ use proptest::prelude::*;
 
 fn seed_scripts() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut dirs: Vec<PathBuf> = vec![root.join("../shared/corpus/rps-sdk"), root.join("scripts/bench")];
+    let mut dirs: Vec<PathBuf> = vec![
+        root.join("../shared/corpus/rps-sdk"),
+        root.join("scripts/bench"),
+    ];
     // Each example lives in its own folder with its shaders.
     if let Ok(examples) = fs::read_dir(root.join("scripts/examples")) {
-        let mut folders: Vec<PathBuf> = examples.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        let mut folders: Vec<PathBuf> = examples
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
         folders.sort();
         dirs.extend(folders);
     }
     let mut texts = Vec::new();
     for dir in dirs {
-        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
         let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
         paths.sort();
         for path in paths {
@@ -41,17 +50,59 @@ enum Mutation {
 }
 
 const TOKENS: &[&str] = &[
-    "(", ")", "{", "}", "[", "]", ";", ",", ".", "=", "+=", "<<", "?", ":", "#define X(a) a a", "#if",
-    "#endif", "#include \"x\"", "/*", "*/", "//", "0x", "1e", "9999999999999999999999", "texture", "node",
-    "async", "null", ".mips(", "[subgraph(atomic)]", "struct", "return", "break;", "switch", "case",
-    "\\\n", "\"", "'", "\u{0}", "\u{ff}", "SV_Target9", "[readonly(", "out", "inout", "sizeof(",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    ".",
+    "=",
+    "+=",
+    "<<",
+    "?",
+    ":",
+    "#define X(a) a a",
+    "#if",
+    "#endif",
+    "#include \"x\"",
+    "/*",
+    "*/",
+    "//",
+    "0x",
+    "1e",
+    "9999999999999999999999",
+    "texture",
+    "node",
+    "async",
+    "null",
+    ".mips(",
+    "[subgraph(atomic)]",
+    "struct",
+    "return",
+    "break;",
+    "switch",
+    "case",
+    "\\\n",
+    "\"",
+    "'",
+    "\u{0}",
+    "\u{ff}",
+    "SV_Target9",
+    "[readonly(",
+    "out",
+    "inout",
+    "sizeof(",
 ];
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<usize>(), 0usize..40).prop_map(|(at, len)| Mutation::Delete { at, len }),
         (any::<usize>(), 0usize..80).prop_map(|(at, len)| Mutation::Duplicate { at, len }),
-        (any::<usize>(), prop::sample::select(TOKENS)).prop_map(|(at, token)| Mutation::Insert { at, token }),
+        (any::<usize>(), prop::sample::select(TOKENS))
+            .prop_map(|(at, token)| Mutation::Insert { at, token }),
     ]
 }
 
@@ -117,15 +168,32 @@ proptest! {
 
 #[test]
 fn pathological_nesting_is_an_error_not_a_crash() {
-    let deep_parens = format!("export void main() {{ uint a = {}1{}; }}", "(".repeat(100_000), ")".repeat(100_000));
-    let deep_blocks = format!("export void main() {}{}", "{".repeat(50_000), "}".repeat(50_000));
+    let deep_parens = format!(
+        "export void main() {{ uint a = {}1{}; }}",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    let deep_blocks = format!(
+        "export void main() {}{}",
+        "{".repeat(50_000),
+        "}".repeat(50_000)
+    );
     let deep_unary = format!("export void main() {{ int a = {}1; }}", "-".repeat(100_000));
     let macro_bomb = "#define A B B B B B B B B\n#define B C C C C C C C C\n#define C D D D D D D D D\n\
                       #define D E E E E E E E E\n#define E F F F F F F F F\n#define F G G G G G G G G\n\
                       #define G H H H H H H H H\n#define H 1+1+1+1+1+1+1+1\nexport void main() { uint a = A; }\n";
-    for text in [deep_parens.as_str(), deep_blocks.as_str(), deep_unary.as_str(), macro_bomb] {
+    for text in [
+        deep_parens.as_str(),
+        deep_blocks.as_str(),
+        deep_unary.as_str(),
+        macro_bomb,
+    ] {
         let compilation = rpsl::check_source("deep.rpsl", text);
         let rendered = compilation.render_diagnostics();
-        assert!(compilation.has_errors(), "a limit must be reported: {}", &rendered[..rendered.len().min(300)]);
+        assert!(
+            compilation.has_errors(),
+            "a limit must be reported: {}",
+            &rendered[..rendered.len().min(300)]
+        );
     }
 }

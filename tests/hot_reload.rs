@@ -26,7 +26,13 @@ fn pass_values(script: &mut HotScript) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|node| format!("{}:{}", node["name"].as_str().unwrap(), node["args"][1]["value"]))
+        .map(|node| {
+            format!(
+                "{}:{}",
+                node["name"].as_str().unwrap(),
+                node["args"][1]["value"]
+            )
+        })
         .collect()
 }
 
@@ -57,11 +63,18 @@ fn edits_of_the_script_and_its_includes_are_picked_up_between_frames() {
 
         // A broken edit: reported once, the last good program keeps running, and it is not
         // recompiled again until a file changes once more.
-        std::fs::write(&main, "export void main(texture bb, uint count) { Pass(bb) }\n").unwrap();
+        std::fs::write(
+            &main,
+            "export void main(texture bb, uint count) { Pass(bb) }\n",
+        )
+        .unwrap();
         match script.reload_if_changed() {
             Err(ReloadError::Program(error)) => {
                 let first = error.rendered.lines().next().unwrap().to_string();
-                assert!(first.starts_with(&format!("{}:1:", main.display())), "{first}");
+                assert!(
+                    first.starts_with(&format!("{}:1:", main.display())),
+                    "{first}"
+                );
                 assert!(first.contains("error:"), "{first}");
             }
             other => panic!("expected a program error, got {other:?}"),
@@ -70,8 +83,15 @@ fn edits_of_the_script_and_its_includes_are_picked_up_between_frames() {
         assert_eq!(pass_values(&mut script), ["Other:200", "Other:201"]);
 
         // The stored arguments no longer fit the new entry point.
-        std::fs::write(&main, "#include \"passes.rpsli\"\nexport void main(texture bb) { Pass(bb, 7); }\n").unwrap();
-        assert!(matches!(script.reload_if_changed(), Err(ReloadError::Args(_))));
+        std::fs::write(
+            &main,
+            "#include \"passes.rpsli\"\nexport void main(texture bb) { Pass(bb, 7); }\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            script.reload_if_changed(),
+            Err(ReloadError::Args(_))
+        ));
         script.set_args::<&str>(&[]).unwrap();
         assert_eq!(script.reload_if_changed(), Ok(true));
         assert_eq!(pass_values(&mut script), ["Other:7"]);

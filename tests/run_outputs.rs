@@ -29,7 +29,10 @@ fn writes_to_out_parameters_survive_culling() {
         assert_eq!(order, vec![0, 1], "clear and DrawTriangle write the output");
         assert_eq!(culled, vec![2], "Scratch writes a texture nobody reads");
         let output = &frame.graph.resources[1];
-        assert!(output.external, "the out resource is an output of the frame");
+        assert!(
+            output.external,
+            "the out resource is an output of the frame"
+        );
         assert_eq!(output.name.as_deref(), Some("offscreen"));
         assert!(!frame.graph.resources[2].external);
     }

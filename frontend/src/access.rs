@@ -146,7 +146,10 @@ impl AccessArgs {
 
     /// The argument with this name.
     pub fn from_name(name: &str) -> Option<AccessArgs> {
-        AccessArgs::ALL.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+        AccessArgs::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, a)| *a)
     }
 
     /// Whether every argument of `other` is in `self`.
@@ -166,7 +169,10 @@ impl AccessArgs {
 
     /// The names of the arguments in the set, in rpsl.h order.
     pub fn names(self) -> impl Iterator<Item = &'static str> {
-        AccessArgs::ALL.iter().filter(move |(_, a)| self.contains(*a)).map(|(n, _)| *n)
+        AccessArgs::ALL
+            .iter()
+            .filter(move |(_, a)| self.contains(*a))
+            .map(|(n, _)| *n)
     }
 }
 
@@ -211,24 +217,37 @@ pub struct AccessDesc {
 impl AccessDesc {
     /// The union of all entries' modes; `None` when only `[relaxed]` was written.
     pub fn mode(&self) -> Option<AccessMode> {
-        self.entries.iter().map(|e| e.mode).reduce(AccessMode::merge)
+        self.entries
+            .iter()
+            .map(|e| e.mode)
+            .reduce(AccessMode::merge)
     }
 
     /// The union of all entries' arguments.
     pub fn args(&self) -> AccessArgs {
-        self.entries.iter().fold(AccessArgs::NONE, |acc, e| acc | e.args)
+        self.entries
+            .iter()
+            .fold(AccessArgs::NONE, |acc, e| acc | e.args)
     }
 
     /// The mode of the entries naming `plane` (`AccessArgs::DEPTH` or `AccessArgs::STENCIL`):
     /// `[readwrite(depth)][writeonly(stencil)]` gives depth `ReadWrite`, stencil `WriteOnly`.
     pub fn plane_mode(&self, plane: AccessArgs) -> Option<AccessMode> {
-        self.entries.iter().filter(|e| e.args.contains(plane)).map(|e| e.mode).reduce(AccessMode::merge)
+        self.entries
+            .iter()
+            .filter(|e| e.args.contains(plane))
+            .map(|e| e.mode)
+            .reduce(AccessMode::merge)
     }
 
     /// Whether data of `plane` (or of the whole view, for `AccessArgs::NONE`) may be discarded before
     /// the access: every entry touching it has `discard_before`.
     pub fn discard_before(&self, plane: AccessArgs) -> bool {
-        let mut touching = self.entries.iter().filter(|e| plane.is_empty() || e.args.contains(plane)).peekable();
+        let mut touching = self
+            .entries
+            .iter()
+            .filter(|e| plane.is_empty() || e.args.contains(plane))
+            .peekable();
         touching.peek().is_some() && touching.all(|e| e.args.contains(AccessArgs::DISCARD_BEFORE))
     }
 }
@@ -259,21 +278,61 @@ pub struct Shorthand {
     pub is_texture: bool,
 }
 
-const fn shorthand_entry(name: &'static str, mode: AccessMode, args: AccessArgs, is_texture: bool) -> Shorthand {
-    Shorthand { name, mode, args, is_texture }
+const fn shorthand_entry(
+    name: &'static str,
+    mode: AccessMode,
+    args: AccessArgs,
+    is_texture: bool,
+) -> Shorthand {
+    Shorthand {
+        name,
+        mode,
+        args,
+        is_texture,
+    }
 }
 
 /// The 9 access shorthands, as rpsl.h defines them.
 pub const SHORTHANDS: [Shorthand; 9] = [
     shorthand_entry("rtv", AccessMode::ReadWrite, AccessArgs::RENDERTARGET, true),
-    shorthand_entry("dsv", AccessMode::ReadWrite, AccessArgs(AccessArgs::DEPTH.0 | AccessArgs::STENCIL.0), true),
-    shorthand_entry("discard_rtv", AccessMode::WriteOnly, AccessArgs::RENDERTARGET, true),
-    shorthand_entry("srv", AccessMode::ReadOnly, AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0), true),
-    shorthand_entry("srv_buf", AccessMode::ReadOnly, AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0), false),
+    shorthand_entry(
+        "dsv",
+        AccessMode::ReadWrite,
+        AccessArgs(AccessArgs::DEPTH.0 | AccessArgs::STENCIL.0),
+        true,
+    ),
+    shorthand_entry(
+        "discard_rtv",
+        AccessMode::WriteOnly,
+        AccessArgs::RENDERTARGET,
+        true,
+    ),
+    shorthand_entry(
+        "srv",
+        AccessMode::ReadOnly,
+        AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0),
+        true,
+    ),
+    shorthand_entry(
+        "srv_buf",
+        AccessMode::ReadOnly,
+        AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0),
+        false,
+    ),
     shorthand_entry("ps_srv", AccessMode::ReadOnly, AccessArgs::PS, true),
     shorthand_entry("ps_srv_buf", AccessMode::ReadOnly, AccessArgs::PS, false),
-    shorthand_entry("uav", AccessMode::ReadWrite, AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0), true),
-    shorthand_entry("uav_buf", AccessMode::ReadWrite, AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0), false),
+    shorthand_entry(
+        "uav",
+        AccessMode::ReadWrite,
+        AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0),
+        true,
+    ),
+    shorthand_entry(
+        "uav_buf",
+        AccessMode::ReadWrite,
+        AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0),
+        false,
+    ),
 ];
 
 /// The shorthand with this name (the prelude declares them as type names, see `prelude.rpsl`).
@@ -293,15 +352,25 @@ impl Shorthand {
 
     /// Its access entry (`writeonly` with `discard_before` added).
     pub fn entry(&self) -> AccessEntry {
-        let discard = if self.mode == AccessMode::WriteOnly { AccessArgs::DISCARD_BEFORE } else { AccessArgs::NONE };
-        AccessEntry { mode: self.mode, args: self.args | discard }
+        let discard = if self.mode == AccessMode::WriteOnly {
+            AccessArgs::DISCARD_BEFORE
+        } else {
+            AccessArgs::NONE
+        };
+        AccessEntry {
+            mode: self.mode,
+            args: self.args | discard,
+        }
     }
 }
 
 /// [`parse_access`] for a parameter whose type was written as `type_name`: when that name is an
 /// access shorthand (`rtv`, `uav`, ...), its access is added after the written attributes, so
 /// `[relaxed] uav dst` is `[relaxed][readwrite(ps, cs)] texture dst`.
-pub fn parse_param_access(attributes: &[Attribute], type_name: Option<&str>) -> (Option<AccessDesc>, Vec<Diagnostic>) {
+pub fn parse_param_access(
+    attributes: &[Attribute],
+    type_name: Option<&str>,
+) -> (Option<AccessDesc>, Vec<Diagnostic>) {
     let (desc, diags) = parse_access(attributes);
     match type_name.and_then(shorthand) {
         Some(short) => {
@@ -344,11 +413,15 @@ pub fn parse_access(attributes: &[Attribute]) -> (Option<AccessDesc>, Vec<Diagno
                 continue;
             }
             "before" | "after" => {
-                diags.push(Diagnostic::error(attr.name.span, format!("`{name}` is a reserved attribute name")));
+                diags.push(Diagnostic::error(
+                    attr.name.span,
+                    format!("`{name}` is a reserved attribute name"),
+                ));
                 continue;
             }
             _ => {
-                let mut diag = Diagnostic::error(attr.name.span, format!("unknown attribute `{name}`"));
+                let mut diag =
+                    Diagnostic::error(attr.name.span, format!("unknown attribute `{name}`"));
                 if let Some(s) = suggest(name, PARAM_ATTRIBUTES.iter().copied()) {
                     diag = diag.with_help(format!("did you mean `{s}`?"));
                 }
@@ -359,7 +432,10 @@ pub fn parse_access(attributes: &[Attribute]) -> (Option<AccessDesc>, Vec<Diagno
         let mut args = AccessArgs::NONE;
         for arg in &attr.args {
             let ExprKind::Name(ident) = &arg.kind else {
-                diags.push(Diagnostic::error(arg.span, "access attribute arguments must be names"));
+                diags.push(Diagnostic::error(
+                    arg.span,
+                    "access attribute arguments must be names",
+                ));
                 continue;
             };
             match AccessArgs::from_name(&ident.name) {
@@ -408,15 +484,27 @@ pub const BUFFER_ONLY_ARGS: AccessArgs = AccessArgs(
 /// message per offending argument, in rpsl.h order. (`rendertarget` is allowed on buffers, as the
 /// corpus's `test_buffer_rtv` does.)
 pub fn view_kind_conflicts(desc: &AccessDesc, is_texture: bool) -> Vec<String> {
-    let (bad, kind) = if is_texture { (BUFFER_ONLY_ARGS, "buffer") } else { (TEXTURE_ONLY_ARGS, "texture") };
+    let (bad, kind) = if is_texture {
+        (BUFFER_ONLY_ARGS, "buffer")
+    } else {
+        (TEXTURE_ONLY_ARGS, "texture")
+    };
     let found = AccessArgs(desc.args().0 & bad.0);
-    found.names().map(|name| format!("`{name}` is only valid on `{kind}` parameters")).collect()
+    found
+        .names()
+        .map(|name| format!("`{name}` is only valid on `{kind}` parameters"))
+        .collect()
 }
 
 /// The error message when `flag` is not allowed with `mode`, if it is not.
 pub fn mode_conflict(mode: AccessMode, flag: AccessArgs) -> Option<String> {
     let write_only = [AccessArgs::RENDERTARGET, AccessArgs::STREAMOUT];
-    let read_only = [AccessArgs::PRESENT, AccessArgs::INDIRECTARGS, AccessArgs::SHADINGRATE, AccessArgs::PREDICATION];
+    let read_only = [
+        AccessArgs::PRESENT,
+        AccessArgs::INDIRECTARGS,
+        AccessArgs::SHADINGRATE,
+        AccessArgs::PREDICATION,
+    ];
     let name = flag.names().next().unwrap_or("");
     if mode == AccessMode::ReadOnly && write_only.contains(&flag) {
         return Some(format!("`{name}` requires `writeonly` or `readwrite`"));
@@ -447,7 +535,10 @@ pub(crate) mod tests {
 
     /// An attribute `name(args)`; an arg starting with a digit becomes a non-name expression.
     pub(crate) fn attr(name: &str, args: &[&str]) -> Attribute {
-        let ident = |n: &str| Ident { name: n.into(), span: span() };
+        let ident = |n: &str| Ident {
+            name: n.into(),
+            span: span(),
+        };
         let args = args
             .iter()
             .map(|a| {
@@ -459,7 +550,11 @@ pub(crate) mod tests {
                 Expr { kind, span: span() }
             })
             .collect();
-        Attribute { name: ident(name), args, span: span() }
+        Attribute {
+            name: ident(name),
+            args,
+            span: span(),
+        }
     }
 
     fn parse(attrs: &[Attribute]) -> (Option<String>, Vec<String>) {
@@ -477,27 +572,48 @@ pub(crate) mod tests {
     #[test]
     fn parses_and_merges() {
         assert_eq!(parse(&[]), (None, vec![]));
-        assert_eq!(parse(&[attr("readonly", &["ps", "cs"])]), (Some("[readonly(ps, cs)]".into()), vec![]));
+        assert_eq!(
+            parse(&[attr("readonly", &["ps", "cs"])]),
+            (Some("[readonly(ps, cs)]".into()), vec![])
+        );
         assert_eq!(
             parse(&[attr("writeonly", &["rendertarget"])]),
-            (Some("[writeonly(rendertarget, discard_before)]".into()), vec![])
+            (
+                Some("[writeonly(rendertarget, discard_before)]".into()),
+                vec![]
+            )
         );
         assert_eq!(
             parse(&[attr("relaxed", &[]), attr("readwrite", &["ps", "cs"])]),
             (Some("[relaxed][readwrite(ps, cs)]".into()), vec![])
         );
-        let (desc, diags) = parse_access(&[attr("readwrite", &["depth"]), attr("writeonly", &["stencil"])]);
+        let (desc, diags) = parse_access(&[
+            attr("readwrite", &["depth"]),
+            attr("writeonly", &["stencil"]),
+        ]);
         assert!(diags.is_empty());
         let desc = desc.unwrap();
         assert_eq!(desc.mode(), Some(AccessMode::ReadWrite));
-        assert_eq!(desc.plane_mode(AccessArgs::DEPTH), Some(AccessMode::ReadWrite));
-        assert_eq!(desc.plane_mode(AccessArgs::STENCIL), Some(AccessMode::WriteOnly));
+        assert_eq!(
+            desc.plane_mode(AccessArgs::DEPTH),
+            Some(AccessMode::ReadWrite)
+        );
+        assert_eq!(
+            desc.plane_mode(AccessArgs::STENCIL),
+            Some(AccessMode::WriteOnly)
+        );
         assert!(!desc.discard_before(AccessArgs::DEPTH));
         assert!(desc.discard_before(AccessArgs::STENCIL));
         assert!(!desc.discard_before(AccessArgs::NONE));
-        assert_eq!(desc.args(), AccessArgs::DEPTH | AccessArgs::STENCIL | AccessArgs::DISCARD_BEFORE);
+        assert_eq!(
+            desc.args(),
+            AccessArgs::DEPTH | AccessArgs::STENCIL | AccessArgs::DISCARD_BEFORE
+        );
         let (desc, _) = parse_access(&[attr("readonly", &["depth", "stencil"])]);
-        assert_eq!(desc.unwrap().plane_mode(AccessArgs::STENCIL), Some(AccessMode::ReadOnly));
+        assert_eq!(
+            desc.unwrap().plane_mode(AccessArgs::STENCIL),
+            Some(AccessMode::ReadOnly)
+        );
         let (desc, _) = parse_access(&[attr("relaxed", &[])]);
         assert_eq!(desc.unwrap().mode(), None);
         let (desc, _) = parse_access(&[attr("writeonly", &["cs"])]);
@@ -509,14 +625,26 @@ pub(crate) mod tests {
     fn view_kinds() {
         let (desc, _) = parse_access(&[attr("readonly", &["ps", "cubemap", "cb"])]);
         let desc = desc.unwrap();
-        assert_eq!(view_kind_conflicts(&desc, true), ["`cb` is only valid on `buffer` parameters"]);
-        assert_eq!(view_kind_conflicts(&desc, false), ["`cubemap` is only valid on `texture` parameters"]);
+        assert_eq!(
+            view_kind_conflicts(&desc, true),
+            ["`cb` is only valid on `buffer` parameters"]
+        );
+        assert_eq!(
+            view_kind_conflicts(&desc, false),
+            ["`cubemap` is only valid on `texture` parameters"]
+        );
         let (desc, _) = parse_access(&[attr("readwrite", &["rendertarget"])]);
         assert!(view_kind_conflicts(&desc.unwrap(), false).is_empty());
-        let (desc, _) = parse_access(&[attr("readwrite", &["depth"]), attr("writeonly", &["stencil"])]);
+        let (desc, _) = parse_access(&[
+            attr("readwrite", &["depth"]),
+            attr("writeonly", &["stencil"]),
+        ]);
         assert_eq!(
             view_kind_conflicts(&desc.unwrap(), false),
-            ["`depth` is only valid on `texture` parameters", "`stencil` is only valid on `texture` parameters"]
+            [
+                "`depth` is only valid on `texture` parameters",
+                "`stencil` is only valid on `texture` parameters"
+            ]
         );
     }
 
@@ -526,11 +654,20 @@ pub(crate) mod tests {
         assert!(diags.is_empty());
         assert_eq!(desc.unwrap().to_string(), "[relaxed][readwrite(ps, cs)]");
         let (desc, _) = parse_param_access(&[], Some("discard_rtv"));
-        assert_eq!(desc.unwrap().to_string(), "[writeonly(rendertarget, discard_before)]");
+        assert_eq!(
+            desc.unwrap().to_string(),
+            "[writeonly(rendertarget, discard_before)]"
+        );
         let (desc, _) = parse_param_access(&[], Some("texture"));
         assert_eq!(desc, None);
-        assert_eq!(shorthand("srv_buf").unwrap().view_type(), crate::types::Type::Buffer);
-        assert_eq!(shorthand("dsv").unwrap().entry().args, AccessArgs::DEPTH | AccessArgs::STENCIL);
+        assert_eq!(
+            shorthand("srv_buf").unwrap().view_type(),
+            crate::types::Type::Buffer
+        );
+        assert_eq!(
+            shorthand("dsv").unwrap().entry().args,
+            AccessArgs::DEPTH | AccessArgs::STENCIL
+        );
         // The table matches the prelude's macros.
         for s in &SHORTHANDS {
             let args: Vec<&str> = s.args.names().collect();
@@ -538,7 +675,9 @@ pub(crate) mod tests {
             let define = format!("[{}({})] {view}", s.mode.as_str(), args.join(", "));
             let typedef = format!("typedef {view:<7} {};", s.name);
             assert!(
-                crate::builtins::PRELUDE.lines().any(|l| l.trim() == typedef.trim()),
+                crate::builtins::PRELUDE
+                    .lines()
+                    .any(|l| l.trim() == typedef.trim()),
                 "the prelude declares `{typedef}` (for `{define}`)"
             );
         }
@@ -551,12 +690,31 @@ pub(crate) mod tests {
             msgs(&[attr("readonly", &["rendertarget"])]),
             ["`rendertarget` requires `writeonly` or `readwrite`"]
         );
-        assert_eq!(msgs(&[attr("readonly", &["streamout"])]), ["`streamout` requires `writeonly` or `readwrite`"]);
-        assert_eq!(msgs(&[attr("readwrite", &["present"])]), ["`present` is only valid with `readonly`"]);
-        assert_eq!(msgs(&[attr("writeonly", &["indirectargs"])]), ["`indirectargs` is only valid with `readonly`"]);
-        assert_eq!(msgs(&[attr("readwrite", &["shadingrate"])]), ["`shadingrate` is only valid with `readonly`"]);
-        assert_eq!(msgs(&[attr("writeonly", &["predication"])]), ["`predication` is only valid with `readonly`"]);
-        assert!(msgs(&[attr("readonly", &["present", "indirectargs", "predication", "shadingrate"])]).is_empty());
+        assert_eq!(
+            msgs(&[attr("readonly", &["streamout"])]),
+            ["`streamout` requires `writeonly` or `readwrite`"]
+        );
+        assert_eq!(
+            msgs(&[attr("readwrite", &["present"])]),
+            ["`present` is only valid with `readonly`"]
+        );
+        assert_eq!(
+            msgs(&[attr("writeonly", &["indirectargs"])]),
+            ["`indirectargs` is only valid with `readonly`"]
+        );
+        assert_eq!(
+            msgs(&[attr("readwrite", &["shadingrate"])]),
+            ["`shadingrate` is only valid with `readonly`"]
+        );
+        assert_eq!(
+            msgs(&[attr("writeonly", &["predication"])]),
+            ["`predication` is only valid with `readonly`"]
+        );
+        assert!(msgs(&[attr(
+            "readonly",
+            &["present", "indirectargs", "predication", "shadingrate"]
+        )])
+        .is_empty());
         assert!(msgs(&[attr("writeonly", &["rendertarget", "streamout"])]).is_empty());
         assert_eq!(
             msgs(&[attr("readonly", &["pss"])]),
@@ -566,10 +724,25 @@ pub(crate) mod tests {
             msgs(&[attr("readwrite", &["rendertraget"])]),
             ["unknown access attribute argument `rendertraget` (did you mean `rendertarget`?)"]
         );
-        assert_eq!(msgs(&[attr("readonly", &["zzzzzz"])]), ["unknown access attribute argument `zzzzzz`"]);
-        assert_eq!(msgs(&[attr("readonly", &["1"])]), ["access attribute arguments must be names"]);
-        assert_eq!(msgs(&[attr("readonyl", &["ps"])]), ["unknown attribute `readonyl` (did you mean `readonly`?)"]);
-        assert_eq!(msgs(&[attr("before", &[])]), ["`before` is a reserved attribute name"]);
-        assert_eq!(msgs(&[attr("relaxed", &["ps"])]), ["`relaxed` takes no arguments"]);
+        assert_eq!(
+            msgs(&[attr("readonly", &["zzzzzz"])]),
+            ["unknown access attribute argument `zzzzzz`"]
+        );
+        assert_eq!(
+            msgs(&[attr("readonly", &["1"])]),
+            ["access attribute arguments must be names"]
+        );
+        assert_eq!(
+            msgs(&[attr("readonyl", &["ps"])]),
+            ["unknown attribute `readonyl` (did you mean `readonly`?)"]
+        );
+        assert_eq!(
+            msgs(&[attr("before", &[])]),
+            ["`before` is a reserved attribute name"]
+        );
+        assert_eq!(
+            msgs(&[attr("relaxed", &["ps"])]),
+            ["`relaxed` takes no arguments"]
+        );
     }
 }

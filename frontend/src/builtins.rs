@@ -193,11 +193,18 @@ const I: MethodType = MethodType::Ty(ScalarKind::Int);
 const U64: MethodType = MethodType::Ty(ScalarKind::Uint64);
 
 const fn sig(builtin: Builtin, params: &'static [MethodType], result: MethodType) -> MethodSig {
-    MethodSig { builtin, params, result }
+    MethodSig {
+        builtin,
+        params,
+        result,
+    }
 }
 
 const TEXTURE_METHODS: &[(&str, &[MethodSig])] = &[
-    ("desc", &[sig(Builtin::TextureDesc, &[], MethodType::ResourceDesc)]),
+    (
+        "desc",
+        &[sig(Builtin::TextureDesc, &[], MethodType::ResourceDesc)],
+    ),
     ("base", &[sig(Builtin::TextureBase, &[], MethodType::View)]),
     (
         "array",
@@ -213,19 +220,46 @@ const TEXTURE_METHODS: &[(&str, &[MethodSig])] = &[
             sig(Builtin::TextureMips, &[U, I], MethodType::View),
         ],
     ),
-    ("format", &[sig(Builtin::TextureFormat, &[U], MethodType::View)]),
-    ("temporal", &[sig(Builtin::TextureTemporal, &[U], MethodType::View)]),
-    ("cubemap", &[sig(Builtin::TextureCubemap, &[], MethodType::View)]),
+    (
+        "format",
+        &[sig(Builtin::TextureFormat, &[U], MethodType::View)],
+    ),
+    (
+        "temporal",
+        &[sig(Builtin::TextureTemporal, &[U], MethodType::View)],
+    ),
+    (
+        "cubemap",
+        &[sig(Builtin::TextureCubemap, &[], MethodType::View)],
+    ),
 ];
 
 const BUFFER_METHODS: &[(&str, &[MethodSig])] = &[
-    ("desc", &[sig(Builtin::BufferDesc, &[], MethodType::ResourceDesc)]),
+    (
+        "desc",
+        &[sig(Builtin::BufferDesc, &[], MethodType::ResourceDesc)],
+    ),
     ("base", &[sig(Builtin::BufferBase, &[], MethodType::View)]),
-    ("format", &[sig(Builtin::BufferFormat, &[U], MethodType::View)]),
-    ("stride", &[sig(Builtin::BufferStride, &[U], MethodType::View)]),
-    ("bytes", &[sig(Builtin::BufferBytes, &[U64, U64], MethodType::View)]),
-    ("elements", &[sig(Builtin::BufferElements, &[U64, U64], MethodType::View)]),
-    ("temporal", &[sig(Builtin::BufferTemporal, &[U], MethodType::View)]),
+    (
+        "format",
+        &[sig(Builtin::BufferFormat, &[U], MethodType::View)],
+    ),
+    (
+        "stride",
+        &[sig(Builtin::BufferStride, &[U], MethodType::View)],
+    ),
+    (
+        "bytes",
+        &[sig(Builtin::BufferBytes, &[U64, U64], MethodType::View)],
+    ),
+    (
+        "elements",
+        &[sig(Builtin::BufferElements, &[U64, U64], MethodType::View)],
+    ),
+    (
+        "temporal",
+        &[sig(Builtin::BufferTemporal, &[U], MethodType::View)],
+    ),
 ];
 
 fn methods_of(receiver: &Type) -> &'static [(&'static str, &'static [MethodSig])] {
@@ -246,7 +280,10 @@ fn methods_of(receiver: &Type) -> &'static [(&'static str, &'static [MethodSig])
 /// assert!(view_method(&Type::Buffer, "mips").is_none());
 /// ```
 pub fn view_method(receiver: &Type, name: &str) -> Option<&'static [MethodSig]> {
-    methods_of(receiver).iter().find(|(n, _)| *n == name).map(|(_, sigs)| *sigs)
+    methods_of(receiver)
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, sigs)| *sigs)
 }
 
 /// The method names of a receiver type.
@@ -310,12 +347,30 @@ mod tests {
         assert_eq!(builtin_by_name("mips"), None);
         assert_eq!(builtin_by_name("clear"), None);
         let desc = Type::Struct(StructId(0));
-        assert_eq!(builtin_for("create_buffer", &[desc]), Some(Builtin::CreateBufferFromDesc));
-        assert_eq!(builtin_for("create_buffer", &[Type::UINT64, Type::UINT]), Some(Builtin::CreateBuffer));
-        assert_eq!(builtin_for("describe_resource", &[Type::Buffer]), Some(Builtin::DescribeBuffer));
-        assert_eq!(builtin_for("describe_resource", &[Type::Texture]), Some(Builtin::DescribeTexture));
-        assert_eq!(builtin_for("viewport", &[Type::FLOAT, Type::FLOAT]), Some(Builtin::ViewportSize));
-        assert_eq!(builtin_for("viewport", &vec![Type::FLOAT; 6]), Some(Builtin::Viewport));
+        assert_eq!(
+            builtin_for("create_buffer", &[desc]),
+            Some(Builtin::CreateBufferFromDesc)
+        );
+        assert_eq!(
+            builtin_for("create_buffer", &[Type::UINT64, Type::UINT]),
+            Some(Builtin::CreateBuffer)
+        );
+        assert_eq!(
+            builtin_for("describe_resource", &[Type::Buffer]),
+            Some(Builtin::DescribeBuffer)
+        );
+        assert_eq!(
+            builtin_for("describe_resource", &[Type::Texture]),
+            Some(Builtin::DescribeTexture)
+        );
+        assert_eq!(
+            builtin_for("viewport", &[Type::FLOAT, Type::FLOAT]),
+            Some(Builtin::ViewportSize)
+        );
+        assert_eq!(
+            builtin_for("viewport", &vec![Type::FLOAT; 6]),
+            Some(Builtin::Viewport)
+        );
         assert!(Builtin::TextureMips.is_view_method());
         assert!(!Builtin::Abort.is_view_method());
         assert_eq!(Builtin::ALL.len(), 30);
@@ -329,17 +384,37 @@ mod tests {
                 .unwrap()
                 .iter()
                 .map(|m| {
-                    let params: Vec<String> = m.params.iter().map(|p| p.resolve(recv, &desc).to_string()).collect();
-                    format!("({}) -> {}", params.join(", "), m.result.resolve(recv, &desc))
+                    let params: Vec<String> = m
+                        .params
+                        .iter()
+                        .map(|p| p.resolve(recv, &desc).to_string())
+                        .collect();
+                    format!(
+                        "({}) -> {}",
+                        params.join(", "),
+                        m.result.resolve(recv, &desc)
+                    )
                 })
                 .collect()
         };
-        assert_eq!(shown(&Type::Texture, "mips"), ["(uint) -> texture", "(uint, int) -> texture"]);
-        assert_eq!(shown(&Type::Texture, "array"), ["(uint) -> texture", "(uint, int) -> texture"]);
+        assert_eq!(
+            shown(&Type::Texture, "mips"),
+            ["(uint) -> texture", "(uint, int) -> texture"]
+        );
+        assert_eq!(
+            shown(&Type::Texture, "array"),
+            ["(uint) -> texture", "(uint, int) -> texture"]
+        );
         assert_eq!(shown(&Type::Texture, "desc"), ["() -> struct7"]);
         assert_eq!(shown(&Type::Texture, "cubemap"), ["() -> texture"]);
-        assert_eq!(shown(&Type::Buffer, "bytes"), ["(uint64_t, uint64_t) -> buffer"]);
-        assert_eq!(shown(&Type::Buffer, "elements"), ["(uint64_t, uint64_t) -> buffer"]);
+        assert_eq!(
+            shown(&Type::Buffer, "bytes"),
+            ["(uint64_t, uint64_t) -> buffer"]
+        );
+        assert_eq!(
+            shown(&Type::Buffer, "elements"),
+            ["(uint64_t, uint64_t) -> buffer"]
+        );
         assert_eq!(shown(&Type::Buffer, "stride"), ["(uint) -> buffer"]);
         assert_eq!(shown(&Type::Buffer, "temporal"), ["(uint) -> buffer"]);
         assert!(view_method(&Type::Buffer, "cubemap").is_none());
@@ -359,8 +434,21 @@ mod tests {
         let module = crate::parse::parse_module(&expanded, &mut diags);
         let rendered: Vec<String> = diags.iter().map(|d| d.render(&files)).collect();
         assert!(diags.is_empty(), "{}", rendered.join("\n"));
-        for shorthand in ["rtv", "dsv", "discard_rtv", "srv", "srv_buf", "ps_srv", "ps_srv_buf", "uav", "uav_buf"] {
-            assert!(!pp.is_defined(shorthand), "`{shorthand}` is a type name, not a macro");
+        for shorthand in [
+            "rtv",
+            "dsv",
+            "discard_rtv",
+            "srv",
+            "srv_buf",
+            "ps_srv",
+            "ps_srv_buf",
+            "uav",
+            "uav_buf",
+        ] {
+            assert!(
+                !pp.is_defined(shorthand),
+                "`{shorthand}` is a type name, not a macro"
+            );
         }
         let mut enums = Vec::new();
         let mut structs = Vec::new();
@@ -371,7 +459,8 @@ mod tests {
                     if e.name.name == "RPS_FORMAT" {
                         // Implicitly numbered from 0, so the position is the value (DXGI numbering).
                         assert!(e.variants.iter().all(|v| v.value.is_none()));
-                        let position = |name: &str| e.variants.iter().position(|v| v.name.name == name);
+                        let position =
+                            |name: &str| e.variants.iter().position(|v| v.name.name == name);
                         assert_eq!(position("RPS_FORMAT_R8G8B8A8_UNORM"), Some(28));
                         assert_eq!(position("RPS_FORMAT_D32_FLOAT"), Some(40));
                         assert_eq!(position("RPS_FORMAT_B8G8R8A8_UNORM"), Some(87));
@@ -406,8 +495,16 @@ mod tests {
                 ("RPS_RESOLVE_MODE", 5)
             ]
         );
-        let struct_names: Vec<(&str, usize)> = structs.iter().map(|(n, c)| (n.as_str(), *c)).collect();
-        assert_eq!(struct_names, [("ResourceDesc", 9), ("SubResourceRange", 4), ("RpsViewport", 6)]);
+        let struct_names: Vec<(&str, usize)> =
+            structs.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+        assert_eq!(
+            struct_names,
+            [
+                ("ResourceDesc", 9),
+                ("SubResourceRange", 4),
+                ("RpsViewport", 6)
+            ]
+        );
         assert_eq!(functions.len(), 35);
         // Every prelude host function has a built-in id; nodes do not.
         let node_names = [
@@ -428,7 +525,11 @@ mod tests {
         for f in &module.items {
             let Item::Function(f) = f else { continue };
             if f.is_node() {
-                assert!(node_names.contains(&f.name.name.as_str()), "{}", f.name.name);
+                assert!(
+                    node_names.contains(&f.name.name.as_str()),
+                    "{}",
+                    f.name.name
+                );
             } else {
                 assert!(builtin_by_name(&f.name.name).is_some(), "{}", f.name.name);
             }
@@ -447,15 +548,26 @@ mod tests {
         let module = crate::parse::parse_module(&expanded, &mut diags);
         assert!(diags.is_empty());
         assert!(!pp.is_defined("uav"));
-        let typedefs = module.items.iter().filter(|i| matches!(i, Item::Typedef(_))).count();
+        let typedefs = module
+            .items
+            .iter()
+            .filter(|i| matches!(i, Item::Typedef(_)))
+            .count();
         assert_eq!(typedefs, 10);
         // The shorthand names are now free for use as parameter names.
-        let script = files.add("s.rpsl", "compute node C([relaxed] uav dst, [writeonly(cs)] texture uav);\n".into());
+        let script = files.add(
+            "s.rpsl",
+            "compute node C([relaxed] uav dst, [writeonly(cs)] texture uav);\n".into(),
+        );
         let (expanded, mut diags) = pp.run(&mut files, script, &MemoryLoader::new());
         let module = crate::parse::parse_module(&expanded, &mut diags);
         assert!(diags.is_empty());
-        let Item::Function(f) = &module.items[0] else { panic!("expected a node") };
-        let TypeRefKind::Named(ty) = &f.params[0].ty.kind else { panic!("expected a type name") };
+        let Item::Function(f) = &module.items[0] else {
+            panic!("expected a node")
+        };
+        let TypeRefKind::Named(ty) = &f.params[0].ty.kind else {
+            panic!("expected a type name")
+        };
         assert_eq!(ty.name, "uav");
         assert_eq!(f.params[1].name.name, "uav");
     }

@@ -89,7 +89,10 @@ impl Diagnostic {
 
     /// Adds a secondary location.
     pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
-        self.secondary.push(Label { span, message: message.into() });
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
 
@@ -127,15 +130,20 @@ impl Diagnostic {
             Severity::Error => cs::Severity::Error,
             Severity::Warning => cs::Severity::Warning,
         };
-        let mut labels = vec![cs::Label::primary(self.span.file, range(self.span)).with_message(&self.label)];
+        let mut labels =
+            vec![cs::Label::primary(self.span.file, range(self.span)).with_message(&self.label)];
         labels.extend(
-            self.secondary.iter().map(|l| cs::Label::secondary(l.span.file, range(l.span)).with_message(&l.message)),
+            self.secondary
+                .iter()
+                .map(|l| cs::Label::secondary(l.span.file, range(l.span)).with_message(&l.message)),
         );
         let mut notes = self.notes.clone();
         if let Some(help) = &self.help {
             notes.push(format!("help: {help}"));
         }
-        let excerpt = cs::Diagnostic::new(severity).with_labels(labels).with_notes(notes);
+        let excerpt = cs::Diagnostic::new(severity)
+            .with_labels(labels)
+            .with_notes(notes);
         let config = term::Config::default();
         match term::emit_into_string(&config, &FilesView(files), &excerpt) {
             // The excerpt renderer starts with its own (empty) headline; ours replaces it.
@@ -156,7 +164,11 @@ impl Diagnostic {
 
 /// Renders a list of diagnostics, one after the other.
 pub fn render_all(diagnostics: &[Diagnostic], files: &SourceFiles) -> String {
-    diagnostics.iter().map(|d| d.render(files)).collect::<Vec<_>>().join("\n")
+    diagnostics
+        .iter()
+        .map(|d| d.render(files))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn range(span: Span) -> Range<usize> {
@@ -197,7 +209,10 @@ impl<'a> Files<'a> for FilesView<'a> {
             given: line_index,
             max: starts.len() - 1,
         })? as usize;
-        let end = starts.get(line_index + 1).map(|&e| e as usize).unwrap_or(file.text.len());
+        let end = starts
+            .get(line_index + 1)
+            .map(|&e| e as usize)
+            .unwrap_or(file.text.len());
         Ok(start..end)
     }
 }

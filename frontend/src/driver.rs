@@ -133,7 +133,9 @@ thread_local! {
 
 /// A copy of the state after preprocessing the prelude, and the parsed prelude. The state is
 /// cached when the prelude read no other file (it never does: `loader` is not consulted).
-fn after_prelude(loader: &dyn FileLoader) -> (AfterPrelude, &'static (ast::Module, Vec<Diagnostic>)) {
+fn after_prelude(
+    loader: &dyn FileLoader,
+) -> (AfterPrelude, &'static (ast::Module, Vec<Diagnostic>)) {
     let cached = AFTER_PRELUDE.with(|cell| cell.borrow().clone());
     if let (Some(state), Some(prelude)) = (cached, PRELUDE_AST.get()) {
         return (state, prelude);
@@ -164,8 +166,16 @@ static PRELUDE_AST: OnceLock<(ast::Module, Vec<Diagnostic>)> = OnceLock::new();
 
 /// A diagnostic about text that a macro produced points at the macro's invocation; say which macro
 /// it was and where it is defined, so the user can find the faulty body.
-fn note_macro_expansion(diagnostic: &mut Diagnostic, map: &crate::preprocess::SourceMap, files: &SourceFiles) {
-    let Some(expansion) = map.expansions().iter().find(|e| e.invocation == diagnostic.span) else {
+fn note_macro_expansion(
+    diagnostic: &mut Diagnostic,
+    map: &crate::preprocess::SourceMap,
+    files: &SourceFiles,
+) {
+    let Some(expansion) = map
+        .expansions()
+        .iter()
+        .find(|e| e.invocation == diagnostic.span)
+    else {
         return;
     };
     diagnostic.notes.push(format!(
@@ -196,15 +206,22 @@ mod tests {
         let mut files = SourceFiles::new();
         let mut preprocessor = Preprocessor::new();
         let prelude_file = files.add(PRELUDE_PATH, PRELUDE.to_string());
-        let (prelude_expanded, mut diagnostics) = preprocessor.run(&mut files, prelude_file, &loader);
+        let (prelude_expanded, mut diagnostics) =
+            preprocessor.run(&mut files, prelude_file, &loader);
         let prelude = parse_module(&prelude_expanded, &mut diagnostics);
         let script_file = files.add("a.rpsl", text.to_string());
         let (expanded, pp_diags) = preprocessor.run(&mut files, script_file, &loader);
         diagnostics.extend(pp_diags);
         let script = parse_module(&expanded, &mut diagnostics);
         let units = [
-            sema::SourceUnit { module: &prelude, is_prelude: true },
-            sema::SourceUnit { module: &script, is_prelude: false },
+            sema::SourceUnit {
+                module: &prelude,
+                is_prelude: true,
+            },
+            sema::SourceUnit {
+                module: &script,
+                is_prelude: false,
+            },
         ];
         let module = sema::check(&units, &mut diagnostics);
         diagnostics.sort_by_key(|d| (d.span.file, d.span.start));
@@ -224,9 +241,14 @@ mod tests {
         for text in scripts {
             let (fresh_module, fresh_diagnostics) = check_uncached(text);
             for _ in 0..2 {
-                let (files, module, diagnostics) = run("a.rpsl", text.to_string(), &MemoryLoader::new());
+                let (files, module, diagnostics) =
+                    run("a.rpsl", text.to_string(), &MemoryLoader::new());
                 assert_eq!(module.to_string(), fresh_module, "{text}");
-                assert_eq!(render_all(&diagnostics, &files), fresh_diagnostics, "{text}");
+                assert_eq!(
+                    render_all(&diagnostics, &files),
+                    fresh_diagnostics,
+                    "{text}"
+                );
             }
         }
     }

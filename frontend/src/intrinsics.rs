@@ -244,10 +244,21 @@ impl IntrinsicError {
                 let plural = if n == 1 { "" } else { "s" };
                 format!("`{intrinsic}` takes {n} argument{plural}, {given} given")
             }
-            IntrinsicError::Argument { intrinsic, expected, found } => {
-                format!("`{intrinsic}` expects {expected} argument, found `{}`", found.display(table))
+            IntrinsicError::Argument {
+                intrinsic,
+                expected,
+                found,
+            } => {
+                format!(
+                    "`{intrinsic}` expects {expected} argument, found `{}`",
+                    found.display(table)
+                )
             }
-            IntrinsicError::Shapes { intrinsic, first, second } => format!(
+            IntrinsicError::Shapes {
+                intrinsic,
+                first,
+                second,
+            } => format!(
                 "`{intrinsic}` cannot combine arguments of type `{}` and `{}`",
                 first.display(table),
                 second.display(table)
@@ -257,7 +268,10 @@ impl IntrinsicError {
 }
 
 /// Resolves a call of `name` if it names an intrinsic: `None` when it does not.
-pub fn resolve_intrinsic_by_name(name: &str, args: &[Type]) -> Option<Result<IntrinsicCall, IntrinsicError>> {
+pub fn resolve_intrinsic_by_name(
+    name: &str,
+    args: &[Type],
+) -> Option<Result<IntrinsicCall, IntrinsicError>> {
     Intrinsic::from_name(name).map(|i| resolve_intrinsic(i, args))
 }
 
@@ -270,15 +284,29 @@ pub fn resolve_intrinsic_by_name(name: &str, args: &[Type]) -> Option<Result<Int
 /// assert_eq!(call.params, [Type::FLOAT, Type::FLOAT]);
 /// assert_eq!(call.result, Type::FLOAT);
 /// ```
-pub fn resolve_intrinsic(intrinsic: Intrinsic, args: &[Type]) -> Result<IntrinsicCall, IntrinsicError> {
+pub fn resolve_intrinsic(
+    intrinsic: Intrinsic,
+    args: &[Type],
+) -> Result<IntrinsicCall, IntrinsicError> {
     if args.len() != intrinsic.arity() {
-        return Err(IntrinsicError::ArgCount { intrinsic, given: args.len() });
+        return Err(IntrinsicError::ArgCount {
+            intrinsic,
+            given: args.len(),
+        });
     }
     let class = intrinsic.class();
-    let arg_error =
-        |expected: &'static str, found: &Type| IntrinsicError::Argument { intrinsic, expected, found: found.clone() };
+    let arg_error = |expected: &'static str, found: &Type| IntrinsicError::Argument {
+        intrinsic,
+        expected,
+        found: found.clone(),
+    };
     if args.contains(&Type::Error) {
-        return Ok(IntrinsicCall { intrinsic, params: args.to_vec(), result: Type::Error, warning: None });
+        return Ok(IntrinsicCall {
+            intrinsic,
+            params: args.to_vec(),
+            result: Type::Error,
+            warning: None,
+        });
     }
     for arg in args {
         if !arg.is_numeric() {
@@ -287,16 +315,40 @@ pub fn resolve_intrinsic(intrinsic: Intrinsic, args: &[Type]) -> Result<Intrinsi
     }
     // One shape for all arguments.
     let (shape, warning) = common_shape(intrinsic, args)?;
-    let kind = args.iter().filter_map(Type::component_kind).reduce(common_kind).unwrap_or(ScalarKind::Int);
-    let float_kind = |k: ScalarKind| if k.is_float() { k.concrete() } else { ScalarKind::Float };
-    let numeric_kind = |k: ScalarKind| if k == ScalarKind::Bool { ScalarKind::Int } else { k.concrete() };
+    let kind = args
+        .iter()
+        .filter_map(Type::component_kind)
+        .reduce(common_kind)
+        .unwrap_or(ScalarKind::Int);
+    let float_kind = |k: ScalarKind| {
+        if k.is_float() {
+            k.concrete()
+        } else {
+            ScalarKind::Float
+        }
+    };
+    let numeric_kind = |k: ScalarKind| {
+        if k == ScalarKind::Bool {
+            ScalarKind::Int
+        } else {
+            k.concrete()
+        }
+    };
     let same = |k: ScalarKind| shape.with_kind(k);
-    let call =
-        |param: Type, result: Type| IntrinsicCall { intrinsic, params: vec![param; args.len()], result, warning };
+    let call = |param: Type, result: Type| IntrinsicCall {
+        intrinsic,
+        params: vec![param; args.len()],
+        result,
+        warning,
+    };
     Ok(match class {
         Class::Numeric => {
             let k = numeric_kind(kind);
-            let result_kind = if intrinsic == Intrinsic::Sign { ScalarKind::Int } else { k };
+            let result_kind = if intrinsic == Intrinsic::Sign {
+                ScalarKind::Int
+            } else {
+                k
+            };
             call(same(k), same(result_kind))
         }
         Class::Float => {
@@ -339,17 +391,25 @@ pub fn resolve_intrinsic(intrinsic: Intrinsic, args: &[Type]) -> Result<Intrinsi
         }
         Class::BitQuery | Class::Reversebits => {
             if kind.is_float() || kind == ScalarKind::Bool {
-                let culprit = args.iter().find(|a| !a.component_kind().is_some_and(ScalarKind::is_integer));
+                let culprit = args
+                    .iter()
+                    .find(|a| !a.component_kind().is_some_and(ScalarKind::is_integer));
                 return Err(arg_error("an integer", culprit.unwrap_or(&args[0])));
             }
-            let k = if class == Class::Reversebits { ScalarKind::Uint } else { kind.concrete() };
+            let k = if class == Class::Reversebits {
+                ScalarKind::Uint
+            } else {
+                kind.concrete()
+            };
             call(same(k), same(ScalarKind::Uint))
         }
         Class::BitCast => {
             let k = match kind {
                 ScalarKind::LiteralInt => ScalarKind::Uint,
                 ScalarKind::LiteralFloat => ScalarKind::Float,
-                k @ (ScalarKind::Int | ScalarKind::Uint | ScalarKind::Float | ScalarKind::Half) => k,
+                k @ (ScalarKind::Int | ScalarKind::Uint | ScalarKind::Float | ScalarKind::Half) => {
+                    k
+                }
                 _ => return Err(arg_error("a 32-bit", &args[0])),
             };
             let result = match intrinsic {
@@ -367,7 +427,10 @@ pub fn resolve_intrinsic(intrinsic: Intrinsic, args: &[Type]) -> Result<Intrinsi
 }
 
 /// The shape all arguments take (as a type whose kind is irrelevant), and the truncation warning.
-fn common_shape(intrinsic: Intrinsic, args: &[Type]) -> Result<(Type, Option<ConversionWarning>), IntrinsicError> {
+fn common_shape(
+    intrinsic: Intrinsic,
+    args: &[Type],
+) -> Result<(Type, Option<ConversionWarning>), IntrinsicError> {
     let mut shape = Type::Scalar(ScalarKind::Int);
     let mut warning = None;
     let mut first_shaped: Option<&Type> = None;
@@ -429,7 +492,11 @@ mod tests {
         match resolve_intrinsic_by_name(name, &args).expect("an intrinsic") {
             Ok(call) => {
                 let params: Vec<String> = call.params.iter().map(Type::to_string).collect();
-                let warn = if call.warning.is_some() { " (truncation)" } else { "" };
+                let warn = if call.warning.is_some() {
+                    " (truncation)"
+                } else {
+                    ""
+                };
                 format!("({}) -> {}{warn}", params.join(", "), call.result)
             }
             Err(e) => e.message(&TypeTable::new()),
@@ -452,23 +519,35 @@ mod tests {
         // (i1: int, u1: uint, u3.x: uint, f4.x: float, f1: float).
         assert_eq!(check("abs", &["int"]), "(int) -> int");
         assert_eq!(check("asuint", &["float"]), "(float) -> uint");
-        assert_eq!(check("mad", &["uint", "uint", "uint"]), "(uint, uint, uint) -> uint");
+        assert_eq!(
+            check("mad", &["uint", "uint", "uint"]),
+            "(uint, uint, uint) -> uint"
+        );
         assert_eq!(check("countbits", &["uint"]), "(uint) -> uint");
         assert_eq!(check("firstbithigh", &["uint"]), "(uint) -> uint");
         assert_eq!(check("firstbithigh", &["int"]), "(int) -> uint");
-        assert_eq!(check("atan2", &["float", "float"]), "(float, float) -> float");
+        assert_eq!(
+            check("atan2", &["float", "float"]),
+            "(float, float) -> float"
+        );
         assert_eq!(check("asfloat", &["uint"]), "(uint) -> float");
         assert_eq!(check("all", &["bool4"]), "(bool4) -> bool");
         assert_eq!(check("any", &["bool3"]), "(bool3) -> bool");
         assert_eq!(check("max", &["float", "float"]), "(float, float) -> float");
-        assert_eq!(check("lerp", &["float", "float", "float"]), "(float, float, float) -> float");
+        assert_eq!(
+            check("lerp", &["float", "float", "float"]),
+            "(float, float, float) -> float"
+        );
         for f in ["floor", "ceil", "round", "trunc", "cos", "saturate"] {
             assert_eq!(check(f, &["float"]), "(float) -> float", "{f}");
         }
         for f in ["isinf", "isnan", "isfinite"] {
             assert_eq!(check(f, &["float"]), "(float) -> bool", "{f}");
         }
-        assert_eq!(check("mad", &["float", "float", "float"]), "(float, float, float) -> float");
+        assert_eq!(
+            check("mad", &["float", "float", "float"]),
+            "(float, float, float) -> float"
+        );
         assert_eq!(check("rsqrt", &["float"]), "(float) -> float");
         assert_eq!(check("abs", &["float"]), "(float) -> float");
         assert_eq!(check("min", &["float", "lit"]), "(float, float) -> float");
@@ -482,27 +561,57 @@ mod tests {
         assert_eq!(check("abs", &["lit"]), "(int) -> int");
         assert_eq!(check("sign", &["float2"]), "(float2) -> int2");
         assert_eq!(check("min", &["int", "uint"]), "(uint, uint) -> uint");
-        assert_eq!(check("min", &["float4", "lit"]), "(float4, float4) -> float4");
-        assert_eq!(check("max", &["float4", "float3"]), "(float3, float3) -> float3 (truncation)");
-        assert_eq!(check("clamp", &["int", "lit", "lit"]), "(int, int, int) -> int");
-        assert_eq!(check("clamp", &["float4x4", "litf", "litf"]), "(float4x4, float4x4, float4x4) -> float4x4");
+        assert_eq!(
+            check("min", &["float4", "lit"]),
+            "(float4, float4) -> float4"
+        );
+        assert_eq!(
+            check("max", &["float4", "float3"]),
+            "(float3, float3) -> float3 (truncation)"
+        );
+        assert_eq!(
+            check("clamp", &["int", "lit", "lit"]),
+            "(int, int, int) -> int"
+        );
+        assert_eq!(
+            check("clamp", &["float4x4", "litf", "litf"]),
+            "(float4x4, float4x4, float4x4) -> float4x4"
+        );
         assert_eq!(check("sqrt", &["int"]), "(float) -> float");
         assert_eq!(check("sqrt", &["uint2"]), "(float2) -> float2");
         assert_eq!(check("sqrt", &["double"]), "(double) -> double");
         assert_eq!(check("sqrt", &["half"]), "(half) -> half");
         assert_eq!(check("pow", &["litf", "lit"]), "(float, float) -> float");
         assert_eq!(check("fmod", &["float", "int"]), "(float, float) -> float");
-        assert_eq!(check("dot", &["float3", "float3"]), "(float3, float3) -> float");
+        assert_eq!(
+            check("dot", &["float3", "float3"]),
+            "(float3, float3) -> float"
+        );
         assert_eq!(check("dot", &["int2", "int2"]), "(int2, int2) -> int");
         assert_eq!(check("dot", &["float", "float"]), "(float, float) -> float");
         assert_eq!(check("length", &["float3"]), "(float3) -> float");
         assert_eq!(check("length", &["int2"]), "(float2) -> float");
-        assert_eq!(check("distance", &["float2", "float2"]), "(float2, float2) -> float");
+        assert_eq!(
+            check("distance", &["float2", "float2"]),
+            "(float2, float2) -> float"
+        );
         assert_eq!(check("normalize", &["float3"]), "(float3) -> float3");
-        assert_eq!(check("cross", &["float3", "float3"]), "(float3, float3) -> float3");
-        assert_eq!(check("cross", &["float4", "float3"]), "(float3, float3) -> float3 (truncation)");
-        assert_eq!(check("step", &["float", "float4"]), "(float4, float4) -> float4");
-        assert_eq!(check("smoothstep", &["litf", "litf", "float2"]), "(float2, float2, float2) -> float2");
+        assert_eq!(
+            check("cross", &["float3", "float3"]),
+            "(float3, float3) -> float3"
+        );
+        assert_eq!(
+            check("cross", &["float4", "float3"]),
+            "(float3, float3) -> float3 (truncation)"
+        );
+        assert_eq!(
+            check("step", &["float", "float4"]),
+            "(float4, float4) -> float4"
+        );
+        assert_eq!(
+            check("smoothstep", &["litf", "litf", "float2"]),
+            "(float2, float2, float2) -> float2"
+        );
         assert_eq!(check("all", &["float4"]), "(float4) -> bool");
         assert_eq!(check("any", &["lit"]), "(int) -> bool");
         assert_eq!(check("countbits", &["uint64_t"]), "(uint64_t) -> uint");
@@ -520,11 +629,23 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert_eq!(check("clamp", &["float", "float"]), "`clamp` takes 3 arguments, 2 given");
+        assert_eq!(
+            check("clamp", &["float", "float"]),
+            "`clamp` takes 3 arguments, 2 given"
+        );
         assert_eq!(check("abs", &[]), "`abs` takes 1 argument, 0 given");
-        assert_eq!(check("countbits", &["float"]), "`countbits` expects an integer argument, found `float`");
-        assert_eq!(check("firstbithigh", &["bool"]), "`firstbithigh` expects an integer argument, found `bool`");
-        assert_eq!(check("abs", &["texture"]), "`abs` expects a numeric argument, found `texture`");
+        assert_eq!(
+            check("countbits", &["float"]),
+            "`countbits` expects an integer argument, found `float`"
+        );
+        assert_eq!(
+            check("firstbithigh", &["bool"]),
+            "`firstbithigh` expects an integer argument, found `bool`"
+        );
+        assert_eq!(
+            check("abs", &["texture"]),
+            "`abs` expects a numeric argument, found `texture`"
+        );
         assert_eq!(
             check("min", &["float4x4", "float3"]),
             "`min` cannot combine arguments of type `float4x4` and `float3`"
@@ -533,8 +654,14 @@ mod tests {
             check("dot", &["float4x4", "float4x4"]),
             "`dot` expects a scalar or vector argument, found `float4x4`"
         );
-        assert_eq!(check("cross", &["float2", "float3"]), "`cross` expects a `float3` argument, found `float2`");
-        assert_eq!(check("asuint", &["double"]), "`asuint` expects a 32-bit argument, found `double`");
+        assert_eq!(
+            check("cross", &["float2", "float3"]),
+            "`cross` expects a `float3` argument, found `float2`"
+        );
+        assert_eq!(
+            check("asuint", &["double"]),
+            "`asuint` expects a 32-bit argument, found `double`"
+        );
         let call = resolve_intrinsic(Intrinsic::Sqrt, &[Type::Error]).unwrap();
         assert_eq!(call.result, Type::Error);
     }

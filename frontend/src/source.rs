@@ -27,7 +27,11 @@ pub struct Span {
 impl Span {
     /// A span from `start` to `end` in `file`.
     pub fn new(file: FileId, start: u32, end: u32) -> Span {
-        Span { file, start, end: end.max(start) }
+        Span {
+            file,
+            start,
+            end: end.max(start),
+        }
     }
 
     /// The smallest span covering both `self` and `other` when they are in the same file, else `self`.
@@ -35,7 +39,11 @@ impl Span {
         if self.file != other.file {
             return self;
         }
-        Span::new(self.file, self.start.min(other.start), self.end.max(other.end))
+        Span::new(
+            self.file,
+            self.start.min(other.start),
+            self.end.max(other.end),
+        )
     }
 }
 
@@ -96,7 +104,11 @@ impl SourceFiles {
         let mut line_starts = vec![0u32];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i as u32 + 1));
         let id = FileId(self.files.len() as u32);
-        self.files.push(SourceFile { path: path.into(), text, line_starts });
+        self.files.push(SourceFile {
+            path: path.into(),
+            text,
+            line_starts,
+        });
         id
     }
 
@@ -110,7 +122,10 @@ impl SourceFiles {
 
     /// The id of an already loaded file with this path, if any.
     pub fn find(&self, path: &Path) -> Option<FileId> {
-        self.files.iter().position(|f| f.path == path).map(|i| FileId(i as u32))
+        self.files
+            .iter()
+            .position(|f| f.path == path)
+            .map(|i| FileId(i as u32))
     }
 
     /// Number of files.

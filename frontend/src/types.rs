@@ -58,18 +58,28 @@ impl ScalarKind {
     pub fn is_integer(self) -> bool {
         matches!(
             self,
-            ScalarKind::Int | ScalarKind::Uint | ScalarKind::Int64 | ScalarKind::Uint64 | ScalarKind::LiteralInt
+            ScalarKind::Int
+                | ScalarKind::Uint
+                | ScalarKind::Int64
+                | ScalarKind::Uint64
+                | ScalarKind::LiteralInt
         )
     }
 
     /// Whether this is a floating-point kind.
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarKind::Half | ScalarKind::Float | ScalarKind::Double | ScalarKind::LiteralFloat)
+        matches!(
+            self,
+            ScalarKind::Half | ScalarKind::Float | ScalarKind::Double | ScalarKind::LiteralFloat
+        )
     }
 
     /// Whether this is a signed integer kind.
     pub fn is_signed_integer(self) -> bool {
-        matches!(self, ScalarKind::Int | ScalarKind::Int64 | ScalarKind::LiteralInt)
+        matches!(
+            self,
+            ScalarKind::Int | ScalarKind::Int64 | ScalarKind::LiteralInt
+        )
     }
 
     /// Whether this is the kind of an unsuffixed literal.
@@ -105,7 +115,9 @@ impl ScalarKind {
             ScalarKind::Half => "half",
             ScalarKind::Float => "float",
             ScalarKind::Double => "double",
-            ScalarKind::LiteralInt | ScalarKind::LiteralFloat => unreachable!("concrete() removed literals"),
+            ScalarKind::LiteralInt | ScalarKind::LiteralFloat => {
+                unreachable!("concrete() removed literals")
+            }
         }
     }
 }
@@ -284,12 +296,19 @@ impl Type {
         };
         swizzle_indices(letters, dim)?;
         let n = letters.len() as u8;
-        Some(if n == 1 { Type::Scalar(kind) } else { Type::Vector(kind, n) })
+        Some(if n == 1 {
+            Type::Scalar(kind)
+        } else {
+            Type::Vector(kind, n)
+        })
     }
 
     /// Shows the type with struct and enum names from `table`.
     pub fn display<'a>(&'a self, table: &'a TypeTable) -> TypeDisplay<'a> {
-        TypeDisplay { ty: self, table: Some(table) }
+        TypeDisplay {
+            ty: self,
+            table: Some(table),
+        }
     }
 }
 
@@ -372,7 +391,11 @@ impl fmt::Display for TypeDisplay<'_> {
 /// ```
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        TypeDisplay { ty: self, table: None }.fmt(f)
+        TypeDisplay {
+            ty: self,
+            table: None,
+        }
+        .fmt(f)
     }
 }
 
@@ -382,7 +405,9 @@ pub fn parse_scalar_name(name: &str) -> Option<ScalarKind> {
     Some(match name {
         "bool" => Bool,
         "int" | "int32_t" | "int16_t" | "min16int" | "min12int" | "signed" | "signed int" => Int,
-        "uint" | "uint32_t" | "dword" | "uint16_t" | "min16uint" | "unsigned" | "unsigned int" => Uint,
+        "uint" | "uint32_t" | "dword" | "uint16_t" | "min16uint" | "unsigned" | "unsigned int" => {
+            Uint
+        }
         "int64_t" => Int64,
         "uint64_t" => Uint64,
         "half" | "float16_t" | "min16float" | "min10float" => Half,
@@ -418,7 +443,12 @@ pub fn parse_builtin_type_name(name: &str) -> Option<Type> {
     }
     // Split a trailing `N` or `NxM` off the scalar name.
     let bytes = name.as_bytes();
-    let digit = |i: usize| bytes.get(i).filter(|b| (b'1'..=b'4').contains(b)).map(|b| b - b'0');
+    let digit = |i: usize| {
+        bytes
+            .get(i)
+            .filter(|b| (b'1'..=b'4').contains(b))
+            .map(|b| b - b'0')
+    };
     let len = bytes.len();
     if len >= 4 && bytes[len - 2] == b'x' {
         if let (Some(rows), Some(cols)) = (digit(len - 3), digit(len - 1)) {
@@ -488,15 +518,34 @@ mod tests {
             let ty = parse_builtin_type_name(name).unwrap_or_else(|| panic!("{name} should parse"));
             assert_eq!(ty.to_string(), shown, "{name}");
         }
-        for bad in ["float5", "float0", "floatx", "float4x5", "foo", "x4", "float4x", "ResourceDesc", ""] {
+        for bad in [
+            "float5",
+            "float0",
+            "floatx",
+            "float4x5",
+            "foo",
+            "x4",
+            "float4x",
+            "ResourceDesc",
+            "",
+        ] {
             assert_eq!(parse_builtin_type_name(bad), None, "{bad}");
         }
-        assert_eq!(parse_builtin_type_name("float4x3"), Some(Type::Matrix(Float, 4, 3)));
+        assert_eq!(
+            parse_builtin_type_name("float4x3"),
+            Some(Type::Matrix(Float, 4, 3))
+        );
         assert_eq!(vector_type(&Type::FLOAT, 4), Some(Type::Vector(Float, 4)));
         assert_eq!(vector_type(&Type::FLOAT, 5), None);
         assert_eq!(matrix_type(&Type::INT, 4, 4), Some(Type::Matrix(Int, 4, 4)));
-        assert_eq!(Type::array(Type::array(Type::UINT, Some(2)), Some(4)).to_string(), "uint[4][2]");
-        assert_eq!(Type::array(Type::Vector(Int, 4), None).to_string(), "int4[]");
+        assert_eq!(
+            Type::array(Type::array(Type::UINT, Some(2)), Some(4)).to_string(),
+            "uint[4][2]"
+        );
+        assert_eq!(
+            Type::array(Type::Vector(Int, 4), None).to_string(),
+            "int4[]"
+        );
         assert_eq!(Type::LITERAL_INT.to_string(), "int");
     }
 
@@ -509,8 +558,14 @@ mod tests {
         assert_eq!(Type::FLOAT.swizzle("xxxx"), Some(Type::Vector(Float, 4)));
         assert_eq!(Type::FLOAT.swizzle("y"), None);
         assert_eq!(swizzle_indices("wzyx", 4), Some(vec![3, 2, 1, 0]));
-        assert_eq!(Type::Matrix(Float, 4, 3).index_result(), Some(Type::Vector(Float, 3)));
-        assert_eq!(Type::array(Type::Texture, Some(3)).index_result(), Some(Type::Texture));
+        assert_eq!(
+            Type::Matrix(Float, 4, 3).index_result(),
+            Some(Type::Vector(Float, 3))
+        );
+        assert_eq!(
+            Type::array(Type::Texture, Some(3)).index_result(),
+            Some(Type::Texture)
+        );
         assert_eq!(Type::Texture.index_result(), None);
     }
 }

@@ -132,8 +132,7 @@ fn a_cache_hit_still_takes_clear_colours_and_viewports_from_the_arguments() {
                 .with_semantic(SemanticKind::Target, 0),
             ParamDesc::new("clear", ValueType::Vector(ScalarType::F32, 4))
                 .with_semantic(SemanticKind::ClearColor, 0),
-            ParamDesc::new("viewport", viewport)
-                .with_semantic(SemanticKind::Viewport, 0),
+            ParamDesc::new("viewport", viewport).with_semantic(SemanticKind::Viewport, 0),
         ],
     ));
     let mut compiler = FrameCompiler::new(CompileOptions::default());

@@ -119,12 +119,14 @@ pub fn start<'p>(
     options: &FrameOptions,
 ) -> Result<(Session<'p>, EntryArgs), ExitCode> {
     let session_options = session_options(options)?;
-    let session = Session::new(program, options.entry.as_deref(), session_options)
-        .map_err(|error| match error {
-            SessionError::Entry(error) => usage_error(&error.message),
-            other => {
-                eprintln!("error: {other}");
-                ExitCode::from(EXIT_RUNTIME)
+    let session =
+        Session::new(program, options.entry.as_deref(), session_options).map_err(|error| {
+            match error {
+                SessionError::Entry(error) => usage_error(&error.message),
+                other => {
+                    eprintln!("error: {other}");
+                    ExitCode::from(EXIT_RUNTIME)
+                }
             }
         })?;
     let args = EntryArgs::parse(program, session.entry(), &options.args)

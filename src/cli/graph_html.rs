@@ -60,7 +60,10 @@ fn summary(out: &mut String, graph: &RecordedGraph, compiled: &CompiledFrame) {
     ];
     out.push_str("<table>\n");
     for (name, value) in rows {
-        let _ = writeln!(out, "<tr><th>{name}</th><td class=\"num\">{value}</td></tr>");
+        let _ = writeln!(
+            out,
+            "<tr><th>{name}</th><td class=\"num\">{value}</td></tr>"
+        );
     }
     out.push_str("</table>\n");
 }
@@ -109,7 +112,8 @@ fn timeline(out: &mut String, graph: &RecordedGraph, compiled: &CompiledFrame) {
     for batch in &compiled.batch_list {
         let x = MARGIN + batch.position as f64 * STEP - 2.0;
         let mut tip = format!("batch before #{}:", batch.position);
-        for barrier in &compiled.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
+        for barrier in
+            &compiled.barriers[batch.barriers.start as usize..batch.barriers.end as usize]
         {
             let _ = write!(
                 tip,
@@ -189,7 +193,11 @@ fn node_table(out: &mut String, graph: &RecordedGraph, compiled: &CompiledFrame)
                     pass.height,
                     pass.samples,
                     pass.colors.len(),
-                    if pass.depth_stencil.is_some() { " + depth" } else { "" }
+                    if pass.depth_stencil.is_some() {
+                        " + depth"
+                    } else {
+                        ""
+                    }
                 )
             });
         let accesses: Vec<String> = graph.accesses
@@ -203,7 +211,12 @@ fn node_table(out: &mut String, graph: &RecordedGraph, compiled: &CompiledFrame)
              <td>{}</td><td>{}</td><td>{}</td></tr>",
             node.0,
             escape(&graph.decl_of(node).name),
-            escape(compiled.queues.get(queue as usize).map_or("?", |q| q.name())),
+            escape(
+                compiled
+                    .queues
+                    .get(queue as usize)
+                    .map_or("?", |q| q.name())
+            ),
             escape(&pass),
             escape(&accesses.join(", ")),
         );

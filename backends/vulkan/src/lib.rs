@@ -533,9 +533,10 @@ impl VulkanBackend {
                 queries,
             )?;
         }
-        let needs_minmax = frame.order.iter().any(|&node| {
-            builtins::needs_resolve_shaders(graph, node)
-        });
+        let needs_minmax = frame
+            .order
+            .iter()
+            .any(|&node| builtins::needs_resolve_shaders(graph, node));
         if needs_minmax && self.minmax.is_none() {
             self.minmax = Some(minmax::MinMaxResolve::new(&self.context)?);
         }

@@ -42,7 +42,6 @@ const GRADIENT: &str = include_str!("shaders/Gradient.comp");
 /// Tiles `src` over the render target (a combined image sampler: the backend's sampler).
 const BLIT: &str = include_str!("shaders/Blit.frag");
 
-
 /// The graph: `Gradient` writes a transient `tile`-sized texture, `Blit` tiles it over the
 /// external `out` (`out_size` square).
 struct Scene {

@@ -38,7 +38,9 @@ pub fn count_views(ty: &Type, table: &TypeTable) -> u64 {
         Type::Texture | Type::Buffer => 1,
         Type::Array(elem, Some(len)) => count_views(elem, table).saturating_mul(*len as u64),
         Type::Struct(id) => table.struct_def(*id).map_or(0, |def| {
-            def.fields.iter().fold(0u64, |sum, field| sum.saturating_add(count_views(&field.ty, table)))
+            def.fields.iter().fold(0u64, |sum, field| {
+                sum.saturating_add(count_views(&field.ty, table))
+            })
         }),
         _ => 0,
     }
@@ -50,9 +52,11 @@ pub const MAX_NODE_VIEWS: u64 = 1 << 16;
 
 fn flatten_into(ty: &Type, name: &str, offset: u32, table: &TypeTable, out: &mut Vec<FlatView>) {
     match ty {
-        Type::Texture | Type::Buffer => {
-            out.push(FlatView { name: name.to_string(), offset, is_texture: *ty == Type::Texture })
-        }
+        Type::Texture | Type::Buffer => out.push(FlatView {
+            name: name.to_string(),
+            offset,
+            is_texture: *ty == Type::Texture,
+        }),
         Type::Array(elem, Some(len)) => {
             if !table.contains_view(elem) {
                 return;
@@ -64,10 +68,18 @@ fn flatten_into(ty: &Type, name: &str, offset: u32, table: &TypeTable, out: &mut
             }
         }
         Type::Struct(id) => {
-            let Some(def) = table.struct_def(*id) else { return };
+            let Some(def) = table.struct_def(*id) else {
+                return;
+            };
             for field in &def.fields {
                 let path = format!("{name}.{}", field.name);
-                flatten_into(&field.ty, &path, offset.saturating_add(field.offset), table, out);
+                flatten_into(
+                    &field.ty,
+                    &path,
+                    offset.saturating_add(field.offset),
+                    table,
+                    out,
+                );
             }
         }
         _ => {}
@@ -80,7 +92,17 @@ mod tests {
     use crate::source::{FileId, Span};
 
     fn shown(views: &[FlatView]) -> Vec<String> {
-        views.iter().map(|v| format!("{}@{}{}", v.name, v.offset, if v.is_texture { "" } else { " buf" })).collect()
+        views
+            .iter()
+            .map(|v| {
+                format!(
+                    "{}@{}{}",
+                    v.name,
+                    v.offset,
+                    if v.is_texture { "" } else { " buf" }
+                )
+            })
+            .collect()
     }
 
     #[test]
@@ -88,8 +110,17 @@ mod tests {
         let table = TypeTable::new();
         let nested = Type::array(Type::array(Type::Texture, Some(3)), Some(5));
         assert_eq!(count_views(&nested, &table), 15);
-        assert_eq!(count_views(&nested, &table), flatten_views(&nested, "n", &table).len() as u64);
-        assert_eq!(count_views(&Type::array(Type::Scalar(crate::types::ScalarKind::Uint), Some(9)), &table), 0);
+        assert_eq!(
+            count_views(&nested, &table),
+            flatten_views(&nested, "n", &table).len() as u64
+        );
+        assert_eq!(
+            count_views(
+                &Type::array(Type::Scalar(crate::types::ScalarKind::Uint), Some(9)),
+                &table
+            ),
+            0
+        );
     }
 
     #[test]
@@ -111,10 +142,20 @@ mod tests {
         // albedo 0, scale 40, normal 44, data 88 (aligned to 8), size 128.
         assert_eq!(table.size_of(&Type::Struct(gbuf)), Some(128));
         assert_eq!(shown(&flatten_views(&Type::Texture, "t", &table)), ["t@0"]);
-        assert_eq!(shown(&flatten_views(&Type::Buffer, "b", &table)), ["b@0 buf"]);
-        assert_eq!(shown(&flatten_views(&Type::FLOAT, "f", &table)), Vec::<String>::new());
         assert_eq!(
-            shown(&flatten_views(&Type::array(Type::Texture, Some(3)), "srcs", &table)),
+            shown(&flatten_views(&Type::Buffer, "b", &table)),
+            ["b@0 buf"]
+        );
+        assert_eq!(
+            shown(&flatten_views(&Type::FLOAT, "f", &table)),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            shown(&flatten_views(
+                &Type::array(Type::Texture, Some(3)),
+                "srcs",
+                &table
+            )),
             ["srcs[0]@0", "srcs[1]@40", "srcs[2]@80"]
         );
         assert_eq!(
@@ -122,7 +163,11 @@ mod tests {
             ["gbuf.albedo@0", "gbuf.normal@44", "gbuf.data@88 buf"]
         );
         assert_eq!(
-            shown(&flatten_views(&Type::array(Type::Struct(gbuf), Some(2)), "gbufs", &table)),
+            shown(&flatten_views(
+                &Type::array(Type::Struct(gbuf), Some(2)),
+                "gbufs",
+                &table
+            )),
             [
                 "gbufs[0].albedo@0",
                 "gbufs[0].normal@44",
@@ -135,7 +180,12 @@ mod tests {
         let grid = Type::array(Type::array(Type::Buffer, Some(2)), Some(2));
         assert_eq!(
             shown(&flatten_views(&grid, "g", &table)),
-            ["g[0][0]@0 buf", "g[0][1]@40 buf", "g[1][0]@80 buf", "g[1][1]@120 buf"]
+            [
+                "g[0][0]@0 buf",
+                "g[0][1]@40 buf",
+                "g[1][0]@80 buf",
+                "g[1][1]@120 buf"
+            ]
         );
         assert!(flatten_views(&Type::array(Type::Texture, None), "u", &table).is_empty());
     }

@@ -85,7 +85,11 @@ impl fmt::Display for SystemSemantic {
 pub fn split_semantic_index(semantic: &str) -> Option<(&str, u32)> {
     let name = semantic.trim_end_matches(|c: char| c.is_ascii_digit());
     let digits = &semantic[name.len()..];
-    let index = if digits.is_empty() { 0 } else { digits.parse().ok()? };
+    let index = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
     Some((name, index))
 }
 
@@ -109,8 +113,12 @@ pub enum SemanticError {
 impl fmt::Display for SemanticError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SemanticError::Unknown { semantic, .. } => write!(f, "unknown system semantic `{semantic}`"),
-            SemanticError::IndexTooLarge { semantic } => write!(f, "semantic index of `{semantic}` is too large"),
+            SemanticError::Unknown { semantic, .. } => {
+                write!(f, "unknown system semantic `{semantic}`")
+            }
+            SemanticError::IndexTooLarge { semantic } => {
+                write!(f, "semantic index of `{semantic}` is too large")
+            }
         }
     }
 }
@@ -123,7 +131,10 @@ impl SemanticError {
     pub fn to_diagnostic(&self, span: Span) -> Diagnostic {
         let diag = Diagnostic::error(span, self.to_string());
         match self {
-            SemanticError::Unknown { suggestion: Some(s), .. } => diag.with_help(format!("did you mean `{s}`?")),
+            SemanticError::Unknown {
+                suggestion: Some(s),
+                ..
+            } => diag.with_help(format!("did you mean `{s}`?")),
             _ => diag,
         }
     }
@@ -139,13 +150,21 @@ impl SemanticError {
 /// assert_eq!(parse_semantic("TEXCOORD0").unwrap(), None);
 /// ```
 pub fn parse_semantic(semantic: &str) -> Result<Option<SystemSemantic>, SemanticError> {
-    if !semantic.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("SV_")) {
+    if !semantic
+        .get(..3)
+        .is_some_and(|p| p.eq_ignore_ascii_case("SV_"))
+    {
         return Ok(None);
     }
     let Some((name, index)) = split_semantic_index(semantic) else {
-        return Err(SemanticError::IndexTooLarge { semantic: semantic.to_string() });
+        return Err(SemanticError::IndexTooLarge {
+            semantic: semantic.to_string(),
+        });
     };
-    match SemanticKind::ALL.iter().find(|k| k.as_str().eq_ignore_ascii_case(name)) {
+    match SemanticKind::ALL
+        .iter()
+        .find(|k| k.as_str().eq_ignore_ascii_case(name))
+    {
         Some(&kind) => Ok(Some(SystemSemantic { kind, index })),
         None => Err(SemanticError::Unknown {
             semantic: semantic.to_string(),
@@ -181,7 +200,9 @@ fn array_base(ty: &Type) -> (&Type, u32) {
 }
 
 fn is_render_target_view(p: &NodeParamInfo) -> bool {
-    array_base(p.ty).0.is_view() && p.access.is_some_and(|a| a.args().contains(AccessArgs::RENDERTARGET))
+    array_base(p.ty).0.is_view()
+        && p.access
+            .is_some_and(|a| a.args().contains(AccessArgs::RENDERTARGET))
 }
 
 /// The first render target slot of each parameter (`None` for parameters that are not render
@@ -191,7 +212,14 @@ pub fn render_target_slots(params: &[NodeParamInfo]) -> Vec<Option<u32>> {
     let mut used: Vec<u32> = Vec::new();
     let mut slots: Vec<Option<u32>> = vec![None; params.len()];
     for (i, p) in params.iter().enumerate() {
-        if let Some((SystemSemantic { kind: SemanticKind::Target, index }, _)) = p.semantic {
+        if let Some((
+            SystemSemantic {
+                kind: SemanticKind::Target,
+                index,
+            },
+            _,
+        )) = p.semantic
+        {
             let count = array_base(p.ty).1;
             used.extend((0..count).map(|k| index.saturating_add(k)));
             slots[i] = Some(index);
@@ -229,19 +257,25 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
     // Occupied (kind, index) → where.
     let mut bound: Vec<(SemanticKind, u32, Span)> = Vec::new();
     for p in params {
-        let Some((sem, span)) = p.semantic else { continue };
+        let Some((sem, span)) = p.semantic else {
+            continue;
+        };
         if let Some(expected) = type_requirement(sem.kind, p.ty, table) {
             let found = p.ty.display(table);
             diags.push(Diagnostic::error(
                 span,
-                format!("`{}` requires {expected} parameter, found `{found}`", sem.kind.as_str()),
+                format!(
+                    "`{}` requires {expected} parameter, found `{found}`",
+                    sem.kind.as_str()
+                ),
             ));
             continue;
         }
         let count = match sem.kind {
-            SemanticKind::Target | SemanticKind::ResolveTarget | SemanticKind::Viewport | SemanticKind::ScissorRect => {
-                array_base(p.ty).1
-            }
+            SemanticKind::Target
+            | SemanticKind::ResolveTarget
+            | SemanticKind::Viewport
+            | SemanticKind::ScissorRect => array_base(p.ty).1,
             _ => 1,
         };
         // Depth-stencil values have one slot whatever the index.
@@ -251,11 +285,14 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
         };
         for k in 0..count {
             let index = first.saturating_add(k);
-            if let Some(&(_, _, previous)) = bound.iter().find(|(kind, i, _)| *kind == sem.kind && *i == index) {
+            if let Some(&(_, _, previous)) = bound
+                .iter()
+                .find(|(kind, i, _)| *kind == sem.kind && *i == index)
+            {
                 let shown = match sem.kind {
-                    SemanticKind::DepthStencil | SemanticKind::ClearDepth | SemanticKind::ClearStencil => {
-                        sem.kind.as_str().to_string()
-                    }
+                    SemanticKind::DepthStencil
+                    | SemanticKind::ClearDepth
+                    | SemanticKind::ClearStencil => sem.kind.as_str().to_string(),
                     kind => SystemSemantic { kind, index }.to_string(),
                 };
                 diags.push(
@@ -269,24 +306,38 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
     }
     let slots = render_target_slots(params);
     let has_target = |index: u32| {
-        params
-            .iter()
-            .zip(&slots)
-            .any(|(p, slot)| slot.is_some_and(|first| index >= first && index - first < array_base(p.ty).1))
+        params.iter().zip(&slots).any(|(p, slot)| {
+            slot.is_some_and(|first| index >= first && index - first < array_base(p.ty).1)
+        })
     };
     let has_depth_stencil = params.iter().any(|p| {
         array_base(p.ty).0 == &Type::Texture
-            && (matches!(p.semantic, Some((SystemSemantic { kind: SemanticKind::DepthStencil, .. }, _)))
-                || p.access.is_some_and(|a| a.args().intersects(AccessArgs::DEPTH | AccessArgs::STENCIL)))
+            && (matches!(
+                p.semantic,
+                Some((
+                    SystemSemantic {
+                        kind: SemanticKind::DepthStencil,
+                        ..
+                    },
+                    _
+                ))
+            ) || p
+                .access
+                .is_some_and(|a| a.args().intersects(AccessArgs::DEPTH | AccessArgs::STENCIL)))
     });
     for p in params {
-        let Some((sem, span)) = p.semantic else { continue };
+        let Some((sem, span)) = p.semantic else {
+            continue;
+        };
         if type_requirement(sem.kind, p.ty, table).is_some() {
             continue;
         }
         match sem.kind {
             SemanticKind::ClearColor if !has_target(sem.index) => {
-                diags.push(Diagnostic::error(span, format!("`{sem}` has no matching render target")));
+                diags.push(Diagnostic::error(
+                    span,
+                    format!("`{sem}` has no matching render target"),
+                ));
             }
             SemanticKind::ClearDepth | SemanticKind::ClearStencil if !has_depth_stencil => {
                 diags.push(Diagnostic::error(
@@ -342,13 +393,15 @@ mod tests {
     #[test]
     fn parses_semantics() {
         let p = |s: &str| {
-            parse_semantic(s).map(|o| o.map(|s| s.to_string())).map_err(|e| {
-                let d = e.to_diagnostic(span());
-                match d.help {
-                    Some(h) => format!("{} ({h})", d.message),
-                    None => d.message,
-                }
-            })
+            parse_semantic(s)
+                .map(|o| o.map(|s| s.to_string()))
+                .map_err(|e| {
+                    let d = e.to_diagnostic(span());
+                    match d.help {
+                        Some(h) => format!("{} ({h})", d.message),
+                        None => d.message,
+                    }
+                })
         };
         assert_eq!(p("SV_Target3"), Ok(Some("SV_Target3".into())));
         assert_eq!(p("SV_Target"), Ok(Some("SV_Target0".into())));
@@ -362,9 +415,18 @@ mod tests {
         assert_eq!(p("SV_ScissorRect0"), Ok(Some("SV_ScissorRect0".into())));
         assert_eq!(p("POSITION"), Ok(None));
         assert_eq!(p("TEXCOORD1"), Ok(None));
-        assert_eq!(p("SV_Targte0"), Err("unknown system semantic `SV_Targte0` (did you mean `SV_Target`?)".into()));
-        assert_eq!(p("SV_Position"), Err("unknown system semantic `SV_Position`".into()));
-        assert_eq!(p("SV_Target99999999999"), Err("semantic index of `SV_Target99999999999` is too large".into()));
+        assert_eq!(
+            p("SV_Targte0"),
+            Err("unknown system semantic `SV_Targte0` (did you mean `SV_Target`?)".into())
+        );
+        assert_eq!(
+            p("SV_Position"),
+            Err("unknown system semantic `SV_Position`".into())
+        );
+        assert_eq!(
+            p("SV_Target99999999999"),
+            Err("semantic index of `SV_Target99999999999` is too large".into())
+        );
         assert_eq!(split_semantic_index("SV_Target12"), Some(("SV_Target", 12)));
     }
 
@@ -384,10 +446,17 @@ mod tests {
     ) -> P {
         let ty = match ty.strip_suffix("[2]") {
             Some(base) => Type::array(parse_builtin_type_name(base).unwrap(), Some(2)),
-            None => parse_builtin_type_name(ty).or_else(|| table.struct_by_name(ty).map(Type::Struct)).unwrap(),
+            None => parse_builtin_type_name(ty)
+                .or_else(|| table.struct_by_name(ty).map(Type::Struct))
+                .unwrap(),
         };
         let attrs: Vec<_> = attrs.iter().map(|(n, a)| attr(n, a)).collect();
-        P { name, ty, access: parse_access(&attrs).0, semantic }
+        P {
+            name,
+            ty,
+            access: parse_access(&attrs).0,
+            semantic,
+        }
     }
 
     fn check(params: &[P], table: &TypeTable) -> Vec<String> {
@@ -398,13 +467,19 @@ mod tests {
                 name: p.name,
                 ty: &p.ty,
                 access: p.access.as_ref(),
-                semantic: p
-                    .semantic
-                    .map(|s| (parse_semantic(s).unwrap().unwrap(), Span::new(FileId(0), i as u32, i as u32))),
+                semantic: p.semantic.map(|s| {
+                    (
+                        parse_semantic(s).unwrap().unwrap(),
+                        Span::new(FileId(0), i as u32, i as u32),
+                    )
+                }),
                 span: span(),
             })
             .collect();
-        validate_node_params(&infos, table).into_iter().map(|d| d.message).collect()
+        validate_node_params(&infos, table)
+            .into_iter()
+            .map(|d| d.message)
+            .collect()
     }
 
     const RTV: &[(&str, &[&str])] = &[("readwrite", &["rendertarget"])];
@@ -413,8 +488,11 @@ mod tests {
     #[test]
     fn node_parameter_rules() {
         let mut table = TypeTable::new();
-        let floats = ["x", "y", "width", "height", "minZ", "maxZ"].map(|n| (n.to_string(), Type::FLOAT, span()));
-        table.add_struct("RpsViewport", span(), floats.to_vec()).unwrap();
+        let floats = ["x", "y", "width", "height", "minZ", "maxZ"]
+            .map(|n| (n.to_string(), Type::FLOAT, span()));
+        table
+            .add_struct("RpsViewport", span(), floats.to_vec())
+            .unwrap();
         let t = &table;
         // The corpus's MRT node: out-of-order targets, clear colors, viewport and scissor.
         let mrt = [
@@ -429,26 +507,53 @@ mod tests {
         ];
         assert!(check(&mrt, t).is_empty());
         // Arrays take consecutive slots.
-        let arrays = [p("a", "texture[2]", RTV, Some("SV_Target0"), t), p("b", "texture", RTV, Some("SV_Target1"), t)];
+        let arrays = [
+            p("a", "texture[2]", RTV, Some("SV_Target0"), t),
+            p("b", "texture", RTV, Some("SV_Target1"), t),
+        ];
         assert_eq!(check(&arrays, t), ["duplicate semantic `SV_Target1`"]);
-        let arrays = [p("a", "texture[2]", RTV, Some("SV_Target0"), t), p("b", "texture", RTV, Some("SV_Target2"), t)];
+        let arrays = [
+            p("a", "texture[2]", RTV, Some("SV_Target0"), t),
+            p("b", "texture", RTV, Some("SV_Target2"), t),
+        ];
         assert!(check(&arrays, t).is_empty());
-        let dup = [p("a", "texture", RTV, Some("SV_Target1"), t), p("b", "texture", RTV, Some("SV_Target1"), t)];
+        let dup = [
+            p("a", "texture", RTV, Some("SV_Target1"), t),
+            p("b", "texture", RTV, Some("SV_Target1"), t),
+        ];
         assert_eq!(check(&dup, t), ["duplicate semantic `SV_Target1`"]);
-        let dup =
-            [p("a", "texture", DSV, Some("SV_DepthStencil"), t), p("b", "texture", DSV, Some("SV_DepthStencil1"), t)];
+        let dup = [
+            p("a", "texture", DSV, Some("SV_DepthStencil"), t),
+            p("b", "texture", DSV, Some("SV_DepthStencil1"), t),
+        ];
         assert_eq!(check(&dup, t), ["duplicate semantic `SV_DepthStencil`"]);
-        let dup =
-            [p("a", "RpsViewport", &[], Some("SV_Viewport"), t), p("b", "RpsViewport", &[], Some("SV_Viewport0"), t)];
+        let dup = [
+            p("a", "RpsViewport", &[], Some("SV_Viewport"), t),
+            p("b", "RpsViewport", &[], Some("SV_Viewport0"), t),
+        ];
         assert_eq!(check(&dup, t), ["duplicate semantic `SV_Viewport0`"]);
         // Clear values need a target / depth-stencil.
-        let clear = [p("rt", "texture", RTV, Some("SV_Target0"), t), p("c", "float4", &[], Some("SV_ClearColor1"), t)];
-        assert_eq!(check(&clear, t), ["`SV_ClearColor1` has no matching render target"]);
-        let buffer_rtv =
-            [p("b", "buffer", RTV, Some("SV_Target0"), t), p("c", "float4", &[], Some("SV_ClearColor0"), t)];
+        let clear = [
+            p("rt", "texture", RTV, Some("SV_Target0"), t),
+            p("c", "float4", &[], Some("SV_ClearColor1"), t),
+        ];
+        assert_eq!(
+            check(&clear, t),
+            ["`SV_ClearColor1` has no matching render target"]
+        );
+        let buffer_rtv = [
+            p("b", "buffer", RTV, Some("SV_Target0"), t),
+            p("c", "float4", &[], Some("SV_ClearColor0"), t),
+        ];
         assert!(check(&buffer_rtv, t).is_empty());
         let implicit = [
-            p("t", "texture", &[("readwrite", &["rendertarget", "clear"])], None, t),
+            p(
+                "t",
+                "texture",
+                &[("readwrite", &["rendertarget", "clear"])],
+                None,
+                t,
+            ),
             p("c", "float4", &[], Some("SV_ClearColor"), t),
         ];
         assert!(check(&implicit, t).is_empty());
@@ -458,9 +563,15 @@ mod tests {
             p("cs", "uint", &[], Some("SV_ClearStencil"), t),
         ];
         assert!(check(&ds, t).is_empty());
-        let ds_builtin = [p("t", "texture", DSV, None, t), p("cd", "float", &[], Some("SV_ClearDepth"), t)];
+        let ds_builtin = [
+            p("t", "texture", DSV, None, t),
+            p("cd", "float", &[], Some("SV_ClearDepth"), t),
+        ];
         assert!(check(&ds_builtin, t).is_empty());
-        let no_ds = [p("cd", "float", &[], Some("SV_ClearDepth"), t), p("cs", "uint", &[], Some("SV_ClearStencil"), t)];
+        let no_ds = [
+            p("cd", "float", &[], Some("SV_ClearDepth"), t),
+            p("cs", "uint", &[], Some("SV_ClearStencil"), t),
+        ];
         assert_eq!(
             check(&no_ds, t),
             [
@@ -510,10 +621,15 @@ mod tests {
                 name: p.name,
                 ty: &p.ty,
                 access: p.access.as_ref(),
-                semantic: p.semantic.map(|s| (parse_semantic(s).unwrap().unwrap(), span())),
+                semantic: p
+                    .semantic
+                    .map(|s| (parse_semantic(s).unwrap().unwrap(), span())),
                 span: span(),
             })
             .collect();
-        assert_eq!(render_target_slots(&infos), [Some(1), Some(0), None, Some(2), None]);
+        assert_eq!(
+            render_target_slots(&infos),
+            [Some(1), Some(0), None, Some(2), None]
+        );
     }
 }

@@ -87,7 +87,10 @@ const fn byte_classes() -> [u8; 256] {
         let byte = b as u8;
         if byte.is_ascii_alphanumeric() || byte == b'_' {
             classes[b] = WORD;
-        } else if matches!(byte, b'/' | b'?' | b'(' | b'[' | b'{' | b')' | b']' | b'}' | b';') {
+        } else if matches!(
+            byte,
+            b'/' | b'?' | b'(' | b'[' | b'{' | b')' | b']' | b'}' | b';'
+        ) {
             classes[b] = MARK;
         }
         b += 1;

@@ -82,13 +82,20 @@ impl Run<'_> {
                     self.note_guard(rest);
                 }
                 let parent_active = active;
-                self.conds.push(Cond { state, seen_else: false, opening: directive_span, name, parent_active });
+                self.conds.push(Cond {
+                    state,
+                    seen_else: false,
+                    opening: directive_span,
+                    name,
+                    parent_active,
+                });
             }
             Some(Directive::Elif) => self.elif(directive_span, rest),
             Some(Directive::Else) => self.else_(directive_span, rest),
             Some(Directive::Endif) => {
                 let Some(cond) = self.open_cond() else {
-                    self.diags.push(Diagnostic::error(directive_span, "`#endif` without `#if`"));
+                    self.diags
+                        .push(Diagnostic::error(directive_span, "`#endif` without `#if`"));
                     return;
                 };
                 if cond.parent_active {
@@ -110,10 +117,14 @@ impl Run<'_> {
             }
             Some(Directive::Warning) => {
                 let message = self.directive_message("#warning", rest);
-                self.diags.push(Diagnostic::warning(directive_span, message));
+                self.diags
+                    .push(Diagnostic::warning(directive_span, message));
             }
             Some(Directive::Pragma) => {
-                if rest.first().is_some_and(|t| self.st.interner.text(t.sym) == "once") {
+                if rest
+                    .first()
+                    .is_some_and(|t| self.st.interner.text(t.sym) == "once")
+                {
                     let path = self.files.get(file.id).path.clone();
                     self.st.once.insert(normalize(&path));
                 }
@@ -141,7 +152,8 @@ impl Run<'_> {
 
     fn elif(&mut self, directive_span: Span, rest: &[Tok]) {
         let Some(cond) = self.open_cond() else {
-            self.diags.push(Diagnostic::error(directive_span, "`#elif` without `#if`"));
+            self.diags
+                .push(Diagnostic::error(directive_span, "`#elif` without `#if`"));
             return;
         };
         let state = if cond.seen_else {
@@ -168,7 +180,8 @@ impl Run<'_> {
 
     fn else_(&mut self, directive_span: Span, rest: &[Tok]) {
         let Some(cond) = self.open_cond() else {
-            self.diags.push(Diagnostic::error(directive_span, "`#else` without `#if`"));
+            self.diags
+                .push(Diagnostic::error(directive_span, "`#else` without `#if`"));
             return;
         };
         let state = if cond.seen_else {
@@ -194,19 +207,27 @@ impl Run<'_> {
     fn extra_tokens_warning(&mut self, rest: &[Tok], what: &str) {
         if let (Some(first), Some(last)) = (rest.first(), rest.last()) {
             let message = format!("extra tokens after {what}");
-            self.diags.push(Diagnostic::warning(first.span.to(last.span), message));
+            self.diags
+                .push(Diagnostic::warning(first.span.to(last.span), message));
         }
     }
 
     /// `#ifdef NAME` / `#ifndef NAME`: whether the group is taken.
     fn ifdef_condition(&mut self, name: &'static str, directive_span: Span, rest: &[Tok]) -> bool {
-        let Some(tok) = self.macro_name_operand(name, directive_span, rest) else { return false };
+        let Some(tok) = self.macro_name_operand(name, directive_span, rest) else {
+            return false;
+        };
         let defined = self.st.macros.get(tok.sym).is_some();
         defined == (name == "ifdef")
     }
 
     /// The single macro name after `#ifdef`, `#ifndef` or `#undef`, or an error.
-    fn macro_name_operand(&mut self, directive: &str, directive_span: Span, rest: &[Tok]) -> Option<Tok> {
+    fn macro_name_operand(
+        &mut self,
+        directive: &str,
+        directive_span: Span,
+        rest: &[Tok],
+    ) -> Option<Tok> {
         let Some(&name) = rest.first() else {
             let message = format!("missing macro name in `#{directive}`");
             self.diags.push(Diagnostic::error(directive_span, message));
@@ -218,14 +239,17 @@ impl Run<'_> {
         }
         if let (Some(first), Some(last)) = (rest.get(1), rest.last()) {
             let message = format!("extra tokens after macro name in `#{directive}`");
-            self.diags.push(Diagnostic::error(first.span.to(last.span), message));
+            self.diags
+                .push(Diagnostic::error(first.span.to(last.span), message));
         }
         Some(name)
     }
 
     /// Remembers `#ifndef X` as the include guard of the current file when nothing came before.
     fn note_guard(&mut self, rest: &[Tok]) {
-        let Some(name) = rest.first().filter(|t| t.kind == Kind::Ident) else { return };
+        let Some(name) = rest.first().filter(|t| t.kind == Kind::Ident) else {
+            return;
+        };
         let at_file_level = self.conds.len() == self.open_files.last().map_or(0, |f| f.cond_base);
         if let Some(open) = self.open_files.last_mut() {
             if !open.seen_content && at_file_level {
@@ -246,8 +270,8 @@ impl Run<'_> {
             let old = self.st.macros.def(old);
             if !old.same_as(&def) {
                 let message = format!("macro `{}` redefined", self.st.interner.text(def.name));
-                let diag =
-                    Diagnostic::warning(def.span, message).with_secondary(old.span, "previous definition is here");
+                let diag = Diagnostic::warning(def.span, message)
+                    .with_secondary(old.span, "previous definition is here");
                 self.diags.push(diag);
             }
         }
@@ -274,23 +298,45 @@ impl Run<'_> {
         }
         let Some((name, name_span, used)) = self.include_name(&toks) else {
             let span = rest.first().map_or(directive_span, |t| t.span);
-            self.diags.push(Diagnostic::error(span, "expected \"FILE\" or <FILE> after `#include`"));
+            self.diags.push(Diagnostic::error(
+                span,
+                "expected \"FILE\" or <FILE> after `#include`",
+            ));
             return;
         };
         if let (Some(first), Some(last)) = (toks.get(used), toks.last()) {
-            let span = if first.span.file == last.span.file { first.span.to(last.span) } else { first.span };
-            self.diags.push(Diagnostic::warning(span, "extra tokens after `#include` file name"));
+            let span = if first.span.file == last.span.file {
+                first.span.to(last.span)
+            } else {
+                first.span
+            };
+            self.diags.push(Diagnostic::warning(
+                span,
+                "extra tokens after `#include` file name",
+            ));
         }
         if name.is_empty() {
-            self.diags.push(Diagnostic::error(name_span, "empty file name in `#include`"));
+            self.diags.push(Diagnostic::error(
+                name_span,
+                "empty file name in `#include`",
+            ));
             return;
         }
         if self.open_files.len() >= LIMITS.include_depth {
-            let message = format!("`#include` nested too deeply (more than {} levels)", LIMITS.include_depth);
+            let message = format!(
+                "`#include` nested too deeply (more than {} levels)",
+                LIMITS.include_depth
+            );
             self.diags.push(Diagnostic::error(name_span, message));
             return;
         }
-        let base = self.files.get(file.id).path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = self
+            .files
+            .get(file.id)
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         let path = normalize(&base.join(&name));
         if self.st.once.contains(&path) {
             return;
@@ -311,7 +357,9 @@ impl Run<'_> {
             },
         };
         if let Some(at) = self.open_files.iter().position(|f| f.id == id) {
-            let guarded = self.open_files[at].guard.is_some_and(|g| self.st.macros.get(g).is_some());
+            let guarded = self.open_files[at]
+                .guard
+                .is_some_and(|g| self.st.macros.get(g).is_some());
             if guarded {
                 return;
             }
@@ -323,15 +371,16 @@ impl Run<'_> {
                 .collect();
             let shown = self.files.get(id).path.display().to_string();
             let message = format!("`#include` cycle: `{shown}` is already being included");
-            let diag =
-                Diagnostic::error(name_span, message).with_note(format!("include chain: {}", chain.join(" -> ")));
+            let diag = Diagnostic::error(name_span, message)
+                .with_note(format!("include chain: {}", chain.join(" -> ")));
             self.diags.push(diag);
             return;
         }
         self.process_file(id);
         if !self.out.is_empty() && !self.out.ends_with('\n') {
             let end = self.files.get(id).text.len() as u32;
-            self.map.fixed(self.out.len(), Span::new(id, end, end), None);
+            self.map
+                .fixed(self.out.len(), Span::new(id, end, end), None);
             self.out.push('\n');
         }
         self.after_expansion = false;
@@ -351,7 +400,11 @@ impl Run<'_> {
         let mut name = String::new();
         for (k, tok) in toks.iter().enumerate().skip(1) {
             if tok.is_punct(&self.st.interner, ">") {
-                let span = if tok.span.file == first.span.file { first.span.to(tok.span) } else { first.span };
+                let span = if tok.span.file == first.span.file {
+                    first.span.to(tok.span)
+                } else {
+                    first.span
+                };
                 return Some((name, span, k + 1));
             }
             if tok.space_before && k > 1 {

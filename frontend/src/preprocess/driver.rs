@@ -25,8 +25,12 @@ pub(crate) struct Limits {
     pub expression_depth: usize,
 }
 
-pub(crate) const LIMITS: Limits =
-    Limits { expansion_tokens: 1 << 20, include_depth: 64, argument_depth: 128, expression_depth: 256 };
+pub(crate) const LIMITS: Limits = Limits {
+    expansion_tokens: 1 << 20,
+    include_depth: 64,
+    argument_depth: 128,
+    expression_depth: 256,
+};
 
 /// What survives from one run to the next on a `Preprocessor`.
 #[derive(Clone, Debug, Default)]
@@ -139,11 +143,19 @@ impl<'a> Run<'a> {
 
     /// Whether text at this point is being kept (all enclosing conditionals are taken).
     pub(crate) fn active(&self) -> bool {
-        self.conds.last().is_none_or(|c| c.state == CondState::Taking)
+        self.conds
+            .last()
+            .is_none_or(|c| c.state == CondState::Taking)
     }
 
     /// A token from a raw token of the current file.
-    pub(crate) fn make_tok(&mut self, file: &SrcFile, text: &str, raw: Raw, space_before: bool) -> Tok {
+    pub(crate) fn make_tok(
+        &mut self,
+        file: &SrcFile,
+        text: &str,
+        raw: Raw,
+        space_before: bool,
+    ) -> Tok {
         let kind = match raw.kind {
             RawKind::Ident => Kind::Ident,
             RawKind::Number => Kind::Number,
@@ -152,14 +164,25 @@ impl<'a> Run<'a> {
             RawKind::Punct => Kind::Punct,
             _ => Kind::Other,
         };
-        let sym = self.st.interner.intern(&text[raw.start as usize..raw.end as usize]);
-        Tok { kind, sym, span: file.span(raw.start, raw.end), expansion: None, space_before, painted: false }
+        let sym = self
+            .st
+            .interner
+            .intern(&text[raw.start as usize..raw.end as usize]);
+        Tok {
+            kind,
+            sym,
+            span: file.span(raw.start, raw.end),
+            expansion: None,
+            space_before,
+            painted: false,
+        }
     }
 
     /// Reports an unterminated block comment that starts at `raw`.
     pub(crate) fn unterminated_comment(&mut self, file: &SrcFile, raw: Raw) {
         let span = file.span(raw.start, raw.start + 2);
-        self.diags.push(Diagnostic::error(span, "unterminated block comment"));
+        self.diags
+            .push(Diagnostic::error(span, "unterminated block comment"));
     }
 
     /// Copies spliced text `start..end` of `file` to the output, mapped byte for byte.
@@ -173,7 +196,8 @@ impl<'a> Run<'a> {
             let next = text.as_bytes()[start as usize];
             if let Some(&prev) = self.out.as_bytes().last() {
                 if needs_space(prev, next) {
-                    self.map.fixed(self.out.len(), file.span(start, start), None);
+                    self.map
+                        .fixed(self.out.len(), file.span(start, start), None);
                     self.out.push(' ');
                 }
             }
@@ -192,7 +216,8 @@ impl<'a> Run<'a> {
         let bytes = file.spliced.text.as_bytes();
         for i in start..end {
             if bytes[i as usize] == b'\n' {
-                self.map.linear(self.out.len(), file.id, file.spliced.original(i));
+                self.map
+                    .linear(self.out.len(), file.id, file.spliced.original(i));
                 self.out.push('\n');
             }
         }
@@ -200,7 +225,8 @@ impl<'a> Run<'a> {
 
     /// Emits a comment in active text: one space, then the comment's newlines.
     fn copy_comment(&mut self, file: &SrcFile, raw: Raw) {
-        self.map.linear(self.out.len(), file.id, file.spliced.original(raw.start));
+        self.map
+            .linear(self.out.len(), file.id, file.spliced.original(raw.start));
         self.out.push(' ');
         self.copy_newlines(file, raw.start, raw.end);
     }
@@ -221,14 +247,25 @@ impl<'a> Run<'a> {
 
     /// Preprocesses one file: its text goes to the output, its directives take effect.
     pub(crate) fn process_file(&mut self, id: FileId) {
-        let file = SrcFile { id, spliced: Spliced::new(&self.files.get(id).text) };
+        let file = SrcFile {
+            id,
+            spliced: Spliced::new(&self.files.get(id).text),
+        };
         if file.spliced.text.len() >= (u32::MAX / 2) as usize {
-            self.diags.push(Diagnostic::error(Span::new(id, 0, 0), "file is too large to preprocess"));
+            self.diags.push(Diagnostic::error(
+                Span::new(id, 0, 0),
+                "file is too large to preprocess",
+            ));
             return;
         }
         let text: &str = &file.spliced.text;
         let cond_base = self.conds.len();
-        self.open_files.push(OpenFile { id, guard: None, seen_content: false, cond_base });
+        self.open_files.push(OpenFile {
+            id,
+            guard: None,
+            seen_content: false,
+            cond_base,
+        });
         self.out.reserve(text.len() + text.len() / 4);
         let mut lex = Lexer::new(text);
         let mut copy_from: u32 = 0;
@@ -238,7 +275,9 @@ impl<'a> Run<'a> {
             let mut probe = lex;
             let first = probe.next_non_trivia();
             let active = self.active();
-            if first.kind == RawKind::Punct && &text[first.start as usize..first.end as usize] == "#" {
+            if first.kind == RawKind::Punct
+                && &text[first.start as usize..first.end as usize] == "#"
+            {
                 if active {
                     self.copy_source(&file, copy_from, line_start);
                 }
@@ -298,13 +337,18 @@ impl<'a> Run<'a> {
                         if !self.st.macros.may_name_macro(name) {
                             continue;
                         }
-                        let Some(sym) = self.st.interner.lookup(name) else { continue };
+                        let Some(sym) = self.st.interner.lookup(name) else {
+                            continue;
+                        };
                         if self.st.macros.get(sym).is_none() {
                             continue;
                         }
                         self.copy_source(&file, copy_from, raw.start);
                         let tok = self.make_tok(&file, text, raw, false);
-                        let mut src = Src { file: &file, lex: &mut lex };
+                        let mut src = Src {
+                            file: &file,
+                            lex: &mut lex,
+                        };
                         if self.expand_from_source(tok, &mut src) {
                             copy_from = lex.pos() as u32;
                             if lex.at_line_start {

@@ -44,7 +44,11 @@ impl Run<'_> {
             return toks;
         }
         let barrier = self.ctx.len();
-        self.ctx.push(Context { toks, pos: 0, macro_id: None });
+        self.ctx.push(Context {
+            toks,
+            pos: 0,
+            macro_id: None,
+        });
         let mut out = Vec::new();
         while let Some(tok) = self.ctx_next(barrier) {
             if self.expandable(&tok) && self.try_expand(tok, barrier, None) {
@@ -59,7 +63,11 @@ impl Run<'_> {
     fn expandable(&self, tok: &Tok) -> bool {
         tok.kind == Kind::Ident
             && !tok.painted
-            && self.st.macros.get(tok.sym).is_some_and(|m| !self.st.macros.active[m.0 as usize])
+            && self
+                .st
+                .macros
+                .get(tok.sym)
+                .is_some_and(|m| !self.st.macros.active[m.0 as usize])
     }
 
     /// Paints `tok` if it names a macro that is being expanded.
@@ -98,7 +106,10 @@ impl Run<'_> {
             let raw = src.lex.next_raw();
             match raw.kind {
                 RawKind::Eof => return None,
-                RawKind::Newline | RawKind::Whitespace | RawKind::LineComment | RawKind::BlockComment => space = true,
+                RawKind::Newline
+                | RawKind::Whitespace
+                | RawKind::LineComment
+                | RawKind::BlockComment => space = true,
                 RawKind::UnterminatedComment => {
                     self.unterminated_comment(src.file, raw);
                     space = true;
@@ -151,8 +162,15 @@ impl Run<'_> {
     /// substituted body and returns true. Returns false, consuming nothing, when `name` is a
     /// function-like macro without arguments. After an error the invocation is consumed and
     /// produces nothing (true is returned).
-    pub(crate) fn try_expand(&mut self, name: Tok, barrier: usize, mut src: Option<&mut Src<'_, '_>>) -> bool {
-        let Some(mid) = self.st.macros.get(name.sym) else { return false };
+    pub(crate) fn try_expand(
+        &mut self,
+        name: Tok,
+        barrier: usize,
+        mut src: Option<&mut Src<'_, '_>>,
+    ) -> bool {
+        let Some(mid) = self.st.macros.get(name.sym) else {
+            return false;
+        };
         if name.painted || self.st.macros.active[mid.0 as usize] || self.tokens_left == 0 {
             return false;
         }
@@ -180,14 +198,21 @@ impl Run<'_> {
             self.tokens_left = 0;
             if !self.budget_reported {
                 self.budget_reported = true;
-                let message = format!("macro expansion is too large (more than {} tokens)", LIMITS.expansion_tokens);
+                let message = format!(
+                    "macro expansion is too large (more than {} tokens)",
+                    LIMITS.expansion_tokens
+                );
                 self.diags.push(Diagnostic::error(invocation, message));
             }
             return true;
         }
         self.tokens_left -= toks.len() + 1;
         self.st.macros.active[mid.0 as usize] = true;
-        self.ctx.push(Context { toks, pos: 0, macro_id: Some(mid) });
+        self.ctx.push(Context {
+            toks,
+            pos: 0,
+            macro_id: Some(mid),
+        });
         true
     }
 
@@ -241,7 +266,11 @@ impl Run<'_> {
             let expected = if def.variadic { n_params - 1 } else { n_params };
             let at_least = if def.variadic { "at least " } else { "" };
             let plural = if expected == 1 { "" } else { "s" };
-            let given = if args.len() == 1 { "1 was".to_string() } else { format!("{} were", args.len()) };
+            let given = if args.len() == 1 {
+                "1 was".to_string()
+            } else {
+                format!("{} were", args.len())
+            };
             let message = format!("macro `{macro_name}` takes {at_least}{expected} argument{plural} but {given} given");
             self.diags.push(Diagnostic::error(invocation, message));
             return None;
@@ -250,13 +279,27 @@ impl Run<'_> {
     }
 
     /// The body of `def` with its parameters replaced, ready for rescanning.
-    fn substitute(&mut self, def: &MacroDef, args: &[Vec<Tok>], invocation: Span, exp: ExpansionId) -> Vec<Tok> {
+    fn substitute(
+        &mut self,
+        def: &MacroDef,
+        args: &[Vec<Tok>],
+        invocation: Span,
+        exp: ExpansionId,
+    ) -> Vec<Tok> {
         let body = &def.body;
         let function_like = def.params.is_some();
         let mut expanded: Vec<Option<Vec<Tok>>> = vec![None; args.len()];
         let mut out: Vec<Tok> = Vec::with_capacity(body.len());
-        let from_body = |tok: Tok| Tok { span: invocation, expansion: Some(exp), painted: false, ..tok };
-        let from_arg = |tok: Tok| Tok { expansion: tok.expansion.or(Some(exp)), ..tok };
+        let from_body = |tok: Tok| Tok {
+            span: invocation,
+            expansion: Some(exp),
+            painted: false,
+            ..tok
+        };
+        let from_arg = |tok: Tok| Tok {
+            expansion: tok.expansion.or(Some(exp)),
+            ..tok
+        };
         if !def.has_operators {
             for (&tok, &param) in body.iter().zip(&def.body_params) {
                 if out.len() > self.tokens_left {
@@ -283,10 +326,13 @@ impl Run<'_> {
         while i < body.len() && out.len() <= self.tokens_left {
             let tok = body[i];
             let param = def.body_params[i].map(|p| p as usize);
-            let next_is_paste = body.get(i + 1).is_some_and(|t| t.is_punct(&self.st.interner, "##"));
+            let next_is_paste = body
+                .get(i + 1)
+                .is_some_and(|t| t.is_punct(&self.st.interner, "##"));
             if function_like && tok.is_punct(&self.st.interner, "#") {
                 let p = def.body_params.get(i + 1).copied().flatten().unwrap_or(0) as usize;
-                let string = self.stringify(args.get(p).map_or(&[][..], |a| a), tok, invocation, exp);
+                let string =
+                    self.stringify(args.get(p).map_or(&[][..], |a| a), tok, invocation, exp);
                 out.push(string);
                 placemarker = false;
                 i += 2;
@@ -296,11 +342,18 @@ impl Run<'_> {
                 i += 1;
                 let Some(&rhs_tok) = body.get(i) else { break };
                 let mut rhs: Vec<Tok> = match def.body_params[i] {
-                    Some(p) => args.get(p as usize).map_or(Vec::new(), |a| a.iter().map(|&t| from_arg(t)).collect()),
+                    Some(p) => args
+                        .get(p as usize)
+                        .map_or(Vec::new(), |a| a.iter().map(|&t| from_arg(t)).collect()),
                     None if function_like && rhs_tok.is_punct(&self.st.interner, "#") => {
                         i += 1;
                         let p = def.body_params.get(i).copied().flatten().unwrap_or(0) as usize;
-                        vec![self.stringify(args.get(p).map_or(&[][..], |a| a), rhs_tok, invocation, exp)]
+                        vec![self.stringify(
+                            args.get(p).map_or(&[][..], |a| a),
+                            rhs_tok,
+                            invocation,
+                            exp,
+                        )]
                     }
                     None => vec![from_body(rhs_tok)],
                 };
@@ -350,8 +403,13 @@ impl Run<'_> {
         if self.arg_depth >= LIMITS.argument_depth {
             if !self.arg_depth_reported {
                 self.arg_depth_reported = true;
-                let span = arg.first().map_or(Span::new(crate::source::FileId(0), 0, 0), |t| t.span);
-                let message = format!("macro arguments are nested too deeply (more than {})", LIMITS.argument_depth);
+                let span = arg
+                    .first()
+                    .map_or(Span::new(crate::source::FileId(0), 0, 0), |t| t.span);
+                let message = format!(
+                    "macro arguments are nested too deeply (more than {})",
+                    LIMITS.argument_depth
+                );
                 self.diags.push(Diagnostic::error(span, message));
             }
             return arg.to_vec();
@@ -395,10 +453,15 @@ impl Run<'_> {
 
     /// `lhs ## rhs`: one token from both spellings, or both tokens and an error.
     fn paste(&mut self, lhs: Tok, rhs: Tok, invocation: Span, exp: ExpansionId) -> Vec<Tok> {
-        let text = format!("{}{}", self.st.interner.text(lhs.sym), self.st.interner.text(rhs.sym));
+        let text = format!(
+            "{}{}",
+            self.st.interner.text(lhs.sym),
+            self.st.interner.text(rhs.sym)
+        );
         let mut lexer = Lexer::new(&text);
         let raw = lexer.next_raw();
-        let single = raw.end as usize == text.len() && !raw.kind.is_trivia() && raw.kind != RawKind::Newline;
+        let single =
+            raw.end as usize == text.len() && !raw.kind.is_trivia() && raw.kind != RawKind::Newline;
         if !single {
             let message = format!(
                 "pasting `{}` and `{}` does not give a valid token",
@@ -417,6 +480,13 @@ impl Run<'_> {
             _ => Kind::Other,
         };
         let sym = self.st.interner.intern(&text);
-        vec![Tok { kind, sym, span: lhs.span, expansion: Some(exp), space_before: lhs.space_before, painted: false }]
+        vec![Tok {
+            kind,
+            sym,
+            span: lhs.span,
+            expansion: Some(exp),
+            space_before: lhs.space_before,
+            painted: false,
+        }]
     }
 }

@@ -15,7 +15,10 @@ struct Val {
 
 impl Val {
     fn int(v: i64) -> Val {
-        Val { bits: v as u64, unsigned: false }
+        Val {
+            bits: v as u64,
+            unsigned: false,
+        }
     }
 
     fn truth(b: bool) -> Val {
@@ -30,7 +33,12 @@ impl Val {
 impl Run<'_> {
     /// Evaluates the tokens of a `#if`/`#elif` line (`directive` is `if` or `elif`); an invalid
     /// expression is reported and counts as false.
-    pub(crate) fn eval_condition(&mut self, directive: &'static str, directive_span: Span, toks: &[Tok]) -> bool {
+    pub(crate) fn eval_condition(
+        &mut self,
+        directive: &'static str,
+        directive_span: Span,
+        toks: &[Tok],
+    ) -> bool {
         if toks.is_empty() {
             let message = format!("missing expression in `#{directive}`");
             self.diags.push(Diagnostic::error(directive_span, message));
@@ -39,8 +47,17 @@ impl Run<'_> {
         let result = self.replace_defined(toks).and_then(|replaced| {
             let expanded = self.expand_list(replaced);
             let expanded = self.replace_defined(&expanded)?;
-            let end = expanded.last().map_or(directive_span, |t| Span::new(t.span.file, t.span.end, t.span.end));
-            let mut eval = Eval { toks: &expanded, pos: 0, interner: &self.st.interner, directive, end, depth: 0 };
+            let end = expanded.last().map_or(directive_span, |t| {
+                Span::new(t.span.file, t.span.end, t.span.end)
+            });
+            let mut eval = Eval {
+                toks: &expanded,
+                pos: 0,
+                interner: &self.st.interner,
+                directive,
+                end,
+                depth: 0,
+            };
             eval.parse()
         });
         match result {
@@ -54,7 +71,9 @@ impl Run<'_> {
 
     /// Replaces `defined NAME` and `defined(NAME)` with `1` or `0`.
     fn replace_defined(&mut self, toks: &[Tok]) -> Result<Vec<Tok>, Box<Diagnostic>> {
-        let Some(defined) = self.st.interner.lookup("defined") else { return Ok(toks.to_vec()) };
+        let Some(defined) = self.st.interner.lookup("defined") else {
+            return Ok(toks.to_vec());
+        };
         if !toks.iter().any(|t| t.sym == defined) {
             return Ok(toks.to_vec());
         }
@@ -68,9 +87,14 @@ impl Run<'_> {
                 continue;
             }
             let missing = |at: Option<&Tok>| {
-                Box::new(Diagnostic::error(at.map_or(tok.span, |t| t.span), "expected macro name after `defined`"))
+                Box::new(Diagnostic::error(
+                    at.map_or(tok.span, |t| t.span),
+                    "expected macro name after `defined`",
+                ))
             };
-            let parenthesized = toks.get(i + 1).is_some_and(|t| t.is_punct(&self.st.interner, "("));
+            let parenthesized = toks
+                .get(i + 1)
+                .is_some_and(|t| t.is_punct(&self.st.interner, "("));
             let name_at = if parenthesized { i + 2 } else { i + 1 };
             let name = *toks.get(name_at).ok_or_else(|| missing(toks.get(i + 1)))?;
             if name.kind != Kind::Ident {
@@ -84,15 +108,27 @@ impl Run<'_> {
                     Some(close) if close.is_punct(&self.st.interner, ")") => end = *close,
                     other => {
                         let span = other.map_or(name.span, |t| t.span);
-                        return Err(Box::new(Diagnostic::error(span, "expected `)` after macro name in `defined`")));
+                        return Err(Box::new(Diagnostic::error(
+                            span,
+                            "expected `)` after macro name in `defined`",
+                        )));
                     }
                 }
                 i += 1;
             }
             let is_defined = self.st.macros.get(name.sym).is_some();
             let sym = self.st.interner.intern(if is_defined { "1" } else { "0" });
-            let span = if end.span.file == tok.span.file { tok.span.to(end.span) } else { tok.span };
-            out.push(Tok { kind: Kind::Number, sym, span, ..tok });
+            let span = if end.span.file == tok.span.file {
+                tok.span.to(end.span)
+            } else {
+                tok.span
+            };
+            out.push(Tok {
+                kind: Kind::Number,
+                sym,
+                span,
+                ..tok
+            });
         }
         Ok(out)
     }
@@ -132,13 +168,19 @@ impl<'a> Eval<'a> {
     fn parse(&mut self) -> EvalResult {
         let value = self.ternary(true)?;
         match self.toks.get(self.pos) {
-            Some(tok) => Err(self.error(tok.span, format!("unexpected token `{}` in", self.interner.text(tok.sym)))),
+            Some(tok) => Err(self.error(
+                tok.span,
+                format!("unexpected token `{}` in", self.interner.text(tok.sym)),
+            )),
             None => Ok(value),
         }
     }
 
     fn error(&self, span: Span, what: impl std::fmt::Display) -> Box<Diagnostic> {
-        Box::new(Diagnostic::error(span, format!("{what} `#{}` expression", self.directive)))
+        Box::new(Diagnostic::error(
+            span,
+            format!("{what} `#{}` expression", self.directive),
+        ))
     }
 
     fn peek_punct(&self) -> Option<&'a str> {
@@ -178,7 +220,10 @@ impl<'a> Eval<'a> {
             self.expect(":")?;
             let no = self.ternary(live && !cond.is_true())?;
             let unsigned = yes.unsigned || no.unsigned;
-            Val { bits: if cond.is_true() { yes.bits } else { no.bits }, unsigned }
+            Val {
+                bits: if cond.is_true() { yes.bits } else { no.bits },
+                unsigned,
+            }
         } else {
             cond
         };
@@ -215,7 +260,11 @@ impl<'a> Eval<'a> {
             "*" => arith(a.wrapping_mul(b)),
             "/" | "%" if b == 0 => {
                 if live {
-                    let what = if op == "/" { "division by zero in" } else { "remainder by zero in" };
+                    let what = if op == "/" {
+                        "division by zero in"
+                    } else {
+                        "remainder by zero in"
+                    };
                     return Err(self.error(op_tok.span, what));
                 }
                 arith(0)
@@ -227,16 +276,27 @@ impl<'a> Eval<'a> {
             "+" => arith(a.wrapping_add(b)),
             "-" => arith(a.wrapping_sub(b)),
             "<<" | ">>" => {
-                let amount = if !rhs.unsigned && (b as i64) < 0 { 64 } else { b.min(64) as u32 };
+                let amount = if !rhs.unsigned && (b as i64) < 0 {
+                    64
+                } else {
+                    b.min(64) as u32
+                };
                 let bits = match (op, lhs.unsigned) {
                     ("<<", _) => a.checked_shl(amount).unwrap_or(0),
                     (_, true) => a.checked_shr(amount).unwrap_or(0),
                     (_, false) => ((a as i64) >> amount.min(63)) as u64,
                 };
-                Val { bits, unsigned: lhs.unsigned }
+                Val {
+                    bits,
+                    unsigned: lhs.unsigned,
+                }
             }
             "<" | ">" | "<=" | ">=" => {
-                let ord = if unsigned { a.cmp(&b) } else { (a as i64).cmp(&(b as i64)) };
+                let ord = if unsigned {
+                    a.cmp(&b)
+                } else {
+                    (a as i64).cmp(&(b as i64))
+                };
                 Val::truth(match op {
                     "<" => ord.is_lt(),
                     ">" => ord.is_gt(),
@@ -273,8 +333,14 @@ impl<'a> Eval<'a> {
                     self.depth -= 1;
                     Ok(match text {
                         "+" => operand,
-                        "-" => Val { bits: operand.bits.wrapping_neg(), ..operand },
-                        "~" => Val { bits: !operand.bits, ..operand },
+                        "-" => Val {
+                            bits: operand.bits.wrapping_neg(),
+                            ..operand
+                        },
+                        "~" => Val {
+                            bits: !operand.bits,
+                            ..operand
+                        },
                         _ => Val::truth(!operand.is_true()),
                     })
                 }
@@ -317,7 +383,10 @@ impl<'a> Eval<'a> {
                 .and_then(|v| v.checked_add(u64::from(digit)))
                 .ok_or_else(|| self.error(tok.span, format!("integer `{text}` is too large in")))?;
         }
-        Ok(Val { bits: value, unsigned: unsigned_suffix || value > i64::MAX as u64 })
+        Ok(Val {
+            bits: value,
+            unsigned: unsigned_suffix || value > i64::MAX as u64,
+        })
     }
 }
 

@@ -35,7 +35,10 @@ impl RawKind {
     pub(crate) fn is_trivia(self) -> bool {
         matches!(
             self,
-            RawKind::Whitespace | RawKind::LineComment | RawKind::BlockComment | RawKind::UnterminatedComment
+            RawKind::Whitespace
+                | RawKind::LineComment
+                | RawKind::BlockComment
+                | RawKind::UnterminatedComment
         )
     }
 }
@@ -62,7 +65,10 @@ fn punct_len(a: u8, b: u8, c: u8) -> usize {
         | (b'|', b'|')
         | (b'#', b'#')
         | (b':', b':')
-        | (b'<' | b'>' | b'=' | b'!' | b'*' | b'/' | b'%' | b'+' | b'-' | b'&' | b'^' | b'|', b'=') => 2,
+        | (
+            b'<' | b'>' | b'=' | b'!' | b'*' | b'/' | b'%' | b'+' | b'-' | b'&' | b'^' | b'|',
+            b'=',
+        ) => 2,
         _ => 1,
     }
 }
@@ -79,7 +85,11 @@ pub(crate) struct Lexer<'t> {
 impl<'t> Lexer<'t> {
     /// A lexer at the start of `text`.
     pub(crate) fn new(text: &'t str) -> Lexer<'t> {
-        Lexer { text, pos: 0, at_line_start: true }
+        Lexer {
+            text,
+            pos: 0,
+            at_line_start: true,
+        }
     }
 
     /// The byte offset of the next token.
@@ -97,7 +107,11 @@ impl<'t> Lexer<'t> {
         let bytes = self.text.as_bytes();
         let start = self.pos;
         let Some(&first) = bytes.get(start) else {
-            return Raw { kind: RawKind::Eof, start: start as u32, end: start as u32 };
+            return Raw {
+                kind: RawKind::Eof,
+                start: start as u32,
+                end: start as u32,
+            };
         };
         let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
         let (kind, end) = match first {
@@ -144,13 +158,25 @@ impl<'t> Lexer<'t> {
                 while !self.text.is_char_boundary(end.min(bytes.len())) {
                     end += 1;
                 }
-                (if first == b'"' { RawKind::Str } else { RawKind::Char }, end.min(bytes.len()))
+                (
+                    if first == b'"' {
+                        RawKind::Str
+                    } else {
+                        RawKind::Char
+                    },
+                    end.min(bytes.len()),
+                )
             }
-            c if c.is_ascii_punctuation() && c != b'@' && c != b'$' && c != b'`' => {
-                (RawKind::Punct, start + punct_len(c, at(start + 1), at(start + 2)))
-            }
+            c if c.is_ascii_punctuation() && c != b'@' && c != b'$' && c != b'`' => (
+                RawKind::Punct,
+                start + punct_len(c, at(start + 1), at(start + 2)),
+            ),
             c => {
-                let len = if c < 0x80 { 1 } else { self.text[start..].chars().next().map_or(1, char::len_utf8) };
+                let len = if c < 0x80 {
+                    1
+                } else {
+                    self.text[start..].chars().next().map_or(1, char::len_utf8)
+                };
                 (RawKind::Other, start + len)
             }
         };
@@ -160,7 +186,11 @@ impl<'t> Lexer<'t> {
             k if k.is_trivia() => {}
             _ => self.at_line_start = false,
         }
-        Raw { kind, start: start as u32, end: end as u32 }
+        Raw {
+            kind,
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// Like [`Lexer::next_raw`] but skips whitespace, punctuators and other characters (what
@@ -204,7 +234,8 @@ impl<'t> Lexer<'t> {
         let bytes = self.text.as_bytes();
         let mut end = start + 1;
         while let Some(&c) = bytes.get(end) {
-            let exponent_sign = matches!(c, b'+' | b'-') && matches!(bytes[end - 1], b'e' | b'E' | b'p' | b'P');
+            let exponent_sign =
+                matches!(c, b'+' | b'-') && matches!(bytes[end - 1], b'e' | b'E' | b'p' | b'P');
             if exponent_sign || is_ident_byte(c) || c == b'.' {
                 end += 1;
             } else {
@@ -242,7 +273,10 @@ impl Spliced {
     pub(crate) fn new(original: &str) -> Spliced {
         let bytes = original.as_bytes();
         if !bytes.contains(&b'\\') {
-            return Spliced { text: original.to_string(), points: Vec::new() };
+            return Spliced {
+                text: original.to_string(),
+                points: Vec::new(),
+            };
         }
         let mut text = String::with_capacity(original.len());
         let mut points = Vec::new();
@@ -363,7 +397,10 @@ mod tests {
     #[test]
     fn unterminated_literals_stop_at_newline() {
         use RawKind::*;
-        assert_eq!(kinds("\"ab\nc"), vec![(Str, "\"ab"), (Newline, "\n"), (Ident, "c")]);
+        assert_eq!(
+            kinds("\"ab\nc"),
+            vec![(Str, "\"ab"), (Newline, "\n"), (Ident, "c")]
+        );
         assert_eq!(kinds("/* x"), vec![(UnterminatedComment, "/* x")]);
     }
 

@@ -163,8 +163,12 @@ impl MacroTable {
 
     /// False when no macro has this name (true means: look it up).
     pub(crate) fn may_name_macro(&self, name: &str) -> bool {
-        let Some(&first) = name.as_bytes().first() else { return false };
-        self.name_filter.get(first as usize).is_some_and(|bits| bits & (1 << (name.len() % 64)) != 0)
+        let Some(&first) = name.as_bytes().first() else {
+            return false;
+        };
+        self.name_filter
+            .get(first as usize)
+            .is_some_and(|bits| bits & (1 << (name.len() % 64)) != 0)
     }
 
     /// The definition with this id.
@@ -207,13 +211,19 @@ pub(crate) fn parse_define(
     toks: &[Tok],
 ) -> Result<MacroDef, Box<Diagnostic>> {
     let Some(name) = toks.first() else {
-        return Err(Box::new(Diagnostic::error(directive, "missing macro name in `#define`")));
+        return Err(Box::new(Diagnostic::error(
+            directive,
+            "missing macro name in `#define`",
+        )));
     };
     check_macro_name(interner, name)?;
     let mut rest = &toks[1..];
     let mut params = None;
     let mut variadic = false;
-    if let Some(open) = rest.first().filter(|t| !t.space_before && t.is_punct(interner, "(")) {
+    if let Some(open) = rest
+        .first()
+        .filter(|t| !t.space_before && t.is_punct(interner, "("))
+    {
         let (list, is_variadic, used) = parse_params(interner, *open, &rest[1..])?;
         params = Some(list);
         variadic = is_variadic;
@@ -234,38 +244,69 @@ pub(crate) fn parse_define(
             if variadic && t.sym == va_args {
                 return Some(list.len() as u32 - 1);
             }
-            list.iter().position(|&p| p == t.sym && p != va_args).map(|i| i as u32)
+            list.iter()
+                .position(|&p| p == t.sym && p != va_args)
+                .map(|i| i as u32)
         })
         .collect();
-    let paste_at_end = [body.first(), body.last()].into_iter().flatten().find(|t| t.is_punct(interner, "##"));
+    let paste_at_end = [body.first(), body.last()]
+        .into_iter()
+        .flatten()
+        .find(|t| t.is_punct(interner, "##"));
     if let Some(tok) = paste_at_end {
-        return Err(Box::new(Diagnostic::error(tok.span, "`##` cannot appear at either end of a macro body")));
+        return Err(Box::new(Diagnostic::error(
+            tok.span,
+            "`##` cannot appear at either end of a macro body",
+        )));
     }
     if params.is_some() {
         for (i, tok) in body.iter().enumerate() {
             if tok.is_punct(interner, "#") && body_params.get(i + 1).copied().flatten().is_none() {
-                return Err(Box::new(Diagnostic::error(tok.span, "`#` must be followed by a macro parameter")));
+                return Err(Box::new(Diagnostic::error(
+                    tok.span,
+                    "`#` must be followed by a macro parameter",
+                )));
             }
         }
     }
-    let has_operators = body.iter().any(|t| t.is_punct(interner, "##") || t.is_punct(interner, "#"));
-    Ok(MacroDef { name: name.sym, params, variadic, body, body_params, span: name.span, has_operators })
+    let has_operators = body
+        .iter()
+        .any(|t| t.is_punct(interner, "##") || t.is_punct(interner, "#"));
+    Ok(MacroDef {
+        name: name.sym,
+        params,
+        variadic,
+        body,
+        body_params,
+        span: name.span,
+        has_operators,
+    })
 }
 
 /// Checks that `tok` can name a macro (in `#define`, `#undef`, `#ifdef`, `defined`).
 pub(crate) fn check_macro_name(interner: &Interner, tok: &Tok) -> Result<(), Box<Diagnostic>> {
     if tok.kind != Kind::Ident {
-        return Err(Box::new(Diagnostic::error(tok.span, "macro name must be an identifier")));
+        return Err(Box::new(Diagnostic::error(
+            tok.span,
+            "macro name must be an identifier",
+        )));
     }
     if interner.text(tok.sym) == "defined" {
-        return Err(Box::new(Diagnostic::error(tok.span, "`defined` cannot be used as a macro name")));
+        return Err(Box::new(Diagnostic::error(
+            tok.span,
+            "`defined` cannot be used as a macro name",
+        )));
     }
     Ok(())
 }
 
 /// Parses a parameter list after its `(`; returns the names (with `__VA_ARGS__` last for `...`),
 /// whether it is variadic, and how many tokens were used including the `)`.
-fn parse_params(interner: &mut Interner, open: Tok, toks: &[Tok]) -> Result<(Vec<Sym>, bool, usize), Box<Diagnostic>> {
+fn parse_params(
+    interner: &mut Interner,
+    open: Tok,
+    toks: &[Tok],
+) -> Result<(Vec<Sym>, bool, usize), Box<Diagnostic>> {
     let mut names: Vec<Sym> = Vec::new();
     let mut i = 0;
     if toks.first().is_some_and(|t| t.is_punct(interner, ")")) {
@@ -274,33 +315,54 @@ fn parse_params(interner: &mut Interner, open: Tok, toks: &[Tok]) -> Result<(Vec
     let end_span = |i: usize| toks.get(i.wrapping_sub(1)).map_or(open.span, |t| t.span);
     loop {
         let Some(tok) = toks.get(i) else {
-            return Err(Box::new(Diagnostic::error(end_span(i), "expected macro parameter name")));
+            return Err(Box::new(Diagnostic::error(
+                end_span(i),
+                "expected macro parameter name",
+            )));
         };
         if tok.is_punct(interner, "...") {
             names.push(interner.intern("__VA_ARGS__"));
             return match toks.get(i + 1) {
                 Some(close) if close.is_punct(interner, ")") => Ok((names, true, i + 2)),
-                Some(other) => {
-                    Err(Box::new(Diagnostic::error(other.span, "expected `)` after `...` in macro parameter list")))
-                }
-                None => Err(Box::new(Diagnostic::error(tok.span, "expected `)` after `...` in macro parameter list"))),
+                Some(other) => Err(Box::new(Diagnostic::error(
+                    other.span,
+                    "expected `)` after `...` in macro parameter list",
+                ))),
+                None => Err(Box::new(Diagnostic::error(
+                    tok.span,
+                    "expected `)` after `...` in macro parameter list",
+                ))),
             };
         }
         if tok.kind != Kind::Ident {
-            return Err(Box::new(Diagnostic::error(tok.span, "expected macro parameter name")));
+            return Err(Box::new(Diagnostic::error(
+                tok.span,
+                "expected macro parameter name",
+            )));
         }
         if names.contains(&tok.sym) {
             let text = interner.text(tok.sym).to_string();
-            return Err(Box::new(Diagnostic::error(tok.span, format!("duplicate macro parameter `{text}`"))));
+            return Err(Box::new(Diagnostic::error(
+                tok.span,
+                format!("duplicate macro parameter `{text}`"),
+            )));
         }
         names.push(tok.sym);
         i += 1;
         match toks.get(i) {
             Some(t) if t.is_punct(interner, ")") => return Ok((names, false, i + 1)),
             Some(t) if t.is_punct(interner, ",") => i += 1,
-            Some(t) => return Err(Box::new(Diagnostic::error(t.span, "expected `,` or `)` in macro parameter list"))),
+            Some(t) => {
+                return Err(Box::new(Diagnostic::error(
+                    t.span,
+                    "expected `,` or `)` in macro parameter list",
+                )))
+            }
             None => {
-                return Err(Box::new(Diagnostic::error(end_span(i), "expected `,` or `)` in macro parameter list")))
+                return Err(Box::new(Diagnostic::error(
+                    end_span(i),
+                    "expected `,` or `)` in macro parameter list",
+                )))
             }
         }
     }

@@ -60,12 +60,17 @@ impl SourceMap {
         if start < end && end <= self.out_len {
             if let Some(idx) = self.segment_index(start) {
                 let seg = self.segments[idx];
-                let seg_end = self.segments.get(idx + 1).map_or(self.out_len, |next| next.out_start);
+                let seg_end = self
+                    .segments
+                    .get(idx + 1)
+                    .map_or(self.out_len, |next| next.out_start);
                 if end <= seg_end {
                     return match seg.origin {
-                        Origin::Linear { file, start: orig } => {
-                            Span::new(file, orig + (start - seg.out_start), orig + (end - seg.out_start))
-                        }
+                        Origin::Linear { file, start: orig } => Span::new(
+                            file,
+                            orig + (start - seg.out_start),
+                            orig + (end - seg.out_start),
+                        ),
                         Origin::Fixed(span) => span,
                     };
                 }
@@ -154,7 +159,12 @@ pub(crate) struct MapBuilder {
 impl MapBuilder {
     /// A builder for output whose empty text maps to `root`.
     pub(crate) fn new(root: FileId) -> MapBuilder {
-        MapBuilder { map: SourceMap { root: Some(root), ..SourceMap::default() } }
+        MapBuilder {
+            map: SourceMap {
+                root: Some(root),
+                ..SourceMap::default()
+            },
+        }
     }
 
     /// Records that output from `out_pos` on is a verbatim copy of `file` from `orig_start` on.
@@ -167,7 +177,14 @@ impl MapBuilder {
                 }
             }
         }
-        self.push(Segment { out_start: out_pos, origin: Origin::Linear { file, start: orig_start }, expansion: None });
+        self.push(Segment {
+            out_start: out_pos,
+            origin: Origin::Linear {
+                file,
+                start: orig_start,
+            },
+            expansion: None,
+        });
     }
 
     /// Records that output from `out_pos` on maps to the whole of `span`.
@@ -177,7 +194,11 @@ impl MapBuilder {
                 return;
             }
         }
-        self.push(Segment { out_start: out_pos as u32, origin: Origin::Fixed(span), expansion });
+        self.push(Segment {
+            out_start: out_pos as u32,
+            origin: Origin::Fixed(span),
+            expansion,
+        });
     }
 
     fn push(&mut self, segment: Segment) {

@@ -106,8 +106,8 @@ use std::path::{Path, PathBuf};
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceFiles};
 use driver::{Run, State};
-pub use map::{Expansion, ExpansionId, SourceMap};
 pub(crate) use macros::WordHasher;
+pub use map::{Expansion, ExpansionId, SourceMap};
 
 /// Reads the files that `#include` names.
 pub trait FileLoader {
@@ -149,7 +149,8 @@ impl MemoryLoader {
 
     /// Adds (or replaces) a file.
     pub fn insert(&mut self, path: impl AsRef<Path>, text: impl Into<String>) {
-        self.files.insert(directive::normalize(path.as_ref()), text.into());
+        self.files
+            .insert(directive::normalize(path.as_ref()), text.into());
     }
 
     /// Adds a file and returns the loader (builder style).
@@ -164,7 +165,12 @@ impl FileLoader for MemoryLoader {
         self.files
             .get(&directive::normalize(path))
             .cloned()
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("no file `{}`", path.display())))
+            .ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("no file `{}`", path.display()),
+                )
+            })
     }
 }
 
@@ -197,12 +203,16 @@ impl Preprocessor {
     /// file named `<predefined>` that is added to the run's `SourceFiles`.
     pub fn define(&mut self, name: &str, body: &str) {
         let body = body.replace(['\n', '\r'], " ");
-        self.predefined.push_str(&format!("#define {name} {body}\n"));
+        self.predefined
+            .push_str(&format!("#define {name} {body}\n"));
     }
 
     /// Whether a macro of this name is defined now (not counting pending [`Preprocessor::define`]s).
     pub fn is_defined(&self, name: &str) -> bool {
-        self.state.interner.lookup(name).is_some_and(|sym| self.state.macros.get(sym).is_some())
+        self.state
+            .interner
+            .lookup(name)
+            .is_some_and(|sym| self.state.macros.get(sym).is_some())
     }
 
     /// Preprocesses `root` (already in `files`). Included files are loaded through `loader`
@@ -227,7 +237,9 @@ impl Preprocessor {
         if (root.0 as usize) < run.files.len() {
             run.process_file(root);
         }
-        let Run { out, map, diags, .. } = run;
+        let Run {
+            out, map, diags, ..
+        } = run;
         for active in &mut self.state.macros.active {
             *active = false;
         }

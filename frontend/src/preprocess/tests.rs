@@ -24,7 +24,11 @@ impl Fixture {
             loader.insert(path, *text);
         }
         let (expanded, diags) = pp.run(&mut files, root, &loader);
-        Fixture { files, expanded, diags }
+        Fixture {
+            files,
+            expanded,
+            diags,
+        }
     }
 
     /// The headlines of all diagnostics.
@@ -46,7 +50,12 @@ impl Fixture {
     }
 
     pub(super) fn find(&self, needle: &str, nth: usize) -> (u32, u32) {
-        let (start, _) = self.expanded.text.match_indices(needle).nth(nth).expect("needle in output");
+        let (start, _) = self
+            .expanded
+            .text
+            .match_indices(needle)
+            .nth(nth)
+            .expect("needle in output");
         (start as u32, (start + needle.len()) as u32)
     }
 }
@@ -54,7 +63,11 @@ impl Fixture {
 /// Preprocesses one file and checks the output and that there are no diagnostics.
 fn check(input: &str, expected: &str) {
     let fixture = Fixture::new(&[("a.rpsl", input)]);
-    assert_eq!(fixture.headlines(), Vec::<String>::new(), "input: {input:?}");
+    assert_eq!(
+        fixture.headlines(),
+        Vec::<String>::new(),
+        "input: {input:?}"
+    );
     assert_eq!(fixture.expanded.text, expected, "input: {input:?}");
 }
 
@@ -62,7 +75,11 @@ fn check(input: &str, expected: &str) {
 fn condition(expr: &str) -> bool {
     let input = format!("#define X 1\n#if {expr}\nyes\n#endif\n");
     let fixture = Fixture::new(&[("a.rpsl", &input)]);
-    assert_eq!(fixture.headlines(), Vec::<String>::new(), "expression: {expr}");
+    assert_eq!(
+        fixture.headlines(),
+        Vec::<String>::new(),
+        "expression: {expr}"
+    );
     fixture.expanded.text.contains("yes")
 }
 
@@ -97,24 +114,42 @@ fn self_reference_is_not_expanded_again() {
 
 #[test]
 fn function_like_macros() {
-    check("#define ADD(a, b) ((a) + (b))\nADD(1, 2*3)\n", "\n((1) + (2*3))\n");
-    check("#define F(x) [x]\nF((a, b)) F(g(1, 2))\n", "\n[(a, b)] [g(1, 2)]\n");
+    check(
+        "#define ADD(a, b) ((a) + (b))\nADD(1, 2*3)\n",
+        "\n((1) + (2*3))\n",
+    );
+    check(
+        "#define F(x) [x]\nF((a, b)) F(g(1, 2))\n",
+        "\n[(a, b)] [g(1, 2)]\n",
+    );
     check("#define F(x) [x]\nF() F( )\n", "\n[] []\n");
     check("#define F(x) x\nint F;\n", "\nint F;\n");
     check("#define F() 7\nF()\n", "\n7\n");
     check("#define F(x, y) x y\nF(1,\n  2) z\nw\n", "\n1 2 z\nw\n");
     check("#define F(x) (x+1)\nF(F(1))\n", "\n((1+1)+1)\n");
-    check("#define id(x) x\n#define twice(x) id(x) id(x)\ntwice(id(1))\n", "\n\n1 1\n");
+    check(
+        "#define id(x) x\n#define twice(x) id(x) id(x)\ntwice(id(1))\n",
+        "\n\n1 1\n",
+    );
     check("#define G(x) <x>\n#define F G\nF(1)\n", "\n\n<1>\n");
     check("#define F(x) x\nF\n(1)\n", "\n1\n");
 }
 
 #[test]
 fn variadic_stringify_and_paste() {
-    check("#define P(f, ...) call(f, __VA_ARGS__)\nP(a, b, c) P(a)\n", "\ncall(a, b, c) call(a,)\n");
+    check(
+        "#define P(f, ...) call(f, __VA_ARGS__)\nP(a, b, c) P(a)\n",
+        "\ncall(a, b, c) call(a,)\n",
+    );
     check("#define S(x) #x\nS(p + \"q\")\n", "\n\"p + \\\"q\\\"\"\n");
-    check("#define C(a, b) a ## b\nC(x, 1) C(, y) C(x, ) C(+, =)\n", "\nx1 y x +=\n");
-    check("#define C(a, b) a ## b\n#define x1 done\nC(x, 1)\n", "\n\ndone\n");
+    check(
+        "#define C(a, b) a ## b\nC(x, 1) C(, y) C(x, ) C(+, =)\n",
+        "\nx1 y x +=\n",
+    );
+    check(
+        "#define C(a, b) a ## b\n#define x1 done\nC(x, 1)\n",
+        "\n\ndone\n",
+    );
 }
 
 /// The example of C99 6.10.3.5 (3) and (4): rescanning, painting, `#` and `##`.
@@ -145,18 +180,30 @@ fn tokens_that_would_merge_are_separated() {
 #[test]
 fn undef_and_redefinition_with_same_body() {
     check("#define A 1\n#undef A\nA\n", "\n\nA\n");
-    check("#define A (1 + 2)\n#define A (1  +  2)\nA\n", "\n\n(1 + 2)\n");
+    check(
+        "#define A (1 + 2)\n#define A (1  +  2)\nA\n",
+        "\n\n(1 + 2)\n",
+    );
 }
 
 #[test]
 fn conditionals() {
     let input = "#define X 2\n#if X > 1 && defined(X)\nyes\n#elif 1\nno1\n#else\nno2\n#endif\n";
     check(input, "\n\nyes\n\n\n\n\n\n");
-    check("#ifdef X\na\n#elif defined Y\nb\n#else\nc\n#endif\n", "\n\n\n\n\nc\n\n");
+    check(
+        "#ifdef X\na\n#elif defined Y\nb\n#else\nc\n#endif\n",
+        "\n\n\n\n\nc\n\n",
+    );
     check("#ifndef X\na\n#endif\n", "\na\n\n");
     // Skipped groups only track nesting: no evaluation, unknown directives allowed.
-    check("#if 0\n#foo\n#if 1/0\n#endif\n#else\nok\n#endif\n", "\n\n\n\n\nok\n\n");
-    check("#if 0\n#else\n#if 1\nin\n#else\nout\n#endif\n#endif\n", "\n\n\nin\n\n\n\n\n");
+    check(
+        "#if 0\n#foo\n#if 1/0\n#endif\n#else\nok\n#endif\n",
+        "\n\n\n\n\nok\n\n",
+    );
+    check(
+        "#if 0\n#else\n#if 1\nin\n#else\nout\n#endif\n#endif\n",
+        "\n\n\nin\n\n\n\n\n",
+    );
     check("#if 0\n/* #endif */\nx\n#endif\ny\n", "\n\n\n\ny\n");
     check("#if 1\n#elif 1/0\n#endif\n", "\n\n\n");
 }
@@ -196,7 +243,10 @@ fn integer_expressions() {
 #[test]
 fn macros_persist_across_runs_and_predefines() {
     let mut files = SourceFiles::new();
-    let prelude = files.add("prelude.rpsl", "#define rtv [readwrite(rendertarget)] texture\n".to_string());
+    let prelude = files.add(
+        "prelude.rpsl",
+        "#define rtv [readwrite(rendertarget)] texture\n".to_string(),
+    );
     let mut pp = Preprocessor::new();
     pp.define("__RPSL__", "1");
     pp.define("MAX(a, b)", "((a) > (b) ? (a) : (b))");
@@ -204,12 +254,21 @@ fn macros_persist_across_runs_and_predefines() {
     let (_, diags) = pp.run(&mut files, prelude, &loader);
     assert!(diags.is_empty());
     assert!(pp.is_defined("rtv") && pp.is_defined("__RPSL__"));
-    let script = files.add("s.rpsl", "#if __RPSL__\nnode f(rtv t, MAX(1, 2));\n#endif\n".to_string());
+    let script = files.add(
+        "s.rpsl",
+        "#if __RPSL__\nnode f(rtv t, MAX(1, 2));\n#endif\n".to_string(),
+    );
     let (expanded, diags) = pp.run(&mut files, script, &loader);
     assert!(diags.is_empty());
-    assert_eq!(expanded.text, "\nnode f([readwrite(rendertarget)] texture t, ((1) > (2) ? (1) : (2)));\n\n");
+    assert_eq!(
+        expanded.text,
+        "\nnode f([readwrite(rendertarget)] texture t, ((1) > (2) ? (1) : (2)));\n\n"
+    );
     let rtv_at = expanded.text.find("texture").unwrap() as u32;
-    assert_eq!(files.location(expanded.map.span(rtv_at, rtv_at + 7)), "s.rpsl:2:8");
+    assert_eq!(
+        files.location(expanded.map.span(rtv_at, rtv_at + 7)),
+        "s.rpsl:2:8"
+    );
     let exp = expanded.map.expansion(rtv_at).unwrap();
     assert_eq!(exp.macro_name, "rtv");
     assert_eq!(files.location(exp.definition), "prelude.rpsl:1:9");
@@ -219,17 +278,30 @@ fn macros_persist_across_runs_and_predefines() {
 fn includes_are_relative_to_the_including_file() {
     let fixture = Fixture::new(&[
         ("dir/a.rpsl", "#include \"inc/b.rpsli\"\nint a = B + C;\n"),
-        ("dir/inc/b.rpsli", "#include \"../c.rpsli\"\nint b;\n#define B 2"),
+        (
+            "dir/inc/b.rpsli",
+            "#include \"../c.rpsli\"\nint b;\n#define B 2",
+        ),
         ("dir/c.rpsli", "#define C 3\nint c;\n"),
     ]);
     assert_eq!(fixture.headlines(), Vec::<String>::new());
-    assert_eq!(fixture.expanded.text, "\n\n\nint c;\nint b;\nint a = 2 + 3;\n");
+    assert_eq!(
+        fixture.expanded.text,
+        "\n\n\nint c;\nint b;\nint a = 2 + 3;\n"
+    );
     assert_eq!(fixture.loc("int c", 0), "dir/c.rpsli:2:1");
     assert_eq!(fixture.loc("int b", 0), "dir/inc/b.rpsli:2:1");
     assert_eq!(fixture.loc("int a", 0), "dir/a.rpsl:2:1");
     assert_eq!(fixture.loc("2", 0), "dir/a.rpsl:2:9");
     assert_eq!(
-        fixture.files.location(fixture.expanded.map.expansion(fixture.find("2", 0).0).unwrap().definition),
+        fixture.files.location(
+            fixture
+                .expanded
+                .map
+                .expansion(fixture.find("2", 0).0)
+                .unwrap()
+                .definition
+        ),
         "dir/inc/b.rpsli:3:9"
     );
     assert_eq!(fixture.files.len(), 3);
@@ -254,7 +326,11 @@ fn macro_tokens_map_to_the_invocation() {
     assert_eq!(fixture.origin("2", 0), "TWO");
     assert_eq!(fixture.loc("y", 0), "a.rpsl:2:15");
     assert_eq!(fixture.origin("2 + y", 0), "TWO + y");
-    assert!(fixture.expanded.map.expansion(fixture.find("y", 0).0).is_none());
+    assert!(fixture
+        .expanded
+        .map
+        .expansion(fixture.find("y", 0).0)
+        .is_none());
 }
 
 #[test]
@@ -266,17 +342,32 @@ fn argument_tokens_map_to_the_argument() {
     assert_eq!(fixture.origin("abc", 1), "abc");
     assert_eq!(fixture.loc("*", 0), "a.rpsl:2:11");
     assert_eq!(fixture.origin("*", 0), "SQ(abc)");
-    let exp = fixture.expanded.map.expansion(fixture.find("*", 0).0).unwrap();
+    let exp = fixture
+        .expanded
+        .map
+        .expansion(fixture.find("*", 0).0)
+        .unwrap();
     assert_eq!(exp.macro_name, "SQ");
     assert_eq!(fixture.files.location(exp.definition), "a.rpsl:1:9");
     assert_eq!(fixture.files.location(exp.invocation), "a.rpsl:2:11");
-    assert_eq!(fixture.expanded.map.expansion(fixture.find("abc", 0).0).unwrap().macro_name, "SQ");
+    assert_eq!(
+        fixture
+            .expanded
+            .map
+            .expansion(fixture.find("abc", 0).0)
+            .unwrap()
+            .macro_name,
+        "SQ"
+    );
     assert_eq!(fixture.loc(";", 0), "a.rpsl:2:18");
 }
 
 #[test]
 fn nested_expansions_chain_to_the_outer_invocation() {
-    let fixture = Fixture::new(&[("a.rpsl", "#define INNER 7\n#define OUTER (INNER)\nx = OUTER;\n")]);
+    let fixture = Fixture::new(&[(
+        "a.rpsl",
+        "#define INNER 7\n#define OUTER (INNER)\nx = OUTER;\n",
+    )]);
     assert_eq!(fixture.expanded.text, "\n\nx = (7);\n");
     assert_eq!(fixture.loc("7", 0), "a.rpsl:3:5");
     assert_eq!(fixture.origin("7", 0), "OUTER");
@@ -287,7 +378,10 @@ fn nested_expansions_chain_to_the_outer_invocation() {
 
 #[test]
 fn multi_line_invocations_and_continuations_map_exactly() {
-    let fixture = Fixture::new(&[("a.rpsl", "#define F(a, b) a + b\nv = F(one,\n      two);\nint q\\\nr;\n")]);
+    let fixture = Fixture::new(&[(
+        "a.rpsl",
+        "#define F(a, b) a + b\nv = F(one,\n      two);\nint q\\\nr;\n",
+    )]);
     assert_eq!(fixture.expanded.text, "\nv = one + two;\nint qr;\n");
     assert_eq!(fixture.loc("two", 0), "a.rpsl:3:7");
     assert_eq!(fixture.loc("+", 0), "a.rpsl:2:5");
@@ -300,9 +394,15 @@ fn multi_line_invocations_and_continuations_map_exactly() {
 fn end_of_output_maps_to_end_of_file() {
     let fixture = Fixture::new(&[("a.rpsl", "int x")]);
     let end = fixture.expanded.text.len() as u32;
-    assert_eq!(fixture.files.location(fixture.expanded.map.span(end, end)), "a.rpsl:1:6");
+    assert_eq!(
+        fixture.files.location(fixture.expanded.map.span(end, end)),
+        "a.rpsl:1:6"
+    );
     let empty = Fixture::new(&[("a.rpsl", "")]);
-    assert_eq!(empty.files.location(empty.expanded.map.span(0, 0)), "a.rpsl:1:1");
+    assert_eq!(
+        empty.files.location(empty.expanded.map.span(0, 0)),
+        "a.rpsl:1:1"
+    );
 }
 
 /// A script of about 1,000 lines like the corpus (structs, nodes, macros, comments).
@@ -323,7 +423,11 @@ fn map_is_compact() {
     let fixture = Fixture::new(&[("a.rpsl", &big_script())]);
     assert!(fixture.diags.is_empty());
     // Per script line: a few segments around each macro use, none for plain text.
-    assert!(fixture.expanded.map.segment_count() < 200 * 30, "{}", fixture.expanded.map.segment_count());
+    assert!(
+        fixture.expanded.map.segment_count() < 200 * 30,
+        "{}",
+        fixture.expanded.map.segment_count()
+    );
     assert_eq!(fixture.loc("Draw199", 0), "a.rpsl:999:6");
 }
 
@@ -361,7 +465,10 @@ fn corpus_preprocesses_cleanly() {
         let mut pp = Preprocessor::new();
         pp.define("__RPSL__", "1");
         let (expanded, diags) = pp.run(&mut files, root, &super::FsLoader);
-        assert_eq!(diags.iter().map(|d| d.headline(&files)).collect::<Vec<_>>(), Vec::<String>::new());
+        assert_eq!(
+            diags.iter().map(|d| d.headline(&files)).collect::<Vec<_>>(),
+            Vec::<String>::new()
+        );
         assert!(!expanded.text.contains("//"), "{}", path.display());
         n_files += 1;
     }
@@ -388,7 +495,23 @@ fn macros_inside_arguments_map_to_their_own_invocation() {
     let fixture = Fixture::new(&[("a.rpsl", "#define ID(x) x\n#define K 5\nID(K) + ID(z)\n")]);
     assert_eq!(fixture.expanded.text, "\n\n5 + z\n");
     assert_eq!(fixture.loc("5", 0), "a.rpsl:3:4");
-    assert_eq!(fixture.expanded.map.expansion(fixture.find("5", 0).0).unwrap().macro_name, "K");
+    assert_eq!(
+        fixture
+            .expanded
+            .map
+            .expansion(fixture.find("5", 0).0)
+            .unwrap()
+            .macro_name,
+        "K"
+    );
     assert_eq!(fixture.loc("z", 0), "a.rpsl:3:12");
-    assert_eq!(fixture.expanded.map.expansion(fixture.find("z", 0).0).unwrap().macro_name, "ID");
+    assert_eq!(
+        fixture
+            .expanded
+            .map
+            .expansion(fixture.find("z", 0).0)
+            .unwrap()
+            .macro_name,
+        "ID"
+    );
 }

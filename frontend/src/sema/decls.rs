@@ -126,7 +126,10 @@ impl Checker<'_> {
             if ty == Type::Error {
                 return Type::Error;
             }
-            let element = self.types.layout_of(&ty).map_or(0, |layout| layout.size as u64);
+            let element = self
+                .types
+                .layout_of(&ty)
+                .map_or(0, |layout| layout.size as u64);
             ty = Type::array(ty, len);
             let size = element.saturating_mul(len.unwrap_or(0) as u64);
             if size > types::MAX_VALUE_SIZE as u64 {

@@ -85,16 +85,25 @@ pub fn check_after_prelude(
     let state = PRELUDE_STATE.get_or_init(|| PreludeState::declare(prelude));
     if !std::ptr::eq(state.module, prelude) {
         let units = [
-            SourceUnit { module: prelude, is_prelude: true },
-            SourceUnit { module: script, is_prelude: false },
+            SourceUnit {
+                module: prelude,
+                is_prelude: true,
+            },
+            SourceUnit {
+                module: script,
+                is_prelude: false,
+            },
         ];
         return check(&units, diagnostics);
     }
     diagnostics.extend(state.diagnostics.iter().cloned());
     let mut checker = Checker::new(diagnostics);
     state.declared.clone().restore_into(&mut checker);
-    let mut bodies: Vec<(PendingBody<'_>, bool)> =
-        state.bodies.iter().map(|&pending| (pending, true)).collect();
+    let mut bodies: Vec<(PendingBody<'_>, bool)> = state
+        .bodies
+        .iter()
+        .map(|&pending| (pending, true))
+        .collect();
     checker.is_prelude = false;
     for item in &script.items {
         if let Some(pending) = checker.declare_item(item) {
@@ -128,7 +137,12 @@ impl PreludeState {
             }
         }
         let declared = Declared::take_from(&mut checker);
-        PreludeState { module, declared, diagnostics, bodies }
+        PreludeState {
+            module,
+            declared,
+            diagnostics,
+            bodies,
+        }
     }
 }
 

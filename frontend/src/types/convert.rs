@@ -84,7 +84,9 @@ impl fmt::Display for ConversionWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             ConversionWarning::ImplicitTruncation => "implicit truncation of vector type",
-            ConversionWarning::PrecisionLoss => "conversion from larger type to smaller, possible loss of data",
+            ConversionWarning::PrecisionLoss => {
+                "conversion from larger type to smaller, possible loss of data"
+            }
         })
     }
 }
@@ -102,7 +104,11 @@ pub struct Conversion {
 
 impl Conversion {
     /// No conversion at all.
-    pub const EXACT: Conversion = Conversion { rank: ConversionRank::Exact, shape: ShapeChange::None, warning: None };
+    pub const EXACT: Conversion = Conversion {
+        rank: ConversionRank::Exact,
+        shape: ShapeChange::None,
+        warning: None,
+    };
 
     /// A number for summing over arguments: 0 exact, literal 1, promotion 2, conversion 4, plus 8 for
     /// a splat and 16 for a truncation (a shape change is worse than any component change).
@@ -193,7 +199,11 @@ fn shape_change(from: Shape, to: Shape) -> Option<ShapeChange> {
         (_, Scalar) => ShapeChange::Truncation,
         (Vector(a), Vector(b)) if b < a => ShapeChange::Truncation,
         (Matrix(r, c), Matrix(r2, c2)) if r2 <= r && c2 <= c => ShapeChange::Truncation,
-        (Vector(n), Matrix(r, c)) | (Matrix(r, c), Vector(n)) if (r == 1 || c == 1) && r * c == n => ShapeChange::None,
+        (Vector(n), Matrix(r, c)) | (Matrix(r, c), Vector(n))
+            if (r == 1 || c == 1) && r * c == n =>
+        {
+            ShapeChange::None
+        }
         _ => return None,
     })
 }
@@ -212,7 +222,10 @@ fn kind_order(kind: ScalarKind) -> u8 {
 }
 
 /// The component rank (and narrowing warning) of converting one kind to another.
-pub fn kind_conversion(from: ScalarKind, to: ScalarKind) -> (ConversionRank, Option<ConversionWarning>) {
+pub fn kind_conversion(
+    from: ScalarKind,
+    to: ScalarKind,
+) -> (ConversionRank, Option<ConversionWarning>) {
     use ScalarKind::*;
     let rank = match (from, to) {
         _ if from == to => ConversionRank::Exact,
@@ -259,7 +272,11 @@ pub fn conversion(from: &Type, to: &Type) -> Option<Conversion> {
     let (mut rank, mut warning) = kind_conversion(from_kind, to_kind);
     match (from, to) {
         (Type::Enum(a), Type::Enum(b)) => {
-            rank = if a == b { ConversionRank::Exact } else { ConversionRank::Conversion };
+            rank = if a == b {
+                ConversionRank::Exact
+            } else {
+                ConversionRank::Conversion
+            };
         }
         (Type::Enum(_), _) if to_kind == ScalarKind::Int => rank = ConversionRank::Promotion,
         (_, Type::Enum(_)) => rank = ConversionRank::Conversion,
@@ -268,7 +285,11 @@ pub fn conversion(from: &Type, to: &Type) -> Option<Conversion> {
     if shape == ShapeChange::Truncation {
         warning = Some(ConversionWarning::ImplicitTruncation);
     }
-    Some(Conversion { rank, shape, warning })
+    Some(Conversion {
+        rank,
+        shape,
+        warning,
+    })
 }
 
 /// The common kind two numeric operands convert to (see the module doc).
@@ -371,19 +392,32 @@ impl OperatorError {
     pub fn message(&self, op: &str, table: &TypeTable) -> String {
         match self {
             OperatorError::NotNumeric(ty) | OperatorError::NotIncrementable(ty) => {
-                format!("operator `{op}` cannot be applied to `{}`", ty.display(table))
+                format!(
+                    "operator `{op}` cannot be applied to `{}`",
+                    ty.display(table)
+                )
             }
             OperatorError::IntegerRequired(ty) => {
-                format!("operator `{op}` requires integer operands, found `{}`", ty.display(table))
+                format!(
+                    "operator `{op}` requires integer operands, found `{}`",
+                    ty.display(table)
+                )
             }
             OperatorError::ShapeMismatch(a, b) => {
-                format!("operator `{op}` cannot combine `{}` and `{}`", a.display(table), b.display(table))
+                format!(
+                    "operator `{op}` cannot combine `{}` and `{}`",
+                    a.display(table),
+                    b.display(table)
+                )
             }
         }
     }
 }
 
-fn combine_shapes(lhs: &Type, rhs: &Type) -> Result<(Shape, Option<ConversionWarning>), OperatorError> {
+fn combine_shapes(
+    lhs: &Type,
+    rhs: &Type,
+) -> Result<(Shape, Option<ConversionWarning>), OperatorError> {
     use Shape::*;
     let (a, b) = match (shape_of(lhs), shape_of(rhs)) {
         (Some(a), Some(b)) => (a, b),
@@ -395,9 +429,10 @@ fn combine_shapes(lhs: &Type, rhs: &Type) -> Result<(Shape, Option<ConversionWar
         (Scalar, Scalar) => (a.max_scalar(b), None),
         (Scalar, other) | (other, Scalar) => (other, None),
         (Vector(n), Vector(m)) => (Vector(n.min(m)), (n != m).then_some(trunc).flatten()),
-        (Matrix(r, c), Matrix(r2, c2)) => {
-            (Matrix(r.min(r2), c.min(c2)), ((r, c) != (r2, c2)).then_some(trunc).flatten())
-        }
+        (Matrix(r, c), Matrix(r2, c2)) => (
+            Matrix(r.min(r2), c.min(c2)),
+            ((r, c) != (r2, c2)).then_some(trunc).flatten(),
+        ),
         _ => return Err(OperatorError::ShapeMismatch(lhs.clone(), rhs.clone())),
     })
 }
@@ -424,14 +459,32 @@ impl Shape {
 /// assert_eq!(t.rhs, f4);
 /// assert_eq!(t.result, Type::Vector(ScalarKind::Bool, 4));
 /// ```
-pub fn binary_operands(class: BinaryOpClass, lhs: &Type, rhs: &Type) -> Result<BinaryTyping, OperatorError> {
+pub fn binary_operands(
+    class: BinaryOpClass,
+    lhs: &Type,
+    rhs: &Type,
+) -> Result<BinaryTyping, OperatorError> {
     if *lhs == Type::Error || *rhs == Type::Error {
-        return Ok(BinaryTyping { lhs: lhs.clone(), rhs: rhs.clone(), result: Type::Error, warning: None });
+        return Ok(BinaryTyping {
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+            result: Type::Error,
+            warning: None,
+        });
     }
     let (shape, warning) = combine_shapes(lhs, rhs)?;
-    let (lk, rk) = (lhs.component_kind().unwrap_or(ScalarKind::Int), rhs.component_kind().unwrap_or(ScalarKind::Int));
+    let (lk, rk) = (
+        lhs.component_kind().unwrap_or(ScalarKind::Int),
+        rhs.component_kind().unwrap_or(ScalarKind::Int),
+    );
     let common = common_kind(lk, rk);
-    let promote_bool = |k: ScalarKind| if k == ScalarKind::Bool { ScalarKind::Int } else { k };
+    let promote_bool = |k: ScalarKind| {
+        if k == ScalarKind::Bool {
+            ScalarKind::Int
+        } else {
+            k
+        }
+    };
     let (operand_kind, result_kind, rhs_kind) = match class {
         BinaryOpClass::Arithmetic | BinaryOpClass::Remainder => {
             let k = promote_bool(common);
@@ -472,28 +525,49 @@ pub fn binary_operands(class: BinaryOpClass, lhs: &Type, rhs: &Type) -> Result<B
 /// Types a unary operation (see the module doc for the rules).
 pub fn unary_operand(class: UnaryOpClass, ty: &Type) -> Result<UnaryTyping, OperatorError> {
     if *ty == Type::Error {
-        return Ok(UnaryTyping { operand: Type::Error, result: Type::Error });
+        return Ok(UnaryTyping {
+            operand: Type::Error,
+            result: Type::Error,
+        });
     }
-    let kind = ty.component_kind().ok_or_else(|| OperatorError::NotNumeric(ty.clone()))?;
+    let kind = ty
+        .component_kind()
+        .ok_or_else(|| OperatorError::NotNumeric(ty.clone()))?;
     let as_value = ty.with_kind(kind);
-    let promoted = if kind == ScalarKind::Bool { ty.with_kind(ScalarKind::Int) } else { as_value.clone() };
+    let promoted = if kind == ScalarKind::Bool {
+        ty.with_kind(ScalarKind::Int)
+    } else {
+        as_value.clone()
+    };
     match class {
-        UnaryOpClass::Negate | UnaryOpClass::Plus => Ok(UnaryTyping { operand: promoted.clone(), result: promoted }),
+        UnaryOpClass::Negate | UnaryOpClass::Plus => Ok(UnaryTyping {
+            operand: promoted.clone(),
+            result: promoted,
+        }),
         UnaryOpClass::BitNot => {
             if kind.is_float() {
                 return Err(OperatorError::IntegerRequired(ty.clone()));
             }
-            Ok(UnaryTyping { operand: promoted.clone(), result: promoted })
+            Ok(UnaryTyping {
+                operand: promoted.clone(),
+                result: promoted,
+            })
         }
         UnaryOpClass::LogicalNot => {
             let b = ty.with_kind(ScalarKind::Bool);
-            Ok(UnaryTyping { operand: b.clone(), result: b })
+            Ok(UnaryTyping {
+                operand: b.clone(),
+                result: b,
+            })
         }
         UnaryOpClass::IncDec => {
             if kind == ScalarKind::Bool || matches!(ty, Type::Enum(_)) {
                 return Err(OperatorError::NotIncrementable(ty.clone()));
             }
-            Ok(UnaryTyping { operand: ty.clone(), result: ty.clone() })
+            Ok(UnaryTyping {
+                operand: ty.clone(),
+                result: ty.clone(),
+            })
         }
     }
 }
@@ -510,7 +584,10 @@ pub fn common_type(a: &Type, b: &Type) -> Option<Type> {
                 return Some(a.clone());
             }
             let (shape, _) = combine_shapes(a, b).ok()?;
-            Some(with_shape(common_kind(a.component_kind()?, b.component_kind()?), shape))
+            Some(with_shape(
+                common_kind(a.component_kind()?, b.component_kind()?),
+                shape,
+            ))
         }
         _ => (a == b).then(|| a.clone()),
     }
@@ -519,7 +596,8 @@ pub fn common_type(a: &Type, b: &Type) -> Option<Type> {
 /// Whether a value of this type can be a condition (`if`, `while`, `?:`, `&&`): a numeric scalar or
 /// 1-component vector.
 pub fn is_condition_type(ty: &Type) -> bool {
-    matches!(ty, Type::Error) || (ty.is_numeric() && shape_of(ty).map(normalize) == Some(Shape::Scalar))
+    matches!(ty, Type::Error)
+        || (ty.is_numeric() && shape_of(ty).map(normalize) == Some(Shape::Scalar))
 }
 
 /// Whether an explicit cast `(to)from` / `to(from)` is allowed: any implicit conversion; numeric to
@@ -537,7 +615,11 @@ pub fn explicit_cast_allowed(from: &Type, to: &Type) -> bool {
 
 /// "cannot convert from `X` to `Y`", with names from `table`.
 pub fn cannot_convert_message(from: &Type, to: &Type, table: &TypeTable) -> String {
-    format!("cannot convert from `{}` to `{}`", from.display(table), to.display(table))
+    format!(
+        "cannot convert from `{}` to `{}`",
+        from.display(table),
+        to.display(table)
+    )
 }
 
 #[cfg(test)]
@@ -554,7 +636,10 @@ mod tests {
         }
     }
 
-    fn conv(from: &str, to: &str) -> Option<(ConversionRank, ShapeChange, Option<ConversionWarning>)> {
+    fn conv(
+        from: &str,
+        to: &str,
+    ) -> Option<(ConversionRank, ShapeChange, Option<ConversionWarning>)> {
         conversion(&ty(from), &ty(to)).map(|c| (c.rank, c.shape, c.warning))
     }
 
@@ -585,15 +670,39 @@ mod tests {
             ("float", "int", Some((Conversion, Same, None))),
             ("bool", "float", Some((Conversion, Same, None))),
             ("float", "bool", Some((Conversion, Same, None))),
-            ("double", "float", Some((Conversion, Same, Some(PrecisionLoss)))),
-            ("uint64_t", "uint", Some((Conversion, Same, Some(PrecisionLoss)))),
+            (
+                "double",
+                "float",
+                Some((Conversion, Same, Some(PrecisionLoss))),
+            ),
+            (
+                "uint64_t",
+                "uint",
+                Some((Conversion, Same, Some(PrecisionLoss))),
+            ),
             ("float", "float4", Some((Exact, Splat, None))),
             ("lit", "uint3", Some((Literal, Splat, None))),
             ("float", "float4x4", Some((Exact, Splat, None))),
-            ("float4", "float3", Some((Exact, Truncation, Some(ImplicitTruncation)))),
-            ("float4", "float", Some((Exact, Truncation, Some(ImplicitTruncation)))),
-            ("int4", "float2", Some((Conversion, Truncation, Some(ImplicitTruncation)))),
-            ("float4x4", "float4x3", Some((Exact, Truncation, Some(ImplicitTruncation)))),
+            (
+                "float4",
+                "float3",
+                Some((Exact, Truncation, Some(ImplicitTruncation))),
+            ),
+            (
+                "float4",
+                "float",
+                Some((Exact, Truncation, Some(ImplicitTruncation))),
+            ),
+            (
+                "int4",
+                "float2",
+                Some((Conversion, Truncation, Some(ImplicitTruncation))),
+            ),
+            (
+                "float4x4",
+                "float4x3",
+                Some((Exact, Truncation, Some(ImplicitTruncation))),
+            ),
             ("float1", "float", Some((Exact, Same, None))),
             ("float", "float1", Some((Exact, Same, None))),
             ("float1", "float3", Some((Exact, Splat, None))),
@@ -614,12 +723,28 @@ mod tests {
         assert!(conversion(&Type::Null, &Type::FLOAT).is_none());
         assert!(conversion(&Type::Null, &Type::Node).is_some());
         assert!(conversion(&Type::Error, &Type::Texture).is_some());
-        assert!(conversion(&Type::Struct(StructId(0)), &Type::Struct(StructId(0))).unwrap().is_exact());
+        assert!(
+            conversion(&Type::Struct(StructId(0)), &Type::Struct(StructId(0)))
+                .unwrap()
+                .is_exact()
+        );
         assert!(conversion(&Type::Struct(StructId(0)), &Type::Struct(StructId(1))).is_none());
         let int4 = ty("int4");
-        assert!(conversion(&Type::array(int4.clone(), Some(3)), &Type::array(int4.clone(), None)).is_some());
-        assert!(conversion(&Type::array(int4.clone(), Some(3)), &Type::array(int4.clone(), Some(4))).is_none());
-        assert!(conversion(&Type::array(Type::UINT, Some(3)), &Type::array(Type::INT, Some(3))).is_none());
+        assert!(conversion(
+            &Type::array(int4.clone(), Some(3)),
+            &Type::array(int4.clone(), None)
+        )
+        .is_some());
+        assert!(conversion(
+            &Type::array(int4.clone(), Some(3)),
+            &Type::array(int4.clone(), Some(4))
+        )
+        .is_none());
+        assert!(conversion(
+            &Type::array(Type::UINT, Some(3)),
+            &Type::array(Type::INT, Some(3))
+        )
+        .is_none());
     }
 
     #[test]
@@ -639,53 +764,143 @@ mod tests {
         assert!(c("float", "float2").cost() > c("float", "int").cost());
     }
 
-    fn bin(class: BinaryOpClass, a: &str, b: &str) -> Result<(String, String, String, bool), String> {
+    fn bin(
+        class: BinaryOpClass,
+        a: &str,
+        b: &str,
+    ) -> Result<(String, String, String, bool), String> {
         binary_operands(class, &ty(a), &ty(b))
-            .map(|t| (t.lhs.to_string(), t.rhs.to_string(), t.result.to_string(), t.warning.is_some()))
+            .map(|t| {
+                (
+                    t.lhs.to_string(),
+                    t.rhs.to_string(),
+                    t.result.to_string(),
+                    t.warning.is_some(),
+                )
+            })
             .map_err(|e| e.message("op", &TypeTable::new()))
     }
 
     #[test]
     fn binary_operator_rules() {
         use BinaryOpClass::*;
-        let ok = |l: &str, r: &str, res: &str, w: bool| Ok((l.to_string(), r.to_string(), res.to_string(), w));
-        assert_eq!(bin(Arithmetic, "int", "uint"), ok("uint", "uint", "uint", false));
-        assert_eq!(bin(Arithmetic, "int", "float"), ok("float", "float", "float", false));
-        assert_eq!(bin(Arithmetic, "uint", "lit"), ok("uint", "uint", "uint", false));
+        let ok = |l: &str, r: &str, res: &str, w: bool| {
+            Ok((l.to_string(), r.to_string(), res.to_string(), w))
+        };
+        assert_eq!(
+            bin(Arithmetic, "int", "uint"),
+            ok("uint", "uint", "uint", false)
+        );
+        assert_eq!(
+            bin(Arithmetic, "int", "float"),
+            ok("float", "float", "float", false)
+        );
+        assert_eq!(
+            bin(Arithmetic, "uint", "lit"),
+            ok("uint", "uint", "uint", false)
+        );
         assert_eq!(bin(Arithmetic, "lit", "lit").unwrap().2, "int");
         assert_eq!(
-            binary_operands(Arithmetic, &Type::LITERAL_INT, &Type::LITERAL_INT).unwrap().result,
+            binary_operands(Arithmetic, &Type::LITERAL_INT, &Type::LITERAL_INT)
+                .unwrap()
+                .result,
             Type::LITERAL_INT
         );
-        assert_eq!(bin(Arithmetic, "int", "litf"), ok("float", "float", "float", false));
-        assert_eq!(bin(Arithmetic, "bool", "bool"), ok("int", "int", "int", false));
-        assert_eq!(bin(Arithmetic, "uint64_t", "lit"), ok("uint64_t", "uint64_t", "uint64_t", false));
-        assert_eq!(bin(Arithmetic, "float4", "float"), ok("float4", "float4", "float4", false));
-        assert_eq!(bin(Arithmetic, "lit", "uint2"), ok("uint2", "uint2", "uint2", false));
-        assert_eq!(bin(Arithmetic, "float4", "float3"), ok("float3", "float3", "float3", true));
-        assert_eq!(bin(Arithmetic, "float4x4", "float"), ok("float4x4", "float4x4", "float4x4", false));
-        assert_eq!(bin(Arithmetic, "enum", "lit"), ok("int", "int", "int", false));
+        assert_eq!(
+            bin(Arithmetic, "int", "litf"),
+            ok("float", "float", "float", false)
+        );
+        assert_eq!(
+            bin(Arithmetic, "bool", "bool"),
+            ok("int", "int", "int", false)
+        );
+        assert_eq!(
+            bin(Arithmetic, "uint64_t", "lit"),
+            ok("uint64_t", "uint64_t", "uint64_t", false)
+        );
+        assert_eq!(
+            bin(Arithmetic, "float4", "float"),
+            ok("float4", "float4", "float4", false)
+        );
+        assert_eq!(
+            bin(Arithmetic, "lit", "uint2"),
+            ok("uint2", "uint2", "uint2", false)
+        );
+        assert_eq!(
+            bin(Arithmetic, "float4", "float3"),
+            ok("float3", "float3", "float3", true)
+        );
+        assert_eq!(
+            bin(Arithmetic, "float4x4", "float"),
+            ok("float4x4", "float4x4", "float4x4", false)
+        );
+        assert_eq!(
+            bin(Arithmetic, "enum", "lit"),
+            ok("int", "int", "int", false)
+        );
         assert_eq!(
             bin(Arithmetic, "float4x4", "float3"),
             Err("operator `op` cannot combine `float4x4` and `float3`".into())
         );
-        assert_eq!(bin(Arithmetic, "texture", "int"), Err("operator `op` cannot be applied to `texture`".into()));
-        assert_eq!(bin(Remainder, "float", "float"), ok("float", "float", "float", false));
-        assert_eq!(bin(Remainder, "uint", "lit"), ok("uint", "uint", "uint", false));
+        assert_eq!(
+            bin(Arithmetic, "texture", "int"),
+            Err("operator `op` cannot be applied to `texture`".into())
+        );
+        assert_eq!(
+            bin(Remainder, "float", "float"),
+            ok("float", "float", "float", false)
+        );
+        assert_eq!(
+            bin(Remainder, "uint", "lit"),
+            ok("uint", "uint", "uint", false)
+        );
         assert_eq!(bin(Bitwise, "int", "lit"), ok("int", "int", "int", false));
-        assert_eq!(bin(Bitwise, "uint64_t", "uint"), ok("uint64_t", "uint64_t", "uint64_t", false));
-        assert_eq!(bin(Bitwise, "float", "int"), Err("operator `op` requires integer operands, found `float`".into()));
-        assert_eq!(bin(Shift, "uint64_t", "lit"), ok("uint64_t", "uint64_t", "uint64_t", false));
+        assert_eq!(
+            bin(Bitwise, "uint64_t", "uint"),
+            ok("uint64_t", "uint64_t", "uint64_t", false)
+        );
+        assert_eq!(
+            bin(Bitwise, "float", "int"),
+            Err("operator `op` requires integer operands, found `float`".into())
+        );
+        assert_eq!(
+            bin(Shift, "uint64_t", "lit"),
+            ok("uint64_t", "uint64_t", "uint64_t", false)
+        );
         assert_eq!(bin(Shift, "int", "uint"), ok("int", "int", "int", false));
         assert_eq!(bin(Shift, "lit", "uint"), ok("int", "int", "int", false));
-        assert_eq!(bin(Shift, "int", "float"), Err("operator `op` requires integer operands, found `float`".into()));
-        assert_eq!(bin(Comparison, "float4", "lit"), ok("float4", "float4", "bool4", false));
-        assert_eq!(bin(Comparison, "uint3", "lit"), ok("uint3", "uint3", "bool3", false));
-        assert_eq!(bin(Comparison, "int", "uint"), ok("uint", "uint", "bool", false));
-        assert_eq!(bin(Comparison, "bool", "lit"), ok("int", "int", "bool", false));
-        assert_eq!(bin(Comparison, "bool", "bool"), ok("bool", "bool", "bool", false));
-        assert_eq!(bin(Logical, "bool", "int"), ok("bool", "bool", "bool", false));
-        assert_eq!(bin(Logical, "float2", "bool2"), ok("bool2", "bool2", "bool2", false));
+        assert_eq!(
+            bin(Shift, "int", "float"),
+            Err("operator `op` requires integer operands, found `float`".into())
+        );
+        assert_eq!(
+            bin(Comparison, "float4", "lit"),
+            ok("float4", "float4", "bool4", false)
+        );
+        assert_eq!(
+            bin(Comparison, "uint3", "lit"),
+            ok("uint3", "uint3", "bool3", false)
+        );
+        assert_eq!(
+            bin(Comparison, "int", "uint"),
+            ok("uint", "uint", "bool", false)
+        );
+        assert_eq!(
+            bin(Comparison, "bool", "lit"),
+            ok("int", "int", "bool", false)
+        );
+        assert_eq!(
+            bin(Comparison, "bool", "bool"),
+            ok("bool", "bool", "bool", false)
+        );
+        assert_eq!(
+            bin(Logical, "bool", "int"),
+            ok("bool", "bool", "bool", false)
+        );
+        assert_eq!(
+            bin(Logical, "float2", "bool2"),
+            ok("bool2", "bool2", "bool2", false)
+        );
         let err = binary_operands(Arithmetic, &Type::Error, &Type::Texture).unwrap();
         assert_eq!(err.result, Type::Error);
     }
@@ -694,27 +909,44 @@ mod tests {
     fn unary_operator_rules() {
         use UnaryOpClass::*;
         let un = |c, t: &str| {
-            unary_operand(c, &ty(t)).map(|u| u.result.to_string()).map_err(|e| e.message("op", &TypeTable::new()))
+            unary_operand(c, &ty(t))
+                .map(|u| u.result.to_string())
+                .map_err(|e| e.message("op", &TypeTable::new()))
         };
         assert_eq!(un(Negate, "int"), Ok("int".into()));
         assert_eq!(un(Negate, "bool"), Ok("int".into()));
         assert_eq!(un(Negate, "enum"), Ok("int".into()));
         assert_eq!(un(Negate, "float3"), Ok("float3".into()));
         assert_eq!(un(BitNot, "uint2"), Ok("uint2".into()));
-        assert_eq!(un(BitNot, "float"), Err("operator `op` requires integer operands, found `float`".into()));
+        assert_eq!(
+            un(BitNot, "float"),
+            Err("operator `op` requires integer operands, found `float`".into())
+        );
         assert_eq!(un(LogicalNot, "float"), Ok("bool".into()));
         assert_eq!(un(LogicalNot, "uint3"), Ok("bool3".into()));
         assert_eq!(un(IncDec, "uint"), Ok("uint".into()));
-        assert_eq!(un(IncDec, "bool"), Err("operator `op` cannot be applied to `bool`".into()));
-        assert_eq!(un(Negate, "buffer"), Err("operator `op` cannot be applied to `buffer`".into()));
+        assert_eq!(
+            un(IncDec, "bool"),
+            Err("operator `op` cannot be applied to `bool`".into())
+        );
+        assert_eq!(
+            un(Negate, "buffer"),
+            Err("operator `op` cannot be applied to `buffer`".into())
+        );
     }
 
     #[test]
     fn joins_conditions_and_casts() {
         assert_eq!(common_type(&ty("float"), &ty("int")), Some(ty("float")));
         assert_eq!(common_type(&ty("bool"), &ty("bool")), Some(ty("bool")));
-        assert_eq!(common_type(&ty("litf"), &ty("litf")), Some(Type::LITERAL_FLOAT));
-        assert_eq!(common_type(&Type::Texture, &Type::Null), Some(Type::Texture));
+        assert_eq!(
+            common_type(&ty("litf"), &ty("litf")),
+            Some(Type::LITERAL_FLOAT)
+        );
+        assert_eq!(
+            common_type(&Type::Texture, &Type::Null),
+            Some(Type::Texture)
+        );
         assert_eq!(common_type(&Type::Texture, &Type::Buffer), None);
         assert!(is_condition_type(&ty("int")));
         assert!(is_condition_type(&ty("float1")));

@@ -43,16 +43,56 @@ pub struct ViewField {
 /// | 32 | MinLodClamp | f32 |
 /// | 36 | ComponentMapping | u32 |
 pub const TEXTURE_LAYOUT: [ViewField; 10] = [
-    ViewField { name: "Resource", kind: ScalarKind::Uint, offset: 0 },
-    ViewField { name: "ViewFormat", kind: ScalarKind::Uint, offset: 4 },
-    ViewField { name: "TemporalLayer", kind: ScalarKind::Uint, offset: 8 },
-    ViewField { name: "Flags", kind: ScalarKind::Uint, offset: 12 },
-    ViewField { name: "BaseMipLevel", kind: ScalarKind::Uint, offset: 16 },
-    ViewField { name: "MipLevelCount", kind: ScalarKind::Uint, offset: 20 },
-    ViewField { name: "BaseArrayLayer", kind: ScalarKind::Uint, offset: 24 },
-    ViewField { name: "ArrayLayerCount", kind: ScalarKind::Uint, offset: 28 },
-    ViewField { name: "MinLodClamp", kind: ScalarKind::Float, offset: 32 },
-    ViewField { name: "ComponentMapping", kind: ScalarKind::Uint, offset: 36 },
+    ViewField {
+        name: "Resource",
+        kind: ScalarKind::Uint,
+        offset: 0,
+    },
+    ViewField {
+        name: "ViewFormat",
+        kind: ScalarKind::Uint,
+        offset: 4,
+    },
+    ViewField {
+        name: "TemporalLayer",
+        kind: ScalarKind::Uint,
+        offset: 8,
+    },
+    ViewField {
+        name: "Flags",
+        kind: ScalarKind::Uint,
+        offset: 12,
+    },
+    ViewField {
+        name: "BaseMipLevel",
+        kind: ScalarKind::Uint,
+        offset: 16,
+    },
+    ViewField {
+        name: "MipLevelCount",
+        kind: ScalarKind::Uint,
+        offset: 20,
+    },
+    ViewField {
+        name: "BaseArrayLayer",
+        kind: ScalarKind::Uint,
+        offset: 24,
+    },
+    ViewField {
+        name: "ArrayLayerCount",
+        kind: ScalarKind::Uint,
+        offset: 28,
+    },
+    ViewField {
+        name: "MinLodClamp",
+        kind: ScalarKind::Float,
+        offset: 32,
+    },
+    ViewField {
+        name: "ComponentMapping",
+        kind: ScalarKind::Uint,
+        offset: 36,
+    },
 ];
 
 /// Size in bytes of a `texture` value.
@@ -71,13 +111,41 @@ pub const TEXTURE_SIZE: u32 = 40;
 /// | 32 | Stride | u32 |
 /// | 36 | (padding to the 8-byte alignment) | |
 pub const BUFFER_LAYOUT: [ViewField; 7] = [
-    ViewField { name: "Resource", kind: ScalarKind::Uint, offset: 0 },
-    ViewField { name: "ViewFormat", kind: ScalarKind::Uint, offset: 4 },
-    ViewField { name: "TemporalLayer", kind: ScalarKind::Uint, offset: 8 },
-    ViewField { name: "Flags", kind: ScalarKind::Uint, offset: 12 },
-    ViewField { name: "Offset", kind: ScalarKind::Uint64, offset: 16 },
-    ViewField { name: "SizeInBytes", kind: ScalarKind::Uint64, offset: 24 },
-    ViewField { name: "Stride", kind: ScalarKind::Uint, offset: 32 },
+    ViewField {
+        name: "Resource",
+        kind: ScalarKind::Uint,
+        offset: 0,
+    },
+    ViewField {
+        name: "ViewFormat",
+        kind: ScalarKind::Uint,
+        offset: 4,
+    },
+    ViewField {
+        name: "TemporalLayer",
+        kind: ScalarKind::Uint,
+        offset: 8,
+    },
+    ViewField {
+        name: "Flags",
+        kind: ScalarKind::Uint,
+        offset: 12,
+    },
+    ViewField {
+        name: "Offset",
+        kind: ScalarKind::Uint64,
+        offset: 16,
+    },
+    ViewField {
+        name: "SizeInBytes",
+        kind: ScalarKind::Uint64,
+        offset: 24,
+    },
+    ViewField {
+        name: "Stride",
+        kind: ScalarKind::Uint,
+        offset: 32,
+    },
 ];
 
 /// Size in bytes of a `buffer` value.
@@ -236,33 +304,67 @@ impl TypeTable {
         let mut align = 1u32;
         for (field_name, ty, field_span) in members {
             if let Some(prev) = fields.iter().find(|f| f.name == field_name) {
-                return Err(LayoutError::DuplicateField { name: field_name, span: field_span, previous: prev.span });
+                return Err(LayoutError::DuplicateField {
+                    name: field_name,
+                    span: field_span,
+                    previous: prev.span,
+                });
             }
             let field_layout = match self.layout_of(&ty) {
                 Some(l) if !matches!(ty, Type::Array(_, None)) => l,
                 _ => {
                     let shown = ty.display(self).to_string();
-                    return Err(LayoutError::UnsizedField { name: field_name, ty: shown, span: field_span });
+                    return Err(LayoutError::UnsizedField {
+                        name: field_name,
+                        ty: shown,
+                        span: field_span,
+                    });
                 }
             };
             offset = align_up(offset, field_layout.align);
-            fields.push(FieldDef { name: field_name, ty, offset, span: field_span });
+            fields.push(FieldDef {
+                name: field_name,
+                ty,
+                offset,
+                span: field_span,
+            });
             offset = offset.saturating_add(field_layout.size);
             align = align.max(field_layout.align);
         }
-        let layout = Layout { size: align_up(offset, align), align };
+        let layout = Layout {
+            size: align_up(offset, align),
+            align,
+        };
         if layout.size > MAX_VALUE_SIZE {
-            return Err(LayoutError::TooLarge { name: name.into(), size: layout.size, span });
+            return Err(LayoutError::TooLarge {
+                name: name.into(),
+                size: layout.size,
+                span,
+            });
         }
         let id = StructId(self.structs.len() as u32);
-        self.structs.push(StructDef { name: name.into(), fields, layout, span });
+        self.structs.push(StructDef {
+            name: name.into(),
+            fields,
+            layout,
+            span,
+        });
         Ok(id)
     }
 
     /// Registers an enum.
-    pub fn add_enum(&mut self, name: impl Into<String>, span: Span, values: Vec<EnumValue>) -> EnumId {
+    pub fn add_enum(
+        &mut self,
+        name: impl Into<String>,
+        span: Span,
+        values: Vec<EnumValue>,
+    ) -> EnumId {
         let id = EnumId(self.enums.len() as u32);
-        self.enums.push(EnumDef { name: name.into(), values, span });
+        self.enums.push(EnumDef {
+            name: name.into(),
+            values,
+            span,
+        });
         id
     }
 
@@ -278,40 +380,70 @@ impl TypeTable {
 
     /// The struct with this name.
     pub fn struct_by_name(&self, name: &str) -> Option<StructId> {
-        self.structs.iter().position(|s| s.name == name).map(|i| StructId(i as u32))
+        self.structs
+            .iter()
+            .position(|s| s.name == name)
+            .map(|i| StructId(i as u32))
     }
 
     /// The enum with this name.
     pub fn enum_by_name(&self, name: &str) -> Option<EnumId> {
-        self.enums.iter().position(|e| e.name == name).map(|i| EnumId(i as u32))
+        self.enums
+            .iter()
+            .position(|e| e.name == name)
+            .map(|i| EnumId(i as u32))
     }
 
     /// All structs, by id order.
     pub fn structs(&self) -> impl Iterator<Item = (StructId, &StructDef)> {
-        self.structs.iter().enumerate().map(|(i, s)| (StructId(i as u32), s))
+        self.structs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (StructId(i as u32), s))
     }
 
     /// All enums, by id order.
     pub fn enums(&self) -> impl Iterator<Item = (EnumId, &EnumDef)> {
-        self.enums.iter().enumerate().map(|(i, e)| (EnumId(i as u32), e))
+        self.enums
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (EnumId(i as u32), e))
     }
 
     /// Size and alignment of a type; `None` for `void`, `null`, the error type and unknown ids.
     /// An unsized array has size 0 and its element's alignment.
     pub fn layout_of(&self, ty: &Type) -> Option<Layout> {
-        let scalar = |k: ScalarKind| Layout { size: k.size(), align: k.size() };
+        let scalar = |k: ScalarKind| Layout {
+            size: k.size(),
+            align: k.size(),
+        };
         Some(match ty {
             Type::Scalar(k) => scalar(*k),
-            Type::Vector(k, n) => Layout { size: k.size() * *n as u32, align: k.size() },
-            Type::Matrix(k, r, c) => Layout { size: k.size() * *r as u32 * *c as u32, align: k.size() },
+            Type::Vector(k, n) => Layout {
+                size: k.size() * *n as u32,
+                align: k.size(),
+            },
+            Type::Matrix(k, r, c) => Layout {
+                size: k.size() * *r as u32 * *c as u32,
+                align: k.size(),
+            },
             Type::Array(elem, len) => {
                 let elem = self.layout_of(elem)?;
-                Layout { size: elem.size.saturating_mul(len.unwrap_or(0)), align: elem.align }
+                Layout {
+                    size: elem.size.saturating_mul(len.unwrap_or(0)),
+                    align: elem.align,
+                }
             }
             Type::Struct(id) => self.struct_def(*id)?.layout,
             Type::Enum(_) | Type::Node => Layout { size: 4, align: 4 },
-            Type::Texture => Layout { size: TEXTURE_SIZE, align: 4 },
-            Type::Buffer => Layout { size: BUFFER_SIZE, align: 8 },
+            Type::Texture => Layout {
+                size: TEXTURE_SIZE,
+                align: 4,
+            },
+            Type::Buffer => Layout {
+                size: BUFFER_SIZE,
+                align: 8,
+            },
             Type::Void | Type::Null | Type::Error => return None,
         })
     }
@@ -326,9 +458,9 @@ impl TypeTable {
         match ty {
             Type::Texture | Type::Buffer => true,
             Type::Array(elem, _) => self.contains_view(elem),
-            Type::Struct(id) => {
-                self.struct_def(*id).is_some_and(|s| s.fields.iter().any(|f| self.contains_view(&f.ty)))
-            }
+            Type::Struct(id) => self
+                .struct_def(*id)
+                .is_some_and(|s| s.fields.iter().any(|f| self.contains_view(&f.ty))),
             _ => false,
         }
     }
@@ -359,7 +491,9 @@ mod tests {
     }
 
     fn members(list: &[(&str, Type)]) -> Vec<(String, Type, Span)> {
-        list.iter().map(|(n, t)| (n.to_string(), t.clone(), span())).collect()
+        list.iter()
+            .map(|(n, t)| (n.to_string(), t.clone(), span()))
+            .collect()
     }
 
     #[test]
@@ -385,16 +519,26 @@ mod tests {
             assert_eq!(table.size_of(&ty(name)), Some(size), "{name}");
         }
         assert_eq!(table.size_of(&Type::array(Type::UINT, Some(10))), Some(40));
-        assert_eq!(table.size_of(&Type::array(Type::Texture, Some(3))), Some(120));
+        assert_eq!(
+            table.size_of(&Type::array(Type::Texture, Some(3))),
+            Some(120)
+        );
         assert_eq!(table.size_of(&Type::Void), None);
-        assert_eq!(table.layout_of(&Type::Buffer), Some(Layout { size: 40, align: 8 }));
+        assert_eq!(
+            table.layout_of(&Type::Buffer),
+            Some(Layout { size: 40, align: 8 })
+        );
     }
 
     #[test]
     fn struct_layouts() {
         let mut table = TypeTable::new();
         let instance = table
-            .add_struct("InstanceData", span(), members(&[("transform", ty("float4x3")), ("color", ty("float4"))]))
+            .add_struct(
+                "InstanceData",
+                span(),
+                members(&[("transform", ty("float4x3")), ("color", ty("float4"))]),
+            )
             .unwrap();
         assert_eq!(table.size_of(&Type::Struct(instance)), Some(64));
         let cbuffer = table
@@ -411,16 +555,30 @@ mod tests {
             .unwrap();
         assert_eq!(table.size_of(&Type::Struct(cbuffer)), Some(144));
         let mixed = table
-            .add_struct("Mixed", span(), members(&[("a", ty("uint")), ("b", ty("uint64_t")), ("c", ty("bool"))]))
+            .add_struct(
+                "Mixed",
+                span(),
+                members(&[("a", ty("uint")), ("b", ty("uint64_t")), ("c", ty("bool"))]),
+            )
             .unwrap();
         let def = table.struct_def(mixed).unwrap();
-        assert_eq!(def.fields.iter().map(|f| f.offset).collect::<Vec<_>>(), [0, 8, 16]);
+        assert_eq!(
+            def.fields.iter().map(|f| f.offset).collect::<Vec<_>>(),
+            [0, 8, 16]
+        );
         assert_eq!(def.layout, Layout { size: 24, align: 8 });
         let views = table
-            .add_struct("Views", span(), members(&[("t", Type::Texture), ("b", Type::Buffer), ("n", ty("uint"))]))
+            .add_struct(
+                "Views",
+                span(),
+                members(&[("t", Type::Texture), ("b", Type::Buffer), ("n", ty("uint"))]),
+            )
             .unwrap();
         let def = table.struct_def(views).unwrap();
-        assert_eq!(def.fields.iter().map(|f| f.offset).collect::<Vec<_>>(), [0, 40, 80]);
+        assert_eq!(
+            def.fields.iter().map(|f| f.offset).collect::<Vec<_>>(),
+            [0, 40, 80]
+        );
         assert_eq!(def.layout.size, 88);
         assert!(table.contains_view(&Type::array(Type::Struct(views), Some(2))));
         assert!(!table.contains_view(&Type::Struct(instance)));
@@ -431,11 +589,27 @@ mod tests {
     #[test]
     fn struct_errors() {
         let mut table = TypeTable::new();
-        let err = table.add_struct("S", span(), members(&[("a", Type::INT), ("a", Type::FLOAT)])).unwrap_err();
+        let err = table
+            .add_struct(
+                "S",
+                span(),
+                members(&[("a", Type::INT), ("a", Type::FLOAT)]),
+            )
+            .unwrap_err();
         assert_eq!(err.to_string(), "duplicate member `a`");
-        let err = table.add_struct("S", span(), members(&[("v", Type::Void)])).unwrap_err();
-        assert_eq!(err.to_string(), "member `v` has type `void`, which has no size");
-        let err = table.add_struct("S", span(), members(&[("r", Type::array(Type::INT, None))])).unwrap_err();
-        assert_eq!(err.to_string(), "member `r` has type `int[]`, which has no size");
+        let err = table
+            .add_struct("S", span(), members(&[("v", Type::Void)]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "member `v` has type `void`, which has no size"
+        );
+        let err = table
+            .add_struct("S", span(), members(&[("r", Type::array(Type::INT, None))]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "member `r` has type `int[]`, which has no size"
+        );
     }
 }
