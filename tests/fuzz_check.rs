@@ -1,45 +1,10 @@
 //! Robustness: random bytes, randomly mutated real scripts and pathological shapes never make the
 //! frontend panic; they only produce diagnostics.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+mod pipeline_fuzz;
 
+use pipeline_fuzz::{seed_scripts, TOKENS};
 use proptest::prelude::*;
-
-fn seed_scripts() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut dirs: Vec<PathBuf> = vec![
-        root.join("../shared/corpus/rps-sdk"),
-        root.join("scripts/bench"),
-    ];
-    // Each example lives in its own folder with its shaders.
-    if let Ok(examples) = fs::read_dir(root.join("scripts/examples")) {
-        let mut folders: Vec<PathBuf> = examples
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        folders.sort();
-        dirs.extend(folders);
-    }
-    let mut texts = Vec::new();
-    for dir in dirs {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        paths.sort();
-        for path in paths {
-            if path.extension().is_some_and(|e| e == "rpsl") {
-                if let Ok(text) = fs::read_to_string(&path) {
-                    texts.push(text);
-                }
-            }
-        }
-    }
-    assert!(!texts.is_empty(), "no seed scripts found");
-    texts
-}
 
 /// One edit of a script: delete, duplicate or replace a byte range, or insert a token.
 #[derive(Debug, Clone)]
@@ -48,54 +13,6 @@ enum Mutation {
     Duplicate { at: usize, len: usize },
     Insert { at: usize, token: &'static str },
 }
-
-const TOKENS: &[&str] = &[
-    "(",
-    ")",
-    "{",
-    "}",
-    "[",
-    "]",
-    ";",
-    ",",
-    ".",
-    "=",
-    "+=",
-    "<<",
-    "?",
-    ":",
-    "#define X(a) a a",
-    "#if",
-    "#endif",
-    "#include \"x\"",
-    "/*",
-    "*/",
-    "//",
-    "0x",
-    "1e",
-    "9999999999999999999999",
-    "texture",
-    "node",
-    "async",
-    "null",
-    ".mips(",
-    "[subgraph(atomic)]",
-    "struct",
-    "return",
-    "break;",
-    "switch",
-    "case",
-    "\\\n",
-    "\"",
-    "'",
-    "\u{0}",
-    "\u{ff}",
-    "SV_Target9",
-    "[readonly(",
-    "out",
-    "inout",
-    "sizeof(",
-];
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
