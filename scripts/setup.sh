@@ -29,3 +29,9 @@ if ! command -v cargo >/dev/null 2>&1; then
     fi
     export PATH="$HOME/.cargo/bin:$PATH"
 fi
+
+# The test script runs rustfmt and clippy; a minimal rustup profile has neither.
+if command -v rustup >/dev/null 2>&1; then
+    cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+    cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+fi

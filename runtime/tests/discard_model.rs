@@ -37,6 +37,8 @@ fn with(mut access: AccessDesc, extra: AccessFlags) -> AccessDesc {
     access
 }
 
+/// A node declaration of the model: name, queue, parameters with their kind.
+type NodeSpec = (&'static str, QueueClass, Vec<(ParamDesc, Kind)>);
 fn declare(builder: &mut GraphBuilder) -> Decls {
     use Kind::*;
     let param = |name: &str, kind: Kind, access: AccessDesc| {
@@ -50,7 +52,7 @@ fn declare(builder: &mut GraphBuilder) -> Decls {
     let mut depth_ro_stencil_rw =
         AccessDesc::readonly(AccessFlags(AccessFlags::DEPTH.0 | AccessFlags::STENCIL.0));
     depth_ro_stencil_rw.stencil_mode = Some(AccessMode::ReadWrite);
-    let specs: Vec<(&str, QueueClass, Vec<(ParamDesc, Kind)>)> = vec![
+    let specs: Vec<NodeSpec> = vec![
         (
             "read_write",
             QueueClass::Graphics,
