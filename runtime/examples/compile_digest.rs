@@ -10,8 +10,29 @@
 
 use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes, ShapeRng};
 use rpsl_runtime::*;
-use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+
+/// FNV-1a over 64 bits: a hash that stays the same across Rust releases (std's `DefaultHasher`
+/// may change), so a digest can be pinned by a test (`runtime/tests/compile_digest.rs`).
+pub struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Fnv64 {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv64 {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 fn declare(builder: &mut GraphBuilder) -> Vec<DeclId> {
     let tex = |name: &str, access: AccessDesc| {
@@ -237,7 +258,7 @@ fn record_random(builder: &mut GraphBuilder, decls: &[DeclId], seed: u64, frame:
 /// Hashes everything of `frame` that the compiler produces, field by field, with each barrier
 /// expanded to its resolved region (so the digest does not depend on how a barrier record
 /// stores its region).
-fn hash_frame(frame: &CompiledFrame, hasher: &mut DefaultHasher) {
+fn hash_frame(frame: &CompiledFrame, hasher: &mut Fnv64) {
     format!(
         "{:?} {:?} {:?} {:?} {:?}",
         frame.order, frame.culled, frame.node_queue, frame.queues, frame.position
@@ -279,7 +300,7 @@ fn hash_frame(frame: &CompiledFrame, hasher: &mut DefaultHasher) {
 }
 
 fn digest(compiler: &mut FrameCompiler, graph: &RecordedGraph) -> String {
-    let mut hasher = DefaultHasher::new();
+    let mut hasher = Fnv64::default();
     let result = compiler.compile(graph);
     let outcome = match &result {
         Ok(frame) => format!(
@@ -324,6 +345,11 @@ fn main() {
         .nth(1)
         .and_then(|arg| arg.parse().ok())
         .unwrap_or(400);
+    digest_lines(cases, |line| println!("{line}"));
+}
+
+/// Gives `emit` one line per case: the option set, the case and the digest of its compile.
+pub fn digest_lines(cases: u64, mut emit: impl FnMut(String)) {
     let schedules = [
         SchedulePreference::Default,
         SchedulePreference::ProgramOrder,
@@ -345,7 +371,9 @@ fn main() {
                 for frame in 0..2 {
                     record_random(&mut builder, &decls, seed, frame);
                     let hash = digest(&mut compiler, builder.graph());
-                    println!("{schedule:?} cull={cull} async={async_compute} seed={seed} frame={frame} {hash}");
+                    emit(format!(
+                        "{schedule:?} cull={cull} async={async_compute} seed={seed} frame={frame} {hash}"
+                    ));
                 }
             }
             let mut builder = GraphBuilder::new();
@@ -359,9 +387,9 @@ fn main() {
                 }
                 let graph = builder.finish().unwrap().clone();
                 let hash = digest(&mut compiler, &graph);
-                println!(
+                emit(format!(
                     "{schedule:?} cull={cull} async={async_compute} lanes={lanes} n={n} {hash}"
-                );
+                ));
             }
         }
     }
