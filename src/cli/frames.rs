@@ -20,7 +20,7 @@ pub const EXIT_RUNTIME: u8 = 3;
 pub enum Backend {
     /// No GPU: record and compile only.
     Null,
-    /// Vulkan (not available yet).
+    /// Vulkan: a GPU, or Mesa's CPU driver (lavapipe) when there is none.
     Vulkan,
 }
 
