@@ -11,6 +11,7 @@ export RPSL_REQUIRE_VULKAN="${RPSL_REQUIRE_VULKAN:-1}"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 df -h . | tail -n 1 | awk '{print "disk before the build: " $4 " free"}'
 # Habits CI enforces: formatting, then clippy with warnings as errors, then the tests.
+bash scripts/check_commits.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked "$@"
