@@ -1,10 +1,15 @@
 //! Every result the `rpsl` binary writes is checked (docs/cli.md, "Output"): a full device,
 //! a file that cannot be created or a failing file are `error: cannot write WHAT to WHERE:
 //! IO ERROR` on stderr and exit 3; a pipe whose reader went away ends the command quietly
-//! (exit 0, nothing on stderr).
+//! (exit 0, nothing on stderr). The Vulkan `--timings` case skips without a device unless
+//! `RPSL_REQUIRE_VULKAN=1`.
+
+mod run_vulkan_support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+
+use run_vulkan_support::vulkan_available;
 
 const SCRIPT: &str = "graphics node Draw(rtv rt, uint v);\n\
 export void main([readonly(present)] texture bb)\n\
@@ -199,4 +204,65 @@ fn the_streamed_dump_is_one_document_per_run() {
         .map(|frame| frame["index"].as_u64().unwrap())
         .collect();
     assert_eq!(indices, [0, 1, 2, 3]);
+}
+
+#[test]
+fn the_repl_checks_its_replies() {
+    let repl = |stdout: Stdio| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rpsl"))
+            .arg("repl")
+            .stdin(Stdio::piped())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        use std::io::Write as _;
+        // The session may already have stopped reading: a failed write here is fine.
+        let _ = child.stdin.take().unwrap().write_all(b":help\n:quit\n");
+        child.wait_with_output().unwrap()
+    };
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full (Linux)");
+    let out = repl(Stdio::from(full));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: cannot write the session's output to stdout: No space left on device (os error 28)\n"
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = repl(Stdio::from(writer));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// `--timings` prints its table on stdout after the frames (Vulkan; skips without a device
+/// unless `RPSL_REQUIRE_VULKAN=1`).
+#[test]
+fn gpu_timings_are_checked_writes() {
+    if !vulkan_available() {
+        return;
+    }
+    let script = scratch(
+        "timings.rpsl",
+        "export void main(texture bb) { clear(bb, float4(0, 0, 0, 1)); }\n",
+    );
+    let script = script.to_str().unwrap();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full (Linux)");
+    let out = rpsl(&["run", script, "--timings"], Stdio::from(full));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: cannot write the GPU timings to stdout: No space left on device (os error 28)\n"
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = rpsl(&["run", script, "--timings"], Stdio::from(writer));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
 }
