@@ -266,3 +266,16 @@ fn gpu_timings_are_checked_writes() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn a_dash_names_stdout_for_graph_output_too() {
+    let script = scratch("dash.rpsl", SCRIPT);
+    let script = script.to_str().unwrap();
+    let to_dash = rpsl(&["graph", script, "-o", "-"], Stdio::piped());
+    let plain = rpsl(&["graph", script], Stdio::piped());
+    assert_eq!(to_dash.status.code(), Some(0));
+    assert!(to_dash
+        .stdout
+        .starts_with(b"{\"version\":1,\"entry\":\"main\""));
+    assert_eq!(to_dash.stdout, plain.stdout);
+}
