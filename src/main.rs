@@ -18,11 +18,7 @@ fn main() -> ExitCode {
     rpsl_vulkan::shader_node::shaders::child::serve_if_requested();
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
-        Err(err) => {
-            let usage_error = err.use_stderr();
-            let _ = err.print();
-            return ExitCode::from(if usage_error { 2 } else { 0 });
-        }
+        Err(err) => return cli::not_parsed(err),
     };
     cli::run(args)
 }

@@ -1,10 +1,16 @@
-//! The JSON graph dump of `docs/cli-and-dump.md`: resources, nodes with decoded arguments and
+//! The JSON graph dump of `docs/cli.md`: resources, nodes with decoded arguments and
 //! accesses, and (when compiled) the schedule, with extra fields: per-access `discard` flags,
 //! resource `placement`, `node_queues`, `barrier_batches` (Vulkan stage/access bits and layout
-//! values), `queue_waits` and `render_passes`. Deterministic: a pure function of the recorded
-//! graph and the compiled frame.
+//! values), `queue_waits` and `render_passes` (attachments, resolve targets, viewports,
+//! scissors). Deterministic: a pure function of the recorded graph and the compiled frame.
+//!
+//! The dump streams: it is written into an [`io::Write`] while the frame is walked, so a frame of
+//! a million nodes needs the writer's buffer, not a string of the whole document. Every range
+//! is `[start, count]`: `mips` and `layers` `[base, count]`, buffer `bytes` `[offset, size]`.
 
-use crate::compile::{CompiledFrame, DiscardFlags};
+use std::io::{self, Write};
+
+use crate::compile::{CompiledFrame, DiscardFlags, RenderPass};
 use crate::decl::{ScalarType, ValueType};
 use crate::format::Format;
 use crate::graph::{AccessRange, RecordedGraph};
@@ -12,16 +18,45 @@ use crate::ids::{NodeId, ResourceId};
 use crate::json::JsonWriter;
 use crate::view::{BufferView, TextureView};
 
-/// Writes the dump of several frames: `{"version":1,"entry":...,"frames":[...]}`.
+/// Writes the dump of several frames, `{"version":1,"entry":...,"frames":[...]}`, into `W` as
+/// the frames come ([`DumpWriter::new`] collects it in memory).
+///
+/// ```
+/// use rpsl_runtime::{DumpWriter, RecordedGraph};
+///
+/// let mut out = Vec::new();
+/// let mut dump = DumpWriter::streaming("main", &mut out);
+/// dump.add_frame(&RecordedGraph::default(), None);
+/// dump.close().unwrap();
+/// assert_eq!(
+///     String::from_utf8(out).unwrap(),
+///     "{\"version\":1,\"entry\":\"main\",\"frames\":[{\"index\":0,\"resources\":[],\"nodes\":[]}]}\n"
+/// );
+/// ```
 #[derive(Debug)]
-pub struct DumpWriter {
-    json: JsonWriter,
+pub struct DumpWriter<W: Write = Vec<u8>> {
+    json: JsonWriter<W>,
 }
 
-impl DumpWriter {
-    /// Starts a dump for an entry point.
-    pub fn new(entry: &str) -> DumpWriter {
-        let mut json = JsonWriter::new();
+impl DumpWriter<Vec<u8>> {
+    /// Starts a dump for an entry point, collected in memory ([`DumpWriter::finish`]).
+    pub fn new(entry: &str) -> DumpWriter<Vec<u8>> {
+        DumpWriter::streaming(entry, Vec::new())
+    }
+
+    /// The finished JSON text.
+    pub fn finish(self) -> String {
+        let mut json = self.json;
+        close_document(&mut json);
+        json.into_string()
+    }
+}
+
+impl<W: Write> DumpWriter<W> {
+    /// Starts a dump for an entry point written into `out` (buffer files and pipes: the dump
+    /// makes many small writes).
+    pub fn streaming(entry: &str, out: W) -> DumpWriter<W> {
+        let mut json = JsonWriter::new(out);
         json.begin_object();
         json.field_uint("version", 1);
         json.field_str("entry", entry);
@@ -31,18 +66,28 @@ impl DumpWriter {
     }
 
     /// Appends one frame; `compiled` adds the `schedule` section and per-access discard flags.
+    /// A write that fails is kept for [`DumpWriter::error`] and [`DumpWriter::close`].
     pub fn add_frame(&mut self, graph: &RecordedGraph, compiled: Option<&CompiledFrame>) {
         write_frame(&mut self.json, graph, compiled);
     }
 
-    /// The finished JSON text.
-    pub fn finish(mut self) -> String {
-        self.json.end_array();
-        self.json.end_object();
-        let mut text = self.json.finish();
-        text.push('\n');
-        text
+    /// The first write error so far (what follows it is not written).
+    pub fn error(&self) -> Option<&io::Error> {
+        self.json.error()
     }
+
+    /// Ends the document, flushes, and returns the writer or the first write error.
+    pub fn close(self) -> io::Result<W> {
+        let mut json = self.json;
+        close_document(&mut json);
+        json.into_inner()
+    }
+}
+
+fn close_document<W: Write>(json: &mut JsonWriter<W>) {
+    json.end_array();
+    json.end_object();
+    json.text("\n");
 }
 
 /// The dump of one frame as a whole document (`{"version":1,"entry":...,"frames":[frame]}`).
@@ -56,7 +101,24 @@ pub fn dump_frame_json(
     writer.finish()
 }
 
-fn write_frame(json: &mut JsonWriter, graph: &RecordedGraph, compiled: Option<&CompiledFrame>) {
+/// Streams the dump of one frame as a whole document into `out` (as [`dump_frame_json`]);
+/// returns `out` flushed, or the first write error.
+pub fn write_frame_json<W: Write>(
+    out: W,
+    entry: &str,
+    graph: &RecordedGraph,
+    compiled: Option<&CompiledFrame>,
+) -> io::Result<W> {
+    let mut writer = DumpWriter::streaming(entry, out);
+    writer.add_frame(graph, compiled);
+    writer.close()
+}
+
+fn write_frame<W: Write>(
+    json: &mut JsonWriter<W>,
+    graph: &RecordedGraph,
+    compiled: Option<&CompiledFrame>,
+) {
     json.begin_object();
     json.field_uint("index", graph.frame_index);
     json.key("resources");
@@ -122,19 +184,7 @@ fn write_frame(json: &mut JsonWriter, graph: &RecordedGraph, compiled: Option<&C
             json.begin_object();
             json.field_str("param", &slot.name);
             json.field_uint("resource", access.resource.0 as u64);
-            match access.range {
-                AccessRange::Texture(range) => {
-                    json.field_uints("mips", [range.base_mip as u64, range.mip_count as u64]);
-                    json.field_uints(
-                        "layers",
-                        [range.base_layer as u64, range.layer_count as u64],
-                    );
-                    json.field_uint("planes", range.planes as u64);
-                }
-                AccessRange::Buffer { offset, size } => {
-                    json.field_uints("bytes", [offset, offset + size])
-                }
-            }
+            write_range(json, access.range);
             json.field_uint("temporal", access.temporal_layer as u64);
             json.key("access");
             json.begin_array();
@@ -164,7 +214,7 @@ fn write_frame(json: &mut JsonWriter, graph: &RecordedGraph, compiled: Option<&C
     }
     json.end_array();
     if let Some(compiled) = compiled {
-        write_schedule(json, compiled);
+        write_schedule(json, graph, compiled);
     }
     json.end_object();
 }
@@ -177,7 +227,11 @@ fn semantic_text(kind: crate::decl::SemanticKind, index: u32) -> String {
     }
 }
 
-fn write_schedule(json: &mut JsonWriter, compiled: &CompiledFrame) {
+fn write_schedule<W: Write>(
+    json: &mut JsonWriter<W>,
+    graph: &RecordedGraph,
+    compiled: &CompiledFrame,
+) {
     json.key("schedule");
     json.begin_object();
     json.field_uints("order", compiled.order.iter().map(|node| node.0 as u64));
@@ -251,37 +305,95 @@ fn write_schedule(json: &mut JsonWriter, compiled: &CompiledFrame) {
     json.key("render_passes");
     json.begin_array();
     for pass in &compiled.render_passes {
-        json.begin_object();
-        json.field_uint("node", pass.node.0 as u64);
-        json.field_uints(
-            "extent",
-            [pass.width as u64, pass.height as u64, pass.layers as u64],
-        );
-        json.field_uint("samples", pass.samples as u64);
-        json.key("colors");
-        json.begin_array();
-        for color in &pass.colors {
-            json.begin_object();
-            json.field_uint("slot", color.slot as u64);
-            json.field_uint("resource", color.resource.0 as u64);
-            json.field_str("load", load_name(color.load));
-            json.field_str("store", store_name(color.store));
-            json.end_object();
+        write_render_pass(json, graph, pass);
+    }
+    json.end_array();
+    json.end_object();
+}
+
+/// The subresources (or bytes) an access covers: `mips` and `layers` as `[base, count]` with
+/// `planes` (a mask), or `bytes` as `[offset, size]`.
+fn write_range<W: Write>(json: &mut JsonWriter<W>, range: AccessRange) {
+    match range {
+        AccessRange::Texture(range) => {
+            json.field_uints("mips", [range.base_mip as u64, range.mip_count as u64]);
+            json.field_uints(
+                "layers",
+                [range.base_layer as u64, range.layer_count as u64],
+            );
+            json.field_uint("planes", range.planes as u64);
         }
-        json.end_array();
-        if let Some(depth) = pass.depth_stencil {
-            json.key("depth_stencil");
+        AccessRange::Buffer { offset, size } => json.field_uints("bytes", [offset, size]),
+    }
+}
+
+fn write_render_pass<W: Write>(json: &mut JsonWriter<W>, graph: &RecordedGraph, pass: &RenderPass) {
+    json.begin_object();
+    json.field_uint("node", pass.node.0 as u64);
+    json.field_uints(
+        "extent",
+        [pass.width as u64, pass.height as u64, pass.layers as u64],
+    );
+    json.field_uint("samples", pass.samples as u64);
+    json.key("colors");
+    json.begin_array();
+    for color in &pass.colors {
+        json.begin_object();
+        json.field_uint("slot", color.slot as u64);
+        json.field_uint("resource", color.resource.0 as u64);
+        json.field_str("load", load_name(color.load));
+        json.field_str("store", store_name(color.store));
+        if let Some(access) = color
+            .resolve
+            .and_then(|index| graph.accesses.get(index as usize))
+        {
+            json.key("resolve");
             json.begin_object();
-            json.field_uint("resource", depth.resource.0 as u64);
-            json.field_str("depth_load", load_name(depth.depth_load));
-            json.field_str("depth_store", store_name(depth.depth_store));
-            json.field_str("stencil_load", load_name(depth.stencil_load));
-            json.field_str("stencil_store", store_name(depth.stencil_store));
-            json.field_bool("depth_read_only", depth.depth_read_only);
-            json.field_bool("stencil_read_only", depth.stencil_read_only);
+            json.field_uint("resource", access.resource.0 as u64);
+            write_range(json, access.range);
             json.end_object();
         }
         json.end_object();
+    }
+    json.end_array();
+    if let Some(depth) = pass.depth_stencil {
+        json.key("depth_stencil");
+        json.begin_object();
+        json.field_uint("resource", depth.resource.0 as u64);
+        json.field_str("depth_load", load_name(depth.depth_load));
+        json.field_str("depth_store", store_name(depth.depth_store));
+        json.field_str("stencil_load", load_name(depth.stencil_load));
+        json.field_str("stencil_store", store_name(depth.stencil_store));
+        json.field_bool("depth_read_only", depth.depth_read_only);
+        json.field_bool("stencil_read_only", depth.stencil_read_only);
+        json.end_object();
+    }
+    json.key("viewports");
+    json.begin_array();
+    for viewport in &pass.viewports {
+        json.begin_array();
+        for value in [
+            viewport.x,
+            viewport.y,
+            viewport.width,
+            viewport.height,
+            viewport.min_depth,
+            viewport.max_depth,
+        ] {
+            json.float32(value);
+        }
+        json.end_array();
+    }
+    json.end_array();
+    json.key("scissors");
+    json.begin_array();
+    for scissor in &pass.scissors {
+        json.begin_array();
+        json.int(scissor.x as i64);
+        json.int(scissor.y as i64);
+        json.uint(scissor.width as u64);
+        json.uint(scissor.height as u64);
+        json.end_array();
     }
     json.end_array();
     json.end_object();
@@ -310,7 +422,7 @@ fn read_bytes<const N: usize>(args: &[u8], at: usize) -> Option<[u8; N]> {
     })
 }
 
-fn write_scalar(json: &mut JsonWriter, scalar: ScalarType, args: &[u8], at: usize) {
+fn write_scalar<W: Write>(json: &mut JsonWriter<W>, scalar: ScalarType, args: &[u8], at: usize) {
     let value = match scalar {
         ScalarType::Bool => {
             read_bytes::<4>(args, at).map(|b| json.boolean(u32::from_le_bytes(b) != 0))
@@ -331,7 +443,7 @@ fn write_scalar(json: &mut JsonWriter, scalar: ScalarType, args: &[u8], at: usiz
     }
 }
 
-fn write_value(json: &mut JsonWriter, value_type: &ValueType, args: &[u8], at: usize) {
+fn write_value<W: Write>(json: &mut JsonWriter<W>, value_type: &ValueType, args: &[u8], at: usize) {
     match value_type {
         ValueType::Scalar(scalar) => write_scalar(json, *scalar, args, at),
         ValueType::Vector(scalar, count) => {

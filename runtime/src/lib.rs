@@ -43,7 +43,7 @@ pub use decl::{
     AccessDesc, AccessFlags, AccessMode, NodeDeclDesc, ParamDesc, QueueClass, ScalarType,
     SemanticKind, StructField, StructType, ValueType, ViewKind, ViewSlot,
 };
-pub use dump::{dump_frame_json, DumpWriter};
+pub use dump::{dump_frame_json, write_frame_json, DumpWriter};
 pub use format::{Format, FormatInfo};
 pub use graph::{
     AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,

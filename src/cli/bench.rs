@@ -15,6 +15,7 @@ use rpsl::runtime::{CompileOptions, CompiledFrame, FrameCompiler};
 use rpsl::{EntryArgs, FrameError, Mode, Program, Session, SessionError, SessionOptions};
 
 use super::frames::{self, FrameOptions, EXIT_RUNTIME, EXIT_SCRIPT};
+use super::output::{self, Destination};
 
 /// Options of `rpsl bench`.
 #[derive(Args, Debug)]
@@ -63,12 +64,15 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     }
     match measure(args, session_options) {
         Ok(figures) => {
-            if args.json {
-                println!("{}", to_json(&figures));
+            let text = if args.json {
+                to_json(&figures) + "\n"
             } else {
-                print!("{}", to_table(&figures));
+                to_table(&figures)
+            };
+            match output::write_whole("the benchmark figures", Destination::Stdout, &text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => error.report(ExitCode::SUCCESS),
             }
-            ExitCode::SUCCESS
         }
         Err(code) => code,
     }
@@ -150,7 +154,7 @@ fn compile_timed(
         let program = match Program::from_file(path) {
             Ok(program) => program,
             Err(error) => {
-                eprint!("{}", error.rendered);
+                diag!("{}", error.rendered);
                 return Err(ExitCode::from(EXIT_SCRIPT));
             }
         };
@@ -158,7 +162,7 @@ fn compile_timed(
         let elapsed = start.elapsed();
         drop(session);
         if round == 0 {
-            eprint!("{}", program.warnings());
+            diag!("{}", program.warnings());
         }
         times.push(elapsed);
         last = Some(program);
@@ -178,7 +182,7 @@ fn new_session<'p>(
     Session::new(program, args.options.entry.as_deref(), options).map_err(|error| match error {
         SessionError::Entry(error) => frames::usage_error(&error.message),
         other => {
-            eprintln!("error: {other}");
+            diagln!("error: {other}");
             ExitCode::from(EXIT_RUNTIME)
         }
     })
@@ -212,7 +216,7 @@ fn compile_checked<'c>(
 }
 
 fn report(error: FrameError) -> ExitCode {
-    eprint!("{}", error.render());
+    diag!("{}", error.render());
     ExitCode::from(EXIT_RUNTIME)
 }
 

@@ -2,11 +2,12 @@
 //! when every file is clean; `--emit hir`
 //! or `--emit bytecode` prints an intermediate form of each clean file.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+
+use super::output::{Destination, Output};
 
 /// Intermediate forms `rpsl check --emit` can print.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -17,41 +18,68 @@ pub enum Emit {
     Bytecode,
 }
 
+impl Emit {
+    /// What the output holds, as write errors name it.
+    fn what(self) -> &'static str {
+        match self {
+            Emit::Hir => "the HIR",
+            Emit::Bytecode => "the bytecode",
+        }
+    }
+}
+
 pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCode {
     let mut failed = false;
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
+    let mut output = match emit {
+        Some(emit) => match Output::open(emit.what(), Destination::Stdout) {
+            Ok(output) => Some(output),
+            Err(error) => return error.report(ExitCode::SUCCESS),
+        },
+        None => None,
+    };
     for path in files {
         let compilation = rpsl::check_file(path);
         let has_errors =
             compilation.has_errors() || (deny_warnings && !compilation.diagnostics.is_empty());
         if !compilation.diagnostics.is_empty() {
-            let mut err = stderr.lock();
-            let _ = write!(err, "{}", compilation.render_diagnostics());
+            diag!("{}", compilation.render_diagnostics());
         }
         failed |= has_errors;
         if has_errors {
             continue;
         }
-        let mut out = stdout.lock();
+        let mut emitted = String::new();
         if let (Some(Emit::Hir), Some(module)) = (emit, &compilation.module) {
-            let _ = write!(out, "{module}");
+            emitted = module.to_string();
         }
         // Lowering finds what only whole functions show (a frame of locals past the VM's
         // limit): `check` reports everything `run` would refuse before the first frame.
         match rpsl::Program::from_compilation(compilation) {
             Ok(program) => {
                 if let Some(Emit::Bytecode) = emit {
-                    let _ = write!(out, "{}", program.disassembly());
+                    emitted = program.disassembly();
                 }
             }
             Err(error) => {
-                let mut err = stderr.lock();
-                let _ = write!(err, "{}", error.rendered);
+                diag!("{}", error.rendered);
                 failed = true;
             }
         }
+        if let Some(output) = output.as_mut() {
+            if let Err(error) = output.write_str(&emitted) {
+                return error.report(exit_code(failed));
+            }
+        }
     }
+    if let Some(output) = output {
+        if let Err(error) = output.finish() {
+            return error.report(exit_code(failed));
+        }
+    }
+    exit_code(failed)
+}
+
+fn exit_code(failed: bool) -> ExitCode {
     if failed {
         ExitCode::from(1)
     } else {

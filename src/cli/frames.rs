@@ -72,7 +72,7 @@ pub struct FrameOptions {
 
 /// A usage error: `error: MESSAGE` on stderr, exit 2.
 pub fn usage_error(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
+    diagln!("error: {message}");
     ExitCode::from(EXIT_USAGE)
 }
 
@@ -80,11 +80,11 @@ pub fn usage_error(message: &str) -> ExitCode {
 pub fn load_program(path: &Path) -> Result<Program, ExitCode> {
     match Program::from_file(path) {
         Ok(program) => {
-            eprint!("{}", program.warnings());
+            diag!("{}", program.warnings());
             Ok(program)
         }
         Err(error) => {
-            eprint!("{}", error.rendered);
+            diag!("{}", error.rendered);
             Err(ExitCode::from(EXIT_SCRIPT))
         }
     }
@@ -124,7 +124,7 @@ pub fn start<'p>(
             match error {
                 SessionError::Entry(error) => usage_error(&error.message),
                 other => {
-                    eprintln!("error: {other}");
+                    diagln!("error: {other}");
                     ExitCode::from(EXIT_RUNTIME)
                 }
             }

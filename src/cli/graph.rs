@@ -8,9 +8,13 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use rpsl::runtime::compile::deps::{DepBuilder, DepGraph, EdgeKind};
-use rpsl::runtime::{dump_frame_json, CompiledFrame, NodeId, RecordedGraph};
+use rpsl::runtime::{
+    write_frame_json, AccessRange, CompiledFrame, LoadOp, NodeId, RecordedGraph, RenderPass,
+    ResourceId, StoreOp,
+};
 
 use super::frames::{self, FrameOptions, EXIT_RUNTIME};
+use super::output::{Destination, Output};
 
 /// Output formats of `rpsl graph`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -50,39 +54,106 @@ pub fn run(args: &GraphArgs) -> ExitCode {
         Err(code) => return code,
     };
     let entry = session.entry().name.clone();
-    let text = match session.run_frame(&entry_args) {
-        Ok(frame) => match args.format {
-            GraphFormat::Json => dump_frame_json(&entry, frame.graph, Some(frame.compiled)),
-            GraphFormat::Dot => dot(&entry, frame.graph, frame.compiled),
-            GraphFormat::Html => super::graph_html::html(&entry, frame.graph, frame.compiled),
-        },
+    let destination = Destination::from_option(args.output.as_deref());
+    let frame = match session.run_frame(&entry_args) {
+        Ok(frame) => frame,
         Err(error) => {
-            eprint!("{}", error.render());
+            diag!("{}", error.render());
             return ExitCode::from(EXIT_RUNTIME);
         }
     };
-    let written = match &args.output {
-        Some(path) => std::fs::write(path, text),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
+    let mut output = match Output::open("the graph", destination) {
+        Ok(output) => output,
+        Err(error) => return error.report(ExitCode::SUCCESS),
     };
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            let path = args
-                .output
-                .as_ref()
-                .map_or(String::new(), |p| p.display().to_string());
-            eprintln!("error: cannot write `{path}`: {error}");
-            ExitCode::from(EXIT_RUNTIME)
+    let written = match args.format {
+        GraphFormat::Json => {
+            write_frame_json(output.writer(), &entry, frame.graph, Some(frame.compiled))
+                .map(|_| ())
+                .map_err(|error| output.failed(error))
         }
+        GraphFormat::Dot => output.write_str(&dot(&entry, frame.graph, frame.compiled)),
+        GraphFormat::Html => output.write_str(&super::graph_html::html(
+            &entry,
+            frame.graph,
+            frame.compiled,
+        )),
+    };
+    match written.and_then(|()| output.finish()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => error.report(ExitCode::SUCCESS),
     }
 }
 
 fn escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The render-pass state of a pass as short lines (`rpsl graph`'s dot labels and HTML node
+/// table): each colour target with its load/store operations and resolve target, each
+/// viewport and each scissor rectangle, e.g. `colour 0: resource 1 clear/dont_care, resolve to
+/// resource 2 (mips 0+1, layers 0+1)`, `viewport 0: (8, 4) 32x16, depth 0..1`,
+/// `scissor 0: (8, 4) 32x16`.
+pub fn render_pass_lines(graph: &RecordedGraph, pass: &RenderPass) -> Vec<String> {
+    let resource = |id: ResourceId| {
+        graph
+            .resource_name(id)
+            .map_or_else(|| format!("resource {}", id.0), str::to_string)
+    };
+    let mut lines = Vec::new();
+    for color in &pass.colors {
+        let mut line = format!(
+            "colour {}: {} {}/{}",
+            color.slot,
+            resource(color.resource),
+            load_name(color.load),
+            store_name(color.store)
+        );
+        if let Some(access) = color.resolve.and_then(|i| graph.accesses.get(i as usize)) {
+            let _ = write!(line, ", resolve to {}", resource(access.resource));
+            if let AccessRange::Texture(range) = access.range {
+                let _ = write!(
+                    line,
+                    " (mips {}+{}, layers {}+{})",
+                    range.base_mip, range.mip_count, range.base_layer, range.layer_count
+                );
+            }
+        }
+        lines.push(line);
+    }
+    for (index, viewport) in pass.viewports.iter().enumerate() {
+        lines.push(format!(
+            "viewport {index}: ({}, {}) {}x{}, depth {}..{}",
+            viewport.x,
+            viewport.y,
+            viewport.width,
+            viewport.height,
+            viewport.min_depth,
+            viewport.max_depth
+        ));
+    }
+    for (index, scissor) in pass.scissors.iter().enumerate() {
+        lines.push(format!(
+            "scissor {index}: ({}, {}) {}x{}",
+            scissor.x, scissor.y, scissor.width, scissor.height
+        ));
+    }
+    lines
+}
+
+fn load_name(op: LoadOp) -> &'static str {
+    match op {
+        LoadOp::Load => "load",
+        LoadOp::Clear => "clear",
+        LoadOp::DontCare => "dont_care",
+    }
+}
+
+fn store_name(op: StoreOp) -> &'static str {
+    match op {
+        StoreOp::Store => "store",
+        StoreOp::DontCare => "dont_care",
+    }
 }
 
 /// The Graphviz form of a compiled frame.
@@ -99,7 +170,13 @@ pub fn dot(entry: &str, graph: &RecordedGraph, compiled: &CompiledFrame) -> Stri
         } else {
             decl.queue.name().to_string()
         };
-        format!("{}: {}\\n{}", node.0, escape(&decl.name), queue)
+        let mut label = format!("{}: {}\\n{}", node.0, escape(&decl.name), queue);
+        if let Some(pass) = compiled.render_passes.iter().find(|pass| pass.node == node) {
+            for line in render_pass_lines(graph, pass) {
+                let _ = write!(label, "\\n{}", escape(&line));
+            }
+        }
+        label
     };
     for (position, &node) in compiled.order.iter().enumerate() {
         let _ = writeln!(

@@ -187,7 +187,7 @@ fn node_table(out: &mut String, graph: &RecordedGraph, compiled: &CompiledFrame)
             .iter()
             .find(|pass| pass.node == node)
             .map_or(String::new(), |pass| {
-                format!(
+                let mut text = format!(
                     "{}x{} x{} samples, {} colour{}",
                     pass.width,
                     pass.height,
@@ -198,7 +198,12 @@ fn node_table(out: &mut String, graph: &RecordedGraph, compiled: &CompiledFrame)
                     } else {
                         ""
                     }
-                )
+                );
+                for line in super::graph::render_pass_lines(graph, pass) {
+                    text.push_str("; ");
+                    text.push_str(&line);
+                }
+                text
             });
         let accesses: Vec<String> = graph.accesses
             [record.accesses.start as usize..record.accesses.end as usize]

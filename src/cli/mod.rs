@@ -5,11 +5,29 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `eprint!` that cannot panic: a diagnostic stderr cannot take is dropped (there is nowhere
+/// left to report it). Results go through `output::Output`.
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that cannot panic (see `diag!`).
+macro_rules! diagln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod check;
 mod frames;
 mod graph;
 mod graph_html;
+mod output;
 mod repl;
 mod run;
 mod run_vulkan;
@@ -49,6 +67,20 @@ enum Command {
     /// Time each phase (source to native code, graph building under JIT and interpreter, frame
     /// compilation with and without the cache) on the null backend.
     Bench(bench::BenchArgs),
+}
+
+/// What a command line clap did not accept becomes: a usage error on stderr (exit 2), or the
+/// help or version text it asked for on stdout (exit 0; 3 when stdout cannot take it).
+pub fn not_parsed(error: clap::Error) -> ExitCode {
+    let usage_error = error.use_stderr();
+    match error.print() {
+        Ok(()) => ExitCode::from(if usage_error { 2 } else { 0 }),
+        Err(_) if usage_error => ExitCode::from(2),
+        Err(io_error) => {
+            output::OutputError::new("the help", output::Destination::Stdout, io_error)
+                .report(ExitCode::SUCCESS)
+        }
+    }
 }
 
 /// Runs a parsed command line and returns the process exit code.

@@ -9,12 +9,15 @@
 //! fails is reported and dropped, so the session always holds a script that runs.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use rpsl::frontend::preprocess::FsLoader;
 use rpsl::runtime::{AccessRange, CompiledFrame, NodeId, RecordedGraph};
 
 use rpsl::{EntryArgs, Program, Session, SessionOptions};
+
+use super::output::{Destination, Output, OutputError};
 
 /// The entry point the typed statements form.
 pub const REPL_ENTRY: &str = "__repl";
@@ -345,23 +348,40 @@ impl Repl {
 /// `rpsl repl [FILE]`: reads inputs with line editing (plain lines when stdin is not a
 /// terminal) until `:quit` or end of input. Exit code 0, or 1 when FILE does not load.
 pub fn run(file: Option<&Path>) -> std::process::ExitCode {
+    match session(file) {
+        Ok(code) => code,
+        Err(error) => error.report(std::process::ExitCode::SUCCESS),
+    }
+}
+
+/// Writes a reply on stdout now (the user is waiting for it).
+fn say(out: &mut Output, text: &str) -> Result<(), OutputError> {
+    out.write_str(text)?;
+    out.writer().flush().map_err(|error| out.failed(error))
+}
+
+fn session(file: Option<&Path>) -> Result<std::process::ExitCode, OutputError> {
+    let mut out = Output::open("the session's output", Destination::Stdout)?;
     let mut repl = Repl::new();
     if let Some(path) = file {
         let reply = repl.load(path);
         if !reply.ok {
-            eprint!("{}", reply.text);
-            return std::process::ExitCode::from(1);
+            diag!("{}", reply.text);
+            return Ok(std::process::ExitCode::from(1));
         }
-        print!("{}", reply.text);
+        say(&mut out, &reply.text)?;
     }
     let mut editor = match rustyline::DefaultEditor::new() {
         Ok(editor) => editor,
         Err(error) => {
-            eprintln!("error: cannot read input: {error}");
-            return std::process::ExitCode::from(2);
+            diagln!("error: cannot read input: {error}");
+            return Ok(std::process::ExitCode::from(2));
         }
     };
-    println!("rpsl repl: type :help for commands, :quit to leave");
+    say(
+        &mut out,
+        "rpsl repl: type :help for commands, :quit to leave\n",
+    )?;
     let mut pending = String::new();
     loop {
         let prompt = if pending.is_empty() {
@@ -390,15 +410,16 @@ pub fn run(file: Option<&Path>) -> std::process::ExitCode {
         }
         let reply = repl.input(&input);
         if reply.ok {
-            print!("{}", reply.text);
+            say(&mut out, &reply.text)?;
         } else {
-            eprint!("{}", reply.text);
+            diag!("{}", reply.text);
         }
         if reply.quit {
             break;
         }
     }
-    std::process::ExitCode::SUCCESS
+    out.finish()?;
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// A declaration starts with a declaration keyword, or is a function definition (`TYPE NAME(`

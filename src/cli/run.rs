@@ -9,6 +9,7 @@ use clap::Args;
 use rpsl::runtime::DumpWriter;
 
 use super::frames::{self, Backend, FrameOptions, EXIT_RUNTIME};
+use super::output::{Destination, Output};
 use super::run_vulkan::{VulkanRunOptions, VulkanRunner};
 
 /// Options of `rpsl run`.
@@ -92,16 +93,31 @@ pub fn run(args: &RunArgs) -> ExitCode {
             Err(code) => return code,
         }
     }
-    let mut dump = args
-        .dump
-        .as_ref()
-        .map(|_| DumpWriter::new(&session.entry().name));
+    // The dump streams frame by frame into its file (opened before the first frame) or stdout.
+    let mut dump_output = match &args.dump {
+        Some(path) => match Output::open(
+            "the graph dump",
+            Destination::from_option(Some(path.as_path())),
+        ) {
+            Ok(output) => Some(output),
+            Err(error) => return error.report(ExitCode::SUCCESS),
+        },
+        None => None,
+    };
+    let entry = session.entry().name.clone();
+    let mut dump_writer = dump_output
+        .as_mut()
+        .map(|output| DumpWriter::streaming(&entry, output.writer()));
     let mut failure = None;
     for _ in 0..args.frames {
         match session.run_frame(&entry_args) {
             Ok(frame) => {
-                if let Some(dump) = dump.as_mut() {
+                if let Some(dump) = dump_writer.as_mut() {
                     dump.add_frame(frame.graph, Some(frame.compiled));
+                    if dump.error().is_some() {
+                        // The dump cannot be written: stop (reported below).
+                        break;
+                    }
                 }
                 if let Some(runner) = vulkan.as_mut() {
                     if let Err(code) = runner.execute(frame) {
@@ -111,12 +127,20 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 }
             }
             Err(error) => {
-                eprint!("{}", error.render());
+                diag!("{}", error.render());
                 failure = Some(ExitCode::from(EXIT_RUNTIME));
                 break;
             }
         }
     }
+    // The dump ends before `--timings` prints (both may go to stdout).
+    let closed = dump_writer.map(|dump| dump.close().map(|_| ()));
+    let dumped = match (closed, dump_output) {
+        (Some(closed), Some(output)) => closed
+            .map_err(|error| output.failed(error))
+            .and_then(|()| output.finish()),
+        _ => Ok(()),
+    };
     if let Some(runner) = vulkan {
         // After a failure the device still drains (its own errors are secondary).
         let finished = if failure.is_none() {
@@ -129,18 +153,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
             failure = Some(code);
         }
     }
-    if let (Some(path), Some(dump)) = (&args.dump, dump) {
-        let text = dump.finish();
-        let written = if path.as_os_str() == "-" {
-            print!("{text}");
-            Ok(())
-        } else {
-            std::fs::write(path, text)
-        };
-        if let Err(error) = written {
-            eprintln!("error: cannot write `{}`: {error}", path.display());
-            return ExitCode::from(EXIT_RUNTIME);
-        }
+    let outcome = failure.unwrap_or(ExitCode::SUCCESS);
+    match dumped {
+        Ok(()) => outcome,
+        Err(error) => error.report(outcome),
     }
-    failure.unwrap_or(ExitCode::SUCCESS)
 }

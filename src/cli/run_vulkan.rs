@@ -16,6 +16,7 @@ use rpsl_vulkan::{FrameTimings, VulkanBackend, VulkanOptions};
 const SHADER_COMPILE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 use super::frames::EXIT_RUNTIME;
+use super::output::{self, Destination};
 
 /// What `rpsl run` asks of the Vulkan backend.
 #[derive(Clone, Debug, Default)]
@@ -51,7 +52,7 @@ pub struct VulkanRunner {
 
 /// Prints a backend error as `error: vulkan: ...` and returns exit code 3.
 fn backend_failure(error: &BackendError) -> ExitCode {
-    eprintln!("error: vulkan: {error}");
+    diagln!("error: vulkan: {error}");
     ExitCode::from(EXIT_RUNTIME)
 }
 
@@ -72,13 +73,13 @@ impl VulkanRunner {
         let shader_options = ShaderNodeOptions::new(&options.shader_dir)
             .in_child_process(SHADER_COMPILE_TIMEOUT)
             .map_err(|error| {
-                eprintln!("error: shaders: {error}");
+                diagln!("error: shaders: {error}");
                 ExitCode::from(EXIT_RUNTIME)
             })?;
         bind_shader_nodes(&mut backend, shader_options, options.node_names.clone());
         if let Some(dir) = &options.out {
             if let Err(error) = std::fs::create_dir_all(dir) {
-                eprintln!("error: cannot create `{}`: {error}", dir.display());
+                diagln!("error: cannot create `{}`: {error}", dir.display());
                 return Err(ExitCode::from(EXIT_RUNTIME));
             }
         }
@@ -121,8 +122,12 @@ impl VulkanRunner {
         }
         if self.options.timings {
             match &self.last_timings {
-                Some(timings) => print!("{}", timing_table(timings, &self.frame_times_ns)),
-                None => eprintln!("warning: no GPU timings were collected"),
+                Some(timings) => {
+                    let table = timing_table(timings, &self.frame_times_ns);
+                    output::write_whole("the GPU timings", Destination::Stdout, &table)
+                        .map_err(|error| error.report(ExitCode::SUCCESS))?;
+                }
+                None => diagln!("warning: no GPU timings were collected"),
             }
         }
         Ok(())
@@ -145,7 +150,7 @@ impl VulkanRunner {
             Ok(image) => image,
             // A format PNG cannot show is skipped with a warning; real failures fail the run.
             Err(error @ BackendError::Unsupported(_)) => {
-                eprintln!("warning: `{}` is not written as PNG: {error}", output.name);
+                diagln!("warning: `{}` is not written as PNG: {error}", output.name);
                 return Ok(());
             }
             Err(error) => return Err(backend_failure(&error)),
