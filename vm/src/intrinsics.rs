@@ -74,15 +74,19 @@ pub fn shr_i32(x: i32, n: u32) -> i32 {
 }
 
 /// `f32tof16(x)`: `x` rounded to the nearest IEEE binary16 value (ties to even), its bits in the
-/// low 16 bits. Too large values give ±infinity, too small ones ±0 or a half denormal; NaN gives
-/// the quiet NaN `0x7E00` (with `x`'s sign).
+/// low 16 bits. Too large values give ±infinity, too small ones ±0 or a half denormal; every NaN
+/// gives the quiet NaN `0x7E00` (its sign and payload are ignored, like every other op's: which
+/// NaN arithmetic produces is not defined, see `docs/semantics.md`).
 pub fn f32tof16(x: f32) -> u32 {
+    if x.is_nan() {
+        return 0x7E00;
+    }
     let bits = x.to_bits();
     let sign = (bits >> 16) & 0x8000;
     let exponent = ((bits >> 23) & 0xFF) as i32;
     let mantissa = bits & 0x007F_FFFF;
     if exponent == 0xFF {
-        return sign | if mantissa == 0 { 0x7C00 } else { 0x7E00 };
+        return sign | 0x7C00;
     }
     // The value's exponent re-biased for half (bias 15 instead of 127).
     let half_exponent = exponent - 127 + 15;
@@ -463,6 +467,7 @@ mod tests {
         assert_eq!(f32tof16(65520.0), 0x7C00);
         assert_eq!(f32tof16(f32::NEG_INFINITY), 0xFC00);
         assert_eq!(f32tof16(f32::NAN), 0x7E00);
+        assert_eq!(f32tof16(f32::from_bits(0xFFC0_0001)), 0x7E00);
         // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (down); 1 + 3 * 2^-11 up.
         assert_eq!(f32tof16(1.0 + f32::powi(2.0, -11)), 0x3C00);
         assert_eq!(f32tof16(1.0 + 3.0 * f32::powi(2.0, -11)), 0x3C02);
