@@ -205,6 +205,14 @@ intrinsics! {
     Frexp = "frexp", 2, OutFloat;
     /// `sincos(x, out s, out c)`: `s = sin(x)`, `c = cos(x)`; returns nothing.
     Sincos = "sincos", 3, OutFloat;
+    /// `select(cond, a, b)` (HLSL 2021): per component `cond ? a : b`, both sides evaluated.
+    Select = "select", 3, Select;
+    /// `and(a, b)` (HLSL 2021): per component logical and, both sides evaluated; `bool` result.
+    And = "and", 2, Logical;
+    /// `or(a, b)` (HLSL 2021): per component logical or, both sides evaluated; `bool` result.
+    Or = "or", 2, Logical;
+    /// `D3DCOLORtoUBYTE4(c)`: `int4(c.zyxw * 255.001953)`, a `float4` color to bytes.
+    D3dcolortoubyte4 = "D3DCOLORtoUBYTE4", 1, ColorToBytes;
 }
 
 /// Signature families.
@@ -232,6 +240,9 @@ enum Class {
     Asdouble,
     Msad4,
     OutFloat,
+    Select,
+    Logical,
+    ColorToBytes,
 }
 
 impl Intrinsic {
@@ -515,7 +526,10 @@ pub fn resolve_intrinsic(
         | Class::F32tof16
         | Class::Asdouble
         | Class::Msad4
-        | Class::OutFloat => unreachable!("resolved by `resolve_special`"),
+        | Class::OutFloat
+        | Class::Select
+        | Class::Logical
+        | Class::ColorToBytes => unreachable!("resolved by `resolve_special`"),
     })
 }
 
@@ -692,6 +706,44 @@ fn resolve_special(
                 Type::Vector(u, 4),
             )
         }
+        Class::Select => {
+            let (shape, warning) = common_shape(intrinsic, args)?;
+            let k = args[1..]
+                .iter()
+                .filter_map(Type::component_kind)
+                .reduce(common_kind)
+                .unwrap_or(ScalarKind::Int)
+                .concrete();
+            Ok(Some(IntrinsicCall {
+                intrinsic,
+                params: vec![
+                    shape.with_kind(ScalarKind::Bool),
+                    shape.with_kind(k),
+                    shape.with_kind(k),
+                ],
+                result: shape.with_kind(k),
+                warning,
+            }))
+        }
+        Class::Logical => {
+            let (shape, warning) = common_shape(intrinsic, args)?;
+            let bools = shape.with_kind(ScalarKind::Bool);
+            Ok(Some(IntrinsicCall {
+                intrinsic,
+                params: vec![bools.clone(); 2],
+                result: bools,
+                warning,
+            }))
+        }
+        Class::ColorToBytes => {
+            if !is_scalar_like(&args[0]) && !matches!(args[0], Type::Vector(_, 4)) {
+                return Err(arg_error("a `float4`", &args[0]));
+            }
+            call(
+                vec![Type::Vector(ScalarKind::Float, 4)],
+                Type::Vector(ScalarKind::Int, 4),
+            )
+        }
         Class::OutFloat => {
             // Only `x` decides the type; the `out` arguments must match it exactly (sema checks).
             let k = float_kind(args[0].component_kind().unwrap_or(ScalarKind::Float));
@@ -842,7 +894,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        assert_eq!(Intrinsic::ALL.len(), 71);
+        assert_eq!(Intrinsic::ALL.len(), 75);
         for &i in Intrinsic::ALL {
             assert_eq!(Intrinsic::from_name(i.name()), Some(i));
         }
@@ -1135,6 +1187,21 @@ mod tests {
         assert_eq!(
             check("sincos", &["float3", "float3", "float3"]),
             "(float3, float3, float3) -> void"
+        );
+        assert_eq!(
+            check("select", &["bool2", "float2", "lit"]),
+            "(bool2, float2, float2) -> float2"
+        );
+        assert_eq!(
+            check("select", &["bool", "int3", "uint3"]),
+            "(bool3, uint3, uint3) -> uint3"
+        );
+        assert_eq!(check("and", &["bool3", "bool"]), "(bool3, bool3) -> bool3");
+        assert_eq!(check("or", &["int2", "float2"]), "(bool2, bool2) -> bool2");
+        assert_eq!(check("D3DCOLORtoUBYTE4", &["float4"]), "(float4) -> int4");
+        assert_eq!(
+            check("D3DCOLORtoUBYTE4", &["float3"]),
+            "`D3DCOLORtoUBYTE4` expects a `float4` argument, found `float3`"
         );
     }
 

@@ -397,3 +397,31 @@ export void main(out float2 fraction, out float2 whole, out float3 mantissa, out
     assert_eq!(got, [-0.5, 7.0, 0.0, 0.75]);
     assert_eq!(got[2].to_bits(), (-0.0f32).to_bits());
 }
+
+#[test]
+fn hlsl_2021_select_and_or_and_color_bytes() {
+    let source = r#"
+export void main(out float3 picked, out int2 scalar_cond, out uint3 logic, out int4 bytes,
+                 out int4 clamped)
+{
+    picked = select(bool3(true, false, true), float3(1, 2, 3), float3(-1, -2, -3));
+    scalar_cond = select(false, int2(1, 2), int2(5, 6));
+    bool3 a = and(bool3(true, true, false), bool3(true, false, false));
+    bool3 o = or(bool3(true, false, false), float3(0, 0.5f, 0));
+    logic = uint3(a) * 10 + uint3(o);
+    bytes = D3DCOLORtoUBYTE4(float4(0.25f, 0.5f, 1.0f, 0.0f));
+    clamped = D3DCOLORtoUBYTE4(float4(-1.0f, 1e10f, 0.999f, 0.5f));
+}
+"#;
+    let (io, e) = run(source, |_, _| {});
+    assert_eq!(floats(&io, &e, 0, 3), [1.0, -2.0, 3.0]);
+    assert_eq!(words(&io, &e, 1, 2), [5, 6]);
+    assert_eq!(words(&io, &e, 2, 3), [11, 1, 0]);
+    // (z, y, x, w) * 255.001953, truncated: 255.001953 -> 255, 127.5009 -> 127, 63.75 -> 63.
+    assert_eq!(words(&io, &e, 3, 4), [255, 127, 63, 0]);
+    // 0.999 * 255.001953 = 254.75 -> 254; 1e10 saturates; -255.0 -> -255; 127.5 -> 127.
+    assert_eq!(
+        words(&io, &e, 4, 4),
+        [254, i32::MAX as u32, (-255i32) as u32, 127]
+    );
+}

@@ -1,6 +1,7 @@
 //! Lowering of the HLSL intrinsics that expand into several ops: the shading helpers (`dst`,
-//! `lit`, `faceforward`, `reflect`, `refract`), `ldexp`, `asdouble`, `msad4`, and the intrinsics
-//! with `out` arguments (`modf`, `frexp`, `sincos`).
+//! `lit`, `faceforward`, `reflect`, `refract`), `ldexp`, `asdouble`, `msad4`, HLSL 2021's
+//! `select`/`and`/`or`, `D3DCOLORtoUBYTE4`, and the intrinsics with `out` arguments (`modf`,
+//! `frexp`, `sincos`).
 //!
 //! Each expansion is the single definition of its intrinsic: both engines run the same ops in the
 //! same order, so they agree bit for bit. `docs/semantics.md` states every formula.
@@ -135,6 +136,38 @@ impl FnLower<'_> {
                     .collect()
             }
             Intrinsic::Msad4 => self.lower_msad4(lanes[0][0], &lanes[1], &lanes[2]),
+            Intrinsic::Select => {
+                let n = lanes.iter().map(Vec::len).max().unwrap_or(0);
+                (0..n)
+                    .map(|k| {
+                        let (c, a, b) =
+                            (lane(&lanes[0], k), lane(&lanes[1], k), lane(&lanes[2], k));
+                        self.b.select(c, a, b)
+                    })
+                    .collect()
+            }
+            Intrinsic::And | Intrinsic::Or => {
+                let op = if intrinsic == Intrinsic::And {
+                    VmBinary::AndBool
+                } else {
+                    VmBinary::OrBool
+                };
+                let n = lanes[0].len().max(lanes[1].len());
+                (0..n)
+                    .map(|k| self.b.binary(op, lane(&lanes[0], k), lane(&lanes[1], k)))
+                    .collect()
+            }
+            Intrinsic::D3dcolortoubyte4 => {
+                // int4(c.zyxw * 255.001953f) (the f32 255.001953125): truncating, saturating.
+                let scale = self.b.fconst_f32(255.001_95);
+                [2, 1, 0, 3]
+                    .into_iter()
+                    .map(|k| {
+                        let scaled = self.b.binary(VmBinary::MulF32, lane(&lanes[0], k), scale);
+                        self.b.convert(VmType::I32, scaled)
+                    })
+                    .collect()
+            }
             Intrinsic::Modf | Intrinsic::Frexp => {
                 let (result_op, out_op) = if intrinsic == Intrinsic::Modf {
                     ("modf", "trunc")
