@@ -37,7 +37,9 @@ macro_rules! intrinsics {
                 }
             }
 
-            /// The intrinsic with this HLSL name.
+            /// The intrinsic with this HLSL name (for a name with several arities, such as
+            /// `asuint`, the first declared; [`resolve_intrinsic_by_name`] picks by arity).
+            #[allow(unreachable_patterns, reason = "`asuint` is declared twice, with 1 and 3 arguments")]
             pub fn from_name(name: &str) -> Option<Intrinsic> {
                 match name {
                     $($name => Some(Intrinsic::$variant),)*
@@ -213,6 +215,8 @@ intrinsics! {
     Or = "or", 2, Logical;
     /// `D3DCOLORtoUBYTE4(c)`: `int4(c.zyxw * 255.001953)`, a `float4` color to bytes.
     D3dcolortoubyte4 = "D3DCOLORtoUBYTE4", 1, ColorToBytes;
+    /// `asuint(d, out lo, out hi)`: the low and high 32 bits of a `double` (same shape).
+    AsuintDouble = "asuint", 3, SplitDouble;
 }
 
 /// Signature families.
@@ -243,6 +247,7 @@ enum Class {
     Select,
     Logical,
     ColorToBytes,
+    SplitDouble,
 }
 
 impl Intrinsic {
@@ -259,6 +264,8 @@ impl Intrinsic {
             (Intrinsic::Frexp, 1) => Some("exp"),
             (Intrinsic::Sincos, 1) => Some("s"),
             (Intrinsic::Sincos, 2) => Some("c"),
+            (Intrinsic::AsuintDouble, 1) => Some("lowbits"),
+            (Intrinsic::AsuintDouble, 2) => Some("highbits"),
             _ => None,
         }
     }
@@ -375,7 +382,11 @@ pub fn resolve_intrinsic_by_name(
     name: &str,
     args: &[Type],
 ) -> Option<Result<IntrinsicCall, IntrinsicError>> {
-    Intrinsic::from_name(name).map(|i| resolve_intrinsic(i, args))
+    let intrinsic = match Intrinsic::from_name(name)? {
+        Intrinsic::Asuint if args.len() == 3 => Intrinsic::AsuintDouble,
+        other => other,
+    };
+    Some(resolve_intrinsic(intrinsic, args))
 }
 
 /// Resolves a call of `intrinsic` with arguments of these types.
@@ -529,7 +540,8 @@ pub fn resolve_intrinsic(
         | Class::OutFloat
         | Class::Select
         | Class::Logical
-        | Class::ColorToBytes => unreachable!("resolved by `resolve_special`"),
+        | Class::ColorToBytes
+        | Class::SplitDouble => unreachable!("resolved by `resolve_special`"),
     })
 }
 
@@ -744,6 +756,15 @@ fn resolve_special(
                 Type::Vector(ScalarKind::Int, 4),
             )
         }
+        Class::SplitDouble => {
+            if args[0].component_kind() != Some(ScalarKind::Double)
+                || matches!(args[0], Type::Matrix(..))
+            {
+                return Err(arg_error("a `double` scalar or vector", &args[0]));
+            }
+            let halves = args[0].with_kind(ScalarKind::Uint);
+            call(vec![args[0].clone(), halves.clone(), halves], Type::Void)
+        }
         Class::OutFloat => {
             // Only `x` decides the type; the `out` arguments must match it exactly (sema checks).
             let k = float_kind(args[0].component_kind().unwrap_or(ScalarKind::Float));
@@ -894,10 +915,12 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        assert_eq!(Intrinsic::ALL.len(), 75);
+        assert_eq!(Intrinsic::ALL.len(), 76);
         for &i in Intrinsic::ALL {
-            assert_eq!(Intrinsic::from_name(i.name()), Some(i));
+            let by_name = resolve_intrinsic_by_name(i.name(), &vec![Type::Error; i.arity()]);
+            assert_eq!(by_name.map(|call| call.unwrap().intrinsic), Some(i));
         }
+        assert_eq!(Intrinsic::from_name("asuint"), Some(Intrinsic::Asuint));
         assert_eq!(Intrinsic::from_name("create_tex2d"), None);
         assert!(resolve_intrinsic_by_name("foo", &[]).is_none());
     }
@@ -1199,6 +1222,18 @@ mod tests {
         assert_eq!(check("and", &["bool3", "bool"]), "(bool3, bool3) -> bool3");
         assert_eq!(check("or", &["int2", "float2"]), "(bool2, bool2) -> bool2");
         assert_eq!(check("D3DCOLORtoUBYTE4", &["float4"]), "(float4) -> int4");
+        assert_eq!(
+            check("asuint", &["double2", "uint2", "uint2"]),
+            "(double2, uint2, uint2) -> void"
+        );
+        assert_eq!(
+            check("asuint", &["float", "uint", "uint"]),
+            "`asuint` expects a `double` scalar or vector argument, found `float`"
+        );
+        assert_eq!(
+            check("asuint", &["float", "uint"]),
+            "`asuint` takes 1 argument, 2 given"
+        );
         assert_eq!(
             check("D3DCOLORtoUBYTE4", &["float3"]),
             "`D3DCOLORtoUBYTE4` expects a `float4` argument, found `float3`"

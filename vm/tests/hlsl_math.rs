@@ -425,3 +425,27 @@ export void main(out float3 picked, out int2 scalar_cond, out uint3 logic, out i
         [254, i32::MAX as u32, (-255i32) as u32, 127]
     );
 }
+
+#[test]
+fn asuint_splits_a_double() {
+    let source = r#"
+export void main(double2 d, out uint2 lo, out uint2 hi, out double2 back, out uint one_lo, out uint one_hi)
+{
+    asuint(d, lo, hi);
+    back = asdouble(lo, hi);
+    asuint(1.0l, one_lo, one_hi);
+}
+"#;
+    let (io, e) = run(source, |io, e| {
+        let offset = e.params[0].offset as usize;
+        io[offset..offset + 8].copy_from_slice(&std::f64::consts::PI.to_le_bytes());
+        io[offset + 8..offset + 16].copy_from_slice(&(-0.0f64).to_le_bytes());
+    });
+    assert_eq!(words(&io, &e, 1, 2), [0x5444_2D18, 0]);
+    assert_eq!(words(&io, &e, 2, 2), [0x4009_21FB, 0x8000_0000]);
+    let back = doubles(&io, &e, 3, 2);
+    assert_eq!(back[0], std::f64::consts::PI);
+    assert_eq!(back[1].to_bits(), (-0.0f64).to_bits());
+    assert_eq!(words(&io, &e, 4, 1), [0]);
+    assert_eq!(words(&io, &e, 5, 1), [0x3FF0_0000]);
+}

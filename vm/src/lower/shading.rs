@@ -184,6 +184,20 @@ impl FnLower<'_> {
                 self.write_outs(outs, vec![written], span)?;
                 result
             }
+            Intrinsic::AsuintDouble => {
+                // lo = low 32 bits, hi = high 32 bits of the double's bits
+                let shift = self.b.constant(Value::U64(32));
+                let mut low = Vec::new();
+                let mut high = Vec::new();
+                for &d in &lanes[0] {
+                    let bits = self.b.bitcast(VmType::U64, d);
+                    low.push(self.b.convert(VmType::U32, bits));
+                    let top = self.b.binary(VmBinary::ShrU64, bits, shift);
+                    high.push(self.b.convert(VmType::U32, top));
+                }
+                self.write_outs(outs, vec![low, high], span)?;
+                Vec::new()
+            }
             Intrinsic::Sincos => {
                 let x = &lanes[0];
                 let (sin, cos) = (find_unary("sin", ty, span)?, find_unary("cos", ty, span)?);
