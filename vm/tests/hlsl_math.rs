@@ -449,3 +449,44 @@ export void main(double2 d, out uint2 lo, out uint2 hi, out double2 back, out ui
     assert_eq!(words(&io, &e, 4, 1), [0]);
     assert_eq!(words(&io, &e, 5, 1), [0x3FF0_0000]);
 }
+
+#[test]
+fn matrix_members_in_globals_parameters_and_compound_assignments() {
+    let source = r#"
+static const float2x2 SCALED = mul(float2x2(1, 2, 3, 4), 2.0f);
+static const float CORNER = SCALED._m11 + determinant(SCALED);
+
+float trace(float3x3 m) { return m._11 + m._22 + m._33; }
+
+void bump(inout float3x3 m) { m._m00_m11 += float2(10, 20); m._33 *= 3; }
+
+export void main(inout float3x3 p, out float corner, out float2 globals, out float t, out float3x3 q)
+{
+    corner = CORNER;
+    globals = SCALED._12_21;
+    bump(p);
+    p._m01++;
+    t = trace(p);
+    float3x3 local = p;
+    local._m20_m21_m22 = local._m00_m01_m02;
+    q = transpose(local);
+}
+"#;
+    let (io, e) = run(source, |io, e| {
+        put_f32(io, e, 0, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    });
+    // p after bump and ++: (11, 3, 3), (4, 25, 6), (7, 8, 27).
+    assert_eq!(
+        floats(&io, &e, 0, 9),
+        [11.0, 3.0, 3.0, 4.0, 25.0, 6.0, 7.0, 8.0, 27.0]
+    );
+    // SCALED = (2, 4), (6, 8): 8 + (2*8 - 4*6).
+    assert_eq!(floats(&io, &e, 1, 1), [0.0]);
+    assert_eq!(floats(&io, &e, 2, 2), [4.0, 6.0]);
+    assert_eq!(floats(&io, &e, 3, 1), [63.0]);
+    // local rows (11, 3, 3), (4, 25, 6), (11, 3, 3), transposed.
+    assert_eq!(
+        floats(&io, &e, 4, 9),
+        [11.0, 4.0, 11.0, 3.0, 25.0, 3.0, 3.0, 6.0, 3.0]
+    );
+}
