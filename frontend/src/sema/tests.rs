@@ -750,3 +750,13 @@ fn hlsl_math_errors() {
     }
     assert!(report.is_empty(), "{report}");
 }
+
+#[test]
+fn matrix_members_are_lane_swizzles() {
+    let (_, dump) = hir_of(
+        "export void main() {\n    float3x3 m = 0;\n    m._m01_m10 = float2(1, 2);\n    float f = m._33;\n}\n",
+    );
+    let body: Vec<&str> = dump.lines().skip(1).map(str::trim).collect();
+    assert_eq!(body[1], "(m#0._m01_m10 = float2{1.0, 2.0});");
+    assert_eq!(body[2], "let f#1: float = m#0._m22;");
+}
