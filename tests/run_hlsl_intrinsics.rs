@@ -1,6 +1,8 @@
 //! `tests_console_test_hlsl_intrinsics.rpsl`: the exact `ia[]` / `fa[]` the `Foo` node receives,
 //! against values computed by hand from HLSL's definitions (integers exact; floats within 1e-5
-//! relative, or both NaN / both the same infinity).
+//! relative, or both NaN / both the same infinity). Then a script of matrix math (`mul`, matrix
+//! members, `transpose`, `determinant`) and the intrinsics added with them, whose node arguments
+//! must be identical under both engines and exact.
 
 mod run_support;
 
@@ -182,5 +184,108 @@ fn zeros_and_mixed_signs() {
             0.3,                 // saturate(0.3)
             1.3498588075760032,  // exp(0.3)
         ],
+    );
+}
+
+/// Matrix math and the intrinsics added for issue 22 through the embedding API: the values a
+/// node receives, identical under the interpreter and the JIT, and exact.
+const MATRIX_SCRIPT: &str = r#"
+compute node Out(float fa[12], uint ua[8]);
+
+export void main(float angle, float4x4 m)
+{
+    float3x3 r = float3x3(cos(angle), -sin(angle), 0, sin(angle), cos(angle), 0, 0, 0, 1);
+    float3 p = mul(r, float3(1, 0, 0));
+    float3 q = mul(float3(1, 0, 0), r);
+    float4x4 mt = transpose(m);
+    m._m03_m13 = float2(7, 8);
+    float fa[12] = {
+        p.y, q.y, determinant(r), determinant(m), mt._m10, m._14, m._24,
+        degrees(angle), radians(90.0f), log10(1e-3f), mul(m, float4(1, 1, 1, 1)).w,
+        reflect(float2(1, -1), float2(0, 1)).y };
+    float ip;
+    float fraction = modf(-2.25f, ip);
+    uint ua[8] = { f32tof16(-1.5f), asuint(f16tof32(0x3555u)), msad4(0x00000101u, uint2(0x03020100u, 0u), uint4(0, 0, 0, 0)).x,
+                   asuint(fraction), asuint(ip), (uint)mul(int3(1, 2, 3), int3x3(1, 0, 0, 0, 1, 0, 0, 0, 1)).z,
+                   (uint)D3DCOLORtoUBYTE4(float4(1, 0, 0, 1)).z, asuint(lit(0.5f, 0.5f, 2).z) };
+    Out(fa, ua);
+}
+"#;
+
+/// Runs [`MATRIX_SCRIPT`] under one engine and returns its dump.
+fn run_matrix_script(mode: rpsl::Mode, args: &[&str]) -> Value {
+    let program = rpsl::Program::from_source("matrix.rpsl", MATRIX_SCRIPT)
+        .unwrap_or_else(|e| panic!("{}", e.rendered));
+    let options = rpsl::SessionOptions {
+        mode,
+        ..run_support::options(false)
+    };
+    let mut session = rpsl::Session::new(&program, Some("main"), options).expect("entry");
+    let parsed = rpsl::EntryArgs::parse(&program, session.entry(), args).expect("arguments");
+    let mut dump = rpsl::runtime::DumpWriter::new("main");
+    let frame = session
+        .run_frame(&parsed)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    dump.add_frame(frame.graph, Some(frame.compiled));
+    serde_json::from_str(&dump.finish()).expect("dump is JSON")
+}
+
+#[test]
+fn matrix_math_and_new_intrinsics_on_both_engines() {
+    let args = ["angle=0.5", "m=2,0,1,3,1,3,2,0,1,1,2,5,0,4,1,9"];
+    let jit = run_matrix_script(rpsl::Mode::Jit, &args);
+    let interp = run_matrix_script(rpsl::Mode::Interp, &args);
+    assert_eq!(jit, interp);
+    let nodes = nodes(&jit, 0);
+    let fa: Vec<f32> = arg(&nodes[0], "fa")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| float(v) as f32)
+        .collect();
+    let (s, c) = (0.5f32.sin(), 0.5f32.cos());
+    // mul(r, e0) is r's first column summed as ((r00*1 + r01*0) + r02*0): lane y is sin.
+    let p_y = (s * 1.0 + c * 0.0) + 0.0 * 0.0;
+    // mul(e0, r) is r's first row: lane y is -sin.
+    let q_y = (1.0 * -s + 0.0 * c) + 0.0 * 0.0;
+    // The cofactor expansion along the first row, left to right.
+    let det_r =
+        (c * (c * 1.0 - 0.0 * 0.0) - -s * (s * 1.0 - 0.0 * 0.0)) + 0.0 * (s * 0.0 - c * 0.0);
+    assert_eq!(
+        fa,
+        [
+            p_y,
+            q_y,
+            det_r,
+            // m after `m._m03_m13 = (7, 8)`: rows (2 0 1 7) (1 3 2 8) (1 1 2 5) (0 4 1 9).
+            18.0,
+            0.0, // transpose(m)._m10 is the original m._m01
+            7.0, // m._14 is m._m03 after the write
+            8.0, // m._24 is m._m13
+            0.5 * (180.0 / std::f32::consts::PI),
+            90.0 * (std::f32::consts::PI / 180.0),
+            1e-3f32.log10(),
+            14.0, // ((0 + 4) + 1) + 9
+            1.0,  // reflect((1, -1), (0, 1)) = (1, -1) - 2 * -1 * (0, 1)
+        ]
+    );
+    let ua: Vec<u64> = arg(&nodes[0], "ua")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        ua,
+        [
+            0xBE00,      // f32tof16(-1.5)
+            0x3EAA_A000, // f16tof32(0x3555) = 1.3330078125 / 4
+            1,           // reference bytes (1, 1, 0, 0) against source bytes (0, 1, 2, 3)
+            0xBE80_0000, // modf(-2.25) = -0.25
+            0xC000_0000, // its integer part -2
+            3,           // mul(int3(1, 2, 3), identity).z
+            255,         // D3DCOLORtoUBYTE4: lane z is x * 255.001953
+            0x3E80_0000, // lit(0.5, 0.5, 2).z = pow(0.5, 2)
+        ]
     );
 }

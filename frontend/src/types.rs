@@ -336,6 +336,72 @@ pub fn swizzle_indices(letters: &str, dim: u8) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// Why a matrix member such as `_m01_m10` does not apply to a matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixMemberError {
+    /// Not made of `_mRC` / `_RC` parts.
+    Syntax,
+    /// Zero-based `_mRC` and one-based `_RC` parts in one member.
+    MixedStyles,
+    /// A row or column beyond the matrix's size.
+    OutOfRange,
+    /// More than 4 parts.
+    TooMany,
+}
+
+/// The lanes a matrix member selects, row-major (`row * cols + col`): `_m01` is zero-based row 0,
+/// column 1; `_12` is the same element one-based; several parts (`_m00_m11`, `_11_22_33`) select
+/// a vector of up to 4 components, all in the same style.
+///
+/// ```
+/// use rpsl_frontend::types::{matrix_member_indices, MatrixMemberError};
+/// assert_eq!(matrix_member_indices("_m01", 3, 3), Ok(vec![1]));
+/// assert_eq!(matrix_member_indices("_11_22_33", 3, 3), Ok(vec![0, 4, 8]));
+/// assert_eq!(matrix_member_indices("_m00_11", 3, 3), Err(MatrixMemberError::MixedStyles));
+/// assert_eq!(matrix_member_indices("_m20", 2, 2), Err(MatrixMemberError::OutOfRange));
+/// ```
+pub fn matrix_member_indices(name: &str, rows: u8, cols: u8) -> Result<Vec<u8>, MatrixMemberError> {
+    let Some(rest) = name.strip_prefix('_') else {
+        return Err(MatrixMemberError::Syntax);
+    };
+    let mut zero_based = None;
+    let mut indices = Vec::new();
+    let mut out_of_range = false;
+    for part in rest.split('_') {
+        let (zero, digits) = match part.strip_prefix('m') {
+            Some(digits) => (true, digits),
+            None => (false, part),
+        };
+        let bytes = digits.as_bytes();
+        if bytes.len() != 2 || !bytes.iter().all(u8::is_ascii_digit) {
+            return Err(MatrixMemberError::Syntax);
+        }
+        if *zero_based.get_or_insert(zero) != zero {
+            return Err(MatrixMemberError::MixedStyles);
+        }
+        let (mut row, mut col) = (bytes[0] - b'0', bytes[1] - b'0');
+        if !zero {
+            if row == 0 || col == 0 {
+                return Err(MatrixMemberError::Syntax);
+            }
+            row -= 1;
+            col -= 1;
+        }
+        if row > 3 || col > 3 {
+            return Err(MatrixMemberError::Syntax);
+        }
+        out_of_range |= row >= rows || col >= cols;
+        indices.push(row * cols + col);
+    }
+    if indices.len() > 4 {
+        return Err(MatrixMemberError::TooMany);
+    }
+    if out_of_range {
+        return Err(MatrixMemberError::OutOfRange);
+    }
+    Ok(indices)
+}
+
 /// Displays a type as HLSL spells it; from [`Type::display`] (with names) or `Display` on [`Type`].
 pub struct TypeDisplay<'a> {
     ty: &'a Type,

@@ -130,6 +130,18 @@ fn unary_raw(op: UnaryOp, x: u64) -> u64 {
         IsnanF64 => (f64::from_bits(x).is_nan()) as u64,
         IsinfF64 => (f64::from_bits(x).is_infinite()) as u64,
         IsfiniteF64 => (f64::from_bits(x).is_finite()) as u64,
+        ModfF32 => (intrinsics::float32::modf_fraction(f32::from_bits(x as u32))).to_bits() as u64,
+        ModfF64 => (intrinsics::float64::modf_fraction(f64::from_bits(x))).to_bits(),
+        FrexpMantissaF32 => {
+            (intrinsics::float32::frexp_mantissa(f32::from_bits(x as u32))).to_bits() as u64
+        }
+        FrexpMantissaF64 => (intrinsics::float64::frexp_mantissa(f64::from_bits(x))).to_bits(),
+        FrexpExponentF32 => {
+            (intrinsics::float32::frexp_exponent(f32::from_bits(x as u32))).to_bits() as u64
+        }
+        FrexpExponentF64 => (intrinsics::float64::frexp_exponent(f64::from_bits(x))).to_bits(),
+        F16tof32U32 => (intrinsics::f16tof32(x as u32)).to_bits() as u64,
+        F32tof16F32 => (intrinsics::f32tof16(f32::from_bits(x as u32))) as u64,
     }
 }
 
@@ -373,6 +385,7 @@ fn ternary_raw(op: TernaryOp, a: u64, b: u64, c: u64) -> u64 {
         MadU32 => ((a as u32).wrapping_mul(b as u32).wrapping_add(c as u32)) as u64,
         MadI64 => ((a as i64).wrapping_mul(b as i64).wrapping_add(c as i64)) as u64,
         MadU64 => a.wrapping_mul(b).wrapping_add(c),
+        FmaF64 => (f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))).to_bits(),
     }
 }
 

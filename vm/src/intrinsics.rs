@@ -73,6 +73,74 @@ pub fn shr_i32(x: i32, n: u32) -> i32 {
     x.wrapping_shr(n)
 }
 
+/// `f32tof16(x)`: `x` rounded to the nearest IEEE binary16 value (ties to even), its bits in the
+/// low 16 bits. Too large values give ±infinity, too small ones ±0 or a half denormal; every NaN
+/// gives the quiet NaN `0x7E00` (its sign and payload are ignored, like every other op's: which
+/// NaN arithmetic produces is not defined, see `docs/semantics.md`).
+pub fn f32tof16(x: f32) -> u32 {
+    if x.is_nan() {
+        return 0x7E00;
+    }
+    let bits = x.to_bits();
+    let sign = (bits >> 16) & 0x8000;
+    let exponent = ((bits >> 23) & 0xFF) as i32;
+    let mantissa = bits & 0x007F_FFFF;
+    if exponent == 0xFF {
+        return sign | 0x7C00;
+    }
+    // The value's exponent re-biased for half (bias 15 instead of 127).
+    let half_exponent = exponent - 127 + 15;
+    if half_exponent >= 0x1F {
+        return sign | 0x7C00;
+    }
+    if half_exponent <= 0 {
+        // A half denormal (or zero): the significand with its implicit bit, shifted right by
+        // 14 - half_exponent bits (24-bit significand down to the 10-bit denormal field).
+        if half_exponent < -10 {
+            return sign;
+        }
+        let significand = mantissa | 0x0080_0000;
+        let shift = (14 - half_exponent) as u32;
+        return sign | round_shift_right(significand, shift);
+    }
+    // Normal: 13 mantissa bits drop; a carry out of the mantissa bumps the exponent (and may give
+    // infinity, 0x7C00, which is the right result).
+    let combined = ((half_exponent as u32) << 23) | mantissa;
+    sign | round_shift_right(combined, 13)
+}
+
+/// `value >> shift` rounded to nearest, ties to even (`shift` in 1..=31).
+fn round_shift_right(value: u32, shift: u32) -> u32 {
+    let kept = value >> shift;
+    let dropped = value & ((1 << shift) - 1);
+    let half = 1 << (shift - 1);
+    if dropped > half || (dropped == half && kept & 1 == 1) {
+        kept + 1
+    } else {
+        kept
+    }
+}
+
+/// `f16tof32(x)`: the IEEE binary16 value in the low 16 bits of `x`, exactly, as `f32` (the high
+/// bits are ignored).
+pub fn f16tof32(x: u32) -> f32 {
+    let sign = (x & 0x8000) << 16;
+    let exponent = (x >> 10) & 0x1F;
+    let mantissa = x & 0x03FF;
+    let bits = match (exponent, mantissa) {
+        (0, 0) => sign,
+        (0, _) => {
+            // A denormal: mantissa * 2^-24, exact in f32.
+            let magnitude = mantissa as f32 * f32::from_bits(0x3380_0000);
+            sign | magnitude.to_bits()
+        }
+        (0x1F, 0) => sign | 0x7F80_0000,
+        (0x1F, _) => sign | 0x7FC0_0000 | (mantissa << 13),
+        _ => sign | ((exponent + 127 - 15) << 23) | (mantissa << 13),
+    };
+    f32::from_bits(bits)
+}
+
 macro_rules! float_intrinsics {
     ($module:ident, $f:ident, $i:ident, $u:ident) => {
         /// Float intrinsics for this width.
@@ -166,6 +234,50 @@ macro_rules! float_intrinsics {
             /// `radians(x) = x * (pi / 180)`.
             pub fn radians(x: $f) -> $f {
                 x * (core::$f::consts::PI / 180.0)
+            }
+
+            /// `modf(x)`'s result: the fractional part `x - trunc(x)` with the sign of `x`
+            /// (`modf(-1.5) == -0.5`); ±0 for infinities; NaN for NaN. The integer part is
+            /// `trunc(x)`.
+            pub fn modf_fraction(x: $f) -> $f {
+                if x.is_infinite() {
+                    (0.0 as $f).copysign(x)
+                } else {
+                    (x - x.trunc()).copysign(x)
+                }
+            }
+
+            /// `frexp(x)`'s result: the mantissa `m` with `x == m * 2^e` and `0.5 <= |m| < 1`;
+            /// ±0 for ±0; `x` itself for infinities and NaN. Denormals are exact.
+            pub fn frexp_mantissa(x: $f) -> $f {
+                frexp(x).0
+            }
+
+            /// `frexp(x, e)`'s `e`, as a float: 0 for zeros, infinities and NaN.
+            pub fn frexp_exponent(x: $f) -> $f {
+                frexp(x).1 as $f
+            }
+
+            /// `(mantissa, exponent)` of [`frexp_mantissa`] / [`frexp_exponent`].
+            fn frexp(x: $f) -> ($f, i32) {
+                if x == 0.0 || !x.is_finite() {
+                    return (x, 0);
+                }
+                const MANTISSA_BITS: u32 = <$f>::MANTISSA_DIGITS - 1;
+                const BIAS: i32 = <$f>::MAX_EXP - 1;
+                // Scale denormals into the normal range first (exactly: a power of two).
+                let (x, extra) = if x.abs() < <$f>::MIN_POSITIVE {
+                    (x * (2.0 as $f).powi(64), -64)
+                } else {
+                    (x, 0)
+                };
+                let bits = x.to_bits();
+                let exponent_field = ((bits >> MANTISSA_BITS) & ((1 << (<$f>::MAX_EXP.trailing_zeros() + 1)) - 1)) as i32;
+                // Keep sign and mantissa, set the exponent of [0.5, 1): BIAS - 1.
+                let exponent_mask = ((1 << (<$f>::MAX_EXP.trailing_zeros() + 1)) - 1) << MANTISSA_BITS;
+                // 0.5 has exactly that exponent, a zero mantissa and a clear sign.
+                let mantissa = <$f>::from_bits((bits & !exponent_mask) | (0.5 as $f).to_bits());
+                (mantissa, exponent_field - (BIAS - 1) + extra)
             }
 
             /// `dot(a, b)`, summed left to right: `((a0*b0 + a1*b1) + a2*b2) + a3*b3`.
@@ -343,6 +455,66 @@ mod tests {
             float32::cross(&[1.0, 0.0, 0.0], &[0.0, 1.0, 0.0]),
             [0.0, 0.0, 1.0]
         );
+    }
+
+    #[test]
+    fn half_conversions() {
+        assert_eq!(f32tof16(1.0), 0x3C00);
+        assert_eq!(f32tof16(-0.0), 0x8000);
+        assert_eq!(f32tof16(65504.0), 0x7BFF);
+        // 65520 is halfway between 65504 and 65536 (infinity): ties to even give infinity.
+        assert_eq!(f32tof16(65519.0), 0x7BFF);
+        assert_eq!(f32tof16(65520.0), 0x7C00);
+        assert_eq!(f32tof16(f32::NEG_INFINITY), 0xFC00);
+        assert_eq!(f32tof16(f32::NAN), 0x7E00);
+        assert_eq!(f32tof16(f32::from_bits(0xFFC0_0001)), 0x7E00);
+        // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (down); 1 + 3 * 2^-11 up.
+        assert_eq!(f32tof16(1.0 + f32::powi(2.0, -11)), 0x3C00);
+        assert_eq!(f32tof16(1.0 + 3.0 * f32::powi(2.0, -11)), 0x3C02);
+        // The smallest normal and denormal halves, and half of the smallest denormal (ties to 0).
+        assert_eq!(f32tof16(f32::powi(2.0, -14)), 0x0400);
+        assert_eq!(f32tof16(f32::powi(2.0, -24)), 0x0001);
+        assert_eq!(f32tof16(f32::powi(2.0, -25)), 0x0000);
+        assert_eq!(f32tof16(1.5 * f32::powi(2.0, -25)), 0x0001);
+        // The largest denormal rounds up into the smallest normal.
+        assert_eq!(f32tof16(f32::powi(2.0, -14) - f32::powi(2.0, -26)), 0x0400);
+        assert_eq!(f16tof32(0x0400), f32::powi(2.0, -14));
+        assert_eq!(f16tof32(0x03FF), 1023.0 * f32::powi(2.0, -24));
+        assert_eq!(f16tof32(0xFC00), f32::NEG_INFINITY);
+        assert!(f16tof32(0x7E00).is_nan());
+        assert_eq!(f16tof32(0x8000).to_bits(), 0x8000_0000);
+        // Every finite half survives the round trip.
+        for bits in 0..0x7C00u32 {
+            for sign in [0, 0x8000] {
+                assert_eq!(f32tof16(f16tof32(bits | sign)), bits | sign);
+            }
+        }
+    }
+
+    #[test]
+    fn modf_and_frexp() {
+        assert_eq!(float32::modf_fraction(-1.5), -0.5);
+        assert_eq!(float32::modf_fraction(2.0).to_bits(), 0);
+        assert_eq!(float32::modf_fraction(-2.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(
+            float64::modf_fraction(f64::NEG_INFINITY).to_bits(),
+            (-0.0f64).to_bits()
+        );
+        assert!(float32::modf_fraction(f32::NAN).is_nan());
+        assert_eq!(float32::frexp_mantissa(8.0), 0.5);
+        assert_eq!(float32::frexp_exponent(8.0), 4.0);
+        assert_eq!(float32::frexp_mantissa(-0.375), -0.75);
+        assert_eq!(float32::frexp_exponent(-0.375), -1.0);
+        assert_eq!(float32::frexp_mantissa(1.0), 0.5);
+        assert_eq!(float32::frexp_exponent(1.0), 1.0);
+        // The smallest denormal: 2^-149 = 0.5 * 2^-148.
+        assert_eq!(float32::frexp_mantissa(f32::from_bits(1)), 0.5);
+        assert_eq!(float32::frexp_exponent(f32::from_bits(1)), -148.0);
+        assert_eq!(float64::frexp_mantissa(f64::MAX), 1.0 - f64::EPSILON / 2.0);
+        assert_eq!(float64::frexp_exponent(f64::MAX), 1024.0);
+        assert_eq!(float32::frexp_mantissa(f32::INFINITY), f32::INFINITY);
+        assert_eq!(float32::frexp_exponent(f32::INFINITY), 0.0);
+        assert_eq!(float32::frexp_exponent(0.0), 0.0);
     }
 
     #[test]

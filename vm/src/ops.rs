@@ -213,6 +213,22 @@ define_op_enum! {
         IsinfF64 = "isinf.f64": F64 -> Bool,
         /// `isfinite`.
         IsfiniteF64 = "isfinite.f64": F64 -> Bool,
+        /// `modf(x)`: the fractional part with the sign of x (±0 for infinities).
+        ModfF32 = "modf.f32": F32 -> F32,
+        /// `modf(x)`: the fractional part with the sign of x (±0 for infinities).
+        ModfF64 = "modf.f64": F64 -> F64,
+        /// `frexp(x)`: the mantissa in [0.5, 1) with the sign of x (x itself for 0, inf, NaN).
+        FrexpMantissaF32 = "frexp_mantissa.f32": F32 -> F32,
+        /// `frexp(x)`: the mantissa in [0.5, 1) with the sign of x (x itself for 0, inf, NaN).
+        FrexpMantissaF64 = "frexp_mantissa.f64": F64 -> F64,
+        /// `frexp(x, e)`'s exponent e as a float (0 for 0, inf, NaN).
+        FrexpExponentF32 = "frexp_exponent.f32": F32 -> F32,
+        /// `frexp(x, e)`'s exponent e as a float (0 for 0, inf, NaN).
+        FrexpExponentF64 = "frexp_exponent.f64": F64 -> F64,
+        /// `f16tof32`: the half in the low 16 bits as a float, exactly.
+        F16tof32U32 = "f16tof32.u32": U32 -> F32,
+        /// `f32tof16`: rounded to half (ties to even), bits in the low 16 bits.
+        F32tof16F32 = "f32tof16.f32": F32 -> U32,
     }
 }
 
@@ -475,6 +491,8 @@ define_op_enum! {
         MadI64 = "mad.i64": I64 -> I64,
         /// `mad(a, b, c) = a * b + c`, wrapping.
         MadU64 = "mad.u64": U64 -> U64,
+        /// `fma(a, b, c) = a * b + c` with a single rounding (fused).
+        FmaF64 = "fma.f64": F64 -> F64,
     }
 }
 

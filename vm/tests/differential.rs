@@ -4,7 +4,9 @@
 //! locations), host-call logs (node argument bytes included) and I/O blocks must be identical.
 //!
 //! The programs mix bounded loops, branches, structs, arrays indexed in and out of range,
-//! vectors and swizzles, intrinsics, integer division (sometimes by zero, sometimes `INT_MIN / -1`),
+//! vectors and swizzles, matrices (`mul`, `transpose`, `determinant`, matrix members read and
+//! written), intrinsics (`refract`, `lit`, `msad4`, `f32tof16`, `modf` with its `out` argument
+//! ...), integer division (sometimes by zero, sometimes `INT_MIN / -1`),
 //! conversions, texture view derivations (`.mips()`, `.array()`) and node calls taking all of these.
 //!
 //! The default suite runs a few hundred programs. The long run (10,000 programs) is ignored by

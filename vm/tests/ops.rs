@@ -73,6 +73,11 @@ fn unary_cases() -> Vec<(UnaryOp, Value, Value)> {
         (IsnanF32, F32(f32::NAN), Bool(true)), (IsinfF32, F32(f32::NEG_INFINITY), Bool(true)),
         (IsfiniteF32, F32(f32::INFINITY), Bool(false)), (IsnanF64, F64(1.0), Bool(false)),
         (IsinfF64, F64(f64::INFINITY), Bool(true)), (IsfiniteF64, F64(f64::NAN), Bool(false)),
+        (ModfF32, F32(-2.75), F32(-0.75)), (ModfF32, F32(f32::INFINITY), F32(0.0)), (ModfF64, F64(-3.0), F64(-0.0)),
+        (FrexpMantissaF32, F32(-12.0), F32(-0.75)), (FrexpMantissaF64, F64(0.125), F64(0.5)),
+        (FrexpExponentF32, F32(-12.0), F32(4.0)), (FrexpExponentF64, F64(0.125), F64(-2.0)),
+        (F16tof32U32, U32(0x0001_C200), F32(-3.0)), (F32tof16F32, F32(0.5), U32(0x3800)),
+        (F32tof16F32, F32(-65520.0), U32(0xFC00)),
     ]
 }
 
@@ -139,6 +144,8 @@ fn ternary_cases() -> Vec<(TernaryOp, [Value; 3], Value)> {
         (ClampF32, [F32(f32::NAN), F32(0.0), F32(1.0)], F32(0.0)), (ClampF64, [F64(7.5), F64(0.0), F64(1.0)], F64(1.0)),
         (MadI32, [I32(65536), I32(65536), I32(7)], I32(7)), (MadU32, [U32(3), U32(4), U32(5)], U32(17)),
         (MadI64, [I64(-3), I64(4), I64(5)], I64(-7)), (MadU64, [U64(1 << 32), U64(1 << 32), U64(9)], U64(9)),
+        // (1 + 2^-30)^2 - 1 = 2^-29 + 2^-60 exactly: fused; the unfused product rounds 2^-60 away.
+        (FmaF64, [F64(1.0 + 2f64.powi(-30)), F64(1.0 + 2f64.powi(-30)), F64(-1.0)], F64(2f64.powi(-29) + 2f64.powi(-60))),
     ]
 }
 

@@ -74,7 +74,7 @@ impl Printer<'_> {
                 }
                 Projection::Swizzle(components) => {
                     text.push('.');
-                    text.extend(components.iter().map(|&c| b"xyzw"[c as usize & 3] as char));
+                    text.push_str(&swizzle_text(&ty, components));
                     ty = Type::Error;
                 }
             }
@@ -131,11 +131,7 @@ impl Printer<'_> {
                 format!("{}[{} /*<{len}*/]", self.expr(base), self.expr(index))
             }
             ExprKind::Swizzle { base, components } => {
-                let letters: String = components
-                    .iter()
-                    .map(|&c| b"xyzw"[c as usize & 3] as char)
-                    .collect();
-                format!("{}.{letters}", self.expr(base))
+                format!("{}.{}", self.expr(base), swizzle_text(&base.ty, components))
             }
             ExprKind::Unary { op, operand } => {
                 let op = match op {
@@ -440,5 +436,20 @@ impl fmt::Display for Module {
             printer.line(0, "}");
         }
         f.write_str(&printer.out)
+    }
+}
+
+/// A swizzle as written: `xzy` on vectors and scalars, zero-based members (`_m01_m10`) on
+/// matrices, whose components are lanes `row * cols + col`.
+fn swizzle_text(base: &Type, components: &[u8]) -> String {
+    match base {
+        Type::Matrix(_, _, cols) if *cols > 0 => components
+            .iter()
+            .map(|&c| format!("_m{}{}", c / cols, c % cols))
+            .collect(),
+        _ => components
+            .iter()
+            .map(|&c| b"xyzw"[c as usize & 3] as char)
+            .collect(),
     }
 }

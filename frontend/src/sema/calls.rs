@@ -119,11 +119,36 @@ impl Checker<'_> {
                 if let Some(warning) = call.warning {
                     self.warning(span, warning.to_string());
                 }
-                let args = args
-                    .into_iter()
-                    .zip(&call.params)
-                    .map(|(arg, ty)| Arg::In(self.convert_to(arg.value, ty)))
-                    .collect();
+                let mut converted = Vec::with_capacity(args.len());
+                for (index, (arg, ty)) in args.into_iter().zip(&call.params).enumerate() {
+                    let Some(param) = call.intrinsic.out_param(index) else {
+                        converted.push(Arg::In(self.convert_to(arg.value, ty)));
+                        continue;
+                    };
+                    match arg.place {
+                        Some(place) if place.ty == *ty || place.ty == Type::Error => {
+                            converted.push(Arg::Out(place))
+                        }
+                        Some(place) => {
+                            let (found, wanted) = (self.show(&place.ty), self.show(ty));
+                            self.error(
+                                arg.span,
+                                format!("argument for `out` parameter `{param}` must have type `{wanted}`, found `{found}`"),
+                            );
+                            return Expr::error(span);
+                        }
+                        None => {
+                            self.error(
+                                arg.span,
+                                format!(
+                                    "argument for `out` parameter `{param}` must be assignable"
+                                ),
+                            );
+                            return Expr::error(span);
+                        }
+                    }
+                }
+                let args = converted;
                 let kind = ExprKind::Call {
                     callee: Callee::Intrinsic(call.intrinsic),
                     args,

@@ -619,6 +619,43 @@ impl Checker<'_> {
                     }
                 }
             }
+            Type::Matrix(kind, rows, cols) => {
+                match types::matrix_member_indices(name, *rows, *cols) {
+                    Ok(indices) => {
+                        let result = Type::scalar_or_vector(
+                            *kind,
+                            if indices.len() == 1 {
+                                0
+                            } else {
+                                indices.len() as u8
+                            },
+                        );
+                        Some(Member::Swizzle(indices, result))
+                    }
+                    Err(error) => {
+                        let shown = self.show(ty);
+                        let message = match error {
+                            types::MatrixMemberError::Syntax => {
+                                format!("invalid matrix member `{name}` on `{shown}`")
+                            }
+                            types::MatrixMemberError::MixedStyles => format!(
+                                "matrix member `{name}` mixes zero-based `_mRC` and one-based `_RC` forms"
+                            ),
+                            types::MatrixMemberError::OutOfRange => {
+                                format!("matrix member `{name}` is out of range for `{shown}`")
+                            }
+                            types::MatrixMemberError::TooMany => format!(
+                                "matrix member `{name}` selects more than 4 components"
+                            ),
+                        };
+                        let diag = Diagnostic::error(span, message).with_help(
+                            "matrix members are `_m00`..`_m33` (zero-based) or `_11`..`_44` (one-based), up to 4 joined like `_m00_m11`",
+                        );
+                        self.report(diag);
+                        None
+                    }
+                }
+            }
             _ => {
                 self.no_field(ty, name, span, None);
                 None

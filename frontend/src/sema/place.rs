@@ -69,11 +69,17 @@ impl Checker<'_> {
                         place.ty = ty;
                     }
                     Member::Swizzle(components, ty) => {
-                        let mut seen = [false; 4];
+                        // Matrix members select lanes up to 15.
+                        let mut seen = [false; 16];
                         for &c in &components {
-                            if std::mem::replace(&mut seen[c as usize], true) {
+                            if std::mem::replace(&mut seen[c as usize & 15], true) {
                                 let name = &member.name;
-                                self.error(member.span, format!("swizzle `{name}` repeats a component and cannot be assigned"));
+                                let what = if matches!(place.ty, Type::Matrix(..)) {
+                                    "matrix member"
+                                } else {
+                                    "swizzle"
+                                };
+                                self.error(member.span, format!("{what} `{name}` repeats a component and cannot be assigned"));
                                 return None;
                             }
                         }

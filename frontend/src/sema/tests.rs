@@ -677,3 +677,86 @@ fn view_fields() {
         ]
     );
 }
+
+#[test]
+fn hlsl_math_errors() {
+    const HELP: &str = " (help: matrix members are `_m00`..`_m33` (zero-based) or `_11`..`_44` (one-based), up to 4 joined like `_m00_m11`)";
+    let cases: &[(&str, String)] = &[
+        (
+            "export void main() { float2x2 m = 0; float f = m._m22; }\n",
+            format!("1:50: matrix member `_m22` is out of range for `float2x2`{HELP}"),
+        ),
+        (
+            "export void main() { float3x2 m = 0; float f = m._33; }\n",
+            format!("1:50: matrix member `_33` is out of range for `float3x2`{HELP}"),
+        ),
+        (
+            "export void main() { float4x4 m = 0; float2 v = m._m00_11; }\n",
+            format!(
+                "1:51: matrix member `_m00_11` mixes zero-based `_mRC` and one-based `_RC` forms{HELP}"
+            ),
+        ),
+        (
+            "export void main() { float4x4 m = 0; float f = m._00; }\n",
+            format!("1:50: invalid matrix member `_00` on `float4x4`{HELP}"),
+        ),
+        (
+            "export void main() { float4x4 m = 0; float f = m.x; }\n",
+            format!("1:50: invalid matrix member `x` on `float4x4`{HELP}"),
+        ),
+        (
+            "export void main() { float4x4 m = 0; float4 v = m._m00_m01_m02_m03_m10.xyzw; }\n",
+            format!("1:51: matrix member `_m00_m01_m02_m03_m10` selects more than 4 components{HELP}"),
+        ),
+        (
+            "export void main() { float4x4 m = 0; m._m00_m00 = float2(1, 2); }\n",
+            "1:40: matrix member `_m00_m00` repeats a component and cannot be assigned".to_string(),
+        ),
+        (
+            "export void main() { float4x4 m = 0; m._11_m00 = float2(1, 2); }\n",
+            format!(
+                "1:40: matrix member `_11_m00` mixes zero-based `_mRC` and one-based `_RC` forms{HELP}"
+            ),
+        ),
+        (
+            "export void main() { float3 v = mul(float3(1, 2, 3), float4x4(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)); }\n",
+            "1:33: `mul` cannot multiply `float3` by `float4x4`: the inner dimensions 3 and 4 differ".to_string(),
+        ),
+        (
+            "export void main() { float d = determinant(float2x3(1, 2, 3, 4, 5, 6)); }\n",
+            "1:32: `determinant` expects a square matrix argument, found `float2x3`".to_string(),
+        ),
+        (
+            "export void main() { float ip; float f = modf(1.5, 2.0); }\n",
+            "1:52: argument for `out` parameter `ip` must be assignable".to_string(),
+        ),
+        (
+            "export void main() { int ip; float f = modf(1.5f, ip); }\n",
+            "1:51: argument for `out` parameter `ip` must have type `float`, found `int`".to_string(),
+        ),
+        (
+            "export void main() { float2 s, c; sincos(float3(1, 2, 3), s, c); }\n",
+            "1:59: argument for `out` parameter `s` must have type `float3`, found `float2`".to_string(),
+        ),
+    ];
+    let mut report = String::new();
+    for (text, expected) in cases {
+        let actual = first_error(text);
+        if actual != *expected {
+            report.push_str(&format!(
+                "{text:?}\n  expected: {expected}\n  actual:   {actual}\n"
+            ));
+        }
+    }
+    assert!(report.is_empty(), "{report}");
+}
+
+#[test]
+fn matrix_members_are_lane_swizzles() {
+    let (_, dump) = hir_of(
+        "export void main() {\n    float3x3 m = 0;\n    m._m01_m10 = float2(1, 2);\n    float f = m._33;\n}\n",
+    );
+    let body: Vec<&str> = dump.lines().skip(1).map(str::trim).collect();
+    assert_eq!(body[1], "(m#0._m01_m10 = float2{1.0, 2.0});");
+    assert_eq!(body[2], "let f#1: float = m#0._m22;");
+}

@@ -21,12 +21,16 @@ impl FnLower<'_> {
     ) -> Result<Val, LowerError> {
         let mut lanes = Vec::new();
         let mut arg_types = Vec::new();
+        let mut outs = Vec::new();
         for arg in args {
-            let Arg::In(expr) = arg else {
-                return self.error(span, "intrinsics take no out arguments");
-            };
-            lanes.push(self.lanes(expr)?);
-            arg_types.push(expr.ty.clone());
+            match arg {
+                Arg::In(expr) => {
+                    lanes.push(self.lanes(expr)?);
+                    arg_types.push(expr.ty.clone());
+                }
+                Arg::Out(place) => outs.push((self.place_addr(place)?, place)),
+                Arg::InOut(_) => return self.error(span, "intrinsics take no inout arguments"),
+            }
         }
         self.at(span);
         let Some((arg_kind, width)) = arg_types.first().and_then(lanes_of) else {
@@ -34,6 +38,38 @@ impl FnLower<'_> {
         };
         let arg_ty = vm_type(arg_kind);
         let result_kind = lanes_of(ty).map(|(k, _)| k);
+        match intrinsic {
+            Intrinsic::Mul => {
+                let Some((kind, _)) = lanes_of(ty) else {
+                    return self.error(span, "`mul` of non-numeric operands");
+                };
+                let out = self.lower_mul(
+                    (&lanes[0], &arg_types[0]),
+                    (&lanes[1], &arg_types[1]),
+                    vm_type(kind),
+                    span,
+                )?;
+                return Ok(Val::Lanes(out));
+            }
+            Intrinsic::Transpose => {
+                return Ok(Val::Lanes(self.lower_transpose(&lanes[0], &arg_types[0])));
+            }
+            Intrinsic::Determinant => {
+                let n = match &arg_types[0] {
+                    Type::Matrix(_, rows, _) => *rows as usize,
+                    _ => 0,
+                };
+                let det = self.lower_determinant(&lanes[0], n, arg_ty, span)?;
+                return Ok(Val::Lanes(vec![det]));
+            }
+            _ => {}
+        }
+        if let Some(val) = self.half_conversion(intrinsic, &lanes[0]) {
+            return Ok(val);
+        }
+        if let Some(val) = self.shading_intrinsic(intrinsic, &lanes, &outs, arg_ty, span)? {
+            return Ok(val);
+        }
         let per_lane = |this: &mut Self, name: &str| -> Result<Val, LowerError> {
             let n = lanes.iter().map(Vec::len).max().unwrap_or(0);
             let lane = |v: &Vec<Reg>, i: usize| v.get(i).copied().unwrap_or(v[0]);
@@ -240,6 +276,10 @@ fn intrinsic_op_name(intrinsic: Intrinsic) -> Option<&'static str> {
         Intrinsic::Isnan => "isnan",
         Intrinsic::Isinf => "isinf",
         Intrinsic::Isfinite => "isfinite",
+        Intrinsic::Degrees => "degrees",
+        Intrinsic::Radians => "radians",
+        Intrinsic::Log10 => "log10",
+        Intrinsic::Fma => "fma",
         _ => return None,
     })
 }

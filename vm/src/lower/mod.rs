@@ -33,7 +33,9 @@ mod builtins;
 mod expr;
 mod intrinsics;
 mod locals;
+mod matrix;
 mod place;
+mod shading;
 
 use crate::builder::{FunctionBuilder, FunctionBuilderContext};
 use crate::entities::{Block, FuncId as VmFuncId, LocId, Reg};

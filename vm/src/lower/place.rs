@@ -26,7 +26,7 @@ impl FnLower<'_> {
         }
         let mut addr = self.local_addr(place.local);
         let mut ty = self.func.locals[place.local.index()].ty.clone();
-        let mut swizzle = None;
+        let mut swizzle: Option<Vec<u8>> = None;
         for projection in &place.path {
             match projection {
                 Projection::Field(n) => {
@@ -60,7 +60,16 @@ impl FnLower<'_> {
                     addr = self.b.index_addr(addr, index, stride, *len);
                     ty = elem;
                 }
-                Projection::Swizzle(components) => swizzle = Some(components.clone()),
+                // A swizzle of a swizzle (`v.zyx.xy`, `m._m00_m11.y`) picks from the first one.
+                Projection::Swizzle(components) => {
+                    swizzle = Some(match swizzle {
+                        None => components.clone(),
+                        Some(outer) => components
+                            .iter()
+                            .map(|&c| outer.get(c as usize).copied().unwrap_or(outer[0]))
+                            .collect(),
+                    })
+                }
             }
         }
         Ok(PlaceAddr::Mem { addr, swizzle })

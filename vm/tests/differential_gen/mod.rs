@@ -94,12 +94,14 @@ impl<'r> ProgramGen<'r> {
         );
         self.out.push_str("    uint arr[4] = { 1u, 2u, 3u, 4u }; float farr[3]; Item item; item.a = u2; item.b = f1; item.c = i1; item.d = float2(0.5f, f0);\n");
         self.out.push_str("    texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 64u + (u0 & 63u), 32u, 4u, 2u);\n");
+        self.out
+            .push_str("    float3x3 m0 = float3x3(v0.xyz, v1.xyz, float3(f0, f1, 0.5f));\n");
         let n = 4 + self.rng.below(10);
         for _ in 0..n {
             self.statement();
         }
         self.out.push_str(
-            "    ru = u0 ^ u1 ^ arr[2];\n    ri = i0 + i1;\n    rf = f0 + v0.y + item.b;\n}\n",
+            "    ru = u0 ^ u1 ^ arr[2];\n    ri = i0 + i1;\n    rf = f0 + v0.y + item.b + m0._m21;\n}\n",
         );
         self.out
     }
@@ -117,7 +119,7 @@ impl<'r> ProgramGen<'r> {
             return;
         }
         self.statements_left -= 1;
-        match self.rng.below(14) {
+        match self.rng.below(15) {
             0 | 1 => {
                 let var = self.pick(&["u0", "u1", "u2"]);
                 let e = self.expr(Ty::Uint, 3);
@@ -220,6 +222,23 @@ impl<'r> ProgramGen<'r> {
                 let (src, dst) = (self.view(), self.view());
                 self.line(&format!("Copy({src}, {dst}, arr);"));
             }
+            13 => {
+                // Matrix members (both styles, several at once) and whole-matrix products.
+                let text = match self.rng.below(4) {
+                    0 => {
+                        let (r, c) = (self.rng.below(3), self.rng.below(3));
+                        format!("m0._m{r}{c} = {};", self.expr(Ty::Float, 2))
+                    }
+                    1 => {
+                        let member = self.pick(&["_11_22", "_m01_m10", "_13_31", "_m20_m02"]);
+                        let (a, b) = (self.expr(Ty::Float, 1), self.expr(Ty::Float, 1));
+                        format!("m0.{member} = float2({a}, {b});")
+                    }
+                    2 => "m0 = mul(m0, transpose(m0)) * 0.125f;".to_string(),
+                    _ => format!("v0.xyz = mul(m0, v1.zyx) + {};", self.expr(Ty::Float, 1)),
+                };
+                self.line(&text);
+            }
             _ => {
                 let n = self.expr(Ty::Uint, 1);
                 let x = self.expr(Ty::Float, 2);
@@ -313,7 +332,14 @@ impl<'r> ProgramGen<'r> {
         }
         let d = depth - 1;
         match ty {
-            Ty::Uint => match self.rng.below(16) {
+            Ty::Uint => match self.rng.below(18) {
+                16 => format!("f32tof16({})", self.expr(Ty::Float, d)),
+                17 => format!(
+                    "msad4({}, uint2({}, u1), uint4(u2, {}, 3u, u0)).z",
+                    self.expr(ty, d),
+                    self.expr(ty, d),
+                    self.expr(ty, d)
+                ),
                 0 => format!("({} + {})", self.expr(ty, d), self.expr(ty, d)),
                 1 => format!("({} * {})", self.expr(ty, d), self.expr(ty, d)),
                 2 => format!("({} - {})", self.expr(ty, d), self.expr(ty, d)),
@@ -336,7 +362,12 @@ impl<'r> ProgramGen<'r> {
                     self.expr(ty, d)
                 ),
             },
-            Ty::Int => match self.rng.below(12) {
+            Ty::Int => match self.rng.below(13) {
+                12 => format!(
+                    "mul(int2({}, i1), int2x2({}, 3, -7, i0)).y",
+                    self.expr(ty, d),
+                    self.expr(ty, d)
+                ),
                 0 => format!("({} + {})", self.expr(ty, d), self.expr(ty, d)),
                 1 => format!("({} * {})", self.expr(ty, d), self.expr(ty, d)),
                 2 => format!("({} / {})", self.expr(ty, d), self.expr(ty, d)),
@@ -350,7 +381,26 @@ impl<'r> ProgramGen<'r> {
                 10 => format!("clamp({}, -5, 5)", self.expr(ty, d)),
                 _ => format!("max({}, {})", self.expr(ty, d), self.expr(ty, d)),
             },
-            Ty::Float => match self.rng.below(24) {
+            Ty::Float => match self.rng.below(38) {
+                24 => format!("mul({}, {})", self.expr(ty, d), self.expr(ty, d)),
+                25 => format!("mul(v0.xyz, m0).{}", self.pick(&["x", "y", "z"])),
+                26 => format!("mul(m0, v1.xyz).{}", self.pick(&["x", "y", "z"])),
+                27 => "determinant(m0)".to_string(),
+                28 => format!(
+                    "determinant(float2x2({}, {}, v1.z, {}))",
+                    self.expr(ty, d),
+                    self.expr(ty, d),
+                    self.expr(ty, d)
+                ),
+                29 => format!("m0.{}", self.pick(&["_m00", "_12", "_m21", "_33"])),
+                30 => format!("degrees({})", self.expr(ty, d)),
+                31 => format!("radians({})", self.expr(ty, d)),
+                32 => format!("log10({})", self.expr(ty, d)),
+                33 => format!("ldexp({}, {})", self.expr(ty, d), self.expr(ty, d)),
+                34 => format!("refract(v0.xyz, normalize(v1.xyz), {}).y", self.expr(ty, d)),
+                35 => format!("lit({}, {}, 2.0f).z", self.expr(ty, d), self.expr(ty, d)),
+                36 => format!("f16tof32({})", self.expr(Ty::Uint, d)),
+                37 => format!("modf({}, farr[2])", self.expr(ty, d)),
                 0 => format!("({} + {})", self.expr(ty, d), self.expr(ty, d)),
                 1 => format!("({} * {})", self.expr(ty, d), self.expr(ty, d)),
                 2 => format!("({} - {})", self.expr(ty, d), self.expr(ty, d)),
