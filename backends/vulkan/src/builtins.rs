@@ -362,26 +362,13 @@ impl FrameRecorder<'_> {
                 };
             }
             "clear" | "clear_buffer" if first_handle.desc.kind == ResourceKind::Buffer => {
-                let value_param = if name == "clear_buffer" { 2 } else { 1 };
-                let words = [0, 1, 2, 3].map(|i| args.u32(value_param, i));
-                if words.iter().any(|&w| w != words[0]) || !first_region.size.is_multiple_of(4) {
-                    // TODO: non-uniform 16-byte patterns (compute or staged copy).
-                    return Err(unsupported(
-                        node,
-                        name,
-                        "buffer clears with four different words or a size not a multiple of 4 are not supported yet",
-                    ));
-                }
-                // SAFETY: the buffer range is live and in the planned state.
-                unsafe {
-                    device.cmd_fill_buffer(
-                        cb,
-                        first_handle.buffer,
-                        first_region.offset,
-                        first_region.size,
-                        words[0],
-                    )
-                };
+                self.record_buffer_clear(
+                    node,
+                    name,
+                    &first_handle,
+                    first_region.offset,
+                    first_region.size,
+                )?;
             }
             "copy_texture" => {
                 let (src_param, region_copy) = if decl.params.len() == 2 {

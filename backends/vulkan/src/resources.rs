@@ -158,6 +158,29 @@ pub fn real_desc(resource: &GpuResource) -> ResourceDesc {
     }
 }
 
+/// Refuses a buffer of `size` bytes (all temporal slices) past the device's `maxBufferSize`
+/// or `maxMemoryAllocationSize` (the buffer needs one allocation at least that large), naming
+/// the limit and both numbers:
+/// ``buffer `big` of 5368709120 bytes exceeds the device's maxBufferSize (4294967296 bytes)``.
+pub(crate) fn check_buffer_size(
+    context: &Context,
+    size: u64,
+    name: &str,
+) -> Result<(), BackendError> {
+    let limits = context.size_limits;
+    for (limit, value) in [
+        ("maxBufferSize", limits.max_buffer_size),
+        ("maxMemoryAllocationSize", limits.max_memory_allocation_size),
+    ] {
+        if size > value {
+            return Err(BackendError::Unsupported(format!(
+                "buffer `{name}` of {size} bytes exceeds the device's {limit} ({value} bytes)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Creates the image or buffer of `desc` without memory.
 pub fn create_unbound(
     context: &Context,
@@ -168,7 +191,8 @@ pub fn create_unbound(
     let temporal = desc.temporal_layers.max(1);
     let device = &context.device;
     if desc.kind == ResourceKind::Buffer {
-        let size = desc.width.max(4) * temporal as u64;
+        let size = desc.width.max(4).saturating_mul(temporal as u64);
+        check_buffer_size(context, size, name)?;
         let mut info = vk::BufferCreateInfo::default().size(size).usage(
             vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST
