@@ -7,12 +7,13 @@
 //! in one generated script (one resource each), under the Khronos validation layer with
 //! synchronization validation: any message fails the run (`rpsl run --validate`, exit 3).
 //! Present gets one script per texture built-in (the entry's back buffer, two frames, so the
-//! previous frame's present precedes the built-in). Skips without a Vulkan device unless
+//! previous frame's present precedes the built-in); where the built-in writes the whole back
+//! buffer from known values, its pixels are read back exactly. Skips without a Vulkan device unless
 //! `RPSL_REQUIRE_VULKAN=1`.
 
 mod run_vulkan_support;
 
-use run_vulkan_support::{rpsl, scratch, vulkan_available};
+use run_vulkan_support::{rpsl, scratch, scratch_dir, vulkan_available};
 
 /// The kind of resource a built-in role and an access class work on.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -328,11 +329,25 @@ fn every_builtin_between_every_access_class_is_synchronized() {
     run_validated(&script, &["--frames", "2"]);
 }
 
+/// The colour every pixel of the back buffer has after `role` (helpers cleared to green or to
+/// the bytes 1, 2, 3, 4), for the roles that write all of it.
+fn whole_result(role: &str) -> Option<[u8; 4]> {
+    match role {
+        "clear float4 (render target)" => Some([128, 0, 0, 255]),
+        "copy_buffer_to_texture (texture)" => Some([1, 2, 3, 4]),
+        "copy_texture whole (dst)" | "resolve average (dst)" | "resolve min (dst)" => {
+            Some([0, 255, 0, 255])
+        }
+        _ => None,
+    }
+}
+
 #[test]
 fn every_texture_builtin_before_present_is_synchronized() {
     if !vulkan_available() {
         return;
     }
+    let mut exact = 0;
     for role in builtin_roles()
         .iter()
         .filter(|role| role.kind == Kind::Color)
@@ -340,14 +355,39 @@ fn every_texture_builtin_before_present_is_synchronized() {
         let mut body = String::from("    int4 rects[1] = { int4(1, 1, 4, 4) };\n");
         let mut statement = role.statement.replace("$R", "bb");
         for (index, kind) in role.helpers.iter().enumerate() {
-            body.push_str(&format!("    {}\n", kind.create(&format!("h{index}"))));
-            statement = statement.replace(&format!("$H{index}"), &format!("h{index}"));
+            let helper = format!("h{index}");
+            body.push_str(&format!("    {}\n", kind.create(&helper)));
+            body.push_str(&match kind {
+                Kind::Buffer => format!(
+                    "    clear({helper}, uint4(0x04030201, 0x04030201, 0x04030201, 0x04030201));\n"
+                ),
+                _ => format!("    clear({helper}, float4(0, 1, 0, 1));\n"),
+            });
+            statement = statement.replace(&format!("$H{index}"), &helper);
         }
         body.push_str(&format!("    {statement}\n"));
         let script = scratch(
             "builtin_present.rpsl",
             &format!("{NODES}\nexport void main([readonly(present)] texture bb)\n{{\n{body}}}\n"),
         );
-        run_validated(&script, &["--frames", "2", "--arg", "bb=8x8"]);
+        let dir = scratch_dir().join("present");
+        let _ = std::fs::remove_dir_all(&dir);
+        run_validated(
+            &script,
+            &[
+                "--frames",
+                "2",
+                "--arg",
+                "bb=8x8",
+                "--out",
+                dir.to_str().unwrap(),
+            ],
+        );
+        if let Some(pixel) = whole_result(role.name) {
+            let image = rpsl_vulkan::read_png(&dir.join("bb.png")).unwrap();
+            assert_eq!(image, (8, 8, pixel.repeat(64)), "{}", role.name);
+            exact += 1;
+        }
     }
+    assert_eq!(exact, 5);
 }

@@ -404,7 +404,8 @@ pub struct TransientHeap {
 
 /// Allocates one heap for the placed resources (`(resource, offset, size)` as planned) and
 /// binds each at its offset. Resources whose real requirements do not fit their planned slot
-/// (size, alignment or memory type) get their own memory instead; returns how many did.
+/// (size, alignment or memory type) get their own memory instead, and so do all of them when
+/// the heap would pass the device's `maxMemoryAllocationSize`; returns how many did.
 pub fn place_transients(
     context: &Context,
     allocator: &mut Allocator,
@@ -430,6 +431,11 @@ pub fn place_transients(
         } else {
             fallback.push(index);
         }
+    }
+    // One allocation larger than the device allows: every resource gets its own memory (each
+    // passed `check_buffer_size` or is an image the device created), without aliasing.
+    if heap_size > context.size_limits.max_memory_allocation_size {
+        fallback.extend(fitting.drain(..).map(|(index, _)| index));
     }
     for &index in &fallback {
         if let Some(resource) = resources[index].as_mut() {
