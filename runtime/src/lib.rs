@@ -15,6 +15,7 @@ pub mod backend;
 mod build_error;
 mod builder;
 mod builtins;
+mod clear_pattern;
 pub mod compile;
 mod decl;
 mod dump;
@@ -32,6 +33,7 @@ pub mod vk;
 pub use backend::{Backend, BackendError, NullBackend, NullCommand};
 pub use builder::{external_key, mix_key, ArgsWriter, BuildError, GraphBuilder};
 pub use builtins::builtin_declarations;
+pub use clear_pattern::{buffer_clear_pattern, ClearValue};
 pub use compile::deps::{DepGraph, EdgeKind};
 pub use compile::{
     Barrier, BarrierBatch, ColorAttachment, ColorAttachments, CompileError, CompileOptions,

@@ -2,7 +2,7 @@
 //!
 //! Limits enforced by [`ResourceDesc::validate`] (Vulkan's guaranteed-or-typical desktop limits):
 //! 1-D/2-D textures up to 16384 texels per side, 3-D textures up to 2048 per side, up to 2048 array
-//! layers, buffers of 1 byte up to 4 GiB, sample counts 1, 2, 4, 8 or 16 (multisampling only for
+//! layers, buffers of 1 byte up to 256 TiB ([`MAX_BUFFER_BYTES`]; devices allow less), sample counts 1, 2, 4, 8 or 16 (multisampling only for
 //! single-mip 2-D color or depth textures, never block-compressed), mip counts up to the full chain
 //! (0 means the full chain), depth/stencil formats only on 1-D/2-D textures, up to 64 temporal
 //! layers. `CUBEMAP_COMPATIBLE` needs a square 2-D texture with at least 6 layers.
@@ -22,8 +22,11 @@ pub const MAX_TEXTURE_DIMENSION_2D: u32 = 16384;
 pub const MAX_TEXTURE_DIMENSION_3D: u32 = 2048;
 /// The largest array layer count.
 pub const MAX_ARRAY_LAYERS: u32 = 2048;
-/// The largest buffer in bytes (4 GiB).
-pub const MAX_BUFFER_BYTES: u64 = 1 << 32;
+/// The largest buffer in bytes (2^48, 256 TiB): rpsl.h's 64-bit buffer size (`Width` the low,
+/// `Height` the high 32 bits) up to a bound that keeps the memory planner's sums of sizes far
+/// from overflowing. Devices refuse smaller sizes: the Vulkan backend checks its
+/// `maxBufferSize` and `maxMemoryAllocationSize`.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 48;
 /// The largest temporal layer count.
 pub const MAX_TEMPORAL_LAYERS: u32 = 64;
 

@@ -43,6 +43,21 @@ impl Stages {
     pub const VERTEX_ATTRIBUTE_INPUT: Stages = Stages(0x20_0000_0000);
 }
 
+impl Stages {
+    /// The stages of a buffer clear (`CLEAR | COPY`): the commands that clear buffers run at
+    /// CLEAR by the current specification (`vkCmdFillBuffer` and `vkCmdUpdateBuffer` are clear
+    /// commands), at COPY by validation layers before 1.3.280, and a clear with a pattern wider
+    /// than 4 bytes copies it with `vkCmdCopyBuffer` (COPY). The barrier planner gives a buffer
+    /// `clear` access these stages and the Vulkan backend scopes its buffer clear commands with
+    /// them, so both read this one constant.
+    pub const BUFFER_CLEAR: Stages = Stages(Stages::CLEAR.0 | Stages::COPY.0);
+
+    /// Every bit of `other` is set.
+    pub fn contains(self, other: Stages) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
 #[allow(missing_docs, reason = "names are Vulkan's, values are Vulkan's")]
 impl Accesses {
     pub const NONE: Accesses = Accesses(0);

@@ -5,6 +5,8 @@
 
 use crate::record::{access_region, DepthTarget, FrameRecorder};
 use ash::vk;
+use rpsl_runtime::compile::map_access;
+use rpsl_runtime::vk::{Accesses, Stages};
 use rpsl_runtime::{AccessFlags, BackendError, NodeId, ResourceKind};
 
 /// Argument reader of one node call.
@@ -177,9 +179,81 @@ fn layers(range: &vk::ImageSubresourceRange, mip: u32) -> vk::ImageSubresourceLa
     }
 }
 
+/// The stages and access bits the commands recorded for a built-in node use on the resource of
+/// one of its accesses: `target` for parameter 0 (the cleared, copied-to or resolved-to view),
+/// else a copy or resolve source. This is the backend's half of the built-ins' access table: the
+/// recording checks it against the barrier planner's need of the access
+/// ([`rpsl_runtime::compile::map_access`]) before recording, so the two cannot drift apart.
+fn recorded_scope(
+    name: &str,
+    target_flags: AccessFlags,
+    target: bool,
+    buffer: bool,
+) -> (Stages, Accesses) {
+    let (read, write) = (Accesses::TRANSFER_READ, Accesses::TRANSFER_WRITE);
+    match name {
+        "clear" | "clear_color_regions" if target_flags.contains(AccessFlags::RENDER_TARGET) => {
+            // A render pass with a CLEAR (or LOAD) load op, and attachment clears.
+            (
+                Stages::COLOR_ATTACHMENT_OUTPUT,
+                Accesses::COLOR_ATTACHMENT_WRITE,
+            )
+        }
+        "clear" | "clear_depth" | "clear_stencil" | "clear_depth_stencil_regions"
+            if target_flags.intersects(AccessFlags::DEPTH | AccessFlags::STENCIL) =>
+        {
+            (
+                Stages::EARLY_FRAGMENT_TESTS | Stages::LATE_FRAGMENT_TESTS,
+                Accesses::DEPTH_STENCIL_ATTACHMENT_WRITE,
+            )
+        }
+        // vkCmdFillBuffer or vkCmdCopyBuffer of the pattern (`buffer_clear.rs`).
+        "clear" | "clear_buffer" if buffer => (Stages::BUFFER_CLEAR, write),
+        // vkCmdClearColorImage (the region clear copies from its scratch image in between, with
+        // its own barriers into and out of the COPY stage).
+        "clear_texture" | "clear_texture_regions" => (Stages::CLEAR, write),
+        "resolve" => (Stages::RESOLVE, if target { write } else { read }),
+        _ => (Stages::COPY, if target { write } else { read }),
+    }
+}
+
 impl FrameRecorder<'_> {
+    /// Checks that the commands about to be recorded for built-in `node` stay inside what the
+    /// barrier plan waits for on each of its accesses ([`recorded_scope`] against
+    /// [`rpsl_runtime::compile::map_access`]): an error naming both instead of a hazard.
+    fn check_builtin_scope(&self, node: NodeId) -> Result<(), BackendError> {
+        let graph = self.graph;
+        let decl = graph.decl_of(node);
+        let accesses = graph.node_accesses(node);
+        let Some(target) = accesses.iter().find(|a| a.param == 0) else {
+            return Ok(());
+        };
+        for access in accesses {
+            let Some(resource) = graph.resources.get(access.resource.index()) else {
+                continue;
+            };
+            let buffer = resource.desc.kind == ResourceKind::Buffer;
+            let depth = resource.desc.format.is_depth_stencil();
+            let planned = map_access(&access.access, 0, !buffer, depth, decl.queue);
+            let (stages, bits) =
+                recorded_scope(&decl.name, target.access.flags, access.param == 0, buffer);
+            if !planned.stages.contains(stages) || planned.accesses.0 & bits.0 != bits.0 {
+                return Err(unsupported(
+                    node,
+                    &decl.name,
+                    &format!(
+                        "parameter {} is recorded at stages {:#x} with accesses {:#x} but the barrier plan waits for stages {:#x} with accesses {:#x}",
+                        access.param, stages.0, bits.0, planned.stages.0, planned.accesses.0
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Records a built-in node.
     pub fn record_builtin(&mut self, node: NodeId) -> Result<(), BackendError> {
+        self.check_builtin_scope(node)?;
         let graph = self.graph;
         let decl = graph.decl_of(node);
         let args = Args {
@@ -362,26 +436,13 @@ impl FrameRecorder<'_> {
                 };
             }
             "clear" | "clear_buffer" if first_handle.desc.kind == ResourceKind::Buffer => {
-                let value_param = if name == "clear_buffer" { 2 } else { 1 };
-                let words = [0, 1, 2, 3].map(|i| args.u32(value_param, i));
-                if words.iter().any(|&w| w != words[0]) || !first_region.size.is_multiple_of(4) {
-                    // TODO: non-uniform 16-byte patterns (compute or staged copy).
-                    return Err(unsupported(
-                        node,
-                        name,
-                        "buffer clears with four different words or a size not a multiple of 4 are not supported yet",
-                    ));
-                }
-                // SAFETY: the buffer range is live and in the planned state.
-                unsafe {
-                    device.cmd_fill_buffer(
-                        cb,
-                        first_handle.buffer,
-                        first_region.offset,
-                        first_region.size,
-                        words[0],
-                    )
-                };
+                self.record_buffer_clear(
+                    node,
+                    name,
+                    &first_handle,
+                    first_region.offset,
+                    first_region.size,
+                )?;
             }
             "copy_texture" => {
                 let (src_param, region_copy) = if decl.params.len() == 2 {
@@ -681,5 +742,54 @@ impl FrameRecorder<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpsl_runtime::{builtin_declarations, ValueType};
+
+    /// Every parameter of every built-in declaration, on buffers and textures (colour and
+    /// depth/stencil where its flags allow), is planned for at least what the recording does.
+    #[test]
+    fn every_builtin_is_planned_for_what_it_records() {
+        let mut checked = 0;
+        for decl in builtin_declarations() {
+            let target_flags = decl.params[0].access.unwrap().flags;
+            for (index, param) in decl.params.iter().enumerate() {
+                let Some(access) = param.access else {
+                    continue;
+                };
+                let buffer = param.value_type == ValueType::Buffer;
+                for depth in [false, true] {
+                    if buffer && depth {
+                        continue;
+                    }
+                    let planned = map_access(&access, 0, !buffer, depth, decl.queue);
+                    let (stages, bits) =
+                        recorded_scope(&decl.name, target_flags, index == 0, buffer);
+                    assert!(
+                        planned.stages.contains(stages) && planned.accesses.0 & bits.0 == bits.0,
+                        "{} parameter {index} (depth {depth}): recorded {stages:?} {bits:?}, planned {planned:?}",
+                        decl.name
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 43);
+    }
+
+    #[test]
+    fn buffer_clears_are_recorded_in_clear_and_copy_stages() {
+        assert_eq!(
+            recorded_scope("clear", AccessFlags::CLEAR, true, true),
+            (Stages::BUFFER_CLEAR, Accesses::TRANSFER_WRITE)
+        );
+        assert_eq!(
+            recorded_scope("copy_buffer", AccessFlags::COPY, false, true),
+            (Stages::COPY, Accesses::TRANSFER_READ)
+        );
     }
 }

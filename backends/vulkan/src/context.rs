@@ -94,6 +94,15 @@ pub struct EnabledFeatures {
     pub shader_stencil_export: bool,
 }
 
+/// The device's limits on the size of one buffer and one memory allocation.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct SizeLimits {
+    /// `VkPhysicalDeviceMaintenance4Properties::maxBufferSize` (Vulkan 1.3).
+    pub max_buffer_size: u64,
+    /// `VkPhysicalDeviceMaintenance3Properties::maxMemoryAllocationSize` (Vulkan 1.1).
+    pub max_memory_allocation_size: u64,
+}
+
 /// Queue family indices the device was created with.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct QueueFamilies {
@@ -127,6 +136,8 @@ pub(crate) struct Context {
     pub concurrent_families: Vec<u32>,
     /// Sample counts every colour and depth attachment format supports.
     pub sample_counts: vk::SampleCountFlags,
+    /// The device's size limits of buffers and allocations.
+    pub size_limits: SizeLimits,
     /// A wait for the GPU timed out or the device was lost: the device is never waited for
     /// again and is not destroyed (its work may still be pending).
     pub wedged: std::cell::Cell<bool>,
@@ -286,6 +297,7 @@ impl Context {
                     bits => (1u64 << bits) - 1,
                 };
                 let concurrent_families = if used.len() > 1 { used } else { Vec::new() };
+                let size_limits = size_limits(&instance, physical);
                 let context = Context {
                     _entry: entry,
                     instance,
@@ -307,6 +319,7 @@ impl Context {
                     sample_counts: properties.limits.framebuffer_color_sample_counts
                         & properties.limits.framebuffer_depth_sample_counts
                         & properties.limits.sampled_image_color_sample_counts,
+                    size_limits,
                 };
                 Ok(context)
             }
@@ -434,6 +447,22 @@ fn pick_device(
 
 /// The render-pass depth/stencil resolve support of a device (core in Vulkan 1.2): supported
 /// depth modes, stencil modes, `independentResolve`, `independentResolveNone`.
+/// The device's buffer and allocation size limits.
+fn size_limits(instance: &ash::Instance, physical: vk::PhysicalDevice) -> SizeLimits {
+    let mut maintenance3 = vk::PhysicalDeviceMaintenance3Properties::default();
+    let mut maintenance4 = vk::PhysicalDeviceMaintenance4Properties::default();
+    let mut query = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut maintenance3)
+        .push_next(&mut maintenance4);
+    // SAFETY: plain query on a live physical device of a Vulkan 1.3 instance; the chained
+    // structures are live locals.
+    unsafe { instance.get_physical_device_properties2(physical, &mut query) };
+    SizeLimits {
+        max_buffer_size: maintenance4.max_buffer_size,
+        max_memory_allocation_size: maintenance3.max_memory_allocation_size,
+    }
+}
+
 fn depth_stencil_resolve_properties(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
@@ -526,8 +555,11 @@ fn create_device(
     if stencil_export {
         device_extensions.push(ash::ext::shader_stencil_export::NAME.as_ptr());
     }
+    // Shader nodes may write storage buffers and images from vertex and fragment shaders.
     let enable10 = vk::PhysicalDeviceFeatures::default()
-        .shader_storage_image_write_without_format(features.storage_write_without_format);
+        .shader_storage_image_write_without_format(features.storage_write_without_format)
+        .vertex_pipeline_stores_and_atomics(have10.vertex_pipeline_stores_and_atomics == vk::TRUE)
+        .fragment_stores_and_atomics(have10.fragment_stores_and_atomics == vk::TRUE);
     let mut family_indices = vec![families.graphics];
     family_indices.extend(families.async_compute);
     family_indices.extend(families.transfer);

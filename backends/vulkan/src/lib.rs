@@ -7,6 +7,7 @@
 //! let backend = VulkanBackend::new(VulkanOptions { validate: true, ..VulkanOptions::default() });
 //! ```
 
+mod buffer_clear;
 mod buffer_target;
 mod builtins;
 mod context;
@@ -25,7 +26,7 @@ mod submit;
 mod timing;
 mod view_cache;
 
-pub use context::{EnabledFeatures, QueueFamilies};
+pub use context::{EnabledFeatures, QueueFamilies, SizeLimits};
 pub use format::vk_format;
 pub use node::{BoundView, NodeCallback, NodeContext};
 pub use readback::{read_png, write_png};
@@ -237,6 +238,12 @@ impl VulkanBackend {
     /// The device's name.
     pub fn device_name(&self) -> &str {
         &self.context.device_name
+    }
+
+    /// The device's limits on one buffer's and one allocation's size (a larger buffer fails
+    /// the frame with an error naming the limit).
+    pub fn size_limits(&self) -> SizeLimits {
+        self.context.size_limits
     }
 
     /// Optional features found and enabled.
@@ -558,6 +565,14 @@ impl VulkanBackend {
             handles,
             &mut slot.scratch,
         )?;
+        let buffer_clears = buffer_clear::create_buffer_clear_scratch(
+            &self.context,
+            allocator,
+            graph,
+            frame,
+            handles,
+            &mut slot.scratch,
+        )?;
         // The slot's depth/stencil resolve scratch images, where the recorder finds them.
         let mut resolve_scratch = std::mem::take(&mut slot.resolve_scratch);
         resolve_scratch.begin_frame();
@@ -573,6 +588,7 @@ impl VulkanBackend {
             minmax: self.minmax.as_ref(),
             buffer_targets: &buffer_targets,
             region_clears: &region_clears,
+            buffer_clears: &buffer_clears,
         };
         let mut submission = FrameSubmission {
             lanes: &mut self.lanes,

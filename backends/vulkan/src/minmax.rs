@@ -277,15 +277,18 @@ impl MinMaxResolve {
                 .image(image)
                 .subresource_range(range)
         };
+        // The compiler's barriers leave both images as a resolve access (RESOLVE stage,
+        // TRANSFER_READ / TRANSFER_WRITE): the barriers into the shader start from exactly
+        // that scope, so the earlier writes they made visible chain into the layout changes.
         let before = [
             barrier(
                 job.src_image,
                 job.src_range,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
                 vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                [transfer, compute],
+                [vk::PipelineStageFlags2::RESOLVE, compute],
                 [
-                    vk::AccessFlags2::NONE,
+                    vk::AccessFlags2::TRANSFER_READ,
                     vk::AccessFlags2::SHADER_SAMPLED_READ,
                 ],
             ),
@@ -294,9 +297,9 @@ impl MinMaxResolve {
                 job.dst_range,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 vk::ImageLayout::GENERAL,
-                [transfer, compute],
+                [vk::PipelineStageFlags2::RESOLVE, compute],
                 [
-                    vk::AccessFlags2::NONE,
+                    vk::AccessFlags2::TRANSFER_WRITE,
                     vk::AccessFlags2::SHADER_STORAGE_WRITE,
                 ],
             ),
@@ -308,7 +311,9 @@ impl MinMaxResolve {
                 vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
                 [compute, transfer],
-                [vk::AccessFlags2::NONE, vk::AccessFlags2::NONE],
+                // Later reads of the source that the compiler sees as the same resolve read
+                // (no barrier of its own) wait for this layout change.
+                [vk::AccessFlags2::NONE, vk::AccessFlags2::TRANSFER_READ],
             ),
             barrier(
                 job.dst_image,

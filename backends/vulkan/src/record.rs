@@ -49,6 +49,8 @@ pub struct FrameRecorder<'a> {
     pub buffer_targets: &'a [crate::buffer_target::BufferTarget],
     /// Scratch images of `clear_texture_regions` nodes.
     pub region_clears: &'a [crate::region_clear::RegionClearScratch],
+    /// Pattern buffers of buffer clears that copy their pattern.
+    pub buffer_clears: &'a [crate::buffer_clear::BufferClearScratch],
 }
 
 /// Subresources of an access in Vulkan terms (temporal slice folded into the layers).

@@ -158,6 +158,29 @@ pub fn real_desc(resource: &GpuResource) -> ResourceDesc {
     }
 }
 
+/// Refuses a buffer of `size` bytes (all temporal slices) past the device's `maxBufferSize`
+/// or `maxMemoryAllocationSize` (the buffer needs one allocation at least that large), naming
+/// the limit and both numbers:
+/// ``buffer `big` of 5368709120 bytes exceeds the device's maxBufferSize (4294967296 bytes)``.
+pub(crate) fn check_buffer_size(
+    context: &Context,
+    size: u64,
+    name: &str,
+) -> Result<(), BackendError> {
+    let limits = context.size_limits;
+    for (limit, value) in [
+        ("maxBufferSize", limits.max_buffer_size),
+        ("maxMemoryAllocationSize", limits.max_memory_allocation_size),
+    ] {
+        if size > value {
+            return Err(BackendError::Unsupported(format!(
+                "buffer `{name}` of {size} bytes exceeds the device's {limit} ({value} bytes)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Creates the image or buffer of `desc` without memory.
 pub fn create_unbound(
     context: &Context,
@@ -168,7 +191,8 @@ pub fn create_unbound(
     let temporal = desc.temporal_layers.max(1);
     let device = &context.device;
     if desc.kind == ResourceKind::Buffer {
-        let size = desc.width.max(4) * temporal as u64;
+        let size = desc.width.max(4).saturating_mul(temporal as u64);
+        check_buffer_size(context, size, name)?;
         let mut info = vk::BufferCreateInfo::default().size(size).usage(
             vk::BufferUsageFlags::TRANSFER_SRC
                 | vk::BufferUsageFlags::TRANSFER_DST
@@ -380,7 +404,8 @@ pub struct TransientHeap {
 
 /// Allocates one heap for the placed resources (`(resource, offset, size)` as planned) and
 /// binds each at its offset. Resources whose real requirements do not fit their planned slot
-/// (size, alignment or memory type) get their own memory instead; returns how many did.
+/// (size, alignment or memory type) get their own memory instead, and so do all of them when
+/// the heap would pass the device's `maxMemoryAllocationSize`; returns how many did.
 pub fn place_transients(
     context: &Context,
     allocator: &mut Allocator,
@@ -406,6 +431,11 @@ pub fn place_transients(
         } else {
             fallback.push(index);
         }
+    }
+    // One allocation larger than the device allows: every resource gets its own memory (each
+    // passed `check_buffer_size` or is an image the device created), without aliasing.
+    if heap_size > context.size_limits.max_memory_allocation_size {
+        fallback.extend(fitting.drain(..).map(|(index, _)| index));
     }
     for &index in &fallback {
         if let Some(resource) = resources[index].as_mut() {

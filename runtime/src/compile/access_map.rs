@@ -165,7 +165,14 @@ pub fn map_access(
     if flags.contains(AccessFlags::CLEAR)
         && !flags.intersects(AccessFlags::RENDER_TARGET | AccessFlags::DEPTH | AccessFlags::STENCIL)
     {
-        stages |= Stages::CLEAR;
+        // Images are cleared by `vkCmdClearColorImage` (the CLEAR stage); buffers by
+        // `vkCmdFillBuffer`, `vkCmdUpdateBuffer` and `vkCmdCopyBuffer`, which the backend records
+        // and scopes with this same constant.
+        stages |= if texture {
+            Stages::CLEAR
+        } else {
+            Stages::BUFFER_CLEAR
+        };
         accesses |= Accesses::TRANSFER_WRITE;
         add_layout(ImageLayout::TransferDst);
     }

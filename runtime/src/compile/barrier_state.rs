@@ -476,6 +476,13 @@ impl Step {
                     state.write_stages = Stages::NONE;
                     state.write_accesses = Accesses::NONE;
                 }
+                if layout_change || self.discard_before {
+                    // The layout transition is a write that only this barrier's stages wait
+                    // for: a later read in other stages (a copy source read again by a resolve)
+                    // needs an execution dependency on them. Nothing is left to make available.
+                    state.write_stages = need.stages;
+                    state.write_accesses = Accesses::NONE;
+                }
             }
         } else if need.writes {
             state.visible = Stages::NONE;

@@ -45,6 +45,7 @@ use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
 use crate::view::SubresourceBox;
+pub use access_map::{map_access, AccessState};
 use barrier::BarrierPlanner;
 pub use barrier::{Barrier, BarrierBatch, QueueWait, RegionRef};
 use cache::StructureKey;

@@ -353,7 +353,13 @@ impl FrameRecorder<'_> {
                 &job.src_range,
                 src_mip,
                 src_layouts,
-                (transfer, vk::AccessFlags2::NONE),
+                // The compiler's barriers leave the images as a resolve access (RESOLVE
+                // stage, TRANSFER_READ / TRANSFER_WRITE): start from exactly that scope, so
+                // the earlier writes they made visible chain into these layout changes.
+                (
+                    vk::PipelineStageFlags2::RESOLVE,
+                    vk::AccessFlags2::TRANSFER_READ,
+                ),
                 (src_stage, src_access),
             ));
             before.push(barrier(
@@ -362,7 +368,10 @@ impl FrameRecorder<'_> {
                 &job.dst_range,
                 dst_mip,
                 dst_layouts,
-                (transfer, vk::AccessFlags2::NONE),
+                (
+                    vk::PipelineStageFlags2::RESOLVE,
+                    vk::AccessFlags2::TRANSFER_WRITE,
+                ),
                 (dst_stage, dst_access),
             ));
             after.push(barrier(

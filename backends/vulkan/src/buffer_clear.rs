@@ -1,0 +1,274 @@
+//! Buffer clears (`clear(buffer, float4 | uint4)`, `clear_buffer`): the value packed in the
+//! view's format ([`rpsl_runtime::buffer_clear_pattern`]) repeats over the cleared range.
+//! A pattern whose bytes repeat every 4 bytes over a range of 4-byte-aligned offset and size is
+//! one `vkCmdFillBuffer`; any other (a 16-byte raw pattern, 8-byte halves, the 12 bytes of
+//! `R32G32B32_FLOAT`, odd sizes) is copied with `vkCmdCopyBuffer` from a host-written scratch
+//! buffer holding the pattern repeated, created before recording and freed with the frame slot.
+//! Both commands run in [`rpsl_runtime::vk::Stages::BUFFER_CLEAR`], the stages the barrier
+//! planner gives a buffer `clear` access.
+
+use ash::vk;
+use gpu_allocator::vulkan::{AllocationCreateDesc, AllocationScheme, Allocator};
+use gpu_allocator::MemoryLocation;
+use rpsl_runtime::{
+    buffer_clear_pattern, BackendError, ClearValue, CompiledFrame, NodeId, RecordedGraph,
+    ResourceDesc, ResourceKind,
+};
+
+use crate::record::{access_region, FrameRecorder, ResourceHandle};
+use crate::resources::{create_unbound, map_alloc_error, GpuResource};
+
+/// The most bytes of one scratch buffer (the pattern repeated; larger ranges copy it several
+/// times).
+const SCRATCH_BYTES: u64 = 1 << 20;
+
+/// `RPS_CLEAR_UAV_FLOAT` of `clear_buffer`'s option: the data are the bits of floats.
+const CLEAR_UAV_FLOAT: u32 = 1 << 3;
+
+/// The scratch buffer of one pattern clear node.
+#[derive(Copy, Clone, Debug)]
+pub struct BufferClearScratch {
+    /// The node.
+    pub node: NodeId,
+    /// The buffer holding the pattern repeated.
+    pub buffer: vk::Buffer,
+    /// Its byte size (a multiple of the pattern's length).
+    pub size: u64,
+}
+
+/// The built-in buffer clear `node` is: its pattern, or `None` for other nodes (and clears of
+/// textures or null views). `Err`: the view's format cannot be cleared.
+pub(crate) fn clear_pattern_of(
+    graph: &RecordedGraph,
+    node: NodeId,
+) -> Option<Result<Vec<u8>, String>> {
+    let decl = graph.decl_of(node);
+    if !decl.builtin || !matches!(decl.name.as_str(), "clear" | "clear_buffer") {
+        return None;
+    }
+    let access = graph.node_accesses(node).iter().find(|a| a.param == 0)?;
+    let resource = graph.resources.get(access.resource.index())?;
+    if resource.desc.kind != ResourceKind::Buffer {
+        return None;
+    }
+    let bytes = graph.node_args(node);
+    let word = |param: usize, index: u32| {
+        let at = decl
+            .params
+            .get(param)
+            .map_or(usize::MAX, |p| p.offset as usize)
+            + index as usize * 4;
+        bytes
+            .get(at..at.saturating_add(4))
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let value_param = if decl.name == "clear_buffer" { 2 } else { 1 };
+    let words = [0, 1, 2, 3].map(|i| word(value_param, i));
+    let float = if decl.name == "clear_buffer" {
+        word(1, 0) & CLEAR_UAV_FLOAT != 0
+    } else {
+        matches!(
+            decl.params.get(1).map(|p| &p.value_type),
+            Some(rpsl_runtime::ValueType::Vector(
+                rpsl_runtime::ScalarType::F32,
+                4
+            ))
+        )
+    };
+    let value = if float {
+        ClearValue::Float(words.map(f32::from_bits))
+    } else {
+        ClearValue::Uint(words)
+    };
+    let format = if access.view_format == rpsl_runtime::Format::UNKNOWN {
+        resource.desc.format
+    } else {
+        access.view_format
+    };
+    Some(buffer_clear_pattern(format, value))
+}
+
+/// The 4-byte word a fill writes for `pattern`, when the pattern repeats every 4 bytes.
+fn fill_word(pattern: &[u8]) -> Option<u32> {
+    if pattern.is_empty() || 4 % pattern.len() != 0 && !pattern.len().is_multiple_of(4) {
+        return None;
+    }
+    let byte = |i: usize| pattern[i % pattern.len()];
+    let word = [byte(0), byte(1), byte(2), byte(3)];
+    (0..pattern.len().max(4))
+        .all(|i| pattern[i % pattern.len()] == word[i % 4])
+        .then(|| u32::from_le_bytes(word))
+}
+
+/// How a range of a buffer is cleared to `pattern`.
+enum ClearPlan {
+    /// One fill with this word.
+    Fill(u32),
+    /// Copies from a scratch buffer of this many bytes.
+    Copy(u64),
+}
+
+fn plan(pattern: &[u8], offset: u64, size: u64) -> ClearPlan {
+    match fill_word(pattern) {
+        Some(word) if offset.is_multiple_of(4) && size.is_multiple_of(4) => ClearPlan::Fill(word),
+        _ => {
+            let period = pattern.len() as u64;
+            let repeats = size.min(SCRATCH_BYTES).div_ceil(period).max(1);
+            ClearPlan::Copy(repeats * period)
+        }
+    }
+}
+
+/// Creates (with host-visible memory, written here) the scratch buffers of the frame's buffer
+/// clears that copy their pattern. The resources go to the frame's slot and are freed when it
+/// is retired.
+pub(crate) fn create_buffer_clear_scratch(
+    context: &crate::context::Context,
+    allocator: &mut Allocator,
+    graph: &RecordedGraph,
+    frame: &CompiledFrame,
+    handles: &[Option<ResourceHandle>],
+    scratch: &mut Vec<GpuResource>,
+) -> Result<Vec<BufferClearScratch>, BackendError> {
+    let mut buffers = Vec::new();
+    for &node in &frame.order {
+        let Some(Ok(pattern)) = clear_pattern_of(graph, node) else {
+            continue;
+        };
+        let Some(access) = graph.node_accesses(node).iter().find(|a| a.param == 0) else {
+            continue;
+        };
+        let Some(Some(target)) = handles.get(access.resource.index()) else {
+            continue;
+        };
+        let region = access_region(access, &target.desc);
+        let ClearPlan::Copy(size) = plan(&pattern, region.offset, region.size) else {
+            continue;
+        };
+        let label = format!("buffer clear pattern of node {}", node.0);
+        let mut resource = create_unbound(
+            context,
+            &ResourceDesc::buffer(size),
+            vk::ImageUsageFlags::empty(),
+            &label,
+        )?;
+        let requirements = resource.requirements(context);
+        let allocation = allocator.allocate(&AllocationCreateDesc {
+            name: &label,
+            requirements,
+            location: MemoryLocation::CpuToGpu,
+            linear: true,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        });
+        let mut allocation = match allocation {
+            Ok(allocation) => allocation,
+            Err(error) => {
+                resource.destroy(context, allocator);
+                return Err(map_alloc_error(&label, error));
+            }
+        };
+        let Some(bytes) = allocation.mapped_slice_mut() else {
+            let _ = allocator.free(allocation);
+            resource.destroy(context, allocator);
+            return Err(BackendError::Api(format!("{label}: memory not mapped")));
+        };
+        for (i, byte) in bytes.iter_mut().take(size as usize).enumerate() {
+            *byte = pattern[i % pattern.len()];
+        }
+        // SAFETY: the allocation is live and was made for this buffer's requirements.
+        let bound = resource.bind(context, unsafe { allocation.memory() }, allocation.offset());
+        resource.allocation = Some(allocation);
+        if let Err(error) = bound {
+            resource.destroy(context, allocator);
+            return Err(error);
+        }
+        buffers.push(BufferClearScratch {
+            node,
+            buffer: resource.buffer,
+            size,
+        });
+        scratch.push(resource);
+    }
+    Ok(buffers)
+}
+
+impl FrameRecorder<'_> {
+    /// Records the buffer clear `node` of `target` over `offset..offset + size` (in the
+    /// planned state of a buffer `clear` access).
+    pub(crate) fn record_buffer_clear(
+        &self,
+        node: NodeId,
+        name: &str,
+        target: &ResourceHandle,
+        offset: u64,
+        size: u64,
+    ) -> Result<(), BackendError> {
+        let failed = |message: String| BackendError::Node {
+            node,
+            name: name.to_string(),
+            message,
+        };
+        let pattern = clear_pattern_of(self.graph, node)
+            .ok_or_else(|| failed("not a buffer clear".into()))?
+            .map_err(failed)?;
+        if size == 0 {
+            return Ok(());
+        }
+        let device = self.device();
+        match plan(&pattern, offset, size) {
+            ClearPlan::Fill(word) => {
+                // SAFETY: the buffer range is live and in the planned state.
+                unsafe { device.cmd_fill_buffer(self.cb, target.buffer, offset, size, word) };
+            }
+            ClearPlan::Copy(_) => {
+                let scratch = self
+                    .buffer_clears
+                    .iter()
+                    .find(|s| s.node == node)
+                    .ok_or_else(|| failed("no pattern scratch buffer".into()))?;
+                let regions: Vec<vk::BufferCopy> = (0..size.div_ceil(scratch.size))
+                    .map(|i| {
+                        let at = i * scratch.size;
+                        vk::BufferCopy {
+                            src_offset: 0,
+                            dst_offset: offset + at,
+                            size: scratch.size.min(size - at),
+                        }
+                    })
+                    .collect();
+                // SAFETY: both buffers are live; the scratch was written by the host before the
+                // submission (a host write is visible to the queue's later commands); the
+                // target range is in the planned state.
+                unsafe { device.cmd_copy_buffer(self.cb, scratch.buffer, target.buffer, &regions) };
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_where_the_pattern_repeats_every_four_bytes() {
+        assert_eq!(fill_word(&[7]), Some(0x0707_0707));
+        assert_eq!(fill_word(&[1, 2]), Some(0x0201_0201));
+        assert_eq!(fill_word(&[1, 2, 3, 4]), Some(0x0403_0201));
+        assert_eq!(fill_word(&[5, 0, 0, 0, 5, 0, 0, 0]), Some(5));
+        assert_eq!(fill_word(&[5, 0, 0, 0, 6, 0, 0, 0]), None);
+        assert_eq!(fill_word(&[1, 2, 3]), None);
+        assert!(matches!(
+            plan(&[1, 2, 3, 4], 4, 8),
+            ClearPlan::Fill(0x0403_0201)
+        ));
+        assert!(matches!(plan(&[1, 2, 3, 4], 4, 7), ClearPlan::Copy(8)));
+        assert!(matches!(plan(&[1, 2, 3, 4], 2, 8), ClearPlan::Copy(8)));
+        let twelve = [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0];
+        assert!(matches!(plan(&twelve, 0, 100), ClearPlan::Copy(108)));
+        assert!(matches!(
+            plan(&twelve, 0, 10 << 20),
+            ClearPlan::Copy(1_048_584)
+        ));
+    }
+}

@@ -1,0 +1,2 @@
+#version 450
+void main() { gl_FragDepth = 0.25; }
