@@ -57,7 +57,10 @@ fn hir_of_the_examples() {
     for path in example_scripts() {
         let compilation = rpsl::check_file(&path);
         let module = compilation.module.as_ref().expect("the example checks");
-        insta::assert_snapshot!(format!("hir_{}", stem(&path)), portable(&module.to_string()));
+        insta::assert_snapshot!(
+            format!("hir_{}", stem(&path)),
+            portable(&module.to_string())
+        );
     }
 }
 
