@@ -64,6 +64,11 @@ pub const NULL_VIEW: ViewBytes = {
     bytes
 };
 
+/// The component mapping of a default texture view: the identity swizzle (R, G, B, A from
+/// channels 0, 1, 2, 3, one byte each), what the host gives the view a `create_*` call returns
+/// and what `texture.base()` returns (`0x0302_0100`, as the runtime's view of the same name).
+pub const IDENTITY_COMPONENT_MAPPING: u32 = 0x0302_0100;
+
 /// rpsl.h's `ResourceDesc`: nine `u32` fields, in this order, little-endian in VM memory.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 #[repr(C)]

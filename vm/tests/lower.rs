@@ -495,6 +495,7 @@ export void main(texture t, buffer buf)
         u64::from_le_bytes(args[d as usize + 24..d as usize + 32].try_into().unwrap()),
         1024
     );
-    // e = derived.base(): all 4 mips and 8 layers of resource 0, default format and layer.
-    assert_eq!(words(160), [0, 0, 0, 0, 0, 4, 0, 8, 0, 0]);
+    // e = derived.base(): all 4 mips and 8 layers of resource 0, default format and layer,
+    // the identity component mapping of a default view.
+    assert_eq!(words(160), [0, 0, 0, 0, 0, 4, 0, 8, 0, 0x0302_0100]);
 }

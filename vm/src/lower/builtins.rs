@@ -3,7 +3,7 @@
 
 use super::{FnLower, LowerError, Val};
 use crate::entities::Reg;
-use crate::host::{view_offsets, RESOURCE_DESC_SIZE};
+use crate::host::{view_offsets, IDENTITY_COMPONENT_MAPPING, RESOURCE_DESC_SIZE};
 use crate::inst::Inst;
 use crate::ops::{BinaryOp as VmBinary, MarkerKind};
 use crate::types::{Type as VmType, Value};
@@ -374,8 +374,8 @@ impl FnLower<'_> {
                 self.edit_view(view, &edits, span)
             }
             Builtin::TextureBase | Builtin::BufferBase => {
-                // The whole-resource view: same resource, everything else default, ranges from
-                // the resource description.
+                // The whole-resource view: same resource, everything else default (the identity
+                // component mapping of a texture), ranges from the resource description.
                 let view = mem(0).ok_or_else(missing)?;
                 let desc_ty = Type::array(Type::UINT, Some(9));
                 let desc = self.temp(&desc_ty, span)?;
@@ -396,6 +396,8 @@ impl FnLower<'_> {
                     let layers = self.b.select(is_3d, one, layers);
                     self.b.store(result, off::MIP_COUNT, mips);
                     self.b.store(result, off::LAYER_COUNT, layers);
+                    let mapping = self.b.iconst_u32(IDENTITY_COMPONENT_MAPPING);
+                    self.b.store(result, off::COMPONENT_MAPPING, mapping);
                 } else {
                     let low = self.b.load(VmType::U32, desc, 12);
                     let high = self.b.load(VmType::U32, desc, 16);
