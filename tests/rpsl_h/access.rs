@@ -321,3 +321,112 @@ export void main([readonly(present)] texture backbuffer)
         ])
     );
 }
+
+#[test]
+fn entry_parameter_attributes_set_the_state_around_the_frame() {
+    let script = r#"
+graphics node Draw(rtv rt : SV_Target0, [readonly(ps)] texture srcs[2]);
+compute node Fill([writeonly(cs)] buffer b, uint64_t n);
+export void main([readonly(present)] texture backbuffer, [readonly(ps)] texture inputs[2],
+                 out [readonly(cs)] buffer result)
+{
+    Draw(backbuffer, inputs);
+    result = create_buffer(64);
+    Fill(result, 0x100000000);
+}
+"#;
+    let frame = frame0(script, &["backbuffer=32x16:R16G16B16A16_FLOAT"]);
+    let resources: Vec<_> = (0..4)
+        .map(|id| {
+            let r = resource(&frame, id);
+            (
+                r["name"].clone(),
+                r["kind"].clone(),
+                r["width"].clone(),
+                r["format"].clone(),
+                r["external"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        resources,
+        [
+            (
+                json!("backbuffer"),
+                json!("tex2d"),
+                json!(32),
+                json!("R16G16B16A16_FLOAT"),
+                json!(true)
+            ),
+            // View leaves of array parameters get the default description.
+            (
+                json!("inputs[0]"),
+                json!("tex2d"),
+                json!(1280),
+                json!("R8G8B8A8_UNORM"),
+                json!(true)
+            ),
+            (
+                json!("inputs[1]"),
+                json!("tex2d"),
+                json!(1280),
+                json!("R8G8B8A8_UNORM"),
+                json!(true)
+            ),
+            (
+                json!("result"),
+                json!("buffer"),
+                json!(64),
+                json!("UNKNOWN"),
+                json!(true)
+            ),
+        ]
+    );
+    assert_eq!(arg(&frame, 1, "n"), 4_294_967_296u64);
+    let params: Vec<_> = accesses(&frame, 0)
+        .iter()
+        .map(|a| (a["param"].clone(), a["resource"].clone()))
+        .collect();
+    assert_eq!(
+        params,
+        [
+            (json!("rt"), json!(0)),
+            (json!("srcs[0]"), json!(1)),
+            (json!("srcs[1]"), json!(2))
+        ]
+    );
+    // The entry attributes are the state before and after the frame: the backbuffer comes from
+    // and returns to PRESENT_SRC; the `out` buffer ends as a compute-shader read.
+    let of = |resource: u32| -> Vec<(u64, serde_json::Value)> {
+        barriers(&frame)
+            .into_iter()
+            .filter(|(_, b)| b["resource"] == resource)
+            .map(|(position, b)| {
+                let fields = json!([
+                    b["src_stages"],
+                    b["src_access"],
+                    b["dst_stages"],
+                    b["dst_access"],
+                    b["old_layout"],
+                    b["new_layout"]
+                ]);
+                (position, fields)
+            })
+            .collect()
+    };
+    assert_eq!(
+        of(0),
+        [
+            (
+                0,
+                json!([0x1_0000, 0x1_0000, 0x400, 0x180, 1_000_001_002, 2])
+            ),
+            (2, json!([0x400, 0x100, 0x2000, 0, 2, 1_000_001_002])),
+        ]
+    );
+    // SHADER_STORAGE_WRITE (0x4_0000_0000) by Fill, then SHADER_READ (0x20) in compute.
+    assert_eq!(
+        of(3).last().unwrap(),
+        &(2, json!([0x800, 0x4_0000_0000u64, 0x800, 0x20, 0, 0]))
+    );
+}
