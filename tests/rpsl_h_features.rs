@@ -364,6 +364,31 @@ export void main(uint frameIndex)
 }
 
 #[test]
+fn cubemap_views_need_six_layers_of_a_2d_texture() {
+    for (create, what) in [
+        (
+            "create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 8, 1, 12).array(8, 4)",
+            "4 layers",
+        ),
+        ("create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 8)", "1 layer"),
+        (
+            "create_tex3d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 8, 6)",
+            "a 3-D texture",
+        ),
+    ] {
+        let error = frame0_error(&format!(
+            "compute node Sample([readonly(cs)] texture v);\nexport void main()\n{{\n    Sample({create}.cubemap());\n}}\n"
+        ));
+        assert_eq!(
+            error.lines().next().unwrap(),
+            "features.rpsl:4:5: error: argument `v`: a cubemap view needs a 2-D texture view of at \
+             least 6 array layers",
+            "{what}"
+        );
+    }
+}
+
+#[test]
 fn buffer_view_methods_set_their_ranges() {
     let script = format!(
         "{VIEWS}{}",

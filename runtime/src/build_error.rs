@@ -88,6 +88,9 @@ impl fmt::Display for BuildError {
                     ViewRangeError::Mips => "mip range exceeds the resource's mip levels",
                     ViewRangeError::Layers => "array range exceeds the resource's array layers",
                     ViewRangeError::Bytes => "byte range exceeds the buffer's size",
+                    ViewRangeError::Cubemap => {
+                        "a cubemap view needs a 2-D texture view of at least 6 array layers"
+                    }
                     ViewRangeError::Kind => {
                         "view kind does not match the resource (texture vs buffer)"
                     }

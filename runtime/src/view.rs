@@ -3,7 +3,7 @@
 
 use crate::format::Format;
 use crate::ids::ResourceId;
-use crate::resource::ResourceDesc;
+use crate::resource::{ResourceDesc, ResourceKind};
 
 /// The `Resource` value of a null view.
 pub const NULL_RESOURCE: u32 = u32::MAX;
@@ -59,6 +59,10 @@ pub struct BufferView {
     /// Padding to 40 bytes; always zero.
     pub padding: u32,
 }
+
+/// `RPS_RESOURCE_VIEW_FLAG_CUBEMAP_BIT` of a texture view's flags: the view is a cubemap (or an
+/// array of cubemaps), six layers each.
+pub const CUBEMAP_VIEW_FLAG: u32 = 1 << 0;
 
 /// The view component mapping of an identity swizzle (R, G, B, A = 0, 1, 2, 3 in bytes).
 pub const IDENTITY_COMPONENT_MAPPING: u32 = 0x0302_0100;
@@ -294,6 +298,9 @@ pub enum ViewRangeError {
     Bytes,
     /// A texture view of a buffer or the reverse.
     Kind,
+    /// A cubemap view (`texture.cubemap()`) that is not of a 2-D texture or has fewer than 6
+    /// array layers.
+    Cubemap,
 }
 
 /// A resolved texture view range: counts are explicit.
@@ -352,6 +359,13 @@ impl TextureView {
             desc.array_layers(),
         )
         .ok_or(ViewRangeError::Layers)?;
+        // rpsl.h: "The texture must be a texture array with at least 6 array layers." (The
+        // AMD samples take cubemap views of textures without the cubemap-compatible flag.)
+        if self.flags & CUBEMAP_VIEW_FLAG != 0
+            && (desc.kind != ResourceKind::Tex2d || layer_count < 6)
+        {
+            return Err(ViewRangeError::Cubemap);
+        }
         let all_planes: PlaneMask = if desc.format.plane_count() == 2 {
             0b11
         } else {
