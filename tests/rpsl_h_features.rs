@@ -552,3 +552,38 @@ export void main(uint n)
     assert_eq!(arg(&frame, 0, "f"), &json!([6.5, 1, 2, -2]));
     assert_eq!(arg(&frame, 0, "b"), &json!([true, true]));
 }
+
+#[test]
+fn hlsl_macros_constants_nested_structs_and_intrinsics() {
+    let script = r#"
+#define SCALE(x) ((x) * 3)
+static const uint kSizes[3] = { 4, 8, 16 };
+compute node Out(uint4 u, int4 i, float4 f, uint2 bits);
+struct Inner { uint v[2]; };
+struct Outer { Inner inner; float w; };
+uint sum(Outer o) { return o.inner.v[0] + o.inner.v[1]; }
+export void main(uint n)
+{
+    Outer o;
+    o.inner.v[0] = 3;
+    o.inner.v[1] = 4;
+    o.w = 2;
+    uint acc = 0;
+    [unroll] for (uint i = 0; i < 3; i++) { if (kSizes[i] > 8) break; acc += kSizes[i]; }
+    // `&&` short-circuits: the division by n - 4 = 0 never runs.
+    uint guard = (n > 100 && (acc / (n - 4)) > 0) ? 1 : 0;
+    int neg = -5;
+    float3 v = normalize(float3(3, 0, 4));
+    Out(uint4(SCALE(acc), sum(o), guard, uint(-1)),
+        int4(neg >> 1, abs(neg), min(neg, 2), max(-3, neg)),
+        float4(v.x, v.z, lerp(1.0, 3.0, 0.25), frac(2.75)),
+        uint2(asuint(1.0f), countbits(0xF0F0u)));
+}
+"#;
+    let frame = frame0(script, &["n=4"]);
+    assert_eq!(arg(&frame, 0, "u"), &json!([36, 7, 0, 4_294_967_295u32]));
+    // `>>` of a negative int is arithmetic.
+    assert_eq!(arg(&frame, 0, "i"), &json!([-3, 5, -5, -3]));
+    assert_eq!(arg(&frame, 0, "f"), &json!([0.6, 0.8, 1.5, 0.75]));
+    assert_eq!(arg(&frame, 0, "bits"), &json!([0x3F80_0000u32, 8]));
+}
