@@ -54,13 +54,16 @@ fn backbuffer_pixel(x: u32, y: u32) -> [u8; 4] {
     }
 }
 
+/// A texture `--out` writes: its name, width, height, and the pixel expected at (x, y).
+type ExpectedImage<'a> = (&'a str, u32, u32, &'a dyn Fn(u32, u32) -> [u8; 4]);
+
 /// Runs `script` under validation in both engines with `--arg bb=WxH` and checks every pixel
 /// of each `(name, width, height, expected)` texture written by `--out`.
 fn assert_pixels_in_both_engines(
     name: &str,
     script: &str,
     backbuffer: &str,
-    images: &[(&str, u32, u32, &dyn Fn(u32, u32) -> [u8; 4])],
+    images: &[ExpectedImage<'_>],
 ) {
     let script = scratch(&format!("{name}.rpsl"), script);
     for mode in ["jit", "interp"] {
