@@ -567,3 +567,42 @@ fn attachment_accesses_must_suit_the_format() {
         );
     }
 }
+
+#[test]
+fn node_handles_become_explicit_dependencies() {
+    let script = r#"
+compute node Produce([readwrite(cs)] texture t);
+compute node Consume([readwrite(cs)] texture u, node after);
+export void main([readonly(present)] texture backbuffer, out [readonly(cs)] texture other)
+{
+    other = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 8);
+    node p = Produce(backbuffer);
+    Consume(other, p);
+    texture scratch = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 8);
+    Consume(scratch, p);
+}
+"#;
+    let frame = frame0(script, &[]);
+    assert_eq!(arg(&frame, 1, "after"), &json!({"node": 0}));
+    assert_eq!(arg(&frame, 2, "after"), &json!({"node": 0}));
+    // Nothing reads `scratch`: its Consume is culled, the handle does not keep it.
+    assert_eq!(frame["schedule"]["order"], json!([0, 1]));
+    assert_eq!(frame["schedule"]["culled"], json!([2]));
+
+    let program = rpsl::Program::from_source("features.rpsl", script).unwrap();
+    for mode in [rpsl::Mode::Jit, rpsl::Mode::Interp] {
+        let options = rpsl::SessionOptions {
+            mode,
+            ..rpsl::SessionOptions::default()
+        };
+        let mut session = rpsl::Session::new(&program, None, options).unwrap();
+        let args = rpsl::EntryArgs::parse(&program, session.entry(), [""; 0]).unwrap();
+        let graph = session.record_frame(&args).unwrap();
+        let deps: Vec<(u32, u32)> = graph
+            .explicit_deps
+            .iter()
+            .map(|(n, on)| (n.0, on.0))
+            .collect();
+        assert_eq!(deps, [(1, 0), (2, 0)], "{mode:?}");
+    }
+}
