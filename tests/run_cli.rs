@@ -318,3 +318,57 @@ fn check_reports_a_frame_of_locals_past_the_limit() {
     assert_eq!(code(&run), 1);
     assert!(String::from_utf8_lossy(&run.stderr).starts_with(first));
 }
+
+/// A negative `int` index is reported as negative: by the bounds check at run time (the same
+/// in both engines) and by `check` when the index is a constant.
+#[test]
+fn negative_int_indices_are_reported_as_negative() {
+    let text = "graphics node Draw(rtv rt, uint v);\n\
+                export void main([readonly(present)] texture bb, int i)\n\
+                {\n\
+                \x20   uint arr[4] = { 1, 2, 3, 4 };\n\
+                \x20   int j = i - 3;\n\
+                \x20   Draw(bb, arr[j]);\n\
+                }\n";
+    let script = scratch("negative_index.rpsl", text);
+    let path = script.to_str().unwrap();
+    for (arg, message) in [
+        ("i=2", "array index -1 is out of bounds for length 4"),
+        (
+            "i=-2147483645",
+            "array index -2147483648 is out of bounds for length 4",
+        ),
+        ("i=7", "array index 4 is out of bounds for length 4"),
+    ] {
+        for mode in ["jit", "interp"] {
+            let out = rpsl(&[
+                "run",
+                path,
+                "--backend",
+                "null",
+                "--mode",
+                mode,
+                "--arg",
+                arg,
+            ]);
+            assert_eq!(code(&out), 3, "{arg} {mode}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                stderr.lines().next().unwrap(),
+                format!("{path}:6:14: error: {message}"),
+                "{arg} {mode}"
+            );
+        }
+    }
+    let constant = scratch(
+        "negative_constant_index.rpsl",
+        "export void main()\n{\n    uint arr[4] = { 1, 2, 3, 4 };\n    arr[-2] = 5;\n}\n",
+    );
+    let path = constant.to_str().unwrap();
+    let out = rpsl(&["check", path]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().next().unwrap(),
+        format!("{path}:4:9: error: index -2 is out of bounds for `uint[4]`")
+    );
+}
