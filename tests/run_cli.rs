@@ -372,3 +372,41 @@ fn negative_int_indices_are_reported_as_negative() {
         format!("{path}:4:9: error: index -2 is out of bounds for `uint[4]`")
     );
 }
+
+/// `--step-budget N` bounds the steps of each frame in `run`, `graph` and `bench`, in both
+/// engines: a runaway loop stops with a located error (exit 3); 0 is a usage error (exit 2).
+#[test]
+fn step_budget_flag_stops_a_runaway_script() {
+    let text = "graphics node Draw(rtv rt, uint v);\n\
+                export void main([readonly(present)] texture bb, uint n)\n\
+                {\n\
+                \x20   uint x = 1;\n\
+                \x20   for (uint i = 0; i < n; i++) { x = x * 3 + 1; x = x ^ (x >> 5); }\n\
+                \x20   Draw(bb, x);\n\
+                }\n";
+    let script = scratch("budget.rpsl", text);
+    let path = script.to_str().unwrap();
+    let runaway =
+        format!("{path}:5:29: error: step budget of 5000 steps exhausted (endless loop?)");
+    for args in [
+        &["run", path, "--backend", "null", "--mode", "jit"][..],
+        &["run", path, "--backend", "null", "--mode", "interp"],
+        &["graph", path],
+        &["bench", path, "--frames", "1", "--compiles", "1"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--arg", "n=1000000", "--step-budget", "5000"]);
+        let out = rpsl(&args);
+        assert_eq!(code(&out), 3, "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().next().unwrap(), runaway, "{args:?}");
+    }
+    // The same loop within the budget runs; the default budget is far above it.
+    for budget in [&["--step-budget", "5000"][..], &[]] {
+        let mut args = vec!["run", path, "--backend", "null", "--arg", "n=100"];
+        args.extend_from_slice(budget);
+        assert_eq!(code(&rpsl(&args)), 0, "{args:?}");
+    }
+    let out = rpsl(&["run", path, "--backend", "null", "--step-budget", "0"]);
+    assert_eq!(code(&out), 2);
+}

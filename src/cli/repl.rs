@@ -344,8 +344,10 @@ impl Repl {
 
 /// `rpsl repl [FILE]`: reads inputs with line editing (plain lines when stdin is not a
 /// terminal) until `:quit` or end of input. Exit code 0, or 1 when FILE does not load.
-pub fn run(file: Option<&Path>) -> std::process::ExitCode {
+/// `step_budget` replaces the default step budget of every frame.
+pub fn run(file: Option<&Path>, step_budget: Option<u64>) -> std::process::ExitCode {
     let mut repl = Repl::new();
+    repl.options.limits = super::frames::step_limits(step_budget);
     if let Some(path) = file {
         let reply = repl.load(path);
         if !reply.ok {
