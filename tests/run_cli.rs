@@ -373,6 +373,47 @@ fn negative_int_indices_are_reported_as_negative() {
     );
 }
 
+/// A function whose values need more registers than the bytecode allows (1,048,576 per
+/// function) is an error at the statement or local that passes the limit, from `check` and
+/// from `run` (exit 1, like any script error), never an internal verifier error.
+#[test]
+fn check_reports_a_function_past_the_register_limit() {
+    // Each `m = m * 2.0 + 1.0;` on a float4x4 takes 80 registers: the limit falls in
+    // statement 13,107 (line 13,110).
+    let mut statements = String::from("export void main()\n{\n    float4x4 m = 1.0;\n");
+    for _ in 0..14_000 {
+        statements.push_str("    m = m * 2.0 + 1.0;\n");
+    }
+    statements.push_str("}\n");
+    // 70,000 float4x4 locals need 16 registers each: the limit falls at local 65,536.
+    let mut locals = String::from("export void main()\n{\n");
+    for index in 0..70_000 {
+        locals.push_str(&format!("    float4x4 m{index};\n"));
+    }
+    locals.push_str("}\n");
+    for (name, text, at) in [
+        ("long_statements.rpsl", statements, "13110:5"),
+        ("many_locals.rpsl", locals, "65538:14"),
+    ] {
+        let script = scratch(name, &text);
+        let path = script.to_str().unwrap();
+        let want = format!(
+            "{path}:{at}: error: `main` is too long to compile: its values need more than \
+             1048576 registers, the bytecode's limit for one function; split it into smaller \
+             functions"
+        );
+        let out = rpsl(&["check", path]);
+        assert_eq!(code(&out), 1, "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().next().unwrap_or_default(), want, "{name}");
+        assert!(!stderr.contains("internal error"), "{stderr}");
+        let run = rpsl(&["run", path, "--backend", "null"]);
+        assert_eq!(code(&run), 1, "{name}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(stderr.lines().next().unwrap_or_default(), want, "{name}");
+    }
+}
+
 /// `--step-budget N` bounds the steps of each frame in `run`, `graph` and `bench`, in both
 /// engines: a runaway loop stops with a located error (exit 3); 0 is a usage error (exit 2).
 #[test]
