@@ -123,12 +123,16 @@ impl Program {
         let verified = match lowered.module.verify() {
             Ok(verified) => verified,
             Err(errors) => {
-                let span = module
-                    .entries
+                // The lowering reports every limit of the bytecode itself; a finding here is a
+                // bug, shown at the function it is about (helper copies of entry points come
+                // after the module's functions: those fall back to the first entry point).
+                let span = errors
+                    .0
                     .first()
-                    .map_or(Span::new(rpsl_frontend::source::FileId(0), 0, 0), |&f| {
-                        module.function(f).span
-                    });
+                    .and_then(|error| module.functions.get(error.func.index()))
+                    .map(|f| f.span)
+                    .or_else(|| module.entries.first().map(|&f| module.function(f).span))
+                    .unwrap_or(Span::new(rpsl_frontend::source::FileId(0), 0, 0));
                 let message = format!("internal error: bytecode fails verification: {errors}");
                 return Err(failed(vec![Diagnostic::error(span, message)]));
             }

@@ -318,3 +318,136 @@ fn check_reports_a_frame_of_locals_past_the_limit() {
     assert_eq!(code(&run), 1);
     assert!(String::from_utf8_lossy(&run.stderr).starts_with(first));
 }
+
+/// A negative `int` index is reported as negative: by the bounds check at run time (the same
+/// in both engines) and by `check` when the index is a constant.
+#[test]
+fn negative_int_indices_are_reported_as_negative() {
+    let text = "graphics node Draw(rtv rt, uint v);\n\
+                export void main([readonly(present)] texture bb, int i)\n\
+                {\n\
+                \x20   uint arr[4] = { 1, 2, 3, 4 };\n\
+                \x20   int j = i - 3;\n\
+                \x20   Draw(bb, arr[j]);\n\
+                }\n";
+    let script = scratch("negative_index.rpsl", text);
+    let path = script.to_str().unwrap();
+    for (arg, message) in [
+        ("i=2", "array index -1 is out of bounds for length 4"),
+        (
+            "i=-2147483645",
+            "array index -2147483648 is out of bounds for length 4",
+        ),
+        ("i=7", "array index 4 is out of bounds for length 4"),
+    ] {
+        for mode in ["jit", "interp"] {
+            let out = rpsl(&[
+                "run",
+                path,
+                "--backend",
+                "null",
+                "--mode",
+                mode,
+                "--arg",
+                arg,
+            ]);
+            assert_eq!(code(&out), 3, "{arg} {mode}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                stderr.lines().next().unwrap(),
+                format!("{path}:6:14: error: {message}"),
+                "{arg} {mode}"
+            );
+        }
+    }
+    let constant = scratch(
+        "negative_constant_index.rpsl",
+        "export void main()\n{\n    uint arr[4] = { 1, 2, 3, 4 };\n    arr[-2] = 5;\n}\n",
+    );
+    let path = constant.to_str().unwrap();
+    let out = rpsl(&["check", path]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().next().unwrap(),
+        format!("{path}:4:9: error: index -2 is out of bounds for `uint[4]`")
+    );
+}
+
+/// A function whose values need more registers than the bytecode allows (1,048,576 per
+/// function) is an error at the statement or local that passes the limit, from `check` and
+/// from `run` (exit 1, like any script error), never an internal verifier error.
+#[test]
+fn check_reports_a_function_past_the_register_limit() {
+    // Each `m = m * 2.0 + 1.0;` on a float4x4 takes 80 registers: the limit falls in
+    // statement 13,107 (line 13,110).
+    let mut statements = String::from("export void main()\n{\n    float4x4 m = 1.0;\n");
+    for _ in 0..14_000 {
+        statements.push_str("    m = m * 2.0 + 1.0;\n");
+    }
+    statements.push_str("}\n");
+    // 70,000 float4x4 locals need 16 registers each: the limit falls at local 65,536.
+    let mut locals = String::from("export void main()\n{\n");
+    for index in 0..70_000 {
+        locals.push_str(&format!("    float4x4 m{index};\n"));
+    }
+    locals.push_str("}\n");
+    for (name, text, at) in [
+        ("long_statements.rpsl", statements, "13110:5"),
+        ("many_locals.rpsl", locals, "65538:14"),
+    ] {
+        let script = scratch(name, &text);
+        let path = script.to_str().unwrap();
+        let want = format!(
+            "{path}:{at}: error: `main` is too long to compile: its values need more than \
+             1048576 registers, the bytecode's limit for one function; split it into smaller \
+             functions"
+        );
+        let out = rpsl(&["check", path]);
+        assert_eq!(code(&out), 1, "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().next().unwrap_or_default(), want, "{name}");
+        assert!(!stderr.contains("internal error"), "{stderr}");
+        let run = rpsl(&["run", path, "--backend", "null"]);
+        assert_eq!(code(&run), 1, "{name}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(stderr.lines().next().unwrap_or_default(), want, "{name}");
+    }
+}
+
+/// `--step-budget N` bounds the steps of each frame in `run`, `graph` and `bench`, in both
+/// engines: a runaway loop stops with a located error (exit 3); 0 is a usage error (exit 2).
+#[test]
+fn step_budget_flag_stops_a_runaway_script() {
+    let text = "graphics node Draw(rtv rt, uint v);\n\
+                export void main([readonly(present)] texture bb, uint n)\n\
+                {\n\
+                \x20   uint x = 1;\n\
+                \x20   for (uint i = 0; i < n; i++) { x = x * 3 + 1; x = x ^ (x >> 5); }\n\
+                \x20   Draw(bb, x);\n\
+                }\n";
+    let script = scratch("budget.rpsl", text);
+    let path = script.to_str().unwrap();
+    let runaway =
+        format!("{path}:5:29: error: step budget of 5000 steps exhausted (endless loop?)");
+    for args in [
+        &["run", path, "--backend", "null", "--mode", "jit"][..],
+        &["run", path, "--backend", "null", "--mode", "interp"],
+        &["graph", path],
+        &["bench", path, "--frames", "1", "--compiles", "1"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--arg", "n=1000000", "--step-budget", "5000"]);
+        let out = rpsl(&args);
+        assert_eq!(code(&out), 3, "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().next().unwrap(), runaway, "{args:?}");
+    }
+    // The same loop within the budget runs; the default budget is far above it.
+    for budget in [&["--step-budget", "5000"][..], &[]] {
+        let mut args = vec!["run", path, "--backend", "null", "--arg", "n=100"];
+        args.extend_from_slice(budget);
+        assert_eq!(code(&rpsl(&args)), 0, "{args:?}");
+    }
+    let out = rpsl(&["run", path, "--backend", "null", "--step-budget", "0"]);
+    assert_eq!(code(&out), 2);
+}

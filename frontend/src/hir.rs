@@ -443,7 +443,7 @@ pub enum ExprKind {
     Index {
         /// The indexed value.
         base: Box<Expr>,
-        /// A scalar `uint` index.
+        /// A scalar index: `int` when the script indexes with a signed integer, else `uint`.
         index: Box<Expr>,
         /// The number of elements (0 for an unsized array parameter: checked against the
         /// argument's length by the VM).
@@ -698,7 +698,7 @@ pub enum Projection {
     /// An element of an array / component of a vector / row of a matrix; checked against `len`
     /// at run time (0: an unsized array parameter).
     Index {
-        /// A scalar `uint` index.
+        /// A scalar index: `int` when the script indexes with a signed integer, else `uint`.
         index: Expr,
         /// The number of elements.
         len: u32,

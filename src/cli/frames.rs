@@ -68,6 +68,11 @@ pub struct FrameOptions {
     /// without to see what async compute overlaps).
     #[arg(long)]
     pub no_async: bool,
+    /// Steps the script may take per frame, weighted by work (about one per bytecode
+    /// instruction); a frame that needs more fails at the loop or call that passes it
+    /// (default: 400000000, see docs/semantics.md, "Limits").
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub step_budget: Option<u64>,
 }
 
 /// A usage error: `error: MESSAGE` on stderr, exit 2.
@@ -109,8 +114,18 @@ pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCod
             async_compute: !options.no_async,
             ..CompileOptions::default()
         },
+        limits: step_limits(options.step_budget),
         ..SessionOptions::default()
     })
+}
+
+/// The script limits with the `--step-budget` of the command line, when given.
+pub fn step_limits(step_budget: Option<u64>) -> rpsl::vm::Limits {
+    let defaults = rpsl::vm::Limits::default();
+    rpsl::vm::Limits {
+        step_budget: step_budget.unwrap_or(defaults.step_budget),
+        ..defaults
+    }
 }
 
 /// Makes the session and parses the arguments of its entry point.

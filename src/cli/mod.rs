@@ -63,6 +63,9 @@ enum Command {
     Repl {
         /// A script to load first.
         file: Option<PathBuf>,
+        /// Steps each frame may take, weighted by work (default: 400000000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        step_budget: Option<u64>,
     },
     /// Time each phase (source to native code, graph building under JIT and interpreter, frame
     /// compilation with and without the cache) on the null backend.
@@ -94,6 +97,6 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Graph(args) => graph::run(&args),
         Command::Bench(args) => bench::run(&args),
-        Command::Repl { file } => repl::run(file.as_deref()),
+        Command::Repl { file, step_budget } => repl::run(file.as_deref(), step_budget),
     }
 }

@@ -347,8 +347,9 @@ impl Repl {
 
 /// `rpsl repl [FILE]`: reads inputs with line editing (plain lines when stdin is not a
 /// terminal) until `:quit` or end of input. Exit code 0, or 1 when FILE does not load.
-pub fn run(file: Option<&Path>) -> std::process::ExitCode {
-    match session(file) {
+/// `step_budget` replaces the default step budget of every frame.
+pub fn run(file: Option<&Path>, step_budget: Option<u64>) -> std::process::ExitCode {
+    match session(file, step_budget) {
         Ok(code) => code,
         Err(error) => error.report(std::process::ExitCode::SUCCESS),
     }
@@ -360,9 +361,13 @@ fn say(out: &mut Output, text: &str) -> Result<(), OutputError> {
     out.writer().flush().map_err(|error| out.failed(error))
 }
 
-fn session(file: Option<&Path>) -> Result<std::process::ExitCode, OutputError> {
+fn session(
+    file: Option<&Path>,
+    step_budget: Option<u64>,
+) -> Result<std::process::ExitCode, OutputError> {
     let mut out = Output::open("the session's output", Destination::Stdout)?;
     let mut repl = Repl::new();
+    repl.options.limits = super::frames::step_limits(step_budget);
     if let Some(path) = file {
         let reply = repl.load(path);
         if !reply.ok {

@@ -110,6 +110,11 @@ impl<'a> FunctionBuilder<'a> {
         reg
     }
 
+    /// The number of registers made so far, parameters included.
+    pub fn reg_count(&self) -> usize {
+        self.ctx.reg_types.len()
+    }
+
     /// The type of a register made by this builder.
     pub fn reg_type(&self, reg: Reg) -> Option<Type> {
         self.ctx.reg_types.get(reg.index()).copied()

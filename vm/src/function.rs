@@ -152,7 +152,11 @@ impl Module {
     /// Checks every invariant of [`crate::verifier`]; the interpreter only runs verified modules.
     pub fn verify(self) -> Result<VerifiedModule, crate::verifier::VerifyErrors> {
         crate::verifier::verify_module(&self)?;
-        Ok(VerifiedModule { module: self })
+        let step_charges = crate::step_cost::module_charges(&self);
+        Ok(VerifiedModule {
+            module: self,
+            step_charges,
+        })
     }
 }
 
@@ -161,12 +165,23 @@ impl Module {
 #[derive(Clone, PartialEq, Debug)]
 pub struct VerifiedModule {
     module: Module,
+    /// Per function, the step charge of each instruction ([`crate::step_cost`]).
+    step_charges: Vec<Vec<u64>>,
 }
 
 impl VerifiedModule {
     /// The verified module.
     pub fn module(&self) -> &Module {
         &self.module
+    }
+
+    /// The steps each instruction of `func` charges to the budget when it runs: nonzero exactly
+    /// at `jump.loop` and `call` (see [`crate::step_cost`]); empty for a function that does not
+    /// exist.
+    pub fn step_charges(&self, func: FuncId) -> &[u64] {
+        self.step_charges
+            .get(func.index())
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Gives the module back (for editing; verify it again to run it).

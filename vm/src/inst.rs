@@ -143,12 +143,14 @@ macro_rules! for_each_inst {
             CallNode "call_node" { dst: Reg [def], decl: NodeDeclId [imm], args: Reg [use], size: u32 [imm "size"], flags: u32 [imm "flags"] },
             /// `sch_barrier 0`, `subgraph_begin FLAGS`, `subgraph_end 0`: host call; a scheduler marker.
             Marker "" { kind: MarkerKind [suffix], arg: u32 [imm] },
-            /// `v3, v4 = call fn1, v1, v2`: calls a bytecode function; counts one step and one
-            /// level of call depth.
+            /// `v3, v4 = call fn1, v1, v2`: calls a bytecode function; charges the step budget
+            /// 1 plus the cost of the callee's body ([`crate::step_cost`]) and takes one level of
+            /// call depth.
             Call "call" { callee: FuncId [imm], args: RegList [uses], results: RegList [defs] },
             /// `jump block2`: terminator; continues at the target.
             Jump "jump" { target: Block [block] },
-            /// `jump.loop block1`: terminator; a loop back-edge: counts one step of the budget.
+            /// `jump.loop block1`: terminator; a loop back-edge: charges the step budget the cost
+            /// of the blocks from the target to this one ([`crate::step_cost`]).
             LoopJump "jump.loop" { target: Block [block] },
             /// `br v1, block2, block3`: terminator; to the first target when `v1` (`bool`) is true.
             Branch "br" { cond: Reg [use], then_block: Block [block], else_block: Block [block] },

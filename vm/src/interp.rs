@@ -21,7 +21,11 @@ use std::fmt;
 /// Resource limits of one run.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Limits {
-    /// Steps allowed per run; one step per loop back-edge (`jump.loop`) and per call.
+    /// Steps allowed per run, weighted by work: each loop back-edge (`jump.loop`) charges the
+    /// cost of the loop's instructions and each call the cost of the callee's body (about one
+    /// step per bytecode instruction, more for host calls and large memory copies; see
+    /// [`crate::step_cost`]). A run that needs more ends with
+    /// [`RuntimeErrorKind::StepBudgetExhausted`] at the charging instruction, in both engines.
     pub step_budget: u64,
     /// Deepest allowed call nesting (the entry function is depth 1).
     pub max_call_depth: u32,
@@ -29,11 +33,17 @@ pub struct Limits {
     pub max_memory: u32,
 }
 
+impl Limits {
+    /// The default step budget: a runaway script stops after about a second in the interpreter
+    /// (less in the JIT), while real scripts use a small fraction of it.
+    pub const DEFAULT_STEP_BUDGET: u64 = 400_000_000;
+}
+
 impl Default for Limits {
-    /// 100 million steps, 64 nested calls, 64 MiB of memory.
+    /// [`Limits::DEFAULT_STEP_BUDGET`] steps, 64 nested calls, 64 MiB of memory.
     fn default() -> Limits {
         Limits {
-            step_budget: 100_000_000,
+            step_budget: Limits::DEFAULT_STEP_BUDGET,
             max_call_depth: 64,
             max_memory: 64 << 20,
         }
@@ -257,6 +267,7 @@ impl Interpreter {
     ) -> Result<(), RuntimeError> {
         let mut func_id = entry;
         let mut function: &Function = &module.functions[entry.index()];
+        let mut charges: &[u64] = module.step_charges(entry);
         let mut pc = function.blocks[0].start as usize;
         let mut rb = 0usize;
         let mut steps_left = self.limits.step_budget;
@@ -283,6 +294,19 @@ impl Interpreter {
                     fault!(RuntimeErrorKind::MemoryOutOfBounds { addr, size });
                 }
                 addr as usize..end as usize
+            }};
+        }
+        // Charges the step cost of the instruction just fetched, or faults when it is over the
+        // budget.
+        macro_rules! charge_steps {
+            () => {{
+                let charge = charges[pc - 1];
+                if steps_left < charge {
+                    fault!(RuntimeErrorKind::StepBudgetExhausted {
+                        budget: self.limits.step_budget
+                    });
+                }
+                steps_left -= charge;
             }};
         }
         macro_rules! jump_to {
@@ -458,12 +482,7 @@ impl Interpreter {
                     args,
                     results,
                 } => {
-                    if steps_left == 0 {
-                        fault!(RuntimeErrorKind::StepBudgetExhausted {
-                            budget: self.limits.step_budget
-                        });
-                    }
-                    steps_left -= 1;
+                    charge_steps!();
                     if self.frames.len() + 1 >= self.limits.max_call_depth as usize {
                         fault!(RuntimeErrorKind::CallDepthExceeded {
                             limit: self.limits.max_call_depth
@@ -499,6 +518,7 @@ impl Interpreter {
                     });
                     func_id = callee;
                     function = callee_fn;
+                    charges = module.step_charges(callee);
                     rb = new_rb;
                     mem_base = new_mem_base;
                     mem_top = new_mem_top;
@@ -506,12 +526,7 @@ impl Interpreter {
                 }
                 Inst::Jump { target } => jump_to!(target),
                 Inst::LoopJump { target } => {
-                    if steps_left == 0 {
-                        fault!(RuntimeErrorKind::StepBudgetExhausted {
-                            budget: self.limits.step_budget
-                        });
-                    }
-                    steps_left -= 1;
+                    charge_steps!();
                     jump_to!(target);
                 }
                 Inst::Branch {
@@ -540,6 +555,7 @@ impl Interpreter {
                     }
                     func_id = frame.func;
                     function = caller;
+                    charges = module.step_charges(frame.func);
                     rb = frame.reg_base;
                     mem_base = frame.mem_base;
                     mem_top = frame.mem_top;

@@ -31,6 +31,7 @@ pub mod intrinsics;
 pub mod jit;
 pub mod lower;
 pub mod ops;
+pub mod step_cost;
 pub mod types;
 pub mod verifier;
 

@@ -21,7 +21,8 @@
 //!    `len > 0` and `stride * len` fits in `u32`.
 //! 7. **Every cycle is counted**: `jump` and `br` targets lie after the current block in the
 //!    layout, `jump.loop` targets at or before it, so every cycle of the CFG passes a `jump.loop`,
-//!    which costs a step of the budget (calls cost one too, so recursion is bounded as well).
+//!    which charges the step budget for the loop's instructions (calls charge their callee's
+//!    body, so recursion is bounded as well; see [`crate::step_cost`]).
 //! 8. **Defined before use**: on every path from the entry, each register is written before it is
 //!    read (parameters are written on entry). Unreachable blocks are not checked.
 

@@ -46,7 +46,7 @@ fn loop_with_branches() {
 }
 
 #[test]
-fn step_budget_counts_back_edges() {
+fn step_budget_charges_each_iteration_the_instructions_of_its_loop() {
     let f = build(
         "squares",
         Signature::new([Type::I32], [Type::I32]),
@@ -55,23 +55,33 @@ fn step_budget_counts_back_edges() {
     let mut module = Module::new();
     module.add_function(f);
     let module = verified(module);
+    // Each back-edge charges the loop's 7 instructions (header: `lt`, `br`; body: `mul`, `add`,
+    // `const`, `add`, `jump.loop`), so 10 iterations take exactly 70 steps.
     let limits = Limits {
-        step_budget: 10,
+        step_budget: 70,
         ..Limits::default()
     };
-    // 10 iterations take exactly 10 back-edges: allowed.
     let (ok, _) = run_module(&module, &[Value::I32(10)], &mut [], limits);
     assert_eq!(ok, Ok(vec![Value::I32(285)]));
     let (err, _) = run_module(&module, &[Value::I32(11)], &mut [], limits);
     let err = err.unwrap_err();
     assert_eq!(
         err.kind,
-        RuntimeErrorKind::StepBudgetExhausted { budget: 10 }
+        RuntimeErrorKind::StepBudgetExhausted { budget: 70 }
     );
     assert_eq!(err.loc, Some(LocId::from_u32(0)));
     assert_eq!(
         err.to_string(),
-        "step budget of 10 steps exhausted (endless loop?)"
+        "step budget of 70 steps exhausted (endless loop?)"
+    );
+    let short = Limits {
+        step_budget: 69,
+        ..Limits::default()
+    };
+    let (err, _) = run_module(&module, &[Value::I32(10)], &mut [], short);
+    assert_eq!(
+        err.unwrap_err().kind,
+        RuntimeErrorKind::StepBudgetExhausted { budget: 69 }
     );
 }
 
@@ -344,12 +354,13 @@ fn calls_count_steps() {
         build("leaf", Signature::new([], []), |b| b.ret(&[])),
     );
     let module = verified(module);
+    // Each call charges one step plus its callee's body (one `ret`): 3 calls take 6 steps.
     let (ok, _) = run_module(
         &module,
         &[],
         &mut [],
         Limits {
-            step_budget: 3,
+            step_budget: 6,
             ..Limits::default()
         },
     );
@@ -359,13 +370,13 @@ fn calls_count_steps() {
         &[],
         &mut [],
         Limits {
-            step_budget: 2,
+            step_budget: 5,
             ..Limits::default()
         },
     );
     assert_eq!(
         err.unwrap_err().kind,
-        RuntimeErrorKind::StepBudgetExhausted { budget: 2 }
+        RuntimeErrorKind::StepBudgetExhausted { budget: 5 }
     );
 }
 
@@ -602,4 +613,43 @@ fn vector_ops_and_select() {
         result,
         Ok(vec![Value::F32(29.0), Value::F32(5.0), Value::F32(1.0)])
     );
+}
+
+#[test]
+fn recursion_is_charged_the_callee_body_at_every_call() {
+    // sum(n) = n == 0 ? 0 : n + sum(n - 1); its body has 9 instructions, so each call charges
+    // 1 + 9 steps, and sum(20) makes 20 calls: 200 steps.
+    let sig = Signature::new([Type::I32], [Type::I32]);
+    let mut module = Module::new();
+    let sig_for_body = sig.clone();
+    module.add_function(build("sum", sig, move |b| {
+        let n = b.param(0);
+        let zero = b.iconst_i32(0);
+        let is_zero = b.binary(BinaryOp::EqI32, n, zero);
+        let (base, step) = (b.create_block(), b.create_block());
+        b.branch(is_zero, base, step);
+        b.switch_to_block(base);
+        b.ret(&[zero]);
+        b.switch_to_block(step);
+        b.set_loc(LocId::from_u32(4));
+        let one = b.iconst_i32(1);
+        let smaller = b.binary(BinaryOp::SubI32, n, one);
+        let rest = b.call(rpsl_vm::FuncId::from_u32(0), &sig_for_body, &[smaller]);
+        let total = b.binary(BinaryOp::AddI32, n, rest[0]);
+        b.ret(&[total]);
+    }));
+    let module = verified(module);
+    let limits = |step_budget| Limits {
+        step_budget,
+        ..Limits::default()
+    };
+    let (ok, _) = run_module(&module, &[Value::I32(20)], &mut [], limits(200));
+    assert_eq!(ok, Ok(vec![Value::I32(210)]));
+    let (err, _) = run_module(&module, &[Value::I32(20)], &mut [], limits(199));
+    let err = err.unwrap_err();
+    assert_eq!(
+        err.kind,
+        RuntimeErrorKind::StepBudgetExhausted { budget: 199 }
+    );
+    assert_eq!(err.loc, Some(LocId::from_u32(4)));
 }

@@ -711,9 +711,21 @@ impl Checker<'_> {
             );
             return Expr::new(ExprKind::Error, Type::UINT, index.span);
         }
-        let index_expr = self.coerce(checked, &Type::UINT);
-        if let Some(ConstValue::Uint(i)) = index_expr.as_const() {
-            if len > 0 && *i >= len as u64 {
+        // A signed index stays `int`, so that a negative one is reported as negative (here and
+        // by the VM's bounds check); every other index is `uint`.
+        let signed = checked
+            .ty
+            .component_kind()
+            .is_some_and(|k| k.is_signed_integer());
+        let index_ty = if signed { Type::INT } else { Type::UINT };
+        let index_expr = self.coerce(checked, &index_ty);
+        let constant = match index_expr.as_const() {
+            Some(ConstValue::Uint(i)) => Some(*i as i128),
+            Some(ConstValue::Int(i)) => Some(*i as i128),
+            _ => None,
+        };
+        if let Some(i) = constant {
+            if len > 0 && (i < 0 || i >= len as i128) {
                 let shown = self.show(base_ty);
                 self.error(
                     index.span,

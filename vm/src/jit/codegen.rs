@@ -76,6 +76,10 @@ pub(crate) struct Translator<'a, 'b> {
     observed: Vec<bool>,
     /// Loc of the instruction being translated (`-1` when none).
     pub loc: i64,
+    /// The step charge of each instruction ([`crate::VerifiedModule::step_charges`]).
+    step_charges: &'a [u64],
+    /// The step charge of the instruction being translated.
+    charge: u64,
     callee_refs: &'a HashMap<FuncId, FuncRef>,
     frame_sizes: &'a [u32],
 }
@@ -87,6 +91,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         func: &'a Function,
         ptr_ty: ir::Type,
         call_conv: cranelift_codegen::isa::CallConv,
+        step_charges: &'a [u64],
         callee_refs: &'a HashMap<FuncId, FuncRef>,
         frame_sizes: &'a [u32],
     ) -> Translator<'a, 'b> {
@@ -155,6 +160,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             frame_base,
             observed: super::nan::observed_registers(func),
             loc: -1,
+            step_charges,
+            charge: 0,
             callee_refs,
             frame_sizes,
         }
@@ -171,6 +178,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 .unwrap_or(0..0);
             for pc in range {
                 self.loc = self.func.locs.get(pc).map_or(-1, |loc| loc.as_u32() as i64);
+                self.charge = self.step_charges.get(pc).copied().unwrap_or(0);
                 let inst = self.func.insts[pc];
                 self.inst(inst);
                 self.track_frame_offsets(&inst);
@@ -516,7 +524,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.b.ins().jump(block, &[]);
             }
             Inst::LoopJump { target } => {
-                self.count_step();
+                self.charge_steps();
                 let block = self.blocks[target.index()];
                 self.b.ins().jump(block, &[]);
             }
@@ -558,12 +566,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
-    /// Checks and counts one step of the budget.
-    fn count_step(&mut self) {
+    /// Charges the step cost of the instruction being translated (as the interpreter does:
+    /// a fault when fewer steps are left than it charges).
+    fn charge_steps(&mut self) {
+        let charge = self.charge.min(i64::MAX as u64) as i64;
         let steps = self.b.use_var(self.steps);
-        let out = self.b.ins().icmp_imm_u(IntCC::Equal, steps, 0);
+        let out = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, steps, charge);
         self.guard_plain(out, fault_kind::STEP_BUDGET);
-        let left = self.b.ins().iadd_imm_s(steps, -1);
+        let left = self.b.ins().iadd_imm_s(steps, charge.wrapping_neg());
         self.b.def_var(self.steps, left);
     }
 
@@ -581,7 +594,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         args: crate::entities::RegList,
         results: crate::entities::RegList,
     ) {
-        self.count_step();
+        self.charge_steps();
         let next_depth = self.b.ins().iadd_imm_s(self.depth, 1);
         let too_deep = self.b.ins().icmp(
             IntCC::UnsignedGreaterThanOrEqual,

@@ -155,6 +155,9 @@ pub(crate) fn compile_module(
         functions,
         ids: &ids,
         frame_sizes: functions.iter().map(|f| f.frame_size).collect(),
+        step_charges: (0..functions.len())
+            .map(|index| module.step_charges(FuncId::from_u32(index as u32)))
+            .collect(),
         signature,
         isa: &isa,
         order: &order,
@@ -206,6 +209,8 @@ struct Shared<'a> {
     functions: &'a [Function],
     ids: &'a [Option<cranelift_module::FuncId>],
     frame_sizes: Vec<u32>,
+    /// Per function, the step charge of each instruction.
+    step_charges: Vec<&'a [u64]>,
     signature: ir::Signature,
     isa: &'a OwnedTargetIsa,
     order: &'a [usize],
@@ -283,6 +288,7 @@ impl Shared<'_> {
             function,
             self.isa.pointer_type(),
             self.isa.default_call_conv(),
+            self.step_charges[index],
             &callee_refs,
             &self.frame_sizes,
         )

@@ -453,6 +453,7 @@ impl<'a> FnLower<'a> {
                     let regs = (0..n).map(|_| self.b.new_reg(vm_type(kind))).collect();
                     self.local_regs.push(Some(regs));
                     self.local_slots.push(0);
+                    self.check_reg_limit(local.span)?;
                 }
                 _ => {
                     let (size, align) = self.layout(&local.ty, local.span).unwrap_or((0, 4));
@@ -471,7 +472,25 @@ impl<'a> FnLower<'a> {
         if !self.b.is_terminated() {
             self.emit_return(None, self.func.span)?;
         }
-        Ok(())
+        self.check_reg_limit(self.func.span)
+    }
+
+    /// An error at `span` once the function has more registers than the verifier's
+    /// [`crate::verifier::MAX_REGS`]: checked after every statement, so it points at the first
+    /// statement (or local) that passes the limit.
+    fn check_reg_limit(&self, span: Span) -> Result<(), LowerError> {
+        let limit = crate::verifier::MAX_REGS;
+        if self.b.reg_count() <= limit {
+            return Ok(());
+        }
+        self.error(
+            span,
+            format!(
+                "`{}` is too long to compile: its values need more than {limit} registers, \
+                 the bytecode's limit for one function; split it into smaller functions",
+                self.func.name
+            ),
+        )
     }
 
     fn bind_entry_params(&mut self) -> Result<(), LowerError> {
@@ -573,6 +592,7 @@ impl<'a> FnLower<'a> {
                 self.b.switch_to_block(dead);
             }
             self.lower_stmt(stmt)?;
+            self.check_reg_limit(stmt.span)?;
         }
         Ok(())
     }
