@@ -22,8 +22,7 @@ use crate::diagnostic::{render_all, Diagnostic};
 use crate::hir;
 use crate::parse::parse_module;
 use crate::preprocess::{
-    read_source_file, Expanded, FileLoader, FsLoader, IncludePolicy, LoadError, MemoryLoader,
-    Preprocessor,
+    read_source_file, Expanded, FileLoader, FsLoader, IncludePolicy, MemoryLoader, Preprocessor,
 };
 use crate::sema;
 use crate::source::{FileId, SourceFiles, Span};
@@ -69,13 +68,7 @@ pub fn check_file_with(path: &Path, policy: &IncludePolicy) -> Compilation {
     match read_source_file(path, max_bytes) {
         Ok(text) => check_with(&path.display().to_string(), text, &FsLoader, policy),
         Err(error) => {
-            let reason = match error {
-                LoadError::NotFound => "no such file".to_string(),
-                LoadError::OutsideRoots => "outside the include directories".to_string(),
-                LoadError::NotRegularFile(kind) => format!("it is {kind}, not a regular file"),
-                LoadError::TooLarge => format!("it is larger than {max_bytes} bytes"),
-                LoadError::Io(error) => error,
-            };
+            let reason = error.reason(max_bytes);
             let message = format!("cannot read `{}`: {reason}", path.display());
             unreadable(path, message)
         }

@@ -17,12 +17,18 @@ pub enum Emit {
     Bytecode,
 }
 
-pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCode {
+pub fn run(
+    files: &[PathBuf],
+    emit: Option<Emit>,
+    deny_warnings: bool,
+    include_dirs: &[PathBuf],
+) -> ExitCode {
+    let policy = super::frames::include_policy(include_dirs);
     let mut failed = false;
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     for path in files {
-        let compilation = rpsl::check_file(path);
+        let compilation = rpsl::frontend::check_file_with(path, &policy);
         let has_errors =
             compilation.has_errors() || (deny_warnings && !compilation.diagnostics.is_empty());
         if !compilation.diagnostics.is_empty() {

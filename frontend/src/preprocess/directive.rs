@@ -451,10 +451,15 @@ impl Run<'_> {
 
     /// The error for an include that was not read: located at the file name, naming the rule.
     fn include_refusal(&self, name: &str, name_span: Span, error: LoadError) -> Diagnostic {
+        let reason = error.reason(self.policy.limits.max_file_bytes);
         match error {
             LoadError::NotFound => {
                 Diagnostic::error(name_span, format!("cannot find included file `{name}`"))
             }
+            LoadError::Io(_) => Diagnostic::error(
+                name_span,
+                format!("cannot read included file `{name}`: {reason}"),
+            ),
             LoadError::OutsideRoots => {
                 let roots: Vec<String> = self
                     .roots
@@ -467,30 +472,15 @@ impl Run<'_> {
                         }
                     })
                     .collect();
-                Diagnostic::error(
-                    name_span,
-                    format!("cannot include `{name}`: it lies outside the include directories"),
-                )
-                .with_note(format!(
-                    "includes resolve only inside {} (after `..` and symbolic links)",
-                    roots.join(", ")
-                ))
+                Diagnostic::error(name_span, format!("cannot include `{name}`: {reason}"))
+                    .with_note(format!(
+                        "includes resolve only inside {} (after `..` and symbolic links)",
+                        roots.join(", ")
+                    ))
             }
-            LoadError::NotRegularFile(kind) => Diagnostic::error(
-                name_span,
-                format!("cannot include `{name}`: it is {kind}, not a regular file"),
-            ),
-            LoadError::TooLarge => Diagnostic::error(
-                name_span,
-                format!(
-                    "cannot include `{name}`: it is larger than {} bytes",
-                    self.policy.limits.max_file_bytes
-                ),
-            ),
-            LoadError::Io(error) => Diagnostic::error(
-                name_span,
-                format!("cannot read included file `{name}`: {error}"),
-            ),
+            LoadError::NotRegularFile(_) | LoadError::TooLarge => {
+                Diagnostic::error(name_span, format!("cannot include `{name}`: {reason}"))
+            }
         }
     }
 

@@ -95,6 +95,26 @@ pub enum LoadError {
     Io(String),
 }
 
+impl LoadError {
+    /// Why the file was not read, as the end of a sentence (`cannot include `x`: REASON`);
+    /// `max_bytes` is the size limit it was read under.
+    ///
+    /// ```
+    /// use rpsl_frontend::preprocess::LoadError;
+    /// assert_eq!(LoadError::TooLarge.reason(16), "it is larger than 16 bytes");
+    /// assert_eq!(LoadError::NotRegularFile("a FIFO").reason(16), "it is a FIFO, not a regular file");
+    /// ```
+    pub fn reason(&self, max_bytes: usize) -> String {
+        match self {
+            LoadError::NotFound => "no such file".to_string(),
+            LoadError::OutsideRoots => "it lies outside the include directories".to_string(),
+            LoadError::NotRegularFile(kind) => format!("it is {kind}, not a regular file"),
+            LoadError::TooLarge => format!("it is larger than {max_bytes} bytes"),
+            LoadError::Io(error) => error.clone(),
+        }
+    }
+}
+
 /// One file asked for by an `#include`.
 #[derive(Clone, Copy, Debug)]
 pub struct LoadRequest<'a> {
