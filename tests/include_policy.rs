@@ -468,3 +468,43 @@ fn include_directories_are_searched_after_the_script_directory() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_repl_load_follows_the_same_rules() {
+    let scratch = Scratch::new("repl");
+    let fifo = scratch.tree().join("pipe.rpsl");
+    let status = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let line = "#include \"../outside/secret.rpsli\"";
+    let script = scratch.write("main.rpsl", &format!("{line}\n"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpsl"))
+        .arg("repl")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rpsl starts");
+    let input = format!(":load {}\n:load {}\n", path_str(&fifo), path_str(&script));
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!stderr.contains(SECRET), "{stderr}");
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {}: it is a FIFO, not a regular file\n",
+            path_str(&fifo)
+        ) + &diagnostic(
+            &script,
+            1,
+            line,
+            27,
+            "cannot include `../outside/secret.rpsli`: it lies outside the include directories",
+            &[&roots_note(&scratch)],
+        )
+    );
+}
