@@ -502,7 +502,7 @@ fn the_repl_load_follows_the_same_rules() {
             &script,
             1,
             line,
-            27,
+            25,
             "cannot include `../outside/secret.rpsli`: it lies outside the include directories",
             &[&roots_note(&scratch)],
         )
