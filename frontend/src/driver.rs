@@ -327,6 +327,22 @@ mod tests {
     }
 
     #[test]
+    fn a_script_over_the_size_limit_is_one_error() {
+        let limits = crate::preprocess::SourceLimits {
+            max_file_bytes: 8,
+            ..Default::default()
+        };
+        let policy = IncludePolicy::default().with_limits(limits);
+        let text = "export void main() {}\n".to_string();
+        let compilation = check_with("big.rpsl", text, &MemoryLoader::new(), &policy);
+        assert_eq!(
+            compilation.render_diagnostics(),
+            "big.rpsl:1:1: error: cannot check `big.rpsl`: it is larger than 8 bytes\n  \
+             ┌─ big.rpsl:1:1\n  │\n1 │ \n  │ ^\n\n"
+        );
+    }
+
+    #[test]
     fn includes_resolve_through_the_loader() {
         let loader =
             MemoryLoader::new().with("inc/common.rpsli", "node draw(rtv t : SV_Target0);\n");
