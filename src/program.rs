@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rpsl_frontend::diagnostic::{render_all, Diagnostic};
 use rpsl_frontend::hir;
+use rpsl_frontend::preprocess::{FileLoader, IncludePolicy};
 use rpsl_frontend::source::{SourceFiles, Span};
 use rpsl_frontend::Compilation;
 use rpsl_runtime::{CompileError, NodeDeclDesc, RecordedGraph};
@@ -73,14 +74,61 @@ pub struct Program {
 }
 
 impl Program {
-    /// Loads, checks, lowers and verifies the script at `path` (includes come from the file system).
+    /// Loads, checks, lowers and verifies the script at `path` (includes come from the file
+    /// system, only from inside the script's directory: the default [`IncludePolicy`]).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Program, ProgramError> {
-        Program::from_compilation(rpsl_frontend::check_file(path.as_ref()))
+        Program::from_file_with(path, &IncludePolicy::default())
+    }
+
+    /// Loads, checks, lowers and verifies the script at `path`; its includes come from the file
+    /// system under `policy` (include directories, size and inclusion limits).
+    pub fn from_file_with(
+        path: impl AsRef<Path>,
+        policy: &IncludePolicy,
+    ) -> Result<Program, ProgramError> {
+        Program::from_compilation(rpsl_frontend::check_file_with(path.as_ref(), policy))
     }
 
     /// Checks, lowers and verifies a script held in memory; `path` names it in diagnostics.
     pub fn from_source(path: &str, text: &str) -> Result<Program, ProgramError> {
         Program::from_compilation(rpsl_frontend::check_source(path, text))
+    }
+
+    /// Checks, lowers and verifies a script held in memory whose includes come from `loader`
+    /// (an embedding's virtual file system, such as a pak file) under `policy`: includes
+    /// resolve only inside `path`'s directory and the policy's include directories.
+    ///
+    /// ```
+    /// use rpsl::frontend::preprocess::{IncludePolicy, MemoryLoader, SourceLimits};
+    /// let pak = MemoryLoader::new()
+    ///     .with("common/nodes.rpsli", "graphics node Draw(rtv rt);\n")
+    ///     .with("frames/secret.txt", "not for scripts\n");
+    /// let policy = IncludePolicy::default()
+    ///     .with_include_dir("common")
+    ///     .with_limits(SourceLimits { max_inclusions: 8, ..SourceLimits::default() });
+    /// let text = "#include <nodes.rpsli>\nexport void main(texture bb) { Draw(bb); }\n";
+    /// let program = rpsl::Program::from_source_with("scenes/main.rpsl", text, &pak, &policy).unwrap();
+    /// assert_eq!(program.entry(None).unwrap().name, "main");
+    ///
+    /// let text = "#include \"../frames/secret.txt\"\n";
+    /// let error = rpsl::Program::from_source_with("scenes/main.rpsl", text, &pak, &policy).unwrap_err();
+    /// assert!(error.rendered.starts_with(
+    ///     "scenes/main.rpsl:1:10: error: cannot include `../frames/secret.txt`: \
+    ///      it lies outside the include directories\n"
+    /// ));
+    /// ```
+    pub fn from_source_with(
+        path: &str,
+        text: &str,
+        loader: &dyn FileLoader,
+        policy: &IncludePolicy,
+    ) -> Result<Program, ProgramError> {
+        Program::from_compilation(rpsl_frontend::check_with(
+            path,
+            text.to_string(),
+            loader,
+            policy,
+        ))
     }
 
     /// Lowers and verifies an already checked script.

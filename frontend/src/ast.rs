@@ -339,13 +339,14 @@ pub enum StmtKind {
         else_branch: Option<Box<Stmt>>,
     },
     /// `for (init; cond; step) body`.
+    /// Its parts are boxed: inline they made every statement of the AST three times larger.
     For {
         /// The init clause, if any.
-        init: Option<ForInit>,
+        init: Option<Box<ForInit>>,
         /// The condition, if any.
-        cond: Option<Expr>,
+        cond: Option<Box<Expr>>,
         /// The step expression, if any.
-        step: Option<Expr>,
+        step: Option<Box<Expr>>,
         /// The loop body.
         body: Box<Stmt>,
     },

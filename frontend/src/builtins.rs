@@ -7,6 +7,7 @@
 //! marks each as a host built-in and maps it to a [`Builtin`] with [`builtin_for`]. View methods
 //! (`t.mips(1)`) cannot be declared in RPSL, so their signatures are the Rust table [`view_method`].
 
+use crate::sema::suggest::suggestion_length;
 use crate::types::{ScalarKind, Type};
 
 /// The prelude's RPSL source; every script is checked after it (the driver preprocesses, parses
@@ -297,7 +298,9 @@ pub fn suggest_method(receiver: &Type, name: &str) -> Option<&'static str> {
 }
 
 /// The candidate closest to `name` by edit distance, when close enough (at most a third of the
-/// longer name, and at least 1 edit allowed); `None` for an exact match or nothing close.
+/// longer name, and at least 1 edit allowed); `None` for an exact match or nothing close. Names
+/// longer than [`MAX_SUGGESTION_CHARS`](crate::sema::suggest::MAX_SUGGESTION_CHARS) take no part,
+/// and candidates whose length alone differs too much are not compared.
 ///
 /// ```
 /// use rpsl_frontend::builtins::suggest;
@@ -306,12 +309,19 @@ pub fn suggest_method(receiver: &Type, name: &str) -> Option<&'static str> {
 /// ```
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
+    let length = suggestion_length(name)?;
     for candidate in candidates {
         if candidate == name {
             return None;
         }
-        let distance = edit_distance(name, candidate);
+        let Some(candidate_length) = suggestion_length(candidate) else {
+            continue;
+        };
         let limit = (name.len().max(candidate.len()) / 3).max(1);
+        if candidate_length.abs_diff(length) > limit {
+            continue;
+        }
+        let distance = edit_distance(name, candidate);
         if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
         }

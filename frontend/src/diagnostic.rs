@@ -1,5 +1,10 @@
 //! Diagnostics: what every stage of the frontend (and later the VM's runtime faults) reports, and
 //! their rendering as `PATH:LINE:COL: error: MESSAGE` followed by a source excerpt with a caret.
+//!
+//! Nothing but printable text reaches a terminal: control characters of the source, the message
+//! or a path are shown as their Unicode control pictures (NUL as `␀`, ESC as `␛`, DEL as `␡`), C1
+//! controls and bidirectional overrides as `�` ([`crate::source::escape_control`]); carets stay
+//! under the characters they point at.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -8,7 +13,7 @@ use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term;
 
-use crate::source::{FileId, SourceFiles, Span};
+use crate::source::{escape_controls, FileId, SourceFiles, Span};
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -130,6 +135,7 @@ impl Diagnostic {
             Severity::Error => cs::Severity::Error,
             Severity::Warning => cs::Severity::Warning,
         };
+        let range = |span: Span| display_range(files, span);
         let mut labels =
             vec![cs::Label::primary(self.span.file, range(self.span)).with_message(&self.label)];
         labels.extend(
@@ -158,7 +164,7 @@ impl Diagnostic {
                 }
             }
         }
-        out
+        escape_controls(&out).into_owned()
     }
 }
 
@@ -171,8 +177,16 @@ pub fn render_all(diagnostics: &[Diagnostic], files: &SourceFiles) -> String {
         .join("\n")
 }
 
-fn range(span: Span) -> Range<usize> {
-    span.start as usize..span.end as usize
+/// The byte range of `span` in the text excerpts show (control characters escaped).
+fn display_range(files: &SourceFiles, span: Span) -> Range<usize> {
+    let shown = (span.file.0 as usize)
+        .lt(&files.len())
+        .then(|| files.get(span.file).display_text())
+        .flatten();
+    match shown {
+        Some(shown) => shown.offset(span.start) as usize..shown.offset(span.end) as usize,
+        None => span.start as usize..span.end as usize,
+    }
 }
 
 struct FilesView<'a>(&'a SourceFiles);
@@ -189,30 +203,36 @@ impl<'a> Files<'a> for FilesView<'a> {
 
     fn source(&'a self, id: FileId) -> Result<&'a str, FilesError> {
         self.check(id)?;
-        Ok(&self.0.get(id).text)
+        let file = self.0.get(id);
+        Ok(file.display_text().map_or(&file.text, |shown| &shown.text))
     }
 
     fn line_index(&'a self, id: FileId, byte_index: usize) -> Result<usize, FilesError> {
         self.check(id)?;
-        let starts = self.0.get(id).line_starts();
-        Ok(match starts.binary_search(&(byte_index as u32)) {
-            Ok(line) => line,
-            Err(next) => next - 1,
-        })
+        let file = self.0.get(id);
+        let starts = file.line_starts();
+        let shown = file.display_text();
+        let moved = |offset: u32| shown.map_or(offset, |s| s.offset(offset)) as usize;
+        // Lines are the same in both texts; only their starts move with the escapes.
+        Ok(starts
+            .partition_point(|&start| moved(start) <= byte_index)
+            .saturating_sub(1))
     }
 
     fn line_range(&'a self, id: FileId, line_index: usize) -> Result<Range<usize>, FilesError> {
         self.check(id)?;
         let file = self.0.get(id);
         let starts = file.line_starts();
-        let start = *starts.get(line_index).ok_or(FilesError::LineTooLarge {
+        let shown = file.display_text();
+        let moved = |offset: u32| shown.map_or(offset, |s| s.offset(offset)) as usize;
+        let start = moved(*starts.get(line_index).ok_or(FilesError::LineTooLarge {
             given: line_index,
             max: starts.len() - 1,
-        })? as usize;
+        })?);
         let end = starts
             .get(line_index + 1)
-            .map(|&e| e as usize)
-            .unwrap_or(file.text.len());
+            .map(|&e| moved(e))
+            .unwrap_or(shown.map_or(file.text.len(), |s| s.text.len()));
         Ok(start..end)
     }
 }
@@ -224,5 +244,34 @@ impl FilesView<'_> {
         } else {
             Err(FilesError::FileMissing)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_show_control_characters_as_pictures() {
+        let mut files = SourceFiles::new();
+        let file = files.add(
+            "a\u{7}.rpsl",
+            "a\0b \u{1b}[2J c\u{202e}d\r\nnext\r\n".to_string(),
+        );
+        let c = files.get(file).text.find('c').unwrap() as u32;
+        let diag = Diagnostic::error(Span::new(file, c, c + 1), "unknown name `\u{1b}c`")
+            .with_label("here\u{0}")
+            .with_secondary(Span::new(file, 1, 2), "NUL");
+        // Every control character shows as a picture; the carets stay under their characters.
+        assert_eq!(
+            diag.render(&files),
+            "a␇.rpsl:1:10: error: unknown name `␛c`\n  \
+             ┌─ a␇.rpsl:1:10\n  \
+             │\n\
+             1 │ a␀b ␛[2J c�d\n  \
+             │  -       ^ here␀\n  \
+             │  │        \n  \
+             │  NUL\n\n"
+        );
     }
 }

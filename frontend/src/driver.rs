@@ -21,7 +21,9 @@ use crate::builtins::{PRELUDE, PRELUDE_PATH};
 use crate::diagnostic::{render_all, Diagnostic};
 use crate::hir;
 use crate::parse::parse_module;
-use crate::preprocess::{FileLoader, FsLoader, MemoryLoader, Preprocessor};
+use crate::preprocess::{
+    read_source_file, Expanded, FileLoader, FsLoader, IncludePolicy, MemoryLoader, Preprocessor,
+};
 use crate::sema;
 use crate::source::{FileId, SourceFiles, Span};
 
@@ -53,20 +55,34 @@ impl Compilation {
     }
 }
 
-/// Checks the script at `path`, loading it and its includes from the file system.
+/// Checks the script at `path`, loading it and its includes from the file system under the
+/// default [`IncludePolicy`] (includes only inside the script's directory).
 pub fn check_file(path: &Path) -> Compilation {
-    match FsLoader.load(path) {
-        Ok(text) => check_with_loader(&path.display().to_string(), text, &FsLoader),
-        Err(err) => {
-            let mut files = SourceFiles::new();
-            let file = files.add(path, String::new());
-            let message = format!("cannot read `{}`: {err}", path.display());
-            Compilation {
-                files,
-                module: None,
-                diagnostics: vec![Diagnostic::error(Span::new(file, 0, 0), message)],
-            }
+    check_file_with(path, &IncludePolicy::default())
+}
+
+/// Checks the script at `path`, loading it and its includes from the file system under `policy`.
+/// The script itself must be a regular file within the policy's size limit.
+pub fn check_file_with(path: &Path, policy: &IncludePolicy) -> Compilation {
+    let max_bytes = policy.limits.max_file_bytes;
+    match read_source_file(path, max_bytes) {
+        Ok(text) => check_with(&path.display().to_string(), text, &FsLoader, policy),
+        Err(error) => {
+            let reason = error.reason(max_bytes);
+            let message = format!("cannot read `{}`: {reason}", path.display());
+            unreadable(path, message)
         }
+    }
+}
+
+/// A compilation that failed before reading anything: `path` stands as an empty file.
+fn unreadable(path: impl Into<std::path::PathBuf>, message: String) -> Compilation {
+    let mut files = SourceFiles::new();
+    let file = files.add(path, String::new());
+    Compilation {
+        files,
+        module: None,
+        diagnostics: vec![Diagnostic::error(Span::new(file, 0, 0), message)],
     }
 }
 
@@ -75,9 +91,46 @@ pub fn check_source(path: &str, text: &str) -> Compilation {
     check_with_loader(path, text.to_string(), &MemoryLoader::new())
 }
 
-/// Checks a script held in memory, loading its includes through `loader`.
+/// Checks a script held in memory, loading its includes through `loader` under the default
+/// [`IncludePolicy`].
 pub fn check_with_loader(path: &str, text: String, loader: &dyn FileLoader) -> Compilation {
-    let (files, module, diagnostics) = run(path, text, loader);
+    check_with(path, text, loader, &IncludePolicy::default())
+}
+
+/// Checks a script held in memory, loading its includes through `loader` (the disk, or an
+/// embedding's virtual file system) under `policy`.
+///
+/// ```
+/// use rpsl_frontend::preprocess::{IncludePolicy, MemoryLoader};
+/// let pak = MemoryLoader::new()
+///     .with("scripts/main.rpsl", "")
+///     .with("shared/nodes.rpsli", "node draw(rtv target : SV_Target0);\n");
+/// let policy = IncludePolicy::default().with_include_dir("shared");
+/// let text = "#include \"nodes.rpsli\"\nexport void main(texture t) { draw(t); }\n";
+/// let compilation =
+///     rpsl_frontend::driver::check_with("scripts/main.rpsl", text.to_string(), &pak, &policy);
+/// assert!(!compilation.has_errors(), "{}", compilation.render_diagnostics());
+///
+/// // Outside `scripts/` and `shared/`, nothing resolves.
+/// let text = "#include \"../secret.rpsli\"\n".to_string();
+/// let compilation = rpsl_frontend::driver::check_with("scripts/main.rpsl", text, &pak, &policy);
+/// assert_eq!(
+///     compilation.first_error().unwrap().message,
+///     "cannot include `../secret.rpsli`: it lies outside the include directories"
+/// );
+/// ```
+pub fn check_with(
+    path: &str,
+    text: String,
+    loader: &dyn FileLoader,
+    policy: &IncludePolicy,
+) -> Compilation {
+    let max_bytes = policy.limits.max_file_bytes;
+    if text.len() > max_bytes {
+        let message = format!("cannot check `{path}`: it is larger than {max_bytes} bytes");
+        return unreadable(path, message);
+    }
+    let (files, module, diagnostics) = run(path, text, loader, policy);
     let has_errors = diagnostics.iter().any(Diagnostic::is_error);
     Compilation {
         files,
@@ -91,6 +144,7 @@ pub(crate) fn run(
     path: &str,
     text: String,
     loader: &dyn FileLoader,
+    policy: &IncludePolicy,
 ) -> (SourceFiles, hir::Module, Vec<Diagnostic>) {
     // The prelude is always file 0, preprocessed, parsed and declared once (per thread for the
     // preprocessor state, per process for the rest) and shared by every compilation.
@@ -104,9 +158,15 @@ pub(crate) fn run(
     diagnostics.extend(prelude.1.iter().cloned());
 
     let script_file = files.add(path, text);
+    preprocessor.set_policy(policy.clone());
     let (expanded, pp_diags) = preprocessor.run(&mut files, script_file, loader);
     diagnostics.extend(pp_diags);
-    let script = parse_module(&expanded, &mut diagnostics);
+    // Text cut off at the size limit would only add parse errors about where it stops.
+    let script = if expanded.truncated {
+        parse_module(&Expanded::default(), &mut diagnostics)
+    } else {
+        parse_module(&expanded, &mut diagnostics)
+    };
 
     let module = sema::check_after_prelude(&prelude.0, &script, &mut diagnostics);
     for diagnostic in &mut diagnostics {
@@ -241,8 +301,12 @@ mod tests {
         for text in scripts {
             let (fresh_module, fresh_diagnostics) = check_uncached(text);
             for _ in 0..2 {
-                let (files, module, diagnostics) =
-                    run("a.rpsl", text.to_string(), &MemoryLoader::new());
+                let (files, module, diagnostics) = run(
+                    "a.rpsl",
+                    text.to_string(),
+                    &MemoryLoader::new(),
+                    &IncludePolicy::default(),
+                );
                 assert_eq!(module.to_string(), fresh_module, "{text}");
                 assert_eq!(
                     render_all(&diagnostics, &files),
@@ -260,6 +324,22 @@ mod tests {
         assert!(compilation.diagnostics[0]
             .message
             .starts_with("cannot read `/nonexistent/dir/x.rpsl`"));
+    }
+
+    #[test]
+    fn a_script_over_the_size_limit_is_one_error() {
+        let limits = crate::preprocess::SourceLimits {
+            max_file_bytes: 8,
+            ..Default::default()
+        };
+        let policy = IncludePolicy::default().with_limits(limits);
+        let text = "export void main() {}\n".to_string();
+        let compilation = check_with("big.rpsl", text, &MemoryLoader::new(), &policy);
+        assert_eq!(
+            compilation.render_diagnostics(),
+            "big.rpsl:1:1: error: cannot check `big.rpsl`: it is larger than 8 bytes\n  \
+             ┌─ big.rpsl:1:1\n  │\n1 │ \n  │ ^\n\n"
+        );
     }
 
     #[test]

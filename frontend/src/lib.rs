@@ -19,4 +19,6 @@ pub mod types;
 #[cfg(test)]
 mod test_support;
 
-pub use driver::{check_file, check_source, check_with_loader, Compilation};
+pub use driver::{
+    check_file, check_file_with, check_source, check_with, check_with_loader, Compilation,
+};

@@ -151,7 +151,8 @@ fn compile_timed(
     let mut last = None;
     for round in 0..args.compiles {
         let start = Instant::now();
-        let program = match Program::from_file(path) {
+        let policy = frames::include_policy(&args.options.include_dirs);
+        let program = match Program::from_file_with(path, &policy) {
             Ok(program) => program,
             Err(error) => {
                 diag!("{}", error.rendered);

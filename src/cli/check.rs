@@ -28,7 +28,13 @@ impl Emit {
     }
 }
 
-pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCode {
+pub fn run(
+    files: &[PathBuf],
+    emit: Option<Emit>,
+    deny_warnings: bool,
+    include_dirs: &[PathBuf],
+) -> ExitCode {
+    let policy = super::frames::include_policy(include_dirs);
     let mut failed = false;
     let mut output = match emit {
         Some(emit) => match Output::open(emit.what(), Destination::Stdout) {
@@ -38,7 +44,7 @@ pub fn run(files: &[PathBuf], emit: Option<Emit>, deny_warnings: bool) -> ExitCo
         None => None,
     };
     for path in files {
-        let compilation = rpsl::check_file(path);
+        let compilation = rpsl::frontend::check_file_with(path, &policy);
         let has_errors =
             compilation.has_errors() || (deny_warnings && !compilation.diagnostics.is_empty());
         if !compilation.diagnostics.is_empty() {

@@ -1,10 +1,11 @@
 //! Options shared by `run` and `graph` (entry, arguments, mode, scheduling) and the steps they
 //! share: loading the program, choosing the entry, parsing `--arg`s, making a session.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use rpsl::frontend::preprocess::IncludePolicy;
 use rpsl::runtime::{CompileOptions, SchedulePreference};
 use rpsl::{EntryArgs, Mode, Program, Session, SessionError, SessionOptions};
 
@@ -49,6 +50,10 @@ pub enum ScheduleArg {
 pub struct FrameOptions {
     /// The script.
     pub file: PathBuf,
+    /// A directory `#include` may read from besides the script's own (searched after it, in
+    /// order; repeatable).
+    #[arg(short = 'I', long = "include-dir", value_name = "DIR")]
+    pub include_dirs: Vec<PathBuf>,
     /// Exported function to run (default: `main`, else the only export).
     #[arg(long)]
     pub entry: Option<String>,
@@ -82,8 +87,8 @@ pub fn usage_error(message: &str) -> ExitCode {
 }
 
 /// Loads the program, printing diagnostics; `Err` carries the exit code.
-pub fn load_program(path: &Path) -> Result<Program, ExitCode> {
-    match Program::from_file(path) {
+pub fn load_program(options: &FrameOptions) -> Result<Program, ExitCode> {
+    match Program::from_file_with(&options.file, &include_policy(&options.include_dirs)) {
         Ok(program) => {
             diag!("{}", program.warnings());
             Ok(program)
@@ -92,6 +97,14 @@ pub fn load_program(path: &Path) -> Result<Program, ExitCode> {
             diag!("{}", error.rendered);
             Err(ExitCode::from(EXIT_SCRIPT))
         }
+    }
+}
+
+/// The include policy of `-I DIR` flags: those directories besides the script's own.
+pub fn include_policy(include_dirs: &[PathBuf]) -> IncludePolicy {
+    IncludePolicy {
+        include_dirs: include_dirs.to_vec(),
+        ..IncludePolicy::default()
     }
 }
 

@@ -45,7 +45,7 @@ pub fn run(args: &GraphArgs) -> ExitCode {
     if let Err(code) = frames::session_options(&args.options) {
         return code;
     }
-    let program = match frames::load_program(&args.options.file) {
+    let program = match frames::load_program(&args.options) {
         Ok(program) => program,
         Err(code) => return code,
     };

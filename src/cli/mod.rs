@@ -53,6 +53,10 @@ enum Command {
         /// Treat warnings as errors.
         #[arg(long)]
         deny_warnings: bool,
+        /// A directory `#include` may read from besides each script's own (searched after it,
+        /// in order; repeatable).
+        #[arg(short = 'I', long = "include-dir", value_name = "DIR")]
+        include_dirs: Vec<PathBuf>,
     },
     /// Run an entry point for N frames on a backend and optionally dump every frame's graph.
     Run(run::RunArgs),
@@ -93,7 +97,8 @@ pub fn run(cli: Cli) -> ExitCode {
             files,
             emit,
             deny_warnings,
-        } => check::run(&files, emit, deny_warnings),
+            include_dirs,
+        } => check::run(&files, emit, deny_warnings, &include_dirs),
         Command::Run(args) => run::run(&args),
         Command::Graph(args) => graph::run(&args),
         Command::Bench(args) => bench::run(&args),

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use rpsl::frontend::preprocess::FsLoader;
+use rpsl::frontend::preprocess::{read_source_file, FsLoader, SourceLimits};
 use rpsl::runtime::{AccessRange, CompiledFrame, NodeId, RecordedGraph};
 
 use rpsl::{EntryArgs, Program, Session, SessionOptions};
@@ -178,11 +178,17 @@ impl Repl {
             .collect()
     }
 
-    /// Loads a script; the typed inputs stay and run against it.
+    /// Loads a script; the typed inputs stay and run against it. It is read and its includes
+    /// resolved under the default include policy (a regular file within the size limit; includes
+    /// only inside its directory), as `rpsl check` would.
     pub fn load(&mut self, path: &Path) -> Reply {
-        let text = match std::fs::read_to_string(path) {
+        let max_bytes = SourceLimits::default().max_file_bytes;
+        let text = match read_source_file(path, max_bytes) {
             Ok(text) => text,
-            Err(error) => return Reply::refused(format!("error: {}: {error}\n", path.display())),
+            Err(error) => {
+                let reason = error.reason(max_bytes);
+                return Reply::refused(format!("error: {}: {reason}\n", path.display()));
+            }
         };
         let previous = self.file.replace((path.to_path_buf(), text));
         match self.run() {
@@ -290,7 +296,7 @@ impl Repl {
     fn program(&self) -> Result<Program, String> {
         let text = self.source();
         let compilation = match &self.file {
-            // A loaded script's includes resolve next to it.
+            // A loaded script's includes resolve next to it, and only inside its directory.
             Some((path, _)) => {
                 rpsl::frontend::check_with_loader(&path.to_string_lossy(), text, &FsLoader)
             }

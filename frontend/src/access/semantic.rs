@@ -8,6 +8,7 @@
 //! lowest free target slots in parameter order ([`render_target_slots`]); that is how a clear color
 //! of the built-in `clear_color_regions` finds its target.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::{AccessArgs, AccessDesc};
@@ -208,8 +209,11 @@ fn is_render_target_view(p: &NodeParamInfo) -> bool {
 /// The first render target slot of each parameter (`None` for parameters that are not render
 /// targets): explicit `SV_TargetN` indices, then render-target views without a semantic in the lowest
 /// free slots, in parameter order. An array takes as many consecutive slots as it has elements.
+///
+/// Linear in the number of slots: the search for a free run of slots starts at the lowest slot
+/// not yet taken, which only grows.
 pub fn render_target_slots(params: &[NodeParamInfo]) -> Vec<Option<u32>> {
-    let mut used: Vec<u32> = Vec::new();
+    let mut used: HashSet<u32> = HashSet::new();
     let mut slots: Vec<Option<u32>> = vec![None; params.len()];
     for (i, p) in params.iter().enumerate() {
         if let Some((
@@ -225,12 +229,24 @@ pub fn render_target_slots(params: &[NodeParamInfo]) -> Vec<Option<u32>> {
             slots[i] = Some(index);
         }
     }
+    let mut lowest_free = 0u32;
     for (i, p) in params.iter().enumerate() {
         if p.semantic.is_none() && is_render_target_view(p) {
             let count = array_base(p.ty).1;
-            let mut first = 0u32;
-            while (0..count).any(|k| used.contains(&first.saturating_add(k))) {
-                first += 1;
+            while used.contains(&lowest_free) {
+                lowest_free = lowest_free.saturating_add(1);
+            }
+            let mut first = lowest_free;
+            // The first run of `count` free slots: restart past any taken slot inside it.
+            while let Some(taken) = (0..count)
+                .rev()
+                .map(|k| first.saturating_add(k))
+                .find(|slot| used.contains(slot))
+            {
+                if taken == u32::MAX {
+                    break;
+                }
+                first = taken + 1;
             }
             used.extend((0..count).map(|k| first.saturating_add(k)));
             slots[i] = Some(first);
@@ -255,7 +271,7 @@ pub fn render_target_slots(params: &[NodeParamInfo]) -> Vec<Option<u32>> {
 pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     // Occupied (kind, index) → where.
-    let mut bound: Vec<(SemanticKind, u32, Span)> = Vec::new();
+    let mut bound: HashMap<(SemanticKind, u32), Span> = HashMap::new();
     for p in params {
         let Some((sem, span)) = p.semantic else {
             continue;
@@ -285,10 +301,7 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
         };
         for k in 0..count {
             let index = first.saturating_add(k);
-            if let Some(&(_, _, previous)) = bound
-                .iter()
-                .find(|(kind, i, _)| *kind == sem.kind && *i == index)
-            {
+            if let Some(&previous) = bound.get(&(sem.kind, index)) {
                 let shown = match sem.kind {
                     SemanticKind::DepthStencil
                     | SemanticKind::ClearDepth
@@ -301,15 +314,17 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
                 );
                 break;
             }
-            bound.push((sem.kind, index, span));
+            bound.insert((sem.kind, index), span);
         }
     }
     let slots = render_target_slots(params);
-    let has_target = |index: u32| {
-        params.iter().zip(&slots).any(|(p, slot)| {
-            slot.is_some_and(|first| index >= first && index - first < array_base(p.ty).1)
-        })
-    };
+    let targets: HashSet<u32> = params
+        .iter()
+        .zip(&slots)
+        .filter_map(|(p, slot)| slot.map(|first| (first, array_base(p.ty).1)))
+        .flat_map(|(first, count)| (0..count).map_while(move |k| first.checked_add(k)))
+        .collect();
+    let has_target = |index: u32| targets.contains(&index);
     let has_depth_stencil = params.iter().any(|p| {
         array_base(p.ty).0 == &Type::Texture
             && (matches!(

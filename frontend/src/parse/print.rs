@@ -198,7 +198,7 @@ impl Display for Stmt {
                 body,
             } => {
                 f.write_str("for (")?;
-                match init {
+                match init.as_deref() {
                     Some(ForInit::Decl(decl)) => write!(f, "{decl}")?,
                     Some(ForInit::Expr(expr)) => write!(f, "{expr}")?,
                     None => {}

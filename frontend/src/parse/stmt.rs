@@ -78,14 +78,14 @@ impl Lowerer<'_> {
                         Rule::for_kw => {}
                         Rule::for_init => {
                             let clause = first_child(part);
-                            init = Some(match clause.as_rule() {
+                            init = Some(Box::new(match clause.as_rule() {
                                 Rule::var_decl => ForInit::Decl(self.var_decl(clause)?),
                                 Rule::expr => ForInit::Expr(self.expr(clause)?),
                                 rule => unreachable!("rule for_init: {rule:?}"),
-                            });
+                            }));
                         }
-                        Rule::for_cond => cond = Some(self.expr(first_child(part))?),
-                        Rule::for_step => step = Some(self.expr(first_child(part))?),
+                        Rule::for_cond => cond = Some(Box::new(self.expr(first_child(part))?)),
+                        Rule::for_step => step = Some(Box::new(self.expr(first_child(part))?)),
                         Rule::stmt => body = Some(Box::new(self.stmt(part)?)),
                         rule => unreachable!("rule for_stmt: {rule:?}"),
                     }

@@ -286,18 +286,18 @@ fn control_flow() {
     assert!(matches!(
         &body[0].kind,
         StmtKind::For {
-            init: Some(ForInit::Decl(_)),
+            init: Some(init),
             cond: None,
             step: None,
             ..
-        }
+        } if matches!(**init, ForInit::Decl(_))
     ));
     assert!(matches!(
         &body[1].kind,
         StmtKind::For {
-            init: Some(ForInit::Expr(_)),
+            init: Some(init),
             ..
-        }
+        } if matches!(**init, ForInit::Expr(_))
     ));
 }
 

@@ -1,9 +1,10 @@
 //! Directive lines: conditionals (always tracked, even in skipped groups), and in taken groups
 //! `#define`, `#undef`, `#include`, `#error`, `#warning`, `#pragma`, `#line`.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use super::driver::{Cond, CondState, Run, SrcFile, LIMITS};
+use super::driver::{Cond, CondState, Run, SrcFile};
+use super::loader::{lexically_inside, normalize, LoadError, LoadRequest};
 use super::macros::{check_macro_name, parse_define, Kind, Tok};
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
@@ -322,11 +323,12 @@ impl Run<'_> {
             ));
             return;
         }
-        if self.open_files.len() >= LIMITS.include_depth {
-            let message = format!(
-                "`#include` nested too deeply (more than {} levels)",
-                LIMITS.include_depth
-            );
+        if self.truncated {
+            return;
+        }
+        let max_depth = self.max_include_depth();
+        if self.open_files.len() >= max_depth {
+            let message = format!("`#include` nested too deeply (more than {max_depth} levels)");
             self.diags.push(Diagnostic::error(name_span, message));
             return;
         }
@@ -337,23 +339,29 @@ impl Run<'_> {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let path = normalize(&base.join(&name));
+        let (path, loaded) = match self.find_include(&base, &name) {
+            Ok(found) => found,
+            Err(error) => {
+                let diag = self.include_refusal(&name, name_span, error);
+                self.diags.push(diag);
+                return;
+            }
+        };
         if self.st.once.contains(&path) {
             return;
         }
         let id = match self.files.find(&path) {
             Some(id) => id,
-            None => match self.loader.load(&path) {
-                Ok(text) => self.files.add(path.clone(), text),
-                Err(err) => {
-                    let message = if err.kind() == std::io::ErrorKind::NotFound {
-                        format!("cannot find included file `{name}`")
-                    } else {
-                        format!("cannot read included file `{name}`: {err}")
-                    };
-                    self.diags.push(Diagnostic::error(name_span, message));
-                    return;
-                }
+            None => match loaded {
+                Some(text) => self.files.add(path.clone(), text),
+                None => match self.load_include(&path) {
+                    Ok(text) => self.files.add(path.clone(), text),
+                    Err(error) => {
+                        let diag = self.include_refusal(&name, name_span, error);
+                        self.diags.push(diag);
+                        return;
+                    }
+                },
             },
         };
         if let Some(at) = self.open_files.iter().position(|f| f.id == id) {
@@ -376,6 +384,18 @@ impl Run<'_> {
             self.diags.push(diag);
             return;
         }
+        if self.inclusions >= self.policy.limits.max_inclusions {
+            if !self.inclusions_reported {
+                self.inclusions_reported = true;
+                let message = format!(
+                    "too many `#include`s (more than {} in one script)",
+                    self.policy.limits.max_inclusions
+                );
+                self.diags.push(Diagnostic::error(name_span, message));
+            }
+            return;
+        }
+        self.inclusions += 1;
         self.process_file(id);
         if !self.out.is_empty() && !self.out.ends_with('\n') {
             let end = self.files.get(id).text.len() as u32;
@@ -384,6 +404,84 @@ impl Run<'_> {
             self.out.push('\n');
         }
         self.after_expansion = false;
+    }
+
+    /// The path an include resolves to and, when it had to be read to find it, its text: the
+    /// first candidate that exists among the including file's directory `base` and the include
+    /// directories joined with `name`. A candidate outside every root is never read.
+    fn find_include(
+        &self,
+        base: &Path,
+        name: &str,
+    ) -> Result<(PathBuf, Option<String>), LoadError> {
+        let mut candidates = vec![normalize(&base.join(name))];
+        for dir in &self.policy.include_dirs {
+            let candidate = normalize(&dir.join(name));
+            if !candidates.contains(&candidate) {
+                candidates.push(candidate);
+            }
+        }
+        let mut refused = None;
+        for path in candidates {
+            if !self.roots.iter().any(|root| lexically_inside(&path, root)) {
+                refused.get_or_insert(LoadError::OutsideRoots);
+                continue;
+            }
+            // A file read before (or skipped by `#pragma once`) is not read again.
+            if self.files.find(&path).is_some() || self.st.once.contains(&path) {
+                return Ok((path, None));
+            }
+            match self.load_include(&path) {
+                Err(LoadError::NotFound) => {}
+                Ok(text) => return Ok((path, Some(text))),
+                Err(error) => return Err(error),
+            }
+        }
+        Err(refused.unwrap_or(LoadError::NotFound))
+    }
+
+    /// Reads one include candidate through the loader, under the roots and the size limit.
+    fn load_include(&self, path: &Path) -> Result<String, LoadError> {
+        self.loader.load(&LoadRequest {
+            path,
+            roots: &self.roots,
+            max_bytes: self.policy.limits.max_file_bytes,
+        })
+    }
+
+    /// The error for an include that was not read: located at the file name, naming the rule.
+    fn include_refusal(&self, name: &str, name_span: Span, error: LoadError) -> Diagnostic {
+        let reason = error.reason(self.policy.limits.max_file_bytes);
+        match error {
+            LoadError::NotFound => {
+                Diagnostic::error(name_span, format!("cannot find included file `{name}`"))
+            }
+            LoadError::Io(_) => Diagnostic::error(
+                name_span,
+                format!("cannot read included file `{name}`: {reason}"),
+            ),
+            LoadError::OutsideRoots => {
+                let roots: Vec<String> = self
+                    .roots
+                    .iter()
+                    .map(|root| {
+                        if root.as_os_str().is_empty() {
+                            "`.`".to_string()
+                        } else {
+                            format!("`{}`", root.display())
+                        }
+                    })
+                    .collect();
+                Diagnostic::error(name_span, format!("cannot include `{name}`: {reason}"))
+                    .with_note(format!(
+                        "includes resolve only inside {} (after `..` and symbolic links)",
+                        roots.join(", ")
+                    ))
+            }
+            LoadError::NotRegularFile(_) | LoadError::TooLarge => {
+                Diagnostic::error(name_span, format!("cannot include `{name}`: {reason}"))
+            }
+        }
     }
 
     /// The file name of an `#include`: `"name"` or `<name>`, its span and the tokens it used.
@@ -414,25 +512,4 @@ impl Run<'_> {
         }
         None
     }
-}
-
-/// Removes `.` components and resolves `..` against preceding names, without touching the disk.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    let mut names = 0usize;
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir if names > 0 => {
-                out.pop();
-                names -= 1;
-            }
-            Component::Normal(part) => {
-                out.push(part);
-                names += 1;
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }

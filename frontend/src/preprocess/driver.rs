@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 use super::expand::Context;
 use super::lexer::{Lexer, Raw, RawKind, Spliced};
+use super::loader::{normalize, MAX_INCLUDE_DEPTH};
 use super::macros::{Interner, Kind, MacroTable, Sym, Tok};
 use super::map::MapBuilder;
-use super::FileLoader;
+use super::{FileLoader, IncludePolicy};
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceFiles, Span};
 
@@ -17,8 +18,6 @@ use crate::source::{FileId, SourceFiles, Span};
 pub(crate) struct Limits {
     /// Most tokens that macro expansions may produce in one run.
     pub expansion_tokens: usize,
-    /// Deepest `#include` nesting.
-    pub include_depth: usize,
     /// Deepest nesting of macro invocations inside macro arguments.
     pub argument_depth: usize,
     /// Deepest parenthesis nesting in a `#if` expression.
@@ -27,7 +26,6 @@ pub(crate) struct Limits {
 
 pub(crate) const LIMITS: Limits = Limits {
     expansion_tokens: 1 << 20,
-    include_depth: 64,
     argument_depth: 128,
     expression_depth: 256,
 };
@@ -99,6 +97,16 @@ pub(crate) struct Cond {
 /// Everything one `Preprocessor::run` works with.
 pub(crate) struct Run<'a> {
     pub st: &'a mut State,
+    pub policy: &'a IncludePolicy,
+    /// The directories includes may resolve into: the root file's, then the include directories
+    /// (lexically normalized).
+    pub roots: Vec<PathBuf>,
+    /// `#include`s carried out so far.
+    pub inclusions: usize,
+    pub inclusions_reported: bool,
+    /// Whether the output reached the preprocessed-size limit (reported once; nothing more is
+    /// emitted and no further line is read).
+    pub truncated: bool,
     pub files: &'a mut SourceFiles,
     pub loader: &'a dyn FileLoader,
     pub out: String,
@@ -119,12 +127,27 @@ pub(crate) struct Run<'a> {
 impl<'a> Run<'a> {
     pub(crate) fn new(
         st: &'a mut State,
+        policy: &'a IncludePolicy,
         files: &'a mut SourceFiles,
         loader: &'a dyn FileLoader,
         root: FileId,
     ) -> Run<'a> {
+        let root_dir = if (root.0 as usize) < files.len() {
+            files.get(root).path.parent().map(normalize)
+        } else {
+            None
+        };
+        let roots = root_dir
+            .into_iter()
+            .chain(policy.include_dirs.iter().map(|dir| normalize(dir)))
+            .collect();
         Run {
             st,
+            policy,
+            roots,
+            inclusions: 0,
+            inclusions_reported: false,
+            truncated: false,
             files,
             loader,
             out: String::new(),
@@ -185,9 +208,30 @@ impl<'a> Run<'a> {
             .push(Diagnostic::error(span, "unterminated block comment"));
     }
 
+    /// The deepest `#include` nesting allowed.
+    pub(crate) fn max_include_depth(&self) -> usize {
+        self.policy.limits.max_include_depth.min(MAX_INCLUDE_DEPTH)
+    }
+
+    /// Whether `extra` more bytes of output stay within the preprocessed-size limit; the first
+    /// time they would not, reports it at `span` and stops the run's output.
+    pub(crate) fn has_room(&mut self, extra: usize, span: Span) -> bool {
+        if self.truncated {
+            return false;
+        }
+        let limit = self.policy.limits.max_preprocessed_bytes;
+        if self.out.len() + extra <= limit {
+            return true;
+        }
+        self.truncated = true;
+        let message = format!("preprocessed text is too large (more than {limit} bytes)");
+        self.diags.push(Diagnostic::error(span, message));
+        false
+    }
+
     /// Copies spliced text `start..end` of `file` to the output, mapped byte for byte.
     pub(crate) fn copy_source(&mut self, file: &SrcFile, start: u32, end: u32) {
-        if end <= start {
+        if end <= start || !self.has_room((end - start) as usize + 1, file.span(start, start)) {
             return;
         }
         let text = &file.spliced.text;
@@ -233,6 +277,10 @@ impl<'a> Run<'a> {
 
     /// Appends a token produced by a macro expansion, with a space where needed.
     pub(crate) fn emit_tok(&mut self, tok: Tok) {
+        let length = self.st.interner.text(tok.sym).len();
+        if !self.has_room(length + 1, tok.span) {
+            return;
+        }
         let text = self.st.interner.text(tok.sym);
         if let (Some(&prev), Some(&next)) = (self.out.as_bytes().last(), text.as_bytes().first()) {
             let after_space = matches!(prev, b' ' | b'\t' | b'\n' | b'\r');
@@ -270,6 +318,9 @@ impl<'a> Run<'a> {
         let mut lex = Lexer::new(text);
         let mut copy_from: u32 = 0;
         'lines: loop {
+            if self.truncated {
+                break;
+            }
             // At the start of a line: is it a directive?
             let line_start = lex.pos() as u32;
             let mut probe = lex;

@@ -76,7 +76,20 @@
 //! error   expected "FILE" or <FILE> after `#include`
 //! error   empty file name in `#include`
 //! error   cannot find included file `x.rpsl`                    at the file name (as written)
+//! error   cannot include `x.rpsl`: it lies outside the include directories
+//!                                                               note "includes resolve only inside
+//!                                                               `dir`, `inc` (after `..` and
+//!                                                               symbolic links)"
+//! error   cannot include `x.rpsl`: it is a FIFO, not a regular file
+//!                                                               also "a directory", "a character
+//!                                                               device", "a block device", "a
+//!                                                               socket", "a file under /proc"
+//!                                                               (`/sys`, `/dev`)
+//! error   cannot include `x.rpsl`: it is larger than 4194304 bytes
 //! error   cannot read included file `x.rpsl`: IO ERROR
+//! error   too many `#include`s (more than 1024 in one script)   once, at the first refused one
+//! error   preprocessed text is too large (more than 16777216 bytes)
+//!                                                               once; the text stops there
 //! error   `#include` nested too deeply (more than 64 levels)
 //! error   `#include` cycle: `PATH` is already being included    note "include chain: a.rpsl -> b.rpsl -> a.rpsl"
 //! error   #error TEXT                                           the directive's tokens, single-spaced
@@ -93,86 +106,25 @@ mod driver;
 mod expand;
 mod expr;
 mod lexer;
+mod loader;
 mod macros;
 mod map;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_errors;
-
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+#[cfg(test)]
+mod tests_policy;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceFiles};
 use driver::{Run, State};
+pub use loader::{
+    read_source_file, FileLoader, FsLoader, IncludePolicy, LoadError, LoadRequest, MemoryLoader,
+    SourceLimits, MAX_INCLUDE_DEPTH,
+};
 pub(crate) use macros::WordHasher;
 pub use map::{Expansion, ExpansionId, SourceMap};
-
-/// Reads the files that `#include` names.
-pub trait FileLoader {
-    /// The text of the file at `path` (the including file's directory joined with the name).
-    fn load(&self, path: &Path) -> std::io::Result<String>;
-}
-
-/// Loads files from the file system; invalid UTF-8 is replaced (lossily).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FsLoader;
-
-impl FileLoader for FsLoader {
-    fn load(&self, path: &Path) -> std::io::Result<String> {
-        let bytes = std::fs::read(path)?;
-        Ok(match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
-        })
-    }
-}
-
-/// Files held in memory, for tests and embedders.
-///
-/// ```
-/// use rpsl_frontend::preprocess::{FileLoader, MemoryLoader};
-/// let loader = MemoryLoader::new().with("dir/common.rpsli", "#define N 1\n");
-/// assert!(loader.load(std::path::Path::new("dir/./common.rpsli")).is_ok());
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct MemoryLoader {
-    files: HashMap<PathBuf, String>,
-}
-
-impl MemoryLoader {
-    /// An empty set of files.
-    pub fn new() -> MemoryLoader {
-        MemoryLoader::default()
-    }
-
-    /// Adds (or replaces) a file.
-    pub fn insert(&mut self, path: impl AsRef<Path>, text: impl Into<String>) {
-        self.files
-            .insert(directive::normalize(path.as_ref()), text.into());
-    }
-
-    /// Adds a file and returns the loader (builder style).
-    pub fn with(mut self, path: impl AsRef<Path>, text: impl Into<String>) -> MemoryLoader {
-        self.insert(path, text);
-        self
-    }
-}
-
-impl FileLoader for MemoryLoader {
-    fn load(&self, path: &Path) -> std::io::Result<String> {
-        self.files
-            .get(&directive::normalize(path))
-            .cloned()
-            .ok_or_else(|| {
-                std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    format!("no file `{}`", path.display()),
-                )
-            })
-    }
-}
 
 /// The output of preprocessing one translation unit.
 #[derive(Debug, Default)]
@@ -181,6 +133,9 @@ pub struct Expanded {
     pub text: String,
     /// Where each part of `text` came from.
     pub map: SourceMap,
+    /// Whether the text stops short because it reached
+    /// [`SourceLimits::max_preprocessed_bytes`] (an error says so); the driver then parses none of it.
+    pub truncated: bool,
 }
 
 /// A preprocessor whose macros persist from one [`Preprocessor::run`] to the next. A clone carries
@@ -190,6 +145,8 @@ pub struct Preprocessor {
     state: State,
     /// `#define` lines from [`Preprocessor::define`] not yet processed.
     predefined: String,
+    /// Include roots and limits.
+    policy: IncludePolicy,
 }
 
 impl Preprocessor {
@@ -207,6 +164,16 @@ impl Preprocessor {
             .push_str(&format!("#define {name} {body}\n"));
     }
 
+    /// Sets the include directories and limits of the following runs.
+    pub fn set_policy(&mut self, policy: IncludePolicy) {
+        self.policy = policy;
+    }
+
+    /// The include directories and limits in force.
+    pub fn policy(&self) -> &IncludePolicy {
+        &self.policy
+    }
+
     /// Whether a macro of this name is defined now (not counting pending [`Preprocessor::define`]s).
     pub fn is_defined(&self, name: &str) -> bool {
         self.state
@@ -215,9 +182,10 @@ impl Preprocessor {
             .is_some_and(|sym| self.state.macros.get(sym).is_some())
     }
 
-    /// Preprocesses `root` (already in `files`). Included files are loaded through `loader`
-    /// (relative to the including file's directory) and added to `files`; a path loaded before is
-    /// reused. Never fails: problems come back as diagnostics, and the output is whatever could be
+    /// Preprocesses `root` (already in `files`). Included files are looked up next to the
+    /// including file, then in each include directory of the [`IncludePolicy`], loaded through
+    /// `loader` and added to `files`; a path loaded before is reused. Includes resolve only inside
+    /// `root`'s directory and the include directories. Never fails: problems come back as diagnostics, and the output is whatever could be
     /// made of the input.
     pub fn run(
         &mut self,
@@ -226,7 +194,7 @@ impl Preprocessor {
         loader: &dyn FileLoader,
     ) -> (Expanded, Vec<Diagnostic>) {
         let predefined = std::mem::take(&mut self.predefined);
-        let mut run = Run::new(&mut self.state, files, loader, root);
+        let mut run = Run::new(&mut self.state, &self.policy, files, loader, root);
         if !predefined.is_empty() {
             let id = run.files.add("<predefined>", predefined);
             run.process_file(id);
@@ -238,12 +206,23 @@ impl Preprocessor {
             run.process_file(root);
         }
         let Run {
-            out, map, diags, ..
+            out,
+            map,
+            diags,
+            truncated,
+            ..
         } = run;
         for active in &mut self.state.macros.active {
             *active = false;
         }
         let map = map.finish(out.len());
-        (Expanded { text: out, map }, diags)
+        (
+            Expanded {
+                text: out,
+                map,
+                truncated,
+            },
+            diags,
+        )
     }
 }

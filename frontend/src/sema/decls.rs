@@ -2,6 +2,8 @@
 //! signatures of functions and nodes. Bodies are checked afterwards, so a function may call one
 //! declared later in the file.
 
+use std::collections::HashMap;
+
 use super::{Checker, PendingBody, SigId, SigParam, Signature, Symbol, Target};
 use crate::ast;
 use crate::diagnostic::Diagnostic;
@@ -283,10 +285,12 @@ impl Checker<'_> {
         }
     }
 
-    /// Resolves a parameter list into signature parameters (types, directions, defaults).
+    /// Resolves a parameter list into signature parameters (types, directions, defaults); linear
+    /// in the number of parameters (names are looked up in a hash map for duplicates).
     pub fn resolve_params(&mut self, params: &[ast::Param]) -> Vec<SigParam> {
         let mut out: Vec<SigParam> = Vec::with_capacity(params.len());
-        for param in params {
+        let mut first_by_name: HashMap<&str, usize> = HashMap::with_capacity(params.len());
+        for (index, param) in params.iter().enumerate() {
             let base = self.resolve_type(&param.ty);
             let ty = self.apply_array_dims(base, &param.array_dims, true);
             if ty == Type::Void {
@@ -310,7 +314,8 @@ impl Checker<'_> {
                     format!("parameter `{}` needs a default value", param.name.name),
                 );
             }
-            if let Some(previous) = out.iter().position(|p| p.name == param.name.name) {
+            let name: &str = &param.name.name;
+            if let Some(&previous) = first_by_name.get(name) {
                 let previous_span = params[previous].name.span;
                 self.report(
                     Diagnostic::error(
@@ -319,6 +324,8 @@ impl Checker<'_> {
                     )
                     .with_secondary(previous_span, "previous definition here"),
                 );
+            } else {
+                first_by_name.insert(name, index);
             }
             out.push(SigParam {
                 name: param.name.name.to_string(),

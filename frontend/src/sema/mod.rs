@@ -29,6 +29,8 @@ mod scope;
 mod stmt;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bounds;
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;

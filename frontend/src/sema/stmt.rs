@@ -206,7 +206,7 @@ impl Checker<'_> {
             } => {
                 self.push_scope();
                 let mut stmts = Vec::new();
-                match init {
+                match init.as_deref() {
                     Some(ast::ForInit::Decl(decl)) => self.check_local_decl(decl, &mut stmts),
                     Some(ast::ForInit::Expr(expr)) => {
                         let expr = self.check_expr(expr);

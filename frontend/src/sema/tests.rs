@@ -19,6 +19,7 @@ fn check(
         "t.rpsl",
         text.to_string(),
         &crate::preprocess::MemoryLoader::new(),
+        &crate::preprocess::IncludePolicy::default(),
     );
     let script = diagnostics
         .into_iter()
@@ -130,8 +131,12 @@ fn dump_hir() {
         return;
     };
     let text = std::fs::read_to_string(&path).unwrap_or_default();
-    let (files, module, diagnostics) =
-        crate::driver::run(&path, text, &crate::preprocess::FsLoader);
+    let (files, module, diagnostics) = crate::driver::run(
+        &path,
+        text,
+        &crate::preprocess::FsLoader,
+        &crate::preprocess::IncludePolicy::default(),
+    );
     let script: Vec<_> = diagnostics
         .into_iter()
         .filter(|d| d.span.file != FileId(0))
