@@ -34,7 +34,7 @@
 
 pub use crate::build_error::BuildError;
 use crate::compile::cache::{same_access, same_node, same_resource};
-use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
+use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind, ViewSlot};
 use crate::format::Format;
 use crate::graph::{
     AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
@@ -80,6 +80,29 @@ pub struct GraphBuilder {
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
 #[cold]
 #[inline(never)]
+/// The view-format rule (`view_format_check.rs`) for one view slot of a call of `decl`.
+fn check_slot_format(
+    decl: &NodeDeclDesc,
+    slot: &ViewSlot,
+    resource_format: Format,
+    view_format: u32,
+) -> Result<(), BuildError> {
+    let view_format = Format(view_format);
+    crate::view_format_check::check_view_format(
+        &slot.access,
+        slot.kind,
+        resource_format,
+        view_format,
+    )
+    .map_err(|reason| BuildError::InvalidViewFormat {
+        node: decl.name.clone(),
+        param: slot.name.clone(),
+        resource_format,
+        view_format,
+        reason,
+    })
+}
+
 fn limit_exceeded(limit: GraphLimit, bound: u64) -> BuildError {
     BuildError::LimitExceeded { limit, bound }
 }
@@ -495,6 +518,7 @@ impl GraphBuilder {
                             continue;
                         }
                         let record = self.resource_for_view(view.resource, &slot.name)?;
+                        check_slot_format(decl, slot, record.desc.format, view.view_format)?;
                         let range = view
                             .resolve_range(&record.desc, slot.access.plane_bits())
                             .map_err(|reason| BuildError::ViewOutOfRange {
@@ -516,6 +540,7 @@ impl GraphBuilder {
                             continue;
                         }
                         let record = self.resource_for_view(view.resource, &slot.name)?;
+                        check_slot_format(decl, slot, record.desc.format, view.view_format)?;
                         let (offset, size) =
                             view.resolve_range(&record.desc).map_err(|reason| {
                                 BuildError::ViewOutOfRange {
