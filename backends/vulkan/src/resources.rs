@@ -27,6 +27,8 @@ pub struct GpuResource {
     pub real_format: rpsl_runtime::Format,
     /// Byte size of a buffer (all temporal slices).
     pub size: u64,
+    /// The usage the image was created with (empty for buffers).
+    pub usage: vk::ImageUsageFlags,
     /// Its own memory (`None` when placed in a transient heap).
     pub allocation: Option<Allocation>,
 }
@@ -114,6 +116,16 @@ pub fn supported_usage(
     desc: &ResourceDesc,
     format: vk::Format,
 ) -> vk::ImageUsageFlags {
+    let usage = format_usage(context, format);
+    if desc.sample_count > 1 {
+        usage & !vk::ImageUsageFlags::STORAGE
+    } else {
+        usage
+    }
+}
+
+/// The image usages the device supports for optimal-tiling images (and views) of `format`.
+pub fn format_usage(context: &Context, format: vk::Format) -> vk::ImageUsageFlags {
     // SAFETY: plain query on a live physical device.
     let properties = unsafe {
         context
@@ -131,7 +143,7 @@ pub fn supported_usage(
     if features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE) {
         usage |= vk::ImageUsageFlags::SAMPLED;
     }
-    if features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) && desc.sample_count <= 1 {
+    if features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
         usage |= vk::ImageUsageFlags::STORAGE;
     }
     usage
@@ -194,6 +206,7 @@ pub fn create_unbound(
             format: vk::Format::UNDEFINED,
             real_format: desc.format,
             size,
+            usage: vk::ImageUsageFlags::empty(),
             allocation: None,
         });
     }
@@ -290,6 +303,7 @@ pub fn create_unbound(
         format,
         real_format,
         size: 0,
+        usage,
         allocation: None,
     })
 }
