@@ -257,3 +257,130 @@ fn compatible_reinterpretations_still_run() {
         assert_eq!(pixels, expected, "{name}");
     }
 }
+
+/// Stores red into every texel of an `rgba8` storage image.
+const FILL: &str = "#version 450
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(binding = 0, rgba8) uniform writeonly image2D dst;
+void main() { imageStore(dst, ivec2(gl_GlobalInvocationID.xy), vec4(1.0, 0.0, 0.0, 1.0)); }
+";
+
+#[test]
+fn storage_writes_through_formats_without_storage_support_are_backend_errors() {
+    if !vulkan() {
+        return;
+    }
+    // sRGB formats have no storage support on lavapipe (nor on most GPUs; Vulkan requires
+    // none): the image cannot carry the usage, and an sRGB view of a storage image must not.
+    let dir = scratch_dir().join("storage");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Fill.comp"), FILL).unwrap();
+    for (call, message) in [
+        (
+            "Fill(t.format(RPS_FORMAT_R8G8B8A8_UNORM_SRGB));",
+            "error: vulkan: unsupported: node `Fill`: argument `dst`: this device has no STORAGE \
+             support for R8G8B8A8_UNORM_SRGB images\n",
+        ),
+        (
+            "Fill(s);",
+            "error: vulkan: unsupported: node `Fill`: argument `dst`: this device has no STORAGE \
+             support for R8G8B8A8_UNORM_SRGB images\n",
+        ),
+        ("Fill(t);", ""),
+    ] {
+        let script = dir.join("storage.rpsl");
+        std::fs::write(
+            &script,
+            format!(
+                "compute node Fill([readwrite(cs)] texture dst);\n\
+                 export void main(texture bb)\n{{\n    \
+                 texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 16, 16);\n    \
+                 texture s = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM_SRGB, 16, 16);\n    \
+                 {call}\n    copy_texture(bb, t);\n    copy_texture(bb, s);\n}}\n"
+            ),
+        )
+        .unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rpsl"))
+            .args([
+                "run",
+                script.to_str().unwrap(),
+                "--validate",
+                "--arg",
+                "bb=16x16",
+            ])
+            .env("XDG_CACHE_HOME", dir.join("cache"))
+            .output()
+            .expect("the rpsl binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let code = if message.is_empty() { 0 } else { 3 };
+        assert_eq!(output.status.code(), Some(code), "{call}: {stderr}");
+        assert_eq!(stderr, message, "{call}");
+    }
+}
+
+/// Stores 0x11223344 into every texel of an `r32ui` storage image.
+const FILL_UINT: &str = "#version 450
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(binding = 0, r32ui) uniform writeonly uimage2D dst;
+void main() { imageStore(dst, ivec2(gl_GlobalInvocationID.xy), uvec4(0x11223344u)); }
+";
+
+#[test]
+fn storage_images_need_views_of_the_declared_numeric_type() {
+    if !vulkan() {
+        return;
+    }
+    let dir = scratch_dir().join("storage_uint");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("FillU.comp"), FILL_UINT).unwrap();
+    let out = dir.join("out");
+    for (view, message) in [
+        (
+            "t",
+            "error: vulkan: node 0 (`FillU`): binding 0 is a storage image of unsigned integer \
+             texels in the shader but parameter `dst` is viewed as R8G8B8A8_UNORM (float \
+             texels): view it in a matching format with `.format(...)` or declare the matching \
+             image format\n",
+        ),
+        ("t.format(RPS_FORMAT_R32_UINT)", ""),
+    ] {
+        let script = dir.join("fill.rpsl");
+        std::fs::write(
+            &script,
+            format!(
+                "compute node FillU([readwrite(cs)] texture dst);\n\
+                 export void main(texture bb)\n{{\n    \
+                 texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4);\n    \
+                 FillU({view});\n    copy_texture(bb, t);\n}}\n"
+            ),
+        )
+        .unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rpsl"))
+            .args([
+                "run",
+                script.to_str().unwrap(),
+                "--validate",
+                "--arg",
+                "bb=4x4",
+            ])
+            .args(["--out", out.to_str().unwrap()])
+            .env("XDG_CACHE_HOME", dir.join("cache"))
+            .output()
+            .expect("the rpsl binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let code = if message.is_empty() { 0 } else { 3 };
+        assert_eq!(output.status.code(), Some(code), "{view}: {stderr}");
+        assert_eq!(stderr, message, "{view}");
+    }
+    // The R32_UINT view wrote the uint's little-endian bytes into every RGBA8 texel.
+    let (width, height, pixels) = rpsl_vulkan::read_png(&out.join("bb.png")).unwrap();
+    assert_eq!((width, height), (4, 4));
+    let expected: Vec<u8> = [0x44, 0x33, 0x22, 0x11]
+        .into_iter()
+        .cycle()
+        .take(64)
+        .collect();
+    assert_eq!(pixels, expected);
+}

@@ -296,24 +296,35 @@ impl<'a> FrameRecorder<'a> {
         let graph = self.graph;
         let key = ViewKey::new(handle.image, view_type, format, &region);
         // A view in another format than its image's carries only the image's usages that its
-        // format supports (an sRGB view of a storage image cannot be a storage view), and must
-        // carry what this access needs.
-        let usage = if format == handle.format {
-            None
+        // format supports (an sRGB view of a storage image cannot be a storage view); every
+        // view must carry what its access needs (an image lacks the usages its format does not
+        // support on this device, such as storage on sRGB formats).
+        let view_usage = if format == handle.format {
+            handle.usage
         } else {
-            let usage = handle.usage & crate::resources::format_usage(self.context, format);
-            let needed = crate::resources::image_usage(access.access.flags, access.access.writes())
-                & handle.usage
-                & !(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
-            if !usage.contains(needed) {
-                return Err(BackendError::Unsupported(format!(
-                    "node `{node}`: this device cannot use {} views for {:?}",
-                    access.view_format,
-                    needed & !usage
-                )));
-            }
-            Some(usage)
+            handle.usage & crate::resources::format_usage(self.context, format)
         };
+        let needed = crate::resources::access_usage(&access, recorded.is_depth_stencil())
+            & !(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
+        if !view_usage.contains(needed) {
+            let decl = self.graph.decl_of(access.node);
+            let param = decl
+                .params
+                .get(access.param as usize)
+                .and_then(|param| param.view_slots.get(access.slot as usize))
+                .map_or("?", |slot| slot.name.as_str());
+            let shown = if access.view_format == Format::UNKNOWN {
+                recorded
+            } else {
+                access.view_format
+            };
+            return Err(BackendError::Unsupported(format!(
+                "node `{node}`: argument `{param}`: this device has no {:?} support for {shown} \
+                 images",
+                needed & !view_usage
+            )));
+        }
+        let usage = (format != handle.format).then_some(view_usage);
         self.view_cache
             .view_with_usage(self.context, key, usage, || {
                 let name = graph.resources[access.resource.index()]

@@ -8,7 +8,8 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
 use gpu_allocator::MemoryLocation;
 use rpsl_runtime::{
-    AccessFlags, BackendError, CompiledFrame, Format, RecordedGraph, ResourceDesc, ResourceKind,
+    AccessFlags, AccessRecord, BackendError, CompiledFrame, Format, RecordedGraph, ResourceDesc,
+    ResourceKind,
 };
 
 /// A Vulkan image or buffer of one resource.
@@ -88,25 +89,30 @@ pub fn image_usage(flags: AccessFlags, writes: bool) -> vk::ImageUsageFlags {
 pub fn usage_per_resource(graph: &RecordedGraph) -> Vec<vk::ImageUsageFlags> {
     let mut usage = vec![vk::ImageUsageFlags::empty(); graph.resources.len()];
     for access in &graph.accesses {
-        let flags = access.access.flags;
-        let writes = access.access.mode.writes();
         let depth_format = graph
             .resources
             .get(access.resource.index())
             .is_some_and(|record| record.desc.format.is_depth_stencil());
-        usage[access.resource.index()] |= if depth_format && flags.contains(AccessFlags::RESOLVE) {
-            let others = image_usage(AccessFlags(flags.0 & !AccessFlags::RESOLVE.0), writes);
-            let resolve = if writes {
-                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-            } else {
-                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED
-            };
-            others | resolve
-        } else {
-            image_usage(flags, writes)
-        };
+        usage[access.resource.index()] |= access_usage(access, depth_format);
     }
     usage
+}
+
+/// The image usage one access needs; `depth_format`: its resource has a depth/stencil format.
+pub fn access_usage(access: &AccessRecord, depth_format: bool) -> vk::ImageUsageFlags {
+    let flags = access.access.flags;
+    let writes = access.access.mode.writes();
+    if depth_format && flags.contains(AccessFlags::RESOLVE) {
+        let others = image_usage(AccessFlags(flags.0 & !AccessFlags::RESOLVE.0), writes);
+        let resolve = if writes {
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+        } else {
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED
+        };
+        others | resolve
+    } else {
+        image_usage(flags, writes)
+    }
 }
 
 /// Every usage the format supports, for resources that outlive the frame (later frames may use
