@@ -384,3 +384,96 @@ fn storage_images_need_views_of_the_declared_numeric_type() {
         .collect();
     assert_eq!(pixels, expected);
 }
+
+#[test]
+fn a_typeless_resource_is_a_depth_target_or_a_colour_target_per_frame() {
+    assert_fails_on_both_backends(
+        "typeless_roles.rpsl",
+        "export void main(texture bb)\n\
+         {\n    texture z = create_tex2d(RPS_FORMAT_R32_TYPELESS, 16, 16);\n    \
+         clear_depth(z.format(RPS_FORMAT_D32_FLOAT), 1.0);\n    \
+         clear(z.format(RPS_FORMAT_R32_FLOAT), float4(1, 0, 0, 0));\n    \
+         copy_texture(bb, z);\n}\n",
+        &["--arg", "bb=16x16:R32_FLOAT"],
+        &located(
+            "typeless_roles.rpsl",
+            5,
+            "clear: argument `dst`: this R32_TYPELESS resource was a depth target earlier this \
+             frame (`clear_depth`), so it cannot also be used as colour (a render target, colour \
+             clear, storage write or copy): a typeless resource is a depth image or a colour \
+             image for a whole frame",
+            "clear(z.format(RPS_FORMAT_R32_FLOAT), float4(1, 0, 0, 0));",
+        ),
+    );
+    assert_fails_on_both_backends(
+        "typeless_roles_colour_first.rpsl",
+        "graphics node DepthOnly(dsv depth : SV_DepthStencil);\n\
+         export void main(texture bb)\n\
+         {\n    texture z = create_tex2d(RPS_FORMAT_R16_TYPELESS, 16, 16);\n    \
+         clear(z.format(RPS_FORMAT_R16_UNORM), float4(1, 0, 0, 0));\n    \
+         DepthOnly(z.format(RPS_FORMAT_D16_UNORM));\n    copy_texture(bb, z);\n}\n",
+        &["--arg", "bb=16x16:R16_UNORM"],
+        &located(
+            "typeless_roles_colour_first.rpsl",
+            6,
+            "DepthOnly: argument `depth`: this R16_TYPELESS resource was used as colour (a \
+             render target, colour clear, storage write or copy) earlier this frame (`clear`), \
+             so it cannot also be a depth target: a typeless resource is a depth image or a \
+             colour image for a whole frame",
+            "DepthOnly(z.format(RPS_FORMAT_D16_UNORM));",
+        ),
+    );
+    // A copy makes it a colour image too: Vulkan copies a depth image to a colour image only
+    // through a buffer.
+    assert_fails_on_both_backends(
+        "typeless_copy.rpsl",
+        "export void main(texture bb)\n\
+         {\n    texture z = create_tex2d(RPS_FORMAT_R32_TYPELESS, 16, 16);\n    \
+         clear_depth(z.format(RPS_FORMAT_D32_FLOAT), 1.0);\n    \
+         copy_texture(bb, z);\n}\n",
+        &["--arg", "bb=16x16:R32_FLOAT"],
+        &located(
+            "typeless_copy.rpsl",
+            5,
+            "copy_texture: argument `src`: this R32_TYPELESS resource was a depth target \
+             earlier this frame (`clear_depth`), so it cannot also be used as colour (a render \
+             target, colour clear, storage write or copy): a typeless resource is a depth image \
+             or a colour image for a whole frame",
+            "copy_texture(bb, z);",
+        ),
+    );
+    // One role per frame: depth in one run, colour in another.
+    for body in [
+        "clear_depth(z.format(RPS_FORMAT_D32_FLOAT), 0.5);\n    clear(bb, float4(0, 0, 0, 0));",
+        "clear(z.format(RPS_FORMAT_R32_FLOAT), float4(0.5, 0, 0, 0));\n    copy_texture(bb, z);",
+    ] {
+        let script = scratch(
+            "typeless_one_role.rpsl",
+            &format!(
+                "export void main(texture bb)\n{{\n    \
+                 texture z = create_tex2d(RPS_FORMAT_R32_TYPELESS, 16, 16);\n    {body}\n}}\n"
+            ),
+        );
+        let mut backends = vec![vec!["--backend", "null"]];
+        if vulkan() {
+            backends.push(vec!["--backend", "vulkan", "--validate"]);
+        }
+        for backend in backends {
+            let mut all = vec![
+                "run",
+                script.to_str().unwrap(),
+                "--arg",
+                "bb=16x16:R32_FLOAT",
+            ];
+            all.extend_from_slice(&backend);
+            let output = rpsl(&all);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "{body} {backend:?}: {stderr}"
+            );
+            assert_eq!(stderr, "", "{body} {backend:?}");
+        }
+    }
+}

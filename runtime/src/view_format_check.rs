@@ -122,6 +122,11 @@ pub fn view_format_compatible(resource: Format, view: Format) -> bool {
     }
 }
 
+/// `R32_TYPELESS` and `R16_TYPELESS`: colour formats that may also be viewed as depth formats.
+pub(crate) fn is_depth_capable_typeless(format: Format) -> bool {
+    format == R32_TYPELESS || format == R16_TYPELESS
+}
+
 /// Formats a depth/stencil attachment or clear may use: depth/stencil formats (not their plane
 /// views) and the typeless formats a depth view can be made of.
 fn can_be_depth_stencil(format: Format) -> bool {
@@ -191,6 +196,13 @@ pub enum ViewFormatError {
     MissingPlane(&'static str),
     /// A colour access (target, clear, storage, typed buffer) through a format that cannot carry it.
     NotColor(FormatUse),
+    /// A depth-capable typeless resource written both as depth and as colour in one frame.
+    TypelessRoles {
+        /// The node that first wrote it this frame.
+        earlier_node: String,
+        /// That node wrote it as depth (else as colour).
+        earlier_depth: bool,
+    },
 }
 
 /// Checks the format of one view: `resource` is the resource's format, `view` the view's
@@ -280,6 +292,24 @@ impl ViewFormatError {
                 "a {plane} access needs a format with a {plane} plane; view format {} has none",
                 shown(view)
             ),
+            ViewFormatError::TypelessRoles {
+                earlier_node,
+                earlier_depth,
+            } => {
+                let depth = "a depth target";
+                let colour = "used as colour (a render target, colour clear, storage write or \
+                              copy)";
+                let (earlier, now) = if *earlier_depth {
+                    (depth, colour)
+                } else {
+                    (colour, depth)
+                };
+                format!(
+                    "this {resource} resource was {earlier} earlier this frame \
+                     (`{earlier_node}`), so it cannot also be {now}: a typeless resource is a \
+                     depth image or a colour image for a whole frame"
+                )
+            }
             ViewFormatError::NotColor(format_use) => format!(
                 "{} needs an uncompressed colour format; view format {} is not one",
                 format_use.describe(),
@@ -582,6 +612,16 @@ mod tests {
             ViewFormatError::NeedsDepthStencil.message(rgba8, Format::UNKNOWN),
             "a depth/stencil access needs a depth/stencil format; view format R8G8B8A8_UNORM \
              (the resource's) has no depth or stencil"
+        );
+        assert_eq!(
+            ViewFormatError::TypelessRoles {
+                earlier_node: "Shadow".to_string(),
+                earlier_depth: true,
+            }
+            .message(Format(39), Format::UNKNOWN),
+            "this R32_TYPELESS resource was a depth target earlier this frame (`Shadow`), so it \
+             cannot also be used as colour (a render target, colour clear, storage write or \
+             copy): a typeless resource is a depth image or a colour image for a whole frame"
         );
         assert_eq!(
             ViewFormatError::Undefined.message(rgba8, Format(700)),
