@@ -1,9 +1,11 @@
 //! [`BuildError`]: why a [`GraphBuilder`](crate::GraphBuilder) call failed.
 
+use crate::format::Format;
 use crate::graph_limits::GraphLimit;
 use crate::ids::DeclId;
 use crate::resource::ResourceError;
 use crate::view::ViewRangeError;
+use crate::view_format_check::ViewFormatError;
 use std::fmt;
 
 /// Why a builder call failed. The VM turns these into located runtime faults.
@@ -37,6 +39,20 @@ pub enum BuildError {
         param: String,
         /// What is wrong.
         reason: ViewRangeError,
+    },
+    /// A view's format does not fit its resource's format or the parameter's access
+    /// (`view_format_check.rs`).
+    InvalidViewFormat {
+        /// The node.
+        node: String,
+        /// Flattened parameter name.
+        param: String,
+        /// The resource's format.
+        resource_format: Format,
+        /// The view's format (`UNKNOWN` = the resource's).
+        view_format: Format,
+        /// What is wrong.
+        reason: ViewFormatError,
     },
     /// A node handle argument or dependency names a node that was not called before.
     UnknownNode(u32),
@@ -97,6 +113,17 @@ impl fmt::Display for BuildError {
                 };
                 write!(f, "argument `{param}`: {what}")
             }
+            BuildError::InvalidViewFormat {
+                node,
+                param,
+                resource_format,
+                view_format,
+                reason,
+            } => write!(
+                f,
+                "{node}: argument `{param}`: {}",
+                reason.message(*resource_format, *view_format)
+            ),
             BuildError::UnknownNode(node) => {
                 write!(f, "node handle {node} does not refer to an earlier node")
             }

@@ -34,7 +34,7 @@
 
 pub use crate::build_error::BuildError;
 use crate::compile::cache::{same_access, same_node, same_resource};
-use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
+use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind, ViewSlot};
 use crate::format::Format;
 use crate::graph::{
     AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
@@ -43,6 +43,7 @@ use crate::graph_limits::{GraphLimit, GraphLimits};
 use crate::ids::{DeclId, NodeId, ResourceId, StorageSlot};
 use crate::resource::{ResourceDesc, ResourceKind};
 use crate::view::{BufferView, TextureView, VIEW_BYTES};
+use crate::view_format_check::{FormatUse, ViewFormatError};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -75,6 +76,9 @@ pub struct GraphBuilder {
     resources_unchanged: bool,
     /// Bounds on one frame's size.
     limits: GraphLimits,
+    /// Depth-capable typeless resources (`R32_TYPELESS`, `R16_TYPELESS`) written as depth or
+    /// as colour this frame: whether as depth, and the node that first did.
+    typeless_roles: HashMap<u32, (bool, String)>,
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -180,6 +184,7 @@ impl GraphBuilder {
         self.graph.frame_index = frame_index;
         self.subgraph_stack.clear();
         self.keys_this_frame.clear();
+        self.typeless_roles.clear();
         self.recording = true;
     }
 
@@ -420,6 +425,7 @@ impl GraphBuilder {
         let access_start = self.graph.accesses.len();
         let deps_start = self.graph.explicit_deps.len();
         let result = self.record_node_arguments(decl, args, node).and_then(|()| {
+            self.check_typeless_copies(decl, access_start..self.graph.accesses.len())?;
             self.within(GraphLimit::Accesses, self.graph.accesses.len())?;
             self.within(GraphLimit::Dependencies, self.graph.explicit_deps.len())?;
             self.within(
@@ -501,6 +507,7 @@ impl GraphBuilder {
                                 param: slot.name.clone(),
                                 reason,
                             })?;
+                        self.check_slot_format(decl, slot, view.resource, view.view_format)?;
                         (
                             view.resource,
                             view.temporal_layer,
@@ -523,6 +530,7 @@ impl GraphBuilder {
                                     reason,
                                 }
                             })?;
+                        self.check_slot_format(decl, slot, view.resource, view.view_format)?;
                         (
                             view.resource,
                             view.temporal_layer,
@@ -580,6 +588,110 @@ impl GraphBuilder {
                 }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The view-format rule (`view_format_check.rs`) for one view slot of a call of `decl`,
+    /// and the one role a depth-capable typeless resource takes in a frame: a backend realises
+    /// it as a depth image when some access is a depth target, which cannot also be rendered
+    /// to, cleared as colour or stored to.
+    fn check_slot_format(
+        &mut self,
+        decl: &NodeDeclDesc,
+        slot: &ViewSlot,
+        resource: u32,
+        view_format: u32,
+    ) -> Result<(), BuildError> {
+        let resource_format = self.graph.resources[resource as usize].desc.format;
+        let view_format = Format(view_format);
+        let error = |reason| BuildError::InvalidViewFormat {
+            node: decl.name.clone(),
+            param: slot.name.clone(),
+            resource_format,
+            view_format,
+            reason,
+        };
+        crate::view_format_check::check_view_format(
+            &slot.access,
+            slot.kind,
+            resource_format,
+            view_format,
+        )
+        .map_err(error)?;
+        if !crate::view_format_check::is_depth_capable_typeless(resource_format) {
+            return Ok(());
+        }
+        let as_depth = match FormatUse::of(&slot.access, slot.kind) {
+            FormatUse::DepthStencil => true,
+            FormatUse::ColorTarget | FormatUse::Storage => false,
+            _ => return Ok(()),
+        };
+        self.claim_typeless_role(resource, as_depth, &decl.name)
+            .map_err(error)
+    }
+
+    /// Records that depth-capable typeless `resource` is written as depth (or as colour) by
+    /// node `node`; an error when it took the other role earlier this frame.
+    fn claim_typeless_role(
+        &mut self,
+        resource: u32,
+        as_depth: bool,
+        node: &str,
+    ) -> Result<(), ViewFormatError> {
+        match self.typeless_roles.get(&resource) {
+            Some((earlier, earlier_node)) if *earlier != as_depth => {
+                Err(ViewFormatError::TypelessRoles {
+                    earlier_node: earlier_node.clone(),
+                    earlier_depth: *earlier,
+                })
+            }
+            Some(_) => Ok(()),
+            None => {
+                self.typeless_roles
+                    .insert(resource, (as_depth, node.to_string()));
+                Ok(())
+            }
+        }
+    }
+
+    /// A built-in copy of a depth-capable typeless resource makes it a colour image for the
+    /// frame: Vulkan copies between a depth image and a colour image only through a buffer,
+    /// and the partner's role (a colour texture, or a typeless one whose role a later call may
+    /// decide) is not known to be depth.
+    fn check_typeless_copies(
+        &mut self,
+        decl: &NodeDeclDesc,
+        accesses: std::ops::Range<usize>,
+    ) -> Result<(), BuildError> {
+        if !decl.builtin || accesses.len() != 2 {
+            return Ok(());
+        }
+        let copies: Vec<AccessRecord> = self.graph.accesses[accesses].to_vec();
+        if !copies
+            .iter()
+            .all(|access| access.access.flags.contains(crate::decl::AccessFlags::COPY))
+        {
+            return Ok(());
+        }
+        let formats: Vec<Format> = copies
+            .iter()
+            .map(|access| self.graph.resources[access.resource.index()].desc.format)
+            .collect();
+        for (index, access) in copies.iter().enumerate() {
+            let (format, partner) = (formats[index], formats[1 - index]);
+            if !crate::view_format_check::is_depth_capable_typeless(format) || partner == format {
+                continue;
+            }
+            let param = &decl.params[access.param as usize].view_slots[access.slot as usize].name;
+            self.claim_typeless_role(access.resource.0, false, &decl.name)
+                .map_err(|reason| BuildError::InvalidViewFormat {
+                    node: decl.name.clone(),
+                    param: param.clone(),
+                    resource_format: format,
+                    view_format: access.view_format,
+                    reason,
+                })?;
         }
         Ok(())
     }

@@ -28,6 +28,7 @@ mod resource;
 pub mod shapes;
 mod transfer_check;
 mod view;
+mod view_format_check;
 pub mod vk;
 
 pub use backend::{Backend, BackendError, NullBackend, NullCommand};
@@ -61,4 +62,7 @@ pub use resource::{
 pub use view::{
     BufferView, PlaneMask, SubresourceBox, TextureRange, TextureView, ViewRangeError,
     IDENTITY_COMPONENT_MAPPING, NULL_RESOURCE, REMAINING, VIEW_BYTES,
+};
+pub use view_format_check::{
+    check_view_format, view_format_compatible, FormatClass, FormatUse, ViewFormatError,
 };

@@ -371,6 +371,7 @@ impl VulkanBackend {
                 image: r.image,
                 buffer: r.buffer,
                 format: r.format,
+                usage: r.usage,
             };
             if record.external {
                 let name = record
@@ -482,6 +483,7 @@ impl VulkanBackend {
                     image: resource.image,
                     buffer: resource.buffer,
                     format: resource.format,
+                    usage: resource.usage,
                 });
             }
         }

@@ -24,6 +24,37 @@ pub struct ResourceHandle {
     pub buffer: vk::Buffer,
     /// Vulkan format of the image.
     pub format: vk::Format,
+    /// The usage the image was created with.
+    pub usage: vk::ImageUsageFlags,
+}
+
+/// The Vulkan format of the image view of `access` (a call of node `node`) of `handle`.
+///
+/// Views of depth/stencil images keep the image's format (the aspect selects the plane), and so
+/// do depth views of a typeless resource realised as a colour image (`R32_TYPELESS` read through
+/// `D32_FLOAT`: the same bits). Anything else the builder's view-format rule lets through is in
+/// the image format's compatibility class; a view that is not (a caller that bypassed the
+/// builder) is an error here, never an invalid `vkCreateImageView`.
+fn view_format_of(
+    access: &AccessRecord,
+    recorded: Format,
+    handle: &ResourceHandle,
+    node: &str,
+) -> Result<vk::Format, BackendError> {
+    let view = access.view_format;
+    if !rpsl_runtime::view_format_compatible(recorded, view) {
+        return Err(BackendError::Unsupported(format!(
+            "node `{node}`: a {view} view of a resource of format {recorded} (outside its \
+             compatibility class)"
+        )));
+    }
+    let image = handle.desc.format;
+    let plane_view = view.info().is_some_and(|info| info.plane_view);
+    if view == Format::UNKNOWN || image.is_depth_stencil() || view.is_depth_stencil() || plane_view
+    {
+        return Ok(handle.format);
+    }
+    Ok(vk_format(view).unwrap_or(handle.format))
 }
 
 /// What recording one frame works with.
@@ -260,29 +291,56 @@ impl<'a> FrameRecorder<'a> {
         if whole_aspect {
             region.aspect_mask = crate::format::full_aspect(handle.desc.format);
         }
-        // Views of depth/stencil images keep the image's format; the aspect selects the plane.
-        let format =
-            if access.view_format != Format::UNKNOWN && !handle.desc.format.is_depth_stencil() {
-                vk_format(access.view_format).unwrap_or(handle.format)
-            } else {
-                handle.format
-            };
+        let recorded = self.graph.resources[access.resource.index()].desc.format;
+        let node = &self.graph.decl_of(access.node).name;
+        let format = view_format_of(&access, recorded, &handle, node)?;
         let view_type = view_type_of(handle.desc.kind, region.layer_count);
         let graph = self.graph;
         let key = ViewKey::new(handle.image, view_type, format, &region);
-        self.view_cache.view(self.context, key, || {
-            let name = graph.resources[access.resource.index()]
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("r{}", access.resource.0));
-            format!(
-                "{name} view ({view_type:?} mips {}+{} layers {}+{})",
-                region.base_mip_level,
-                region.level_count,
-                region.base_array_layer,
-                region.layer_count
-            )
-        })
+        // A view in another format than its image's carries only the image's usages that its
+        // format supports (an sRGB view of a storage image cannot be a storage view); every
+        // view must carry what its access needs (an image lacks the usages its format does not
+        // support on this device, such as storage on sRGB formats).
+        let view_usage = if format == handle.format {
+            handle.usage
+        } else {
+            handle.usage & crate::resources::format_usage(self.context, format)
+        };
+        let needed = crate::resources::access_usage(&access, recorded.is_depth_stencil())
+            & !(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
+        if !view_usage.contains(needed) {
+            let decl = self.graph.decl_of(access.node);
+            let param = decl
+                .params
+                .get(access.param as usize)
+                .and_then(|param| param.view_slots.get(access.slot as usize))
+                .map_or("?", |slot| slot.name.as_str());
+            let shown = if access.view_format == Format::UNKNOWN {
+                recorded
+            } else {
+                access.view_format
+            };
+            return Err(BackendError::Unsupported(format!(
+                "node `{node}`: argument `{param}`: this device has no {:?} support for {shown} \
+                 images",
+                needed & !view_usage
+            )));
+        }
+        let usage = (format != handle.format).then_some(view_usage);
+        self.view_cache
+            .view_with_usage(self.context, key, usage, || {
+                let name = graph.resources[access.resource.index()]
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("r{}", access.resource.0));
+                format!(
+                    "{name} view ({view_type:?} mips {}+{} layers {}+{})",
+                    region.base_mip_level,
+                    region.level_count,
+                    region.base_array_layer,
+                    region.layer_count
+                )
+            })
     }
 
     /// A view of `image` kept until the image is destroyed (the hook for passes that make their

@@ -8,7 +8,8 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
 use gpu_allocator::MemoryLocation;
 use rpsl_runtime::{
-    AccessFlags, BackendError, CompiledFrame, Format, RecordedGraph, ResourceDesc, ResourceKind,
+    AccessFlags, AccessRecord, BackendError, CompiledFrame, Format, RecordedGraph, ResourceDesc,
+    ResourceKind,
 };
 
 /// A Vulkan image or buffer of one resource.
@@ -27,6 +28,8 @@ pub struct GpuResource {
     pub real_format: rpsl_runtime::Format,
     /// Byte size of a buffer (all temporal slices).
     pub size: u64,
+    /// The usage the image was created with (empty for buffers).
+    pub usage: vk::ImageUsageFlags,
     /// Its own memory (`None` when placed in a transient heap).
     pub allocation: Option<Allocation>,
 }
@@ -86,25 +89,30 @@ pub fn image_usage(flags: AccessFlags, writes: bool) -> vk::ImageUsageFlags {
 pub fn usage_per_resource(graph: &RecordedGraph) -> Vec<vk::ImageUsageFlags> {
     let mut usage = vec![vk::ImageUsageFlags::empty(); graph.resources.len()];
     for access in &graph.accesses {
-        let flags = access.access.flags;
-        let writes = access.access.mode.writes();
         let depth_format = graph
             .resources
             .get(access.resource.index())
             .is_some_and(|record| record.desc.format.is_depth_stencil());
-        usage[access.resource.index()] |= if depth_format && flags.contains(AccessFlags::RESOLVE) {
-            let others = image_usage(AccessFlags(flags.0 & !AccessFlags::RESOLVE.0), writes);
-            let resolve = if writes {
-                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-            } else {
-                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED
-            };
-            others | resolve
-        } else {
-            image_usage(flags, writes)
-        };
+        usage[access.resource.index()] |= access_usage(access, depth_format);
     }
     usage
+}
+
+/// The image usage one access needs; `depth_format`: its resource has a depth/stencil format.
+pub fn access_usage(access: &AccessRecord, depth_format: bool) -> vk::ImageUsageFlags {
+    let flags = access.access.flags;
+    let writes = access.access.mode.writes();
+    if depth_format && flags.contains(AccessFlags::RESOLVE) {
+        let others = image_usage(AccessFlags(flags.0 & !AccessFlags::RESOLVE.0), writes);
+        let resolve = if writes {
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+        } else {
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED
+        };
+        others | resolve
+    } else {
+        image_usage(flags, writes)
+    }
 }
 
 /// Every usage the format supports, for resources that outlive the frame (later frames may use
@@ -114,6 +122,16 @@ pub fn supported_usage(
     desc: &ResourceDesc,
     format: vk::Format,
 ) -> vk::ImageUsageFlags {
+    let usage = format_usage(context, format);
+    if desc.sample_count > 1 {
+        usage & !vk::ImageUsageFlags::STORAGE
+    } else {
+        usage
+    }
+}
+
+/// The image usages the device supports for optimal-tiling images (and views) of `format`.
+pub fn format_usage(context: &Context, format: vk::Format) -> vk::ImageUsageFlags {
     // SAFETY: plain query on a live physical device.
     let properties = unsafe {
         context
@@ -131,7 +149,7 @@ pub fn supported_usage(
     if features.contains(vk::FormatFeatureFlags::SAMPLED_IMAGE) {
         usage |= vk::ImageUsageFlags::SAMPLED;
     }
-    if features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) && desc.sample_count <= 1 {
+    if features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
         usage |= vk::ImageUsageFlags::STORAGE;
     }
     usage
@@ -218,6 +236,7 @@ pub fn create_unbound(
             format: vk::Format::UNDEFINED,
             real_format: desc.format,
             size,
+            usage: vk::ImageUsageFlags::empty(),
             allocation: None,
         });
     }
@@ -314,6 +333,7 @@ pub fn create_unbound(
         format,
         real_format,
         size: 0,
+        usage,
         allocation: None,
     })
 }

@@ -169,14 +169,32 @@ impl ViewCache {
         key: ViewKey,
         label: impl FnOnce() -> String,
     ) -> Result<(vk::ImageView, ObjectId), BackendError> {
+        self.view_with_usage(context, key, None, label)
+    }
+
+    /// [`ViewCache::view`] with the view's usage narrowed to `usage` (a subset of the image's:
+    /// a view in another format than its image's may support fewer usages, and a view's usage
+    /// must be supported by its format). `usage` must be the same for every call with `key`.
+    pub fn view_with_usage(
+        &mut self,
+        context: &Context,
+        key: ViewKey,
+        usage: Option<vk::ImageUsageFlags>,
+        label: impl FnOnce() -> String,
+    ) -> Result<(vk::ImageView, ObjectId), BackendError> {
         if let Some(&found) = self.views.get(&key) {
             return Ok(found);
         }
-        let info = vk::ImageViewCreateInfo::default()
+        let mut usage_info = vk::ImageViewUsageCreateInfo::default();
+        let mut info = vk::ImageViewCreateInfo::default()
             .image(key.image)
             .view_type(key.view_type)
             .format(key.format)
             .subresource_range(key.range());
+        if let Some(usage) = usage {
+            usage_info = usage_info.usage(usage);
+            info = info.push_next(&mut usage_info);
+        }
         // SAFETY: valid create info for a live image (images are forgotten before destruction).
         let view = unsafe { context.device.create_image_view(&info, None) }
             .map_err(|r| vk_error("vkCreateImageView", r))?;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use ash::vk;
-use rpsl_runtime::{AccessFlags, AccessRecord};
+use rpsl_runtime::{AccessFlags, AccessRecord, Format};
 use rpsl_shaders::DescriptorKind;
 
 use super::plan::{DescriptorSource, SamplerKind};
@@ -204,6 +204,26 @@ pub(crate) fn set_contents(
                         context.views[index].range.layer_count
                     )));
                 }
+                let access = &accesses[index];
+                let format = if access.view_format == Format::UNKNOWN {
+                    resource.desc.format
+                } else {
+                    access.view_format
+                };
+                let declared = declared_numeric_type(image.format);
+                if descriptor.kind == DescriptorKind::StorageImage
+                    && declared.is_some_and(|declared| declared != numeric_type(format))
+                {
+                    let name = &program.decl.params[param as usize].name;
+                    return Err(ShaderNodeErrorKind::Arguments(format!(
+                        "binding {} is a storage image of {} texels in the shader but \
+                         parameter `{name}` is viewed as {format} ({} texels): view it in a \
+                         matching format with `.format(...)` or declare the matching image format",
+                        descriptor.binding,
+                        declared.map_or("?", NumericType::name),
+                        numeric_type(format).name()
+                    )));
+                }
             }
         }
         let descriptors = match descriptor.kind {
@@ -255,6 +275,47 @@ fn declared_view_type(image: rpsl_shaders::ImageInfo) -> Option<vk::ImageViewTyp
         (3, true) => vk::ImageViewType::CUBE_ARRAY,
         _ => return None,
     })
+}
+
+/// What a format's texels read as in a shader.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum NumericType {
+    Float,
+    Sint,
+    Uint,
+}
+
+impl NumericType {
+    fn name(self) -> &'static str {
+        match self {
+            NumericType::Float => "float",
+            NumericType::Sint => "signed integer",
+            NumericType::Uint => "unsigned integer",
+        }
+    }
+}
+
+/// The numeric type of an `RPS_FORMAT`: `_UINT` / `_SINT` formats are integers, everything else
+/// (UNORM, SNORM, FLOAT, sRGB, typeless realised as float) reads as float.
+fn numeric_type(format: Format) -> NumericType {
+    let name = format.name().unwrap_or("");
+    if name.ends_with("_UINT") {
+        NumericType::Uint
+    } else if name.ends_with("_SINT") {
+        NumericType::Sint
+    } else {
+        NumericType::Float
+    }
+}
+
+/// The numeric type of a SPIR-V `ImageFormat` a storage image declares (`None` for `Unknown`).
+fn declared_numeric_type(spirv_format: u32) -> Option<NumericType> {
+    match spirv_format {
+        1..=20 => Some(NumericType::Float),
+        21..=29 | 41 => Some(NumericType::Sint),
+        30..=40 => Some(NumericType::Uint),
+        _ => None,
+    }
 }
 
 /// How a message names a view type (`a 2D array image`).
