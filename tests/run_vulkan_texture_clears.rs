@@ -12,11 +12,20 @@ use run_vulkan_support::{rpsl, scratch, scratch_dir, vulkan_available};
 
 /// One cleared texture: its format (`RPS_FORMAT_` left out), bytes per texel (4, 8 or 16: the
 /// texture is `16 / bytes` texels wide and 4 high, 64 bytes), and the statements clearing it
-/// (`$T` is the texture).
+/// (`$T` is the texture); or another creation (`$F` the format) with the view and offset whose
+/// 64 bytes are read back.
 struct Case {
     format: &'static str,
     texel_bytes: u32,
     clear: &'static str,
+    shape: Option<Shape>,
+}
+
+/// A texture of another shape than `16 / bytes` x 4.
+struct Shape {
+    create: &'static str,
+    source: &'static str,
+    source_offset: &'static str,
 }
 
 const fn case(format: &'static str, texel_bytes: u32, clear: &'static str) -> Case {
@@ -24,6 +33,7 @@ const fn case(format: &'static str, texel_bytes: u32, clear: &'static str) -> Ca
         format,
         texel_bytes,
         clear,
+        shape: None,
     }
 }
 
@@ -35,15 +45,22 @@ fn script_of(cases: &[Case]) -> String {
     let mut body = String::new();
     for (i, case) in cases.iter().enumerate() {
         let width = 16 / case.texel_bytes;
+        let texture = format!("t{i}");
+        let default_create = format!("create_tex2d($F, {width}, 4)");
+        let (create, source, offset) = match &case.shape {
+            Some(shape) => (shape.create, shape.source, shape.source_offset),
+            None => (default_create.as_str(), "$T", "uint3(0, 0, 0)"),
+        };
         body.push_str(&format!(
-            "    texture t{i} = create_tex2d(RPS_FORMAT_{format}, {width}, 4);\n    \
+            "    texture t{i} = {create};\n    \
              {clear}\n    \
              buffer b{i} = create_buffer(64);\n    \
-             copy_texture_to_buffer(b{i}, 0, 16, uint3({width}, 4, 1), uint3(0, 0, 0), t{i}, uint3(0, 0, 0), uint3({width}, 4, 1));\n    \
+             copy_texture_to_buffer(b{i}, 0, 16, uint3({width}, 4, 1), uint3(0, 0, 0), {source}, {offset}, uint3({width}, 4, 1));\n    \
              r{i} = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4);\n    \
              copy_buffer_to_texture(r{i}, uint3(0, 0, 0), b{i}, 0, 16, uint3(4, 4, 1), uint3(0, 0, 0), uint3(4, 4, 1));\n",
-            format = case.format,
-            clear = case.clear.replace("$T", &format!("t{i}")),
+            create = create.replace("$F", &format!("RPS_FORMAT_{}", case.format)),
+            clear = case.clear.replace("$T", &texture),
+            source = source.replace("$T", &texture),
         ));
     }
     format!("export void main({})\n{{\n{body}}}\n", params.join(", "))
@@ -252,9 +269,75 @@ fn region_texture_clears_write_only_their_rectangles() {
     }
 }
 
+/// Texel-copy clears of every subresource of the cleared view: mip 1 of layer 1 of a 2-mip,
+/// 2-layer texture; the last depth slice of a 3D texture; a view of mip 1 only, whose mip 0
+/// keeps an earlier clear; and the last rows of a 2 MiB texture, copied in bands of 1 MiB.
+const SHAPED_CLEARS: [Case; 4] = [
+    Case {
+        format: "R8G8B8A8_UNORM",
+        texel_bytes: 4,
+        clear: "clear_texture($T, RPS_CLEAR_UAV_UINT, uint4(5, 6, 7, 8));",
+        shape: Some(Shape {
+            create: "create_tex2d($F, 8, 8, 2, 2)",
+            source: "$T.mips(1, 1).array(1, 1)",
+            source_offset: "uint3(0, 0, 0)",
+        }),
+    },
+    Case {
+        format: "R8G8B8A8_SNORM",
+        texel_bytes: 4,
+        clear: "clear_texture($T, RPS_CLEAR_UAV_UINT, uint4(0x80, 1, 0xfe, 0x7f));",
+        shape: Some(Shape {
+            create: "create_tex3d($F, 4, 4, 3)",
+            source: "$T",
+            source_offset: "uint3(0, 0, 2)",
+        }),
+    },
+    Case {
+        format: "R8G8B8A8_UNORM",
+        texel_bytes: 4,
+        clear: "clear_texture($T, RPS_CLEAR_UAV_UINT, uint4(1, 1, 1, 1));\n    \
+                clear_texture($T.mips(1, 1), RPS_CLEAR_UAV_UINT, uint4(9, 9, 9, 9));",
+        shape: Some(Shape {
+            create: "create_tex2d($F, 4, 4, 2)",
+            source: "$T.mips(0, 1)",
+            source_offset: "uint3(0, 0, 0)",
+        }),
+    },
+    Case {
+        format: "R32G32B32A32_FLOAT",
+        texel_bytes: 16,
+        clear: "clear_texture($T, RPS_CLEAR_UAV_UINT, uint4(0x7f800001, 0xffffffff, 0x00000001, 0x80000000));",
+        shape: Some(Shape {
+            create: "create_tex2d($F, 512, 256)",
+            source: "$T",
+            source_offset: "uint3(511, 252, 0)",
+        }),
+    },
+];
+
+#[test]
+fn uint_texture_clears_reach_every_mip_layer_and_slice_of_the_view() {
+    if !vulkan_available() {
+        return;
+    }
+    let bytes = cleared_bytes("shapes", &SHAPED_CLEARS);
+    assert_eq!(bytes[0], repeated(&[5, 6, 7, 8]));
+    assert_eq!(bytes[1], repeated(&[0x80, 1, 0xfe, 0x7f]));
+    assert_eq!(bytes[2], repeated(&[1, 1, 1, 1]));
+    assert_eq!(
+        bytes[3],
+        repeated(&words(&[0x7f80_0001, 0xffff_ffff, 1, 0x8000_0000]))
+    );
+}
+
 #[test]
 fn texture_clear_scripts_record_and_compile_on_the_null_backend() {
-    let cases: Vec<Case> = WHOLE_CLEARS.into_iter().chain(REGION_CLEARS).collect();
+    let cases: Vec<Case> = WHOLE_CLEARS
+        .into_iter()
+        .chain(REGION_CLEARS)
+        .chain(SHAPED_CLEARS)
+        .collect();
     let script = scratch("null_clears.rpsl", &script_of(&cases));
     let output = rpsl(&["run", script.to_str().unwrap(), "--backend", "null"]);
     assert_eq!(

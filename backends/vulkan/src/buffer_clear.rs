@@ -20,7 +20,7 @@ use crate::resources::{create_unbound, map_alloc_error, GpuResource};
 
 /// The most bytes of one scratch buffer (the pattern repeated; larger ranges copy it several
 /// times).
-const SCRATCH_BYTES: u64 = 1 << 20;
+pub(crate) const SCRATCH_BYTES: u64 = 1 << 20;
 
 /// `RPS_CLEAR_UAV_FLOAT` of `clear_buffer`'s and `clear_texture`'s option: the data are the
 /// bits of floats.

@@ -6,9 +6,10 @@
 //!   exactly (integer channels already cut to their low bits and sign-extended);
 //! - a `uint4` clear of any other format (unorm, snorm, sRGB, float, typeless): Vulkan would read
 //!   the words as floats and convert them, so the texel's bytes (the low bits of each component
-//!   per channel) are written by the host into a scratch buffer holding the base mip's texels,
-//!   and copied into each mip and layer (or rectangle) of the target. The copies run at the COPY
-//!   stage, chained into and out of the CLEAR stage the barrier plan gives the access.
+//!   per channel) are written by the host into a scratch buffer holding whole rows of the base
+//!   mip (as many as fit 1 MiB, at least one), and copied, a band of rows at a time, into each
+//!   mip, layer and depth slice (or rectangle) of the target. The copies run at the COPY stage,
+//!   chained into and out of the CLEAR stage the barrier plan gives the access.
 
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
@@ -17,7 +18,7 @@ use rpsl_runtime::{
     RecordedGraph, ResourceKind, TextureClear,
 };
 
-use crate::buffer_clear::{create_pattern_buffer, CLEAR_UAV_FLOAT};
+use crate::buffer_clear::{create_pattern_buffer, CLEAR_UAV_FLOAT, SCRATCH_BYTES};
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
 use crate::resources::GpuResource;
 
@@ -26,9 +27,44 @@ use crate::resources::GpuResource;
 pub struct TextureClearScratch {
     /// The node.
     pub node: NodeId,
-    /// The buffer holding the texel repeated over the cleared range's base mip (every layer
-    /// copies from offset 0).
+    /// The buffer holding the texel repeated over `rows` rows of the cleared range's base mip
+    /// (every copy reads from offset 0).
     pub buffer: vk::Buffer,
+    /// The most rows one copy writes.
+    pub rows: u32,
+}
+
+/// The rows of the base mip (`base`, of `texel_bytes` texels) a texel buffer holds: as many
+/// as fit [`SCRATCH_BYTES`], at least one, at most the mip's height.
+fn rows_per_copy(base: vk::Extent3D, texel_bytes: u64) -> u32 {
+    let row = base.width as u64 * texel_bytes;
+    (SCRATCH_BYTES / row.max(1)).clamp(1, base.height.max(1) as u64) as u32
+}
+
+/// The boxes copied to fill the box at `offset` of `extent` with at most `rows` rows each:
+/// bands of rows of each depth slice, in order.
+fn row_bands(
+    offset: vk::Offset3D,
+    extent: vk::Extent3D,
+    rows: u32,
+) -> impl Iterator<Item = (vk::Offset3D, vk::Extent3D)> {
+    (0..extent.depth).flat_map(move |z| {
+        (0..extent.height)
+            .step_by(rows.max(1) as usize)
+            .map(move |y| {
+                let at = vk::Offset3D {
+                    x: offset.x,
+                    y: offset.y + y as i32,
+                    z: offset.z + z as i32,
+                };
+                let size = vk::Extent3D {
+                    width: extent.width,
+                    height: rows.min(extent.height - y),
+                    depth: 1,
+                };
+                (at, size)
+            })
+    })
 }
 
 /// How the built-in texture clear `node` writes its value, or `None` for other nodes (and null
@@ -115,14 +151,15 @@ pub(crate) fn create_texture_clear_scratch(
             continue;
         }
         let region = access_region(access, &target.desc);
-        let extent = mip_extent(&target.desc, region.range.base_mip_level);
-        let texels = extent.width as u64 * extent.height as u64 * extent.depth as u64;
-        let size = texels * texel.len() as u64;
+        let base = mip_extent(&target.desc, region.range.base_mip_level);
+        let rows = rows_per_copy(base, texel.len() as u64);
+        let size = rows as u64 * base.width as u64 * texel.len() as u64;
         let label = format!("texture clear texels of node {}", node.0);
         let resource = create_pattern_buffer(context, allocator, &label, size, &texel)?;
         buffers.push(TextureClearScratch {
             node,
             buffer: resource.buffer,
+            rows,
         });
         scratch.push(resource);
     }
@@ -199,9 +236,9 @@ impl FrameRecorder<'_> {
             base_array_layer: range.base_array_layer + layer,
             layer_count: 1,
         };
-        // Rows and images of each copy are tightly packed from offset 0; the buffer holds the
-        // base mip's texels, enough for every copy.
-        let copy = |subresource, offset, extent| vk::BufferImageCopy {
+        // Each copy's rows are tightly packed from offset 0: a band of at most `rows` rows no
+        // wider than the base mip, which the buffer holds.
+        let copy = |subresource, (offset, extent)| vk::BufferImageCopy {
             buffer_offset: 0,
             buffer_row_length: 0,
             buffer_image_height: 0,
@@ -209,30 +246,34 @@ impl FrameRecorder<'_> {
             image_offset: offset,
             image_extent: extent,
         };
+        let rows = scratch.rows;
         let copies: Vec<vk::BufferImageCopy> = match rects {
             Some(rects) => rects
                 .iter()
                 .flat_map(|rect| {
-                    (0..range.layer_count).map(move |layer| {
-                        let offset = vk::Offset3D {
-                            x: rect.rect.offset.x,
-                            y: rect.rect.offset.y,
-                            z: 0,
-                        };
-                        let extent = vk::Extent3D {
-                            width: rect.rect.extent.width,
-                            height: rect.rect.extent.height,
-                            depth: 1,
-                        };
-                        copy(layers(range.base_mip_level, layer), offset, extent)
+                    let offset = vk::Offset3D {
+                        x: rect.rect.offset.x,
+                        y: rect.rect.offset.y,
+                        z: 0,
+                    };
+                    let extent = vk::Extent3D {
+                        width: rect.rect.extent.width,
+                        height: rect.rect.extent.height,
+                        depth: 1,
+                    };
+                    (0..range.layer_count).flat_map(move |layer| {
+                        row_bands(offset, extent, rows)
+                            .map(move |band| copy(layers(range.base_mip_level, layer), band))
                     })
                 })
                 .collect(),
             None => (range.base_mip_level..range.base_mip_level + range.level_count)
                 .flat_map(|mip| {
                     let extent = mip_extent(&target.desc, mip);
-                    (0..range.layer_count)
-                        .map(move |layer| copy(layers(mip, layer), vk::Offset3D::default(), extent))
+                    (0..range.layer_count).flat_map(move |layer| {
+                        row_bands(vk::Offset3D::default(), extent, rows)
+                            .map(move |band| copy(layers(mip, layer), band))
+                    })
                 })
                 .collect(),
         };
@@ -280,5 +321,45 @@ impl FrameRecorder<'_> {
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn extent(width: u32, height: u32, depth: u32) -> vk::Extent3D {
+        vk::Extent3D {
+            width,
+            height,
+            depth,
+        }
+    }
+
+    #[test]
+    fn texel_buffers_hold_at_most_a_mebibyte_of_whole_rows() {
+        assert_eq!(rows_per_copy(extent(4, 4, 1), 4), 4);
+        // 4096 texels of 16 bytes: 64 KiB rows, 16 of them in 1 MiB.
+        assert_eq!(rows_per_copy(extent(4096, 4096, 1), 16), 16);
+        // A row larger than 1 MiB: one row.
+        assert_eq!(rows_per_copy(extent(1 << 17, 2, 1), 16), 1);
+    }
+
+    #[test]
+    fn bands_cover_each_depth_slice_in_rows() {
+        let at = |x, y, z| vk::Offset3D { x, y, z };
+        let bands: Vec<_> = row_bands(at(1, 2, 0), extent(3, 5, 2), 2).collect();
+        assert_eq!(
+            bands,
+            [
+                (at(1, 2, 0), extent(3, 2, 1)),
+                (at(1, 4, 0), extent(3, 2, 1)),
+                (at(1, 6, 0), extent(3, 1, 1)),
+                (at(1, 2, 1), extent(3, 2, 1)),
+                (at(1, 4, 1), extent(3, 2, 1)),
+                (at(1, 6, 1), extent(3, 1, 1)),
+            ]
+        );
+        assert_eq!(row_bands(at(0, 0, 0), extent(4, 0, 1), 2).count(), 0);
     }
 }
