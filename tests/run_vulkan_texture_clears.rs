@@ -331,12 +331,46 @@ fn uint_texture_clears_reach_every_mip_layer_and_slice_of_the_view() {
     );
 }
 
+/// Typed views of typeless textures (whose Vulkan image has the typeless format's stand-in,
+/// `R8G8B8A8_UNORM`): the value is written as the view's format says.
+const TYPED_VIEW_CLEARS: [Case; 3] = [
+    case(
+        "R8G8B8A8_TYPELESS",
+        4,
+        "clear_texture($T.format(RPS_FORMAT_R8G8B8A8_UINT), RPS_CLEAR_UAV_UINT, uint4(0x1ff, 2, 3, 4));",
+    ),
+    // -1 -> 0x81, 0.5 -> 63.5 rounded to even 64.
+    case(
+        "R8G8B8A8_TYPELESS",
+        4,
+        "clear_texture($T.format(RPS_FORMAT_R8G8B8A8_SNORM), RPS_CLEAR_UAV_FLOAT, asuint(float4(-1, 0.5, 0, 1)));",
+    ),
+    case(
+        "R8G8B8A8_TYPELESS",
+        4,
+        "int4 rects5[1] = { int4(0, 0, 4, 4) };\n    \
+         clear_texture_regions($T.format(RPS_FORMAT_R8G8B8A8_UNORM), asuint(float4(1, 0.5, 0, 1)), 1, rects5);",
+    ),
+];
+
+#[test]
+fn typed_views_of_typeless_textures_clear_in_the_view_format() {
+    if !vulkan_available() {
+        return;
+    }
+    let bytes = cleared_bytes("typed_views", &TYPED_VIEW_CLEARS);
+    assert_eq!(bytes[0], repeated(&[0xff, 2, 3, 4]));
+    assert_eq!(bytes[1], repeated(&[0x81, 0x40, 0, 0x7f]));
+    assert_eq!(bytes[2], repeated(&[0xff, 0x80, 0, 0xff]));
+}
+
 #[test]
 fn texture_clear_scripts_record_and_compile_on_the_null_backend() {
     let cases: Vec<Case> = WHOLE_CLEARS
         .into_iter()
         .chain(REGION_CLEARS)
         .chain(SHAPED_CLEARS)
+        .chain(TYPED_VIEW_CLEARS)
         .collect();
     let script = scratch("null_clears.rpsl", &script_of(&cases));
     let output = rpsl(&["run", script.to_str().unwrap(), "--backend", "null"]);

@@ -169,33 +169,36 @@ pub fn texture_clear(format: Format, value: ClearValue) -> Result<TextureClear, 
     })
 }
 
-/// How `clear_texture_regions` (which has no option: rpsl.h gives "the bit representation of
-/// the floating point clear values" for a view of a floating-point format) clears a view of
-/// `format` to `data`: the bits of a `float4` for float, unorm, snorm and sRGB formats, a
-/// `uint4` for integer and typeless formats; then as [`texture_clear`].
+/// The value `clear_texture_regions` (which has no option: rpsl.h gives "the bit
+/// representation of the floating point clear values" for a view of a floating-point format)
+/// clears a view of `format` to, from its `data`: the bits of a `float4` for float, unorm,
+/// snorm and sRGB formats, a `uint4` for integer and typeless formats (and formats without a
+/// per-channel layout, which [`texture_clear`] refuses).
 ///
 /// ```
-/// use rpsl_runtime::{texture_region_clear, Format, TextureClear};
+/// use rpsl_runtime::{texture_region_clear_value, ClearValue, Format};
 ///
 /// let unorm = Format::from_name("R8G8B8A8_UNORM").unwrap();
 /// let one = 1.0f32.to_bits();
-/// assert_eq!(texture_region_clear(unorm, [one, 0, 0, one]), Ok(TextureClear::Float([1.0, 0.0, 0.0, 1.0])));
+/// assert_eq!(
+///     texture_region_clear_value(unorm, [one, 0, 0, one]),
+///     ClearValue::Float([1.0, 0.0, 0.0, 1.0])
+/// );
 /// let uint = Format::from_name("R8G8B8A8_UINT").unwrap();
-/// assert_eq!(texture_region_clear(uint, [1, 2, 3, 0x104]), Ok(TextureClear::Integer([1, 2, 3, 4])));
+/// assert_eq!(texture_region_clear_value(uint, [1, 2, 3, 4]), ClearValue::Uint([1, 2, 3, 4]));
 /// ```
-pub fn texture_region_clear(format: Format, data: [u32; 4]) -> Result<TextureClear, String> {
+pub fn texture_region_clear_value(format: Format, data: [u32; 4]) -> ClearValue {
     let floating = format.name().and_then(layout).is_some_and(|(_, kind)| {
         matches!(
             kind,
             ChannelType::Float | ChannelType::Unorm | ChannelType::UnormSrgb | ChannelType::Snorm
         )
     });
-    let value = if floating {
+    if floating {
         ClearValue::Float(data.map(f32::from_bits))
     } else {
         ClearValue::Uint(data)
-    };
-    texture_clear(format, value)
+    }
 }
 
 /// The channels and type of `format`, or why a view of it (a `what`: "buffer" or "texture")

@@ -40,15 +40,15 @@ pub(crate) fn create_region_clear_scratch(
         if decl.name != "clear_texture_regions" || record.accesses.is_empty() {
             continue;
         }
-        // Texel clears copy from a buffer instead (`texture_clear.rs`).
-        if let Some(Ok(TextureClear::Texel(_))) = texture_clear_of(graph, node) {
-            continue;
-        }
         let access = graph.accesses[record.accesses.start as usize];
         let Some(Some(target)) = handles.get(access.resource.index()) else {
             continue;
         };
         if target.image == vk::Image::null() {
+            continue;
+        }
+        // Texel clears copy from a buffer instead (`texture_clear.rs`).
+        if let Some(Ok(TextureClear::Texel(_))) = texture_clear_of(graph, node, target.format) {
             continue;
         }
         let region = access_region(&access, &target.desc);

@@ -10,15 +10,18 @@
 //!   mip (as many as fit 1 MiB, at least one), and copied, a band of rows at a time, into each
 //!   mip, layer and depth slice (or rectangle) of the target. The copies run at the COPY stage,
 //!   chained into and out of the CLEAR stage the barrier plan gives the access.
+//! - a clear through a view whose format is not the image's (a typed view of a typeless
+//!   texture): texel bytes too, packed in the view's format, whatever the value.
 
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
 use rpsl_runtime::{
-    texture_clear, texture_region_clear, BackendError, ClearValue, CompiledFrame, Format, NodeId,
-    RecordedGraph, ResourceKind, TextureClear,
+    buffer_clear_pattern, texture_clear, texture_region_clear_value, BackendError, ClearValue,
+    CompiledFrame, Format, NodeId, RecordedGraph, ResourceKind, TextureClear,
 };
 
 use crate::buffer_clear::{create_pattern_buffer, CLEAR_UAV_FLOAT, SCRATCH_BYTES};
+use crate::format::vk_format;
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
 use crate::resources::GpuResource;
 
@@ -67,11 +70,15 @@ fn row_bands(
     })
 }
 
-/// How the built-in texture clear `node` writes its value, or `None` for other nodes (and null
-/// views). `Err`: the view's format cannot be cleared this way.
+/// How the built-in texture clear `node` writes its value into its target image, whose Vulkan
+/// format is `image_format`, or `None` for other nodes (and null views). `Err`: the view's
+/// format cannot be cleared this way. A view whose format is not the image's (a typed view of a
+/// typeless texture) always gets texel bytes: `vkCmdClearColorImage` would take the value in
+/// the image's format.
 pub(crate) fn texture_clear_of(
     graph: &RecordedGraph,
     node: NodeId,
+    image_format: vk::Format,
 ) -> Option<Result<TextureClear, String>> {
     let decl = graph.decl_of(node);
     let regions = match decl.name.as_str() {
@@ -104,17 +111,23 @@ pub(crate) fn texture_clear_of(
         access.view_format
     };
     // clear_texture_regions(t, data, ...); clear_texture(t, option, data).
-    Some(if regions {
-        texture_region_clear(format, [0, 1, 2, 3].map(|i| word(1, i)))
+    let value = if regions {
+        texture_region_clear_value(format, [0, 1, 2, 3].map(|i| word(1, i)))
     } else {
         let data = [0, 1, 2, 3].map(|i| word(2, i));
-        let value = if word(1, 0) & CLEAR_UAV_FLOAT != 0 {
+        if word(1, 0) & CLEAR_UAV_FLOAT != 0 {
             ClearValue::Float(data.map(f32::from_bits))
         } else {
             ClearValue::Uint(data)
-        };
-        texture_clear(format, value)
-    })
+        }
+    };
+    let clear = texture_clear(format, value);
+    if vk_format(format) == Some(image_format)
+        || !matches!(clear, Ok(TextureClear::Integer(_) | TextureClear::Float(_)))
+    {
+        return Some(clear);
+    }
+    Some(buffer_clear_pattern(format, value).map(TextureClear::Texel))
 }
 
 /// The extent of `mip` of an image of `desc`.
@@ -138,9 +151,6 @@ pub(crate) fn create_texture_clear_scratch(
 ) -> Result<Vec<TextureClearScratch>, BackendError> {
     let mut buffers = Vec::new();
     for &node in &frame.order {
-        let Some(Ok(TextureClear::Texel(texel))) = texture_clear_of(graph, node) else {
-            continue;
-        };
         let Some(access) = graph.node_accesses(node).iter().find(|a| a.param == 0) else {
             continue;
         };
@@ -150,6 +160,10 @@ pub(crate) fn create_texture_clear_scratch(
         if target.image == vk::Image::null() {
             continue;
         }
+        let Some(Ok(TextureClear::Texel(texel))) = texture_clear_of(graph, node, target.format)
+        else {
+            continue;
+        };
         let region = access_region(access, &target.desc);
         let base = mip_extent(&target.desc, region.range.base_mip_level);
         let rows = rows_per_copy(base, texel.len() as u64);
@@ -183,7 +197,7 @@ impl FrameRecorder<'_> {
             name: name.to_string(),
             message,
         };
-        let clear = texture_clear_of(self.graph, node)
+        let clear = texture_clear_of(self.graph, node, target.format)
             .ok_or_else(|| failed("not a texture clear".into()))?
             .map_err(failed)?;
         let value = match clear {
