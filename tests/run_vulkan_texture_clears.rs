@@ -218,7 +218,7 @@ fn uint_texture_clears_write_the_low_bits_of_each_channel() {
 
 /// Region clears over a whole clear: `rects` (x, y, width, height) of a 4x4 texture of 4-byte
 /// texels get the region's value, the rest keeps the first.
-const REGION_CLEARS: [Case; 3] = [
+const REGION_CLEARS: [Case; 4] = [
     // A unorm format takes the bits of a float4 (rpsl.h): 1.0 -> 0xff.
     case(
         "R8G8B8A8_UNORM",
@@ -243,6 +243,14 @@ const REGION_CLEARS: [Case; 3] = [
          int4 rects2[2] = { int4(1, 1, 2, 2), int4(3, 3, 9, 9) };\n    \
          clear_texture_regions($T, uint4(0x1ff, 0x100, 0x80, 7), 2, rects2);",
     ),
+    // Both clears on the async compute queue (the texel copies run there too).
+    case(
+        "R8G8B8A8_UNORM",
+        4,
+        "async clear_texture($T, RPS_CLEAR_UAV_UINT, uint4(1, 2, 3, 4));\n    \
+         int4 rects3[2] = { int4(1, 1, 2, 2), int4(3, 3, 9, 9) };\n    \
+         async clear_texture_regions($T, asuint(float4(0, 1, 1, 1)), 2, rects3);",
+    ),
 ];
 
 #[test]
@@ -251,7 +259,12 @@ fn region_texture_clears_write_only_their_rectangles() {
         return;
     }
     let bytes = cleared_bytes("regions", &REGION_CLEARS);
-    let inside = [[0xff, 0, 0xff, 0], [0xff, 0, 0x80, 7], [0xff, 0, 0x80, 7]];
+    let inside = [
+        [0xff, 0, 0xff, 0],
+        [0xff, 0, 0x80, 7],
+        [0xff, 0, 0x80, 7],
+        [0, 0xff, 0xff, 0xff],
+    ];
     for (index, got) in bytes.iter().enumerate() {
         let want: Vec<u8> = (0..16)
             .flat_map(|texel| {
