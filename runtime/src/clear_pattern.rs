@@ -1,6 +1,7 @@
 //! The bytes a buffer clear writes: rpsl.h's `clear(buffer, float4)`, `clear(buffer, uint4)` and
 //! `clear_buffer(buffer, option, uint4)` packed in the format of the cleared view, as one
-//! element that repeats over the view.
+//! element that repeats over the view; and how a texture clear (`clear_texture`,
+//! `clear_texture_regions`) writes its value ([`texture_clear`]), with the same packing.
 //!
 //! - A view without a format (`RPS_FORMAT_UNKNOWN`, raw bytes) repeats the four 32-bit words of
 //!   the value (the bits of the floats for a float clear): a 16-byte pattern.
@@ -26,7 +27,7 @@
 
 use crate::format::Format;
 
-/// The value of a buffer clear.
+/// The value of a buffer or texture clear.
 #[derive(Copy, Clone, PartialEq, Debug)]
 pub enum ClearValue {
     /// `float4`: converted to each channel's type.
@@ -102,8 +103,113 @@ pub fn buffer_clear_pattern(format: Format, value: ClearValue) -> Result<Vec<u8>
         };
         return Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect());
     }
+    let (channels, kind) = clearable_layout(format, value, "buffer")?;
+    Ok(pack(&channels, kind, value))
+}
+
+/// How a texture clear (`clear_texture`, `clear_texture_regions`) writes its value: the
+/// commands a backend records follow from it.
+#[derive(Clone, PartialEq, Debug)]
+pub enum TextureClear {
+    /// An integer format (`UINT`/`SINT`): the value of each channel (R, G, B, A) as the bits of
+    /// a `uint32`/`int32` that fits the channel, so a clear through the format writes exactly
+    /// it: a `uint4` keeps the low bits of each component (sign-extended from the channel's top
+    /// bit for `SINT`), a `float4` is truncated toward zero and saturated.
+    Integer([u32; 4]),
+    /// A `float4` clear of a float, unorm, snorm or sRGB format: the device converts the value
+    /// to the format (as a render-target clear or `ClearUnorderedAccessViewFloat` does).
+    Float([f32; 4]),
+    /// A `uint4` clear of a format that is not an integer format: one texel's bytes, the low
+    /// bits of each component copied into its channel without conversion (D3D12's
+    /// `ClearUnorderedAccessViewUint`), to be repeated over the texture.
+    Texel(Vec<u8>),
+}
+
+/// How a texture view of `format` is cleared to `value`, or why it cannot be (depth/stencil
+/// formats, which `clear_depth_stencil` and friends clear; block-compressed and other special
+/// formats; a float clear of a typeless format).
+///
+/// ```
+/// use rpsl_runtime::{texture_clear, ClearValue, Format, TextureClear};
+///
+/// let unorm = Format::from_name("R8G8B8A8_UNORM").unwrap();
+/// let bits = texture_clear(unorm, ClearValue::Uint([1, 2, 3, 0x104])).unwrap();
+/// assert_eq!(bits, TextureClear::Texel(vec![1, 2, 3, 4]));
+/// let sint = Format::from_name("R8G8B8A8_SINT").unwrap();
+/// let low_bits = texture_clear(sint, ClearValue::Uint([0x80, 0x7f, 0x1ff, 0])).unwrap();
+/// assert_eq!(low_bits, TextureClear::Integer([-128i32 as u32, 127, -1i32 as u32, 0]));
+/// ```
+pub fn texture_clear(format: Format, value: ClearValue) -> Result<TextureClear, String> {
+    if format.is_depth_stencil() {
+        let name = format.name().unwrap_or("?");
+        return Err(format!(
+            "a texture view of format {name} cannot be cleared as a colour texture: clear its planes with clear_depth, clear_stencil or clear_depth_stencil_regions"
+        ));
+    }
+    let (channels, kind) = clearable_layout(format, value, "texture")?;
+    Ok(match (kind, value) {
+        (ChannelType::Uint | ChannelType::Sint, _) => {
+            let mut values = [0u32; 4];
+            for channel in &channels {
+                if let Some(component) = channel.component {
+                    let bits = channel_bits(*channel, kind, value);
+                    values[component] = if kind == ChannelType::Sint && channel.bits < 32 {
+                        // Sign-extend the channel's bits to an int32.
+                        let unused = 32 - channel.bits;
+                        (((bits << unused) as i32) >> unused) as u32
+                    } else {
+                        bits
+                    };
+                }
+            }
+            TextureClear::Integer(values)
+        }
+        (_, ClearValue::Float(floats)) => TextureClear::Float(floats),
+        (_, ClearValue::Uint(_)) => TextureClear::Texel(pack(&channels, kind, value)),
+    })
+}
+
+/// The value `clear_texture_regions` (which has no option: rpsl.h gives "the bit
+/// representation of the floating point clear values" for a view of a floating-point format)
+/// clears a view of `format` to, from its `data`: the bits of a `float4` for float, unorm,
+/// snorm and sRGB formats, a `uint4` for integer and typeless formats (and formats without a
+/// per-channel layout, which [`texture_clear`] refuses).
+///
+/// ```
+/// use rpsl_runtime::{texture_region_clear_value, ClearValue, Format};
+///
+/// let unorm = Format::from_name("R8G8B8A8_UNORM").unwrap();
+/// let one = 1.0f32.to_bits();
+/// assert_eq!(
+///     texture_region_clear_value(unorm, [one, 0, 0, one]),
+///     ClearValue::Float([1.0, 0.0, 0.0, 1.0])
+/// );
+/// let uint = Format::from_name("R8G8B8A8_UINT").unwrap();
+/// assert_eq!(texture_region_clear_value(uint, [1, 2, 3, 4]), ClearValue::Uint([1, 2, 3, 4]));
+/// ```
+pub fn texture_region_clear_value(format: Format, data: [u32; 4]) -> ClearValue {
+    let floating = format.name().and_then(layout).is_some_and(|(_, kind)| {
+        matches!(
+            kind,
+            ChannelType::Float | ChannelType::Unorm | ChannelType::UnormSrgb | ChannelType::Snorm
+        )
+    });
+    if floating {
+        ClearValue::Float(data.map(f32::from_bits))
+    } else {
+        ClearValue::Uint(data)
+    }
+}
+
+/// The channels and type of `format`, or why a view of it (a `what`: "buffer" or "texture")
+/// cannot be cleared to `value`.
+fn clearable_layout(
+    format: Format,
+    value: ClearValue,
+    what: &str,
+) -> Result<(Vec<Channel>, ChannelType), String> {
     let name = format.name().unwrap_or("?");
-    let refuse = || format!("a buffer view of format {name} cannot be cleared");
+    let refuse = || format!("a {what} view of format {name} cannot be cleared");
     let info = format.info().ok_or_else(refuse)?;
     if info.block_size > 1 || info.depth || info.stencil || info.plane_view || info.special {
         return Err(refuse());
@@ -111,29 +217,38 @@ pub fn buffer_clear_pattern(format: Format, value: ClearValue) -> Result<Vec<u8>
     let (channels, kind) = layout(name).ok_or_else(refuse)?;
     if kind == ChannelType::Typeless && matches!(value, ClearValue::Float(_)) {
         return Err(format!(
-            "a float clear of a buffer view of format {name} is ambiguous (typeless): clear it with a uint4 or view it with a typed format"
+            "a float clear of a {what} view of format {name} is ambiguous (typeless): clear it with a uint4 or view it with a typed format"
         ));
     }
+    Ok((channels, kind))
+}
+
+/// The bits `value` gives `channel` (of type `kind`), masked to the channel's width.
+fn channel_bits(channel: Channel, kind: ChannelType, value: ClearValue) -> u32 {
+    let Some(component) = channel.component else {
+        return 0;
+    };
+    let bits = match value {
+        ClearValue::Uint(words) => words[component],
+        ClearValue::Float(floats) => {
+            let srgb = kind == ChannelType::UnormSrgb && component < 3;
+            convert_float(floats[component], kind, channel.bits, srgb)
+        }
+    };
+    if channel.bits == 32 {
+        bits
+    } else {
+        bits & ((1u32 << channel.bits) - 1)
+    }
+}
+
+/// One element of `channels` holding `value`, packed from the lowest bit up, little-endian.
+fn pack(channels: &[Channel], kind: ChannelType, value: ClearValue) -> Vec<u8> {
     let total_bits: u32 = channels.iter().map(|c| c.bits).sum();
     let mut bytes = vec![0u8; (total_bits / 8) as usize];
     let mut at = 0u32;
-    for channel in &channels {
-        let bits = match channel.component {
-            None => 0,
-            Some(component) => match value {
-                ClearValue::Uint(words) => words[component] as u64,
-                ClearValue::Float(floats) => {
-                    let srgb = kind == ChannelType::UnormSrgb && component < 3;
-                    convert_float(floats[component], kind, channel.bits, srgb) as u64
-                }
-            },
-        };
-        let mask = if channel.bits == 32 {
-            u32::MAX as u64
-        } else {
-            (1u64 << channel.bits) - 1
-        };
-        let mut bits = bits & mask;
+    for channel in channels {
+        let mut bits = channel_bits(*channel, kind, value);
         for bit in at..at + channel.bits {
             if bits & 1 != 0 {
                 bytes[(bit / 8) as usize] |= 1 << (bit % 8);
@@ -142,7 +257,7 @@ pub fn buffer_clear_pattern(format: Format, value: ClearValue) -> Result<Vec<u8>
         }
         at += channel.bits;
     }
-    Ok(bytes)
+    bytes
 }
 
 /// One float component converted to a channel of `bits` bits of type `kind`.
@@ -349,6 +464,105 @@ mod tests {
                 .iter()
                 .flat_map(|f| f.to_bits().to_le_bytes())
                 .collect())
+        );
+    }
+
+    fn texture(name: &str, value: ClearValue) -> Result<TextureClear, String> {
+        texture_clear(Format::from_name(name).unwrap(), value)
+    }
+
+    #[test]
+    fn texture_clears_of_integer_formats_keep_the_low_bits_of_each_channel() {
+        let uint = |v| ClearValue::Uint(v);
+        assert_eq!(
+            texture("R8G8B8A8_UINT", uint([0x1ff, 2, 0x300, 4])),
+            Ok(TextureClear::Integer([0xff, 2, 0, 4]))
+        );
+        // SINT: the channel's bits sign-extended to an int32.
+        assert_eq!(
+            texture("R8G8B8A8_SINT", uint([0x80, 0x17f, 0xff, 0x100])),
+            Ok(TextureClear::Integer([
+                -128i32 as u32,
+                127,
+                -1i32 as u32,
+                0
+            ]))
+        );
+        assert_eq!(
+            texture("R16G16_SINT", uint([0x8000, 0xffff_7fff, 9, 9])),
+            Ok(TextureClear::Integer([-32768i32 as u32, 0x7fff, 0, 0]))
+        );
+        assert_eq!(
+            texture("R32G32B32A32_SINT", uint([0x8000_0000, 1, 0xffff_ffff, 7])),
+            Ok(TextureClear::Integer([0x8000_0000, 1, 0xffff_ffff, 7]))
+        );
+        // A float clear of an integer format truncates and saturates, as for buffers.
+        assert_eq!(
+            texture("R8G8B8A8_UINT", ClearValue::Float([300.0, 2.9, -1.0, 4.0])),
+            Ok(TextureClear::Integer([255, 2, 0, 4]))
+        );
+        assert_eq!(
+            texture("R16G16_SINT", ClearValue::Float([-70000.0, -3.9, 0.0, 0.0])),
+            Ok(TextureClear::Integer([
+                -32768i32 as u32,
+                -3i32 as u32,
+                0,
+                0
+            ]))
+        );
+    }
+
+    #[test]
+    fn uint_texture_clears_of_other_formats_are_texel_bytes() {
+        let uint = |v| ClearValue::Uint(v);
+        assert_eq!(
+            texture("R8G8B8A8_UNORM", uint([1, 2, 3, 4])),
+            Ok(TextureClear::Texel(vec![1, 2, 3, 4]))
+        );
+        assert_eq!(
+            texture("R8G8B8A8_SNORM", uint([0x80, 0x80, 0x80, 0x80])),
+            Ok(TextureClear::Texel(vec![0x80; 4]))
+        );
+        // B8G8R8A8: blue (z) is the first byte.
+        assert_eq!(
+            texture("B8G8R8A8_UNORM", uint([1, 2, 3, 4])),
+            Ok(TextureClear::Texel(vec![3, 2, 1, 4]))
+        );
+        assert_eq!(
+            texture("R32_FLOAT", uint([0x7fc0_1234, 5, 6, 7])),
+            Ok(TextureClear::Texel(0x7fc0_1234u32.to_le_bytes().to_vec()))
+        );
+        assert_eq!(
+            texture("R10G10B10A2_UNORM", uint([0x7ff, 1, 0x3ff, 6])),
+            Ok(TextureClear::Texel(
+                (0x3ffu32 | 1 << 10 | 0x3ff << 20 | 2 << 30)
+                    .to_le_bytes()
+                    .to_vec()
+            ))
+        );
+        assert_eq!(
+            texture("R16G16_TYPELESS", uint([0x12345, 6, 0, 0])),
+            Ok(TextureClear::Texel(vec![0x45, 0x23, 6, 0]))
+        );
+        assert_eq!(
+            texture("R8G8B8A8_UNORM", ClearValue::Float([1.0, 0.5, 0.0, 1.0])),
+            Ok(TextureClear::Float([1.0, 0.5, 0.0, 1.0]))
+        );
+    }
+
+    #[test]
+    fn texture_clears_refuse_depth_special_and_ambiguous_formats() {
+        assert_eq!(
+            texture("D32_FLOAT", ClearValue::Float([1.0; 4])),
+            Err("a texture view of format D32_FLOAT cannot be cleared as a colour texture: clear its planes with clear_depth, clear_stencil or clear_depth_stencil_regions".to_string())
+        );
+        assert_eq!(
+            texture("BC1_UNORM", ClearValue::Uint([0; 4])),
+            Err("a texture view of format BC1_UNORM cannot be cleared".to_string())
+        );
+        assert_eq!(
+            texture("R8G8B8A8_TYPELESS", ClearValue::Float([0.0; 4])),
+            Err("a float clear of a texture view of format R8G8B8A8_TYPELESS is ambiguous (typeless): clear it with a uint4 or view it with a typed format".to_string())
         );
     }
 }

@@ -34,7 +34,9 @@ pub mod vk;
 pub use backend::{Backend, BackendError, NullBackend, NullCommand};
 pub use builder::{external_key, mix_key, ArgsWriter, BuildError, GraphBuilder};
 pub use builtins::builtin_declarations;
-pub use clear_pattern::{buffer_clear_pattern, ClearValue};
+pub use clear_pattern::{
+    buffer_clear_pattern, texture_clear, texture_region_clear_value, ClearValue, TextureClear,
+};
 pub use compile::deps::{DepGraph, EdgeKind};
 pub use compile::{
     Barrier, BarrierBatch, ColorAttachment, ColorAttachments, CompileError, CompileOptions,

@@ -20,10 +20,11 @@ use crate::resources::{create_unbound, map_alloc_error, GpuResource};
 
 /// The most bytes of one scratch buffer (the pattern repeated; larger ranges copy it several
 /// times).
-const SCRATCH_BYTES: u64 = 1 << 20;
+pub(crate) const SCRATCH_BYTES: u64 = 1 << 20;
 
-/// `RPS_CLEAR_UAV_FLOAT` of `clear_buffer`'s option: the data are the bits of floats.
-const CLEAR_UAV_FLOAT: u32 = 1 << 3;
+/// `RPS_CLEAR_UAV_FLOAT` of `clear_buffer`'s and `clear_texture`'s option: the data are the
+/// bits of floats.
+pub(crate) const CLEAR_UAV_FLOAT: u32 = 1 << 3;
 
 /// The scratch buffer of one pattern clear node.
 #[derive(Copy, Clone, Debug)]
@@ -146,42 +147,7 @@ pub(crate) fn create_buffer_clear_scratch(
             continue;
         };
         let label = format!("buffer clear pattern of node {}", node.0);
-        let mut resource = create_unbound(
-            context,
-            &ResourceDesc::buffer(size),
-            vk::ImageUsageFlags::empty(),
-            &label,
-        )?;
-        let requirements = resource.requirements(context);
-        let allocation = allocator.allocate(&AllocationCreateDesc {
-            name: &label,
-            requirements,
-            location: MemoryLocation::CpuToGpu,
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
-        let mut allocation = match allocation {
-            Ok(allocation) => allocation,
-            Err(error) => {
-                resource.destroy(context, allocator);
-                return Err(map_alloc_error(&label, error));
-            }
-        };
-        let Some(bytes) = allocation.mapped_slice_mut() else {
-            let _ = allocator.free(allocation);
-            resource.destroy(context, allocator);
-            return Err(BackendError::Api(format!("{label}: memory not mapped")));
-        };
-        for (i, byte) in bytes.iter_mut().take(size as usize).enumerate() {
-            *byte = pattern[i % pattern.len()];
-        }
-        // SAFETY: the allocation is live and was made for this buffer's requirements.
-        let bound = resource.bind(context, unsafe { allocation.memory() }, allocation.offset());
-        resource.allocation = Some(allocation);
-        if let Err(error) = bound {
-            resource.destroy(context, allocator);
-            return Err(error);
-        }
+        let resource = create_pattern_buffer(context, allocator, &label, size, &pattern)?;
         buffers.push(BufferClearScratch {
             node,
             buffer: resource.buffer,
@@ -190,6 +156,55 @@ pub(crate) fn create_buffer_clear_scratch(
         scratch.push(resource);
     }
     Ok(buffers)
+}
+
+/// A host-written buffer of `size` bytes holding `pattern` repeated (the last repeat cut at
+/// `size`), with its own memory: the source of the pattern copies of buffer clears and of
+/// texel clears of textures (`texture_clear.rs`).
+pub(crate) fn create_pattern_buffer(
+    context: &crate::context::Context,
+    allocator: &mut Allocator,
+    label: &str,
+    size: u64,
+    pattern: &[u8],
+) -> Result<GpuResource, BackendError> {
+    let mut resource = create_unbound(
+        context,
+        &ResourceDesc::buffer(size),
+        vk::ImageUsageFlags::empty(),
+        label,
+    )?;
+    let requirements = resource.requirements(context);
+    let allocation = allocator.allocate(&AllocationCreateDesc {
+        name: label,
+        requirements,
+        location: MemoryLocation::CpuToGpu,
+        linear: true,
+        allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+    });
+    let mut allocation = match allocation {
+        Ok(allocation) => allocation,
+        Err(error) => {
+            resource.destroy(context, allocator);
+            return Err(map_alloc_error(label, error));
+        }
+    };
+    let Some(bytes) = allocation.mapped_slice_mut() else {
+        let _ = allocator.free(allocation);
+        resource.destroy(context, allocator);
+        return Err(BackendError::Api(format!("{label}: memory not mapped")));
+    };
+    for (i, byte) in bytes.iter_mut().take(size as usize).enumerate() {
+        *byte = pattern[i % pattern.len()];
+    }
+    // SAFETY: the allocation is live and was made for this buffer's requirements.
+    let bound = resource.bind(context, unsafe { allocation.memory() }, allocation.offset());
+    resource.allocation = Some(allocation);
+    if let Err(error) = bound {
+        resource.destroy(context, allocator);
+        return Err(error);
+    }
+    Ok(resource)
 }
 
 impl FrameRecorder<'_> {

@@ -421,19 +421,7 @@ impl FrameRecorder<'_> {
                 self.end_rendering();
             }
             "clear_texture" => {
-                let value = vk::ClearColorValue {
-                    uint32: [0, 1, 2, 3].map(|i| args.u32(2, i)),
-                };
-                // SAFETY: the compiler's barrier put the range in TRANSFER_DST_OPTIMAL.
-                unsafe {
-                    device.cmd_clear_color_image(
-                        cb,
-                        first_handle.image,
-                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        &value,
-                        &[first_region.range],
-                    )
-                };
+                self.record_texture_clear(node, name, &first_handle, &first_region.range, None)?;
             }
             "clear" | "clear_buffer" if first_handle.desc.kind == ResourceKind::Buffer => {
                 self.record_buffer_clear(
@@ -725,13 +713,12 @@ impl FrameRecorder<'_> {
             }
             "clear_texture_regions" => {
                 // Parameters: t(0) data(1) numRects(2) rects(3).
-                let data = [0, 1, 2, 3].map(|i| args.u32(1, i));
                 let count = args.u32(2, 0);
                 let range = first_region.range;
                 let extent = mip_extent(&first_handle.desc, range.base_mip_level);
                 let rects = clear_rects(&args, count, 3, 1, (extent.width, extent.height))
                     .map_err(|message| unsupported(node, name, &message))?;
-                self.record_region_clear(node, &first_handle, &range, data, &rects)?;
+                self.record_texture_clear(node, name, &first_handle, &range, Some(&rects))?;
             }
             _ => {
                 return Err(unsupported(

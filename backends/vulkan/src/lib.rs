@@ -23,6 +23,7 @@ mod resources;
 pub mod shader_node;
 mod slots;
 mod submit;
+mod texture_clear;
 mod timing;
 mod view_cache;
 
@@ -575,6 +576,14 @@ impl VulkanBackend {
             handles,
             &mut slot.scratch,
         )?;
+        let texture_clears = texture_clear::create_texture_clear_scratch(
+            &self.context,
+            allocator,
+            graph,
+            frame,
+            handles,
+            &mut slot.scratch,
+        )?;
         // The slot's depth/stencil resolve scratch images, where the recorder finds them.
         let mut resolve_scratch = std::mem::take(&mut slot.resolve_scratch);
         resolve_scratch.begin_frame();
@@ -591,6 +600,7 @@ impl VulkanBackend {
             buffer_targets: &buffer_targets,
             region_clears: &region_clears,
             buffer_clears: &buffer_clears,
+            texture_clears: &texture_clears,
         };
         let mut submission = FrameSubmission {
             lanes: &mut self.lanes,

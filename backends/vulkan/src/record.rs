@@ -82,6 +82,8 @@ pub struct FrameRecorder<'a> {
     pub region_clears: &'a [crate::region_clear::RegionClearScratch],
     /// Pattern buffers of buffer clears that copy their pattern.
     pub buffer_clears: &'a [crate::buffer_clear::BufferClearScratch],
+    /// Texel buffers of texture clears that copy texel bytes.
+    pub texture_clears: &'a [crate::texture_clear::TextureClearScratch],
 }
 
 /// Subresources of an access in Vulkan terms (temporal slice folded into the layers).

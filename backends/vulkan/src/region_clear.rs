@@ -6,10 +6,13 @@
 
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
-use rpsl_runtime::{BackendError, CompiledFrame, NodeId, RecordedGraph, ResourceDesc};
+use rpsl_runtime::{
+    BackendError, CompiledFrame, NodeId, RecordedGraph, ResourceDesc, TextureClear,
+};
 
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
 use crate::resources::{create_unbound, GpuResource};
+use crate::texture_clear::texture_clear_of;
 
 /// The scratch image of one `clear_texture_regions` node.
 #[derive(Copy, Clone, Debug)]
@@ -44,6 +47,10 @@ pub(crate) fn create_region_clear_scratch(
         if target.image == vk::Image::null() {
             continue;
         }
+        // Texel clears copy from a buffer instead (`texture_clear.rs`).
+        if let Some(Ok(TextureClear::Texel(_))) = texture_clear_of(graph, node, target.format) {
+            continue;
+        }
         let region = access_region(&access, &target.desc);
         let mip = region.range.base_mip_level;
         let desc = ResourceDesc::tex2d(
@@ -68,15 +75,15 @@ pub(crate) fn create_region_clear_scratch(
 }
 
 impl FrameRecorder<'_> {
-    /// Records a region clear of `target` (in TRANSFER_DST over `range`) to the raw value
-    /// `data` (the bits of the format's channels, as `vkCmdClearColorImage` takes them) in
-    /// `rects`, through the node's scratch image.
+    /// Records a region clear of `target` (in TRANSFER_DST over `range`) to `value` (as
+    /// `vkCmdClearColorImage` takes it for the format) in `rects`, through the node's scratch
+    /// image.
     pub(crate) fn record_region_clear(
         &self,
         node: NodeId,
         target: &ResourceHandle,
         range: &vk::ImageSubresourceRange,
-        data: [u32; 4],
+        value: vk::ClearColorValue,
         rects: &[vk::ClearRect],
     ) -> Result<(), BackendError> {
         let scratch = self
@@ -181,7 +188,7 @@ impl FrameRecorder<'_> {
                 self.cb,
                 scratch.image,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &vk::ClearColorValue { uint32: data },
+                &value,
                 &[whole],
             );
             device.cmd_pipeline_barrier2(

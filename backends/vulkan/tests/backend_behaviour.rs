@@ -223,7 +223,9 @@ fn async_compute_nodes_run_in_order_on_one_queue() {
     let temp = frame.texture(rgba8(4));
     let mut args = ArgsWriter::new(frame.builder.decl(clear_texture).unwrap());
     args.write_texture(0, &temp);
-    // A float format takes the bit patterns of float clear values.
+    // RPS_CLEAR_UAV_FLOAT: the data are the bit patterns of float clear values (without it
+    // they are a uint clear, the low bits of each component).
+    write_u32s(&mut args, 1, &[1 << 3]);
     let bits = [0.0f32, 1.0, 0.2, 1.0].map(f32::to_bits);
     write_u32s(&mut args, 2, &bits);
     let async_call = CallFlags { prefer_async: true };
