@@ -216,6 +216,32 @@ fn uint_texture_clears_write_the_low_bits_of_each_channel() {
     }
 }
 
+/// `clear_texture` with neither `RPS_CLEAR_UAV_FLOAT` nor `RPS_CLEAR_UAV_UINT`: rpsl.h's rule
+/// for the data decides, the bits of floats for a float, unorm, snorm or sRGB view, the low bits
+/// for an integer one.
+const OPTIONLESS_CLEARS: [Case; 2] = [
+    case(
+        "R8G8B8A8_UNORM",
+        4,
+        "clear_texture($T, 0, asuint(float4(1, 0.5, 0, 0.25)));",
+    ),
+    case(
+        "R8G8B8A8_UINT",
+        4,
+        "clear_texture($T, 0, uint4(1, 2, 0x103, 4));",
+    ),
+];
+
+#[test]
+fn texture_clears_without_an_option_follow_the_view_format() {
+    if !vulkan_available() {
+        return;
+    }
+    let bytes = cleared_bytes("optionless", &OPTIONLESS_CLEARS);
+    assert_eq!(bytes[0], repeated(&[255, 128, 0, 64]));
+    assert_eq!(bytes[1], repeated(&[1, 2, 3, 4]));
+}
+
 /// Region clears over a whole clear: `rects` (x, y, width, height) of a 4x4 texture of 4-byte
 /// texels get the region's value, the rest keeps the first.
 const REGION_CLEARS: [Case; 4] = [
@@ -416,16 +442,25 @@ fn texture_clears_of_depth_and_typeless_float_clears_fail_the_node() {
     if !vulkan_available() {
         return;
     }
+    // A depth format is refused at the call already, on every backend (view-format check).
+    let (code, stderr) = run_one_clear(
+        "depth",
+        "D32_FLOAT",
+        "clear_texture(t, RPS_CLEAR_UAV_FLOAT, asuint(float4(1, 0, 0, 0)));",
+    );
+    assert_eq!(code, Some(3));
     assert_eq!(
-        run_one_clear(
-            "depth",
-            "D32_FLOAT",
-            "clear_texture(t, RPS_CLEAR_UAV_FLOAT, asuint(float4(1, 0, 0, 0)));"
+        stderr.lines().next(),
+        Some(
+            format!(
+                "{}:4:5: error: clear_texture: argument `t`: a render target or colour clear \
+                 needs an uncompressed colour format; view format D32_FLOAT (the resource's) is \
+                 not one",
+                scratch_dir().join("depth.rpsl").display()
+            )
+            .as_str()
         ),
-        (
-            Some(3),
-            "error: vulkan: node 0 (`clear_texture`): a texture view of format D32_FLOAT cannot be cleared as a colour texture: clear its planes with clear_depth, clear_stencil or clear_depth_stencil_regions\n".to_string()
-        )
+        "{stderr}"
     );
     assert_eq!(
         run_one_clear(

@@ -169,6 +169,35 @@ pub fn texture_clear(format: Format, value: ClearValue) -> Result<TextureClear, 
     })
 }
 
+/// `RPS_CLEAR_UAV_FLOAT` of a clear node's option (rpsl.h's `RPS_CLEAR_FLAGS`).
+pub const CLEAR_UAV_FLOAT: u32 = 1 << 3;
+/// `RPS_CLEAR_UAV_UINT` of a clear node's option.
+pub const CLEAR_UAV_UINT: u32 = 1 << 4;
+
+/// The value `clear_texture` and `clear_buffer` (`option`, `data`) clear a view of `format` to:
+/// with `RPS_CLEAR_UAV_UINT` the words themselves (their low bits per channel), with
+/// `RPS_CLEAR_UAV_FLOAT` the floats whose bits they are; with neither, rpsl.h's rule for the
+/// data ("the bit representation of the floating point clear values" for a view of a
+/// floating-point format), as [`texture_region_clear_value`] reads it.
+///
+/// ```
+/// use rpsl_runtime::{option_clear_value, ClearValue, Format, CLEAR_UAV_UINT};
+///
+/// let unorm = Format::from_name("R8G8B8A8_UNORM").unwrap();
+/// assert_eq!(option_clear_value(unorm, CLEAR_UAV_UINT, [1, 2, 3, 4]), ClearValue::Uint([1, 2, 3, 4]));
+/// let half = 0.5f32.to_bits();
+/// assert_eq!(option_clear_value(unorm, 0, [half; 4]), ClearValue::Float([0.5; 4]));
+/// ```
+pub fn option_clear_value(format: Format, option: u32, data: [u32; 4]) -> ClearValue {
+    if option & CLEAR_UAV_UINT != 0 {
+        ClearValue::Uint(data)
+    } else if option & CLEAR_UAV_FLOAT != 0 {
+        ClearValue::Float(data.map(f32::from_bits))
+    } else {
+        texture_region_clear_value(format, data)
+    }
+}
+
 /// The value `clear_texture_regions` (which has no option: rpsl.h gives "the bit
 /// representation of the floating point clear values" for a view of a floating-point format)
 /// clears a view of `format` to, from its `data`: the bits of a `float4` for float, unorm,

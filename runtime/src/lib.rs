@@ -35,7 +35,8 @@ pub use backend::{Backend, BackendError, NullBackend, NullCommand};
 pub use builder::{external_key, mix_key, ArgsWriter, BuildError, GraphBuilder};
 pub use builtins::builtin_declarations;
 pub use clear_pattern::{
-    buffer_clear_pattern, texture_clear, texture_region_clear_value, ClearValue, TextureClear,
+    buffer_clear_pattern, option_clear_value, texture_clear, texture_region_clear_value,
+    ClearValue, TextureClear, CLEAR_UAV_FLOAT, CLEAR_UAV_UINT,
 };
 pub use compile::deps::{DepGraph, EdgeKind};
 pub use compile::{

@@ -22,10 +22,6 @@ use crate::resources::{create_unbound, map_alloc_error, GpuResource};
 /// times).
 pub(crate) const SCRATCH_BYTES: u64 = 1 << 20;
 
-/// `RPS_CLEAR_UAV_FLOAT` of `clear_buffer`'s and `clear_texture`'s option: the data are the
-/// bits of floats.
-pub(crate) const CLEAR_UAV_FLOAT: u32 = 1 << 3;
-
 /// The scratch buffer of one pattern clear node.
 #[derive(Copy, Clone, Debug)]
 pub struct BufferClearScratch {
@@ -65,26 +61,24 @@ pub(crate) fn clear_pattern_of(
     };
     let value_param = if decl.name == "clear_buffer" { 2 } else { 1 };
     let words = [0, 1, 2, 3].map(|i| word(value_param, i));
-    let float = if decl.name == "clear_buffer" {
-        word(1, 0) & CLEAR_UAV_FLOAT != 0
-    } else {
-        matches!(
-            decl.params.get(1).map(|p| &p.value_type),
-            Some(rpsl_runtime::ValueType::Vector(
-                rpsl_runtime::ScalarType::F32,
-                4
-            ))
-        )
-    };
-    let value = if float {
-        ClearValue::Float(words.map(f32::from_bits))
-    } else {
-        ClearValue::Uint(words)
-    };
     let format = if access.view_format == rpsl_runtime::Format::UNKNOWN {
         resource.desc.format
     } else {
         access.view_format
+    };
+    // clear_buffer(b, option, data): the option decides; clear(b, float4 | uint4): the type.
+    let value = if decl.name == "clear_buffer" {
+        rpsl_runtime::option_clear_value(format, word(1, 0), words)
+    } else if matches!(
+        decl.params.get(1).map(|p| &p.value_type),
+        Some(rpsl_runtime::ValueType::Vector(
+            rpsl_runtime::ScalarType::F32,
+            4
+        ))
+    ) {
+        ClearValue::Float(words.map(f32::from_bits))
+    } else {
+        ClearValue::Uint(words)
     };
     Some(buffer_clear_pattern(format, value))
 }

@@ -16,11 +16,11 @@
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
 use rpsl_runtime::{
-    buffer_clear_pattern, texture_clear, texture_region_clear_value, BackendError, ClearValue,
-    CompiledFrame, Format, NodeId, RecordedGraph, ResourceKind, TextureClear,
+    buffer_clear_pattern, option_clear_value, texture_clear, texture_region_clear_value,
+    BackendError, CompiledFrame, Format, NodeId, RecordedGraph, ResourceKind, TextureClear,
 };
 
-use crate::buffer_clear::{create_pattern_buffer, CLEAR_UAV_FLOAT, SCRATCH_BYTES};
+use crate::buffer_clear::{create_pattern_buffer, SCRATCH_BYTES};
 use crate::format::vk_format;
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
 use crate::resources::GpuResource;
@@ -114,12 +114,7 @@ pub(crate) fn texture_clear_of(
     let value = if regions {
         texture_region_clear_value(format, [0, 1, 2, 3].map(|i| word(1, i)))
     } else {
-        let data = [0, 1, 2, 3].map(|i| word(2, i));
-        if word(1, 0) & CLEAR_UAV_FLOAT != 0 {
-            ClearValue::Float(data.map(f32::from_bits))
-        } else {
-            ClearValue::Uint(data)
-        }
+        option_clear_value(format, word(1, 0), [0, 1, 2, 3].map(|i| word(2, i)))
     };
     let clear = texture_clear(format, value);
     if vk_format(format) == Some(image_format)
