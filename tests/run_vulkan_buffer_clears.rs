@@ -7,7 +7,7 @@
 
 mod run_vulkan_support;
 
-use run_vulkan_support::{rpsl, scratch, scratch_dir, vulkan_available};
+use run_vulkan_support::{rpsl, scratch, scratch_dir, validated_4x4_outputs, vulkan_available};
 
 /// Runs `main` of `body` (one `out texture` per case, `r0`, `r1`, ...: 64 bytes each as a 4x4
 /// RGBA8 texture) under validation and returns the 64 bytes of each case's buffer.
@@ -25,30 +25,8 @@ fn cleared_bytes(name: &str, cases: &[&str]) -> Vec<Vec<u8>> {
             case.replace("$B", &format!("b{i}"))
         ));
     }
-    let script = scratch(
-        &format!("{name}.rpsl"),
-        &format!("export void main({})\n{{\n{body}}}\n", params.join(", ")),
-    );
-    let dir = scratch_dir().join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    let output = rpsl(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert_eq!(stderr, "");
-    (0..cases.len())
-        .map(|i| {
-            let (width, height, bytes) =
-                rpsl_vulkan::read_png(&dir.join(format!("r{i}.png"))).unwrap();
-            assert_eq!((width, height), (4, 4));
-            bytes
-        })
-        .collect()
+    let text = format!("export void main({})\n{{\n{body}}}\n", params.join(", "));
+    validated_4x4_outputs(name, &text, cases.len())
 }
 
 /// `pattern` repeated over 64 bytes.

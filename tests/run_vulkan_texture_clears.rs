@@ -8,7 +8,7 @@
 
 mod run_vulkan_support;
 
-use run_vulkan_support::{rpsl, scratch, scratch_dir, vulkan_available};
+use run_vulkan_support::{rpsl, scratch, scratch_dir, validated_4x4_outputs, vulkan_available};
 
 /// One cleared texture: its format (`RPS_FORMAT_` left out), bytes per texel (4, 8 or 16: the
 /// texture is `16 / bytes` texels wide and 4 high, 64 bytes), and the statements clearing it
@@ -69,27 +69,7 @@ fn script_of(cases: &[Case]) -> String {
 /// Runs the cases under validation (no message may appear) and returns the 64 bytes of each
 /// cleared texture.
 fn cleared_bytes(name: &str, cases: &[Case]) -> Vec<Vec<u8>> {
-    let script = scratch(&format!("{name}.rpsl"), &script_of(cases));
-    let dir = scratch_dir().join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    let output = rpsl(&[
-        "run",
-        script.to_str().unwrap(),
-        "--validate",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert_eq!(stderr, "");
-    (0..cases.len())
-        .map(|i| {
-            let (width, height, bytes) =
-                rpsl_vulkan::read_png(&dir.join(format!("r{i}.png"))).unwrap();
-            assert_eq!((width, height), (4, 4));
-            bytes
-        })
-        .collect()
+    validated_4x4_outputs(name, &script_of(cases), cases.len())
 }
 
 /// `texel` repeated over 64 bytes.

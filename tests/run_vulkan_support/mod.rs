@@ -53,3 +53,29 @@ pub fn vulkan_available() -> bool {
     }
     panic!("the Vulkan backend cannot run: {stderr}");
 }
+
+/// Runs `text` (saved as `NAME.rpsl`) with `--validate --out`: it must exit 0 with not one
+/// message. Returns the RGBA bytes of its outputs `r0.png` .. `r{count - 1}.png`, each a 4x4 image.
+pub fn validated_4x4_outputs(name: &str, text: &str, count: usize) -> Vec<Vec<u8>> {
+    let script = scratch(&format!("{name}.rpsl"), text);
+    let dir = scratch_dir().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let output = rpsl(&[
+        "run",
+        script.to_str().unwrap(),
+        "--validate",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+    (0..count)
+        .map(|i| {
+            let (width, height, bytes) =
+                rpsl_vulkan::read_png(&dir.join(format!("r{i}.png"))).unwrap();
+            assert_eq!((width, height), (4, 4));
+            bytes
+        })
+        .collect()
+}
