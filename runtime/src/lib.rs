@@ -11,6 +11,7 @@
     reason = "index loops over parallel per-node and per-access arrays read clearer"
 )]
 
+mod args_writer;
 pub mod backend;
 mod build_error;
 mod builder;
@@ -31,8 +32,9 @@ mod view;
 mod view_format_check;
 pub mod vk;
 
+pub use args_writer::ArgsWriter;
 pub use backend::{Backend, BackendError, NullBackend, NullCommand};
-pub use builder::{external_key, mix_key, ArgsWriter, BuildError, GraphBuilder};
+pub use builder::{external_key, mix_key, BuildError, GraphBuilder};
 pub use builtins::builtin_declarations;
 pub use clear_pattern::{
     buffer_clear_pattern, option_clear_value, texture_clear, texture_region_clear_value,

@@ -2,7 +2,8 @@
 //! through the [`GraphBuilder`], for benchmarks and tests that compare with the RPS figures, and
 //! the deterministic generator that random-graph tests and examples draw their shapes from.
 
-use crate::builder::{ArgsWriter, BuildError, GraphBuilder};
+use crate::args_writer::ArgsWriter;
+use crate::builder::{BuildError, GraphBuilder};
 use crate::decl::{
     AccessDesc, AccessFlags, NodeDeclDesc, ParamDesc, QueueClass, SemanticKind, ValueType,
 };
