@@ -155,9 +155,10 @@ impl Repl {
         let part = part_of(trimmed);
         let mut text = trimmed.to_string();
         let struct_without_semicolon = text.starts_with("struct") && text.ends_with('}');
-        if struct_without_semicolon
-            || (part == Part::Statement && !text.ends_with(';') && !text.ends_with('}'))
-        {
+        // A statement or a declaration (a node, a typedef, ...) typed without its `;` gets one;
+        // a function body, a preprocessor line and a finished struct need none.
+        let open_ended = !text.ends_with(';') && !text.ends_with('}') && !text.starts_with('#');
+        if struct_without_semicolon || open_ended {
             text.push(';');
         }
         self.inputs.push((part, text));
@@ -606,6 +607,18 @@ mod tests {
             "graphics node Draw(rtv rt : SV_Target0, uint i);\n"
         );
         assert!(repl.input(":quit").quit);
+    }
+
+    #[test]
+    fn a_node_declaration_without_its_semicolon_gets_one() {
+        let mut repl = Repl::new();
+        let reply = repl.input("graphics node Draw(rtv rt : SV_Target0, uint i)");
+        assert!(reply.ok, "{}", reply.text);
+        assert!(repl.input("Draw(backbuffer, 1)").ok);
+        assert_eq!(
+            repl.listing(),
+            "graphics node Draw(rtv rt : SV_Target0, uint i);\nDraw(backbuffer, 1);\n"
+        );
     }
 
     #[test]
