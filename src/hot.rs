@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use rpsl_frontend::preprocess::IncludePolicy;
 use rpsl_runtime::GraphBuilder;
 use rpsl_vm::lower::EntryInfo;
 
@@ -91,6 +92,7 @@ pub struct HotScript {
     stamps: Vec<Stamp>,
     failed: Vec<Stamp>,
     reloads: u64,
+    policy: IncludePolicy,
 }
 
 impl HotScript {
@@ -102,9 +104,23 @@ impl HotScript {
         options: SessionOptions,
         args: &[S],
     ) -> Result<HotScript, ReloadError> {
+        HotScript::open_with(path, entry, options, args, IncludePolicy::default())
+    }
+
+    /// [`HotScript::open`] with the include rules of `policy` (include directories, size and
+    /// count limits; see SECURITY.md) for the first build and every reload. Files of the
+    /// include directories are watched like the script's own.
+    pub fn open_with<S: AsRef<str>>(
+        path: impl AsRef<Path>,
+        entry: Option<&str>,
+        options: SessionOptions,
+        args: &[S],
+        policy: IncludePolicy,
+    ) -> Result<HotScript, ReloadError> {
         let path = path.as_ref().to_path_buf();
         let arg_texts: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
-        let (program, runner, parsed, stamps) = build(&path, entry, options, &arg_texts, 0)?;
+        let (program, runner, parsed, stamps) =
+            build(&path, entry, options, &arg_texts, 0, &policy)?;
         Ok(HotScript {
             path,
             entry_name: entry.map(str::to_string),
@@ -116,6 +132,7 @@ impl HotScript {
             stamps,
             failed: Vec::new(),
             reloads: 0,
+            policy,
         })
     }
 
@@ -145,6 +162,7 @@ impl HotScript {
             self.options,
             &self.arg_texts,
             next,
+            &self.policy,
         ) {
             Ok((program, runner, args, stamps)) => {
                 self.program = program;
@@ -222,8 +240,9 @@ fn build(
     options: SessionOptions,
     arg_texts: &[String],
     first_frame: u64,
+    policy: &IncludePolicy,
 ) -> Result<Built, ReloadError> {
-    let program = Program::from_file(path).map_err(ReloadError::Program)?;
+    let program = Program::from_file_with(path, policy).map_err(ReloadError::Program)?;
     let runner =
         Runner::new(&program, entry, options, first_frame).map_err(ReloadError::Session)?;
     let args =

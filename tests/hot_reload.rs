@@ -99,3 +99,35 @@ fn edits_of_the_script_and_its_includes_are_picked_up_between_frames() {
         assert!(script.program().warnings().is_empty());
     }
 }
+
+#[test]
+fn an_include_policy_names_include_directories_that_are_watched_too() {
+    let dir = scratch_dir("policy");
+    let shared = dir.join("shared");
+    let scripts = dir.join("scripts");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::create_dir_all(&scripts).unwrap();
+    let main = scripts.join("frame.rpsl");
+    let include = shared.join("passes.rpsli");
+    std::fs::write(&include, "graphics node Pass(rtv rt, uint v);\n").unwrap();
+    std::fs::write(&main, MAIN).unwrap();
+    // Without the include directory the include is not found.
+    assert!(matches!(
+        HotScript::open(&main, None, SessionOptions::default(), &["count=1"]),
+        Err(ReloadError::Program(_))
+    ));
+    let policy = rpsl::frontend::preprocess::IncludePolicy::default().with_include_dir(&shared);
+    let mut script =
+        HotScript::open_with(&main, None, SessionOptions::default(), &["count=1"], policy).unwrap();
+    let watched: Vec<_> = script.watched_files().map(|p| p.to_path_buf()).collect();
+    assert_eq!(watched, vec![main.clone(), include.clone()]);
+    assert_eq!(pass_values(&mut script), ["Pass:0"]);
+    // An edit of the included file reloads under the same policy.
+    std::fs::write(
+        &include,
+        "graphics node Other(rtv rt, uint v);\n#define Pass Other\n",
+    )
+    .unwrap();
+    assert_eq!(script.reload_if_changed(), Ok(true));
+    assert_eq!(pass_values(&mut script), ["Other:100"]);
+}
