@@ -7,6 +7,7 @@ use rpsl::vm::Limits;
 use rpsl::{EntryArgs, Mode, Program, Session, SessionOptions};
 
 const SCRIPT: &str = r#"graphics node Draw(rtv rt, uint v);
+compute node FillBuf([readwrite(cs)] buffer b);
 
 export void main(texture bb, uint which)
 {
@@ -20,6 +21,9 @@ export void main(texture bb, uint which)
     if (which == 6) { texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 100000000, 4); Draw(t, 0); }
     if (which == 7) { for (uint i = 0; i < 100; i++) { Draw(bb, i); } }
     if (which == 8) { for (uint i = 0; i < 100; i++) { texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4); Draw(t, i); } }
+    if (which == 9) { texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 64, 64, 4, 3); Draw(t.mips(2, 5), 9); }
+    if (which == 10) { texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 64, 64, 1, 3); Draw(t.array(3), 10); }
+    if (which == 11) { buffer b = create_buffer(100); FillBuf(b.bytes(96, 8)); }
     Draw(bb, which);
 }
 "#;
@@ -80,6 +84,22 @@ fn faults_are_located(mode: Mode) {
             8,
             "create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4)",
             "the frame records more than 20 resources (GraphLimits::max_resources; a runaway loop?)",
+        ),
+        // View ranges outside their resource name the range and the resource's size.
+        (
+            9,
+            "Draw(t.mips(2, 5), 9)",
+            "argument `rt`: mips 2..7 exceed the resource's 4 mip levels",
+        ),
+        (
+            10,
+            "Draw(t.array(3), 10)",
+            "argument `rt`: array layers 3..4 exceed the resource's 3 layers",
+        ),
+        (
+            11,
+            "FillBuf(b.bytes(96, 8))",
+            "argument `b`: bytes from offset 96 (size 8) exceed the buffer's 100 bytes",
         ),
     ];
     for (which, needle, message) in cases {

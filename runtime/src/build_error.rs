@@ -100,18 +100,50 @@ impl fmt::Display for BuildError {
                 )
             }
             BuildError::ViewOutOfRange { param, reason } => {
-                let what = match reason {
-                    ViewRangeError::Mips => "mip range exceeds the resource's mip levels",
-                    ViewRangeError::Layers => "array range exceeds the resource's array layers",
-                    ViewRangeError::Bytes => "byte range exceeds the buffer's size",
-                    ViewRangeError::Cubemap => {
-                        "a cubemap view needs a 2-D texture view of at least 6 array layers"
+                write!(f, "argument `{param}`: ")?;
+                match *reason {
+                    ViewRangeError::Mips {
+                        base,
+                        count,
+                        levels,
+                    } => write!(
+                        f,
+                        "mips {} exceed the resource's {levels} mip level{}",
+                        counted_range(base, count),
+                        plural(levels)
+                    ),
+                    ViewRangeError::Layers {
+                        base,
+                        count,
+                        layers,
+                    } => write!(
+                        f,
+                        "array layers {} exceed the resource's {layers} layer{}",
+                        counted_range(base, count),
+                        plural(layers)
+                    ),
+                    ViewRangeError::Bytes {
+                        offset,
+                        size,
+                        buffer,
+                    } => {
+                        let size = match size {
+                            0 | u64::MAX => "to the end".to_string(),
+                            size => format!("size {size}"),
+                        };
+                        write!(
+                            f,
+                            "bytes from offset {offset} ({size}) exceed the buffer's {buffer} byte{}",
+                            plural(buffer)
+                        )
                     }
+                    ViewRangeError::Cubemap => f.write_str(
+                        "a cubemap view needs a 2-D texture view of at least 6 array layers",
+                    ),
                     ViewRangeError::Kind => {
-                        "view kind does not match the resource (texture vs buffer)"
+                        f.write_str("view kind does not match the resource (texture vs buffer)")
                     }
-                };
-                write!(f, "argument `{param}`: {what}")
+                }
             }
             BuildError::InvalidViewFormat {
                 node,
@@ -144,5 +176,23 @@ impl std::error::Error for BuildError {}
 impl From<ResourceError> for BuildError {
     fn from(err: ResourceError) -> BuildError {
         BuildError::InvalidResource(err)
+    }
+}
+
+/// A view's mip or layer range as a user reads it: `2..4` (base 2, count 2), or `2..` when the
+/// count means "the rest" (`REMAINING` or 0).
+fn counted_range(base: u32, count: u32) -> String {
+    match count {
+        0 | u32::MAX => format!("{base}.."),
+        count => format!("{base}..{}", u64::from(base) + u64::from(count)),
+    }
+}
+
+/// `"s"` unless `n` is 1.
+fn plural(n: impl Into<u64>) -> &'static str {
+    if n.into() == 1 {
+        ""
+    } else {
+        "s"
     }
 }

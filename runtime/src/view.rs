@@ -290,12 +290,36 @@ impl SubresourceBox {
 /// Why a view does not fit its resource.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum ViewRangeError {
-    /// Mips beyond the resource's.
-    Mips,
-    /// Layers beyond the resource's.
-    Layers,
-    /// Bytes beyond the buffer's.
-    Bytes,
+    /// Mips beyond the resource's: the view's first mip and count (`REMAINING` or 0: the
+    /// rest), and the resource's mip levels.
+    Mips {
+        /// The view's first mip.
+        base: u32,
+        /// The view's mip count.
+        count: u32,
+        /// The resource's mip levels.
+        levels: u32,
+    },
+    /// Layers beyond the resource's: the view's first layer and count, and the resource's
+    /// array layers.
+    Layers {
+        /// The view's first layer.
+        base: u32,
+        /// The view's layer count.
+        count: u32,
+        /// The resource's array layers.
+        layers: u32,
+    },
+    /// Bytes beyond the buffer's: the view's offset and size (0 or `u64::MAX`: to the end),
+    /// and the buffer's size.
+    Bytes {
+        /// The view's first byte.
+        offset: u64,
+        /// The view's size.
+        size: u64,
+        /// The buffer's size in bytes.
+        buffer: u64,
+    },
     /// A texture view of a buffer or the reverse.
     Kind,
     /// A cubemap view (`texture.cubemap()`) that is not of a 2-D texture or has fewer than 6
@@ -352,13 +376,21 @@ impl TextureView {
             return Err(ViewRangeError::Kind);
         }
         let mip_count = resolve_count(self.base_mip_level, self.mip_level_count, desc.mip_levels)
-            .ok_or(ViewRangeError::Mips)?;
+            .ok_or(ViewRangeError::Mips {
+            base: self.base_mip_level,
+            count: self.mip_level_count,
+            levels: desc.mip_levels,
+        })?;
         let layer_count = resolve_count(
             self.base_array_layer,
             self.array_layer_count,
             desc.array_layers(),
         )
-        .ok_or(ViewRangeError::Layers)?;
+        .ok_or(ViewRangeError::Layers {
+            base: self.base_array_layer,
+            count: self.array_layer_count,
+            layers: desc.array_layers(),
+        })?;
         // rpsl.h: "The texture must be a texture array with at least 6 array layers." (The
         // AMD samples take cubemap views of textures without the cubemap-compatible flag.)
         if self.flags & CUBEMAP_VIEW_FLAG != 0
@@ -400,8 +432,13 @@ impl BufferView {
         if desc.kind.is_texture() {
             return Err(ViewRangeError::Kind);
         }
+        let out_of_range = ViewRangeError::Bytes {
+            offset: self.offset,
+            size: self.size_in_bytes,
+            buffer: desc.width,
+        };
         if self.offset >= desc.width {
-            return Err(ViewRangeError::Bytes);
+            return Err(out_of_range);
         }
         let size = if self.size_in_bytes == 0 || self.size_in_bytes == u64::MAX {
             desc.width - self.offset
@@ -413,7 +450,7 @@ impl BufferView {
             .checked_add(size)
             .is_none_or(|end| end > desc.width)
         {
-            return Err(ViewRangeError::Bytes);
+            return Err(out_of_range);
         }
         Ok((self.offset, size))
     }
@@ -468,7 +505,14 @@ mod tests {
             mip_level_count: 6,
             ..view
         };
-        assert_eq!(bad.resolve_range(&desc, 0), Err(ViewRangeError::Mips));
+        assert_eq!(
+            bad.resolve_range(&desc, 0),
+            Err(ViewRangeError::Mips {
+                base: 2,
+                count: 6,
+                levels: 7
+            })
+        );
         let ds = ResourceDesc::tex2d(Format::D32_FLOAT_S8X24_UINT, 8, 8);
         let stencil_view = TextureView {
             resource: 0,
@@ -496,7 +540,11 @@ mod tests {
                 ..BufferView::NULL
             }
             .resolve_range(&buffer),
-            Err(ViewRangeError::Bytes)
+            Err(ViewRangeError::Bytes {
+                offset: 10,
+                size: 91,
+                buffer: 100
+            })
         );
     }
 

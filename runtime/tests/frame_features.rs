@@ -407,7 +407,7 @@ fn builder_errors_are_typed() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "argument `rt`: mip range exceeds the resource's mip levels"
+        "argument `rt`: mips 0..2 exceed the resource's 1 mip level"
     );
     let missing = TextureView {
         resource: 9,
