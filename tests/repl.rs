@@ -118,3 +118,35 @@ frame: 5 nodes (0 culled), 3 resources, 6 barrier batches, 11 transitions, 13107
         "{stderr}"
     );
 }
+
+#[test]
+fn typed_inputs_are_located_in_the_repl_not_in_the_loaded_script() {
+    let dir = std::env::temp_dir().join(format!("rpsl-repl-located-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("two_lines.rpsl");
+    std::fs::write(
+        &script,
+        "graphics node Draw(rtv rt : SV_Target0);\nexport void main(texture t) { Draw(t); }\n",
+    )
+    .unwrap();
+    let script = script.to_str().unwrap();
+    let (code, _, stderr) = repl(Some(script), "uint x = undefined_thing;\n");
+    assert_eq!(code, 0, "{stderr}");
+    // Line 1 of the session's text includes the script; the typed statement is line 4 of
+    // `<repl>` (beside the script, where its includes resolve), never line 4 of the 2-line file.
+    let repl_file = format!("{}/<repl>", dir.display());
+    assert_eq!(
+        stderr,
+        format!(
+            "\
+{repl_file}:4:10: error: unknown name `undefined_thing`
+  ┌─ {repl_file}:4:10
+  │
+4 │ uint x = undefined_thing;
+  │          ^^^^^^^^^^^^^^^
+
+"
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

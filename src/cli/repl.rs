@@ -12,7 +12,9 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use rpsl::frontend::preprocess::{read_source_file, FsLoader, SourceLimits};
+use rpsl::frontend::preprocess::{
+    read_source_file, FileLoader, FsLoader, LoadError, LoadRequest, SourceLimits,
+};
 use rpsl::runtime::{AccessRange, CompiledFrame, NodeId, RecordedGraph};
 
 use rpsl::{EntryArgs, Program, Session, SessionOptions};
@@ -21,6 +23,10 @@ use super::output::{Destination, Output, OutputError};
 
 /// The entry point the typed statements form.
 pub const REPL_ENTRY: &str = "__repl";
+
+/// The file name typed inputs are reported under. With a script loaded it lies beside the
+/// script (`scripts/<repl>`), so `#include`s typed or loaded resolve as they would in the script.
+const REPL_FILE: &str = "<repl>";
 
 /// What one input produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,11 +64,55 @@ enum Part {
     Statement,
 }
 
+/// A script loaded with `:load`: the text read then (an edit of the file shows after the next
+/// `:load`) and what its includes read from disk.
+#[derive(Debug)]
+struct LoadedScript {
+    path: PathBuf,
+    /// The file as canonicalized when it was loaded: the `#include` of the session's text
+    /// resolves to it.
+    canonical: PathBuf,
+    /// Its file name, as the session's `#include` names it.
+    include_name: String,
+    text: String,
+}
+
+impl LoadedScript {
+    fn new(path: &Path, text: String) -> Result<LoadedScript, String> {
+        let refuse = |reason: &str| format!("error: {}: {reason}\n", path.display());
+        let include_name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .filter(|name| !name.contains(['"', '\n', '\r']))
+            .ok_or_else(|| {
+                refuse("the REPL loads only files whose names have no quotes or line breaks")
+            })?;
+        let canonical = std::fs::canonicalize(path).map_err(|error| refuse(&error.to_string()))?;
+        Ok(LoadedScript {
+            path: path.to_path_buf(),
+            canonical,
+            include_name,
+            text,
+        })
+    }
+}
+
+/// The session's `#include` of the loaded script gets the text read at `:load`; the script's own
+/// includes come from disk under the usual rules.
+impl FileLoader for LoadedScript {
+    fn load(&self, request: &LoadRequest<'_>) -> Result<String, LoadError> {
+        if std::fs::canonicalize(request.path).is_ok_and(|path| path == self.canonical) {
+            return Ok(self.text.clone());
+        }
+        FsLoader.load(request)
+    }
+}
+
 /// The state of an interactive session.
 #[derive(Debug, Default)]
 pub struct Repl {
-    /// The loaded script: its path and text.
-    file: Option<(PathBuf, String)>,
+    /// The loaded script.
+    file: Option<LoadedScript>,
     /// Typed inputs, in order.
     inputs: Vec<(Part, String)>,
     /// Entry arguments (`backbuffer=1920x1080`).
@@ -191,7 +241,11 @@ impl Repl {
                 return Reply::refused(format!("error: {}: {reason}\n", path.display()));
             }
         };
-        let previous = self.file.replace((path.to_path_buf(), text));
+        let loaded = match LoadedScript::new(path, text) {
+            Ok(loaded) => loaded,
+            Err(error) => return Reply::refused(error),
+        };
+        let previous = self.file.replace(loaded);
         match self.run() {
             Ok((summary, program)) => {
                 let entries: Vec<&str> = program
@@ -266,13 +320,13 @@ impl Repl {
         }
     }
 
-    /// The script the session holds: the loaded file, the typed declarations, then the entry
-    /// with the typed statements.
+    /// The script the session holds: an `#include` of the loaded file, the typed declarations,
+    /// then the entry with the typed statements. Diagnostics of typed inputs point into this
+    /// text (`<repl>`), those of the loaded script into the script.
     fn source(&self) -> String {
         let mut text = String::new();
-        if let Some((_, file)) = &self.file {
-            text.push_str(file);
-            text.push('\n');
+        if let Some(loaded) = &self.file {
+            let _ = writeln!(text, "#include \"{}\"", loaded.include_name);
         }
         for (part, input) in &self.inputs {
             if *part == Part::Declaration {
@@ -297,11 +351,13 @@ impl Repl {
     fn program(&self) -> Result<Program, String> {
         let text = self.source();
         let compilation = match &self.file {
-            // A loaded script's includes resolve next to it, and only inside its directory.
-            Some((path, _)) => {
-                rpsl::frontend::check_with_loader(&path.to_string_lossy(), text, &FsLoader)
+            // The typed inputs sit beside the loaded script: its includes resolve next to it, and
+            // only inside its directory.
+            Some(loaded) => {
+                let repl_path = loaded.path.with_file_name(REPL_FILE);
+                rpsl::frontend::check_with_loader(&repl_path.to_string_lossy(), text, loaded)
             }
-            None => rpsl::frontend::check_source("<repl>", &text),
+            None => rpsl::frontend::check_source(REPL_FILE, &text),
         };
         Program::from_compilation(compilation).map_err(|error| error.rendered)
     }
