@@ -262,7 +262,21 @@ pub(crate) fn syntax_error(
             } else {
                 format!("expected {description}, found `{token}`")
             };
-            Diagnostic::error(map.span(pos as u32, end as u32), message)
+            match end_of_previous_line(text, base, pos) {
+                // A token missing at the end of a line (`uint a = 1` then `uint b` below): point
+                // just after the line's last token, where it belongs, as rustc does.
+                Some(after) if description.starts_with('`') => {
+                    let label = if description == "`;`" {
+                        "add `;` here".to_string()
+                    } else {
+                        format!("expected {description} here")
+                    };
+                    Diagnostic::error(map.span(after as u32, after as u32), message)
+                        .with_label(label)
+                        .with_secondary(map.span(pos as u32, end as u32), "unexpected token")
+                }
+                _ => Diagnostic::error(map.span(pos as u32, end as u32), message),
+            }
         }
     };
     let closers = if found.is_none() {
@@ -278,6 +292,16 @@ pub(crate) fn syntax_error(
         );
     }
     diagnostic
+}
+
+/// When the token at `pos` is the first of its line and an earlier line of the item (starting at
+/// `base`) holds code, the offset just after that code's last character. Comments are blank in
+/// the preprocessed text, so skipping whitespace finds the last token.
+fn end_of_previous_line(text: &str, base: usize, pos: usize) -> Option<usize> {
+    let before = &text[base..pos];
+    let last_code = before.trim_end_matches(|c: char| c.is_whitespace());
+    let gap = &before[last_code.len()..];
+    (!last_code.is_empty() && gap.contains('\n')).then_some(base + last_code.len())
 }
 
 /// The start offset of a pest error location.

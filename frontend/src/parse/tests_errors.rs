@@ -34,7 +34,8 @@ fn missing_tokens() {
     );
     assert_eq!(
         error("void a() {\n  f(1)\n  g(2);\n}"),
-        "t.rpsl:3:3: error: expected `;`, found `g`"
+        // Just after the line's last token, where the `;` is missing.
+        "t.rpsl:2:7: error: expected `;`, found `g`"
     );
     assert_eq!(
         error("void b() { f(a b); }"),
