@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use super::scope::Resolved;
-use super::{suggest, Checker, SigId, Target};
+use super::{suggest, Checker, SigId, SigParam, Target};
 use crate::ast;
 use crate::builtins;
 use crate::diagnostic::Diagnostic;
@@ -190,6 +190,11 @@ impl Checker<'_> {
     }
 
     fn describe_sig(&self, sig_id: SigId) -> String {
+        format!("candidate: {}", self.signature_text(sig_id))
+    }
+
+    /// A signature as it reads in a declaration: `node Blit(rtv dst, srv src)`.
+    fn signature_text(&self, sig_id: SigId) -> String {
         let sig = &self.sigs[sig_id.0 as usize];
         let params: Vec<String> = sig
             .params
@@ -205,7 +210,7 @@ impl Checker<'_> {
             })
             .collect();
         let prefix = if sig.is_node { "node " } else { "" };
-        format!("candidate: {prefix}{}({})", sig.name, params.join(", "))
+        format!("{prefix}{}({})", sig.name, params.join(", "))
     }
 
     fn arg_list(&self, args: &[CallArg]) -> String {
@@ -299,65 +304,25 @@ impl Checker<'_> {
                 .take_while(|p| p.default.is_none())
                 .count();
             if args.len() < required || args.len() > total {
-                let count = if required == total {
-                    format!("{total} argument{}", if total == 1 { "" } else { "s" })
-                } else {
-                    format!("{required} to {total} arguments")
-                };
-                self.error(
-                    span,
-                    format!("`{name}` takes {count}, {} given", args.len()),
-                );
+                let diag = self.arity_mismatch(*only, args, span);
+                self.report(diag);
                 return;
             }
-            // Point at the first argument that does not fit.
+            // Every argument that does not fit its parameter, each with its own diagnostic.
             let params = sig.params.clone();
+            let declared_at = self.declaration_label(*only);
             for (arg, param) in args.iter().zip(&params) {
-                match param.direction {
-                    ParamDirection::In => {
-                        if types::conversion(&arg.value.ty, &param.ty).is_none() {
-                            let message = types::cannot_convert_message(
-                                &arg.value.ty,
-                                &param.ty,
-                                &self.types,
-                            );
-                            self.report(
-                                Diagnostic::error(arg.span, message)
-                                    .with_note(format!("in argument `{}` of `{name}`", param.name)),
-                            );
-                            return;
+                if let Some(diag) = self.argument_mismatch(name, arg, param) {
+                    let diag = match &declared_at {
+                        Some((span, _)) => {
+                            diag.with_secondary(*span, format!("`{name}` is declared here"))
                         }
-                    }
-                    ParamDirection::Out | ParamDirection::InOut => {
-                        let dir = if param.direction == ParamDirection::Out {
-                            "out"
-                        } else {
-                            "inout"
-                        };
-                        match &arg.place {
-                            None => {
-                                self.error(
-                                    arg.span,
-                                    format!(
-                                        "argument for `{dir}` parameter `{}` must be assignable",
-                                        param.name
-                                    ),
-                                );
-                                return;
-                            }
-                            Some(place) if place.ty != param.ty => {
-                                let (found, wanted) = (self.show(&place.ty), self.show(&param.ty));
-                                self.error(
-                                    arg.span,
-                                    format!("argument for `{dir}` parameter `{}` must have type `{wanted}`, found `{found}`", param.name),
-                                );
-                                return;
-                            }
-                            Some(_) => {}
-                        }
-                    }
+                        None => diag,
+                    };
+                    self.report(diag);
                 }
             }
+            return;
         }
         let arity_fits = sigs.iter().any(|s| {
             let sig = &self.sigs[s.0 as usize];
@@ -385,6 +350,121 @@ impl Checker<'_> {
             diag = diag.with_note(self.describe_sig(*sig));
         }
         self.report(diag);
+    }
+
+    /// A call with too few or too many arguments for its only signature: the call, what is
+    /// missing or extra, and where the callee is declared.
+    fn arity_mismatch(&self, sig_id: SigId, args: &[CallArg], span: Span) -> Diagnostic {
+        let sig = &self.sigs[sig_id.0 as usize];
+        let total = sig.params.len();
+        let required = sig
+            .params
+            .iter()
+            .take_while(|p| p.default.is_none())
+            .count();
+        let count = if required == total {
+            format!("{total} argument{}", plural(total))
+        } else {
+            format!("{required} to {total} arguments")
+        };
+        let name = &sig.name;
+        let message = format!("`{name}` takes {count}, {} given", args.len());
+        let mut diag = if args.len() < required {
+            let missing: Vec<String> = sig.params[args.len()..required]
+                .iter()
+                .map(|p| format!("`{}` (`{}`)", p.name, self.show(&p.ty)))
+                .collect();
+            let noun = if missing.len() == 1 {
+                "argument"
+            } else {
+                "arguments"
+            };
+            Diagnostic::error(span, message)
+                .with_label(format!("missing {noun} for {}", missing.join(", ")))
+        } else {
+            let extra = &args[total..];
+            let extra_span = extra[0].span.to(extra[extra.len() - 1].span);
+            let noun = if extra.len() == 1 {
+                "argument"
+            } else {
+                "arguments"
+            };
+            Diagnostic::error(extra_span, message)
+                .with_label(format!("unexpected {noun}"))
+                .with_help(format!("remove the extra {noun}"))
+        };
+        match self.declaration_label(sig_id) {
+            Some((span, text)) => diag = diag.with_secondary(span, text),
+            None => {
+                diag = diag.with_note(format!(
+                    "`{name}` is declared as `{}`",
+                    self.signature_text(sig_id)
+                ))
+            }
+        }
+        diag
+    }
+
+    /// Where a user-declared callee is declared, with a label naming its parameters; `None`
+    /// for built-ins of the prelude (file 0), whose source the user never wrote.
+    fn declaration_label(&self, sig_id: SigId) -> Option<(Span, String)> {
+        let sig = &self.sigs[sig_id.0 as usize];
+        if sig.span.file.0 == 0 {
+            return None;
+        }
+        let total = sig.params.len();
+        let names: Vec<String> = sig.params.iter().map(|p| format!("`{}`", p.name)).collect();
+        let what = if sig.is_node { "node" } else { "function" };
+        let text = if total == 0 {
+            format!("{what} `{}` declared here without parameters", sig.name)
+        } else {
+            format!(
+                "{what} `{}` declared here with {total} parameter{}: {}",
+                sig.name,
+                plural(total),
+                names.join(", ")
+            )
+        };
+        Some((sig.span, text))
+    }
+
+    /// The diagnostic for one argument that does not fit its parameter (a value that does not
+    /// convert, or an `out`/`inout` argument that is not an assignable place of the type).
+    fn argument_mismatch(&self, name: &str, arg: &CallArg, param: &SigParam) -> Option<Diagnostic> {
+        let dir = match param.direction {
+            ParamDirection::In => {
+                if types::conversion(&arg.value.ty, &param.ty).is_some() {
+                    return None;
+                }
+                let message = types::cannot_convert_message(&arg.value.ty, &param.ty, &self.types);
+                return Some(
+                    Diagnostic::error(arg.span, message)
+                        .with_note(format!("in argument `{}` of `{name}`", param.name)),
+                );
+            }
+            ParamDirection::Out => "out",
+            ParamDirection::InOut => "inout",
+        };
+        match &arg.place {
+            None => Some(Diagnostic::error(
+                arg.span,
+                format!(
+                    "argument for `{dir}` parameter `{}` must be assignable",
+                    param.name
+                ),
+            )),
+            Some(place) if place.ty != param.ty => {
+                let (found, wanted) = (self.show(&place.ty), self.show(&param.ty));
+                Some(Diagnostic::error(
+                    arg.span,
+                    format!(
+                        "argument for `{dir}` parameter `{}` must have type `{wanted}`, found `{found}`",
+                        param.name
+                    ),
+                ))
+            }
+            Some(_) => None,
+        }
     }
 
     fn finish_call(
@@ -613,5 +693,14 @@ fn is_place_syntax(expr: &ast::Expr) -> bool {
             is_place_syntax(base)
         }
         _ => false,
+    }
+}
+
+/// The plural `s` of a count.
+fn plural(count: usize) -> &'static str {
+    if count == 1 {
+        ""
+    } else {
+        "s"
     }
 }

@@ -34,22 +34,23 @@ impl Checker<'_> {
                         span,
                     })
                 }
-                Some(Resolved::Global(_)) => {
-                    self.error(
-                        span,
-                        format!("cannot assign to global constant `{}`", ident.name),
-                    );
-                    None
-                }
-                Some(Resolved::Enumerator(..)) => {
-                    self.error(
-                        span,
-                        format!("cannot assign to enumerator `{}`", ident.name),
-                    );
-                    None
-                }
-                Some(_) => {
-                    self.error(span, format!("cannot assign to `{}`", ident.name));
+                Some(resolved) => {
+                    let name = &ident.name;
+                    let why = match resolved {
+                        Resolved::Global(_) => {
+                            "it is a global, and globals are constants (`static const`)"
+                        }
+                        Resolved::Enumerator(..) => "it is an enumerator, a constant",
+                        Resolved::Type(_) => "it is a type",
+                        Resolved::Callables(_) => "it names a function or node",
+                        Resolved::Local(_) => unreachable!("handled above"),
+                    };
+                    let message = format!("cannot assign to `{name}`: {why}");
+                    let mut diag = Diagnostic::error(ident.span, message);
+                    if let Some(declared) = self.global_span(name).filter(|s| s.file.0 != 0) {
+                        diag = diag.with_secondary(declared, "declared here");
+                    }
+                    self.report(diag);
                     None
                 }
                 None => {
@@ -103,10 +104,35 @@ impl Checker<'_> {
                 // Check it anyway, for its own errors.
                 let checked = self.check_expr(expr);
                 if checked.ty != Type::Error {
-                    self.error(span, "cannot assign to this expression");
+                    let why = not_a_place(&expr.kind);
+                    self.report(
+                        Diagnostic::error(span, format!("cannot assign to this expression: {why}"))
+                            .with_help(
+                                "assign to a variable, or to a field, element or swizzle of one",
+                            ),
+                    );
                 }
                 None
             }
         }
+    }
+}
+
+/// Why an expression that is not a variable, member, element or swizzle cannot be assigned.
+fn not_a_place(kind: &ast::ExprKind) -> &'static str {
+    use ast::ExprKind as K;
+    match kind {
+        K::Int(_) | K::Float(_) | K::Bool(_) | K::Null => "a literal is a value, not a variable",
+        K::Unary { .. } | K::Binary { .. } | K::Postfix { .. } => {
+            "the result of an operator is a temporary value"
+        }
+        K::Ternary { .. } => "the result of `?:` is a temporary value",
+        K::Assign { .. } => "the result of an assignment is a value, not a variable",
+        K::Comma { .. } => "the result of `,` is a temporary value",
+        K::Cast { .. } => "the result of a cast is a temporary value",
+        K::Call { .. } | K::MethodCall { .. } => "a call returns a temporary value",
+        K::Construct { .. } => "a constructed value is temporary",
+        K::SizeofType(_) | K::SizeofExpr(_) => "`sizeof` is a constant",
+        _ => "it is a value, not a variable",
     }
 }

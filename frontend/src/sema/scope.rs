@@ -18,6 +18,14 @@ pub(crate) enum Resolved {
 }
 
 impl Checker<'_> {
+    /// The span where the global name `name` (a constant, enumerator, type or callable) is
+    /// defined.
+    pub(super) fn global_span(&self, name: &str) -> Option<Span> {
+        self.symbols
+            .get(name)
+            .and_then(|symbol| self.symbol_span(symbol))
+    }
+
     /// The span where a global symbol was defined.
     fn symbol_span(&self, symbol: &Symbol) -> Option<Span> {
         match symbol {

@@ -162,7 +162,7 @@ fn first_errors_of_bad_scripts() {
         ),
         (
             "uint Add(uint a, uint b) { return a + b; }\nexport void main() { uint x = Add(1, 2, 3); }\n",
-            "2:31: `Add` takes 2 arguments, 3 given",
+            "2:41: `Add` takes 2 arguments, 3 given (help: remove the extra argument)",
         ),
         (
             "export void main() { texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM); }\n",
@@ -282,11 +282,11 @@ fn first_errors_of_bad_scripts() {
         ),
         (
             "export void main(uint a) { a + 1 = 2; }\n",
-            "1:28: cannot assign to this expression",
+            "1:28: cannot assign to this expression: the result of an operator is a temporary value (help: assign to a variable, or to a field, element or swizzle of one)",
         ),
         (
             "static const uint N = 4;\nexport void main() { N = 5; }\n",
-            "2:22: cannot assign to global constant `N`",
+            "2:22: cannot assign to `N`: it is a global, and globals are constants (`static const`)",
         ),
         (
             "export void main(texture t) { t = 1; }\n",
