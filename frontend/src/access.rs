@@ -425,7 +425,10 @@ pub fn parse_access(attributes: &[Attribute]) -> (Option<AccessDesc>, Vec<Diagno
                 if let Some(s) = suggest(name, PARAM_ATTRIBUTES.iter().copied()) {
                     diag = diag.with_help(format!("did you mean `{s}`?"));
                 }
-                diags.push(diag);
+                diags.push(diag.with_note(format!(
+                    "attributes of node parameters: {}",
+                    backticked(PARAM_ATTRIBUTES.iter().copied())
+                )));
                 continue;
             }
         };
@@ -516,11 +519,23 @@ pub fn mode_conflict(mode: AccessMode, flag: AccessArgs) -> Option<String> {
 }
 
 fn unknown_argument(name: &str, span: Span) -> Diagnostic {
-    let diag = Diagnostic::error(span, format!("unknown access attribute argument `{name}`"));
-    match suggest(name, AccessArgs::ALL.iter().map(|(n, _)| *n)) {
+    let names = || AccessArgs::ALL.iter().map(|(n, _)| *n);
+    let diag =
+        Diagnostic::error(span, format!("unknown access attribute argument `{name}`")).with_note(
+            format!("access attribute arguments: {}", backticked(names())),
+        );
+    match suggest(name, names()) {
         Some(s) => diag.with_help(format!("did you mean `{s}`?")),
         None => diag,
     }
+}
+
+/// `a`, `b`, `c`: names as a list for a note.
+fn backticked<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
