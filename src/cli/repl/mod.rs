@@ -15,11 +15,17 @@ use std::path::{Path, PathBuf};
 use rpsl::frontend::preprocess::{
     read_source_file, FileLoader, FsLoader, LoadError, LoadRequest, SourceLimits,
 };
-use rpsl::runtime::{AccessRange, CompiledFrame, NodeId, RecordedGraph};
+use rpsl::runtime::{CompiledFrame, RecordedGraph};
 
 use rpsl::{EntryArgs, Program, Session, SessionOptions};
 
-use super::output::{Destination, Output, OutputError};
+use crate::cli::output::{Destination, Output, OutputError};
+
+mod describe;
+mod input_kind;
+
+use describe::{schedule, summary};
+use input_kind::{needs_more, part_of, Part};
 
 /// The entry point the typed statements form.
 pub const REPL_ENTRY: &str = "__repl";
@@ -55,13 +61,6 @@ impl Reply {
             quit: false,
         }
     }
-}
-
-/// Whether an input joins the script's declarations or the entry's body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Part {
-    Declaration,
-    Statement,
 }
 
 /// A script loaded with `:load`: the text read then (an edit of the file shows after the next
@@ -142,55 +141,6 @@ impl Repl {
     /// An empty session (no script loaded).
     pub fn new() -> Repl {
         Repl::default()
-    }
-
-    /// Whether `text` needs more lines: a bracket, brace or parenthesis is still open, or a
-    /// comment or string has not ended.
-    pub fn needs_more(text: &str) -> bool {
-        let mut depth = 0i64;
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '/' if chars.peek() == Some(&'/') => {
-                    while chars.next_if(|&c| c != '\n').is_some() {}
-                }
-                '/' if chars.peek() == Some(&'*') => {
-                    chars.next();
-                    let mut closed = false;
-                    while let Some(c) = chars.next() {
-                        if c == '*' && chars.next_if_eq(&'/').is_some() {
-                            closed = true;
-                            break;
-                        }
-                    }
-                    if !closed {
-                        return true;
-                    }
-                }
-                '"' => {
-                    let mut closed = false;
-                    while let Some(c) = chars.next() {
-                        match c {
-                            '\\' => {
-                                chars.next();
-                            }
-                            '"' => {
-                                closed = true;
-                                break;
-                            }
-                            _ => {}
-                        }
-                    }
-                    if !closed {
-                        return true;
-                    }
-                }
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => depth -= 1,
-                _ => {}
-            }
-        }
-        depth > 0
     }
 
     /// Handles one complete input: a `:command`, a declaration or a statement.
@@ -430,7 +380,7 @@ fn session(
 ) -> Result<std::process::ExitCode, OutputError> {
     let mut out = Output::open("the session's output", Destination::Stdout)?;
     let mut repl = Repl::new();
-    repl.options.limits = super::frames::step_limits(step_budget);
+    repl.options.limits = crate::cli::frames::step_limits(step_budget);
     if let Some(path) = file {
         let reply = repl.load(path);
         if !reply.ok {
@@ -469,7 +419,7 @@ fn session(
             pending.push('\n');
         }
         pending.push_str(&line);
-        if !pending.trim_start().starts_with(':') && Repl::needs_more(&pending) {
+        if !pending.trim_start().starts_with(':') && needs_more(&pending) {
             continue;
         }
         let input = std::mem::take(&mut pending);
@@ -488,149 +438,6 @@ fn session(
     }
     out.finish()?;
     Ok(std::process::ExitCode::SUCCESS)
-}
-
-/// A declaration starts with a declaration keyword, or is a function definition (`TYPE NAME(`
-/// ... `{ ... }`); anything else is a statement.
-fn part_of(text: &str) -> Part {
-    let mut rest = text;
-    // Attributes (`[subgraph(atomic)]`) lead declarations and statements alike.
-    while let Some(after) = rest.strip_prefix('[') {
-        let Some(end) = after.find(']') else { break };
-        rest = after[end + 1..].trim_start();
-    }
-    let words: Vec<&str> = rest
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#'))
-        .filter(|word| !word.is_empty())
-        .take(2)
-        .collect();
-    const DECLARATION: &[&str] = &[
-        "node", "graphics", "compute", "copy", "struct", "static", "typedef", "enum", "export",
-        "cbuffer", "#define", "#include", "#undef", "#if", "#ifdef", "#ifndef",
-    ];
-    const STATEMENT: &[&str] = &[
-        "return", "if", "for", "while", "do", "switch", "else", "break", "continue", "async",
-    ];
-    let Some(&first) = words.first() else {
-        return Part::Statement;
-    };
-    if DECLARATION.contains(&first) || first.starts_with('#') {
-        return Part::Declaration;
-    }
-    if STATEMENT.contains(&first) {
-        return Part::Statement;
-    }
-    // `TYPE NAME(...) { ... }`: the second word is followed by `(`, no `=` before the body.
-    let head = rest.split('{').next().unwrap_or_default();
-    let second_then_paren = words.len() == 2 && {
-        // The first word may follow other characters (`€ab`): slice after where it is.
-        let end = rest.find(first).map_or(rest.len(), |at| at + first.len());
-        let after_first = rest[end..].trim_start();
-        after_first
-            .strip_prefix(words[1])
-            .is_some_and(|after| after.trim_start().starts_with('('))
-    };
-    if second_then_paren && rest.trim_end().ends_with('}') && !head.contains('=') {
-        Part::Declaration
-    } else {
-        Part::Statement
-    }
-}
-
-/// The display name of a resource.
-fn resource_name(graph: &RecordedGraph, index: usize) -> String {
-    graph
-        .resource_name(rpsl::runtime::ResourceId::from_index(index))
-        .map_or_else(|| format!("r{index}"), str::to_string)
-}
-
-/// The nodes from `first` on (`+ node 3: Draw(rt = backbuffer)`), then the frame's figures.
-fn summary(graph: &RecordedGraph, compiled: &CompiledFrame, first: usize) -> String {
-    let mut text = String::new();
-    let culled: std::collections::HashSet<NodeId> = compiled.culled.iter().copied().collect();
-    for index in first..graph.nodes.len() {
-        let node = NodeId(index as u32);
-        let decl = graph.decl_of(node);
-        let views: Vec<String> = graph
-            .node_accesses(node)
-            .iter()
-            .map(|access| {
-                let param = &decl.params[access.param as usize].name;
-                let mut view = resource_name(graph, access.resource.index());
-                if let AccessRange::Texture(range) = access.range {
-                    let desc = &graph.resources[access.resource.index()].desc;
-                    if range.mip_count != desc.mip_levels {
-                        let _ = write!(view, ".mips({}, {})", range.base_mip, range.mip_count);
-                    }
-                    if range.layer_count != desc.array_layers() {
-                        let _ = write!(view, ".array({}, {})", range.base_layer, range.layer_count);
-                    }
-                }
-                format!("{param} = {view}")
-            })
-            .collect();
-        let _ = writeln!(
-            text,
-            "+ node {index}: {}({}){}",
-            decl.name,
-            views.join(", "),
-            if culled.contains(&node) {
-                "  [culled: nothing uses its results]"
-            } else {
-                ""
-            }
-        );
-    }
-    let _ = writeln!(
-        text,
-        "frame: {} nodes ({} culled), {} resources, {} barrier batches, {} transitions, {} transient bytes",
-        graph.nodes.len(),
-        compiled.culled.len(),
-        graph.resources.len(),
-        compiled.batches,
-        compiled.transitions,
-        compiled.memory.transient_bytes
-    );
-    text
-}
-
-/// The compiled frame in execution order: each barrier batch before the node it precedes.
-fn schedule(graph: &RecordedGraph, compiled: &CompiledFrame) -> String {
-    let mut text = String::new();
-    let write_batch = |text: &mut String, batch: &rpsl::runtime::BarrierBatch| {
-        let barriers = batch.barriers.start as usize..batch.barriers.end as usize;
-        for barrier in &compiled.barriers[barriers] {
-            let _ = writeln!(
-                text,
-                "      barrier {}: {:?} -> {:?}",
-                resource_name(graph, barrier.resource.index()),
-                barrier.old_layout,
-                barrier.new_layout
-            );
-        }
-    };
-    let mut batches = compiled.batch_list.iter().peekable();
-    for (position, &node) in compiled.order.iter().enumerate() {
-        while let Some(batch) = batches.next_if(|batch| batch.position as usize <= position) {
-            write_batch(&mut text, batch);
-        }
-        let queue = compiled.node_queue.get(node.index()).copied().unwrap_or(0);
-        let _ = writeln!(
-            text,
-            "  {position:>3}  {} (node {}, queue {queue})",
-            graph.decl_of(node).name,
-            node.0
-        );
-    }
-    for batch in batches {
-        write_batch(&mut text, batch);
-    }
-    let _ = writeln!(
-        text,
-        "memory: {} transient bytes ({} without aliasing)",
-        compiled.memory.transient_bytes, compiled.memory.unaliased_bytes
-    );
-    text
 }
 
 #[cfg(test)]
@@ -675,44 +482,5 @@ mod tests {
             repl.listing(),
             "graphics node Draw(rtv rt : SV_Target0, uint i);\nDraw(backbuffer, 1);\n"
         );
-    }
-
-    #[test]
-    fn inputs_are_sorted_into_declarations_and_statements() {
-        for declaration in [
-            "graphics node Draw(rtv rt : SV_Target0);",
-            "struct S { uint a; };",
-            "static const uint N = 3;",
-            "#define W 4",
-            "uint twice(uint x) { return 2 * x; }",
-            "[subgraph(atomic)] void pass(texture t) { Draw(t); }",
-            "export void other(texture bb) { }",
-        ] {
-            assert_eq!(part_of(declaration), Part::Declaration, "{declaration}");
-        }
-        for statement in [
-            "Draw(backbuffer)",
-            "texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4);",
-            "for (uint i = 0; i < 3; i++) { Draw(backbuffer); }",
-            "if (frameIndex > 0) { Draw(backbuffer); }",
-            "uint x = twice(3);",
-            "async clear(t, float4(0, 0, 0, 1));",
-        ] {
-            assert_eq!(part_of(statement), Part::Statement, "{statement}");
-        }
-        // Not RPSL, but never a panic: the first word after a multi-byte character.
-        for text in ["€ab cd(x) { }", "«» x", "€"] {
-            let _ = part_of(text);
-        }
-    }
-
-    #[test]
-    fn open_brackets_comments_and_strings_ask_for_more() {
-        assert!(Repl::needs_more("for (uint i = 0; i < 3; i++) {"));
-        assert!(Repl::needs_more("Draw(backbuffer,"));
-        assert!(Repl::needs_more("/* a comment"));
-        assert!(!Repl::needs_more("Draw(backbuffer); // (not counted"));
-        assert!(!Repl::needs_more("#include \"a(b.rpsl\""));
-        assert!(!Repl::needs_more("{ Draw(backbuffer); }"));
     }
 }
