@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 /// Runs `rpsl repl [file]` with `input` on stdin: (exit code, stdout, stderr).
 fn repl(file: Option<&str>, input: &str) -> (i32, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rpsl"));
-    command.arg("repl");
+    command.arg("repl").env("RPSL_REPL_HISTORY", "");
     if let Some(file) = file {
         command.arg(file);
     }
@@ -55,7 +55,7 @@ rpsl repl: type :help for commands, :quit to leave
 frame: 0 nodes (0 culled), 1 resources, 0 barrier batches, 0 transitions, 0 transient bytes
 frame: 0 nodes (0 culled), 1 resources, 0 barrier batches, 0 transitions, 0 transient bytes
 frame: 0 nodes (0 culled), 2 resources, 0 barrier batches, 0 transitions, 0 transient bytes
-+ node 0: Draw(rt = t.mips(0, 1))  [culled: nothing uses its results]
++ node 0: Draw(rt = t.mips(0, 1), i = 1)  [culled: nothing uses its results]
 frame: 1 nodes (1 culled), 2 resources, 0 barrier batches, 0 transitions, 0 transient bytes
 + node 1: Blur(src = t.mips(0, 1), dst = backbuffer)
 + node 2: Blur(src = t.mips(0, 1), dst = backbuffer)
@@ -88,15 +88,35 @@ fn a_loaded_script_can_be_called_and_scheduled() {
     let expected = format!(
         "\
 loaded {script} (entry points: main)
-frame: 0 nodes (0 culled), 1 resources, 0 barrier batches, 0 transitions, 0 transient bytes
+running `main` (default arguments, and :arg values)
++ node 0: DrawScene(color = scene, clearColor = float4(0.02, 0.02, 0.03, 1), time = 0)
++ node 1: Downsample(dst = chain.mips(0, 1), src = scene, invSrcSize = float2(0.00078125, 0.0013888889))
++ node 2: Downsample(dst = chain.mips(1, 1), src = chain.mips(0, 1), invSrcSize = float2(0.0015625, 0.0027777778))
++ node 3: Downsample(dst = chain.mips(2, 1), src = chain.mips(1, 1), invSrcSize = float2(0.003125, 0.0055555557))
++ node 4: Downsample(dst = chain.mips(3, 1), src = chain.mips(2, 1), invSrcSize = float2(0.00625, 0.011111111))
++ node 5: Downsample(dst = chain.mips(4, 1), src = chain.mips(3, 1), invSrcSize = float2(0.0125, 0.022222223))
++ node 6: UpsampleAdd(dst = chain.mips(3, 1), src = chain.mips(4, 1), radius = 2.5)
++ node 7: UpsampleAdd(dst = chain.mips(2, 1), src = chain.mips(3, 1), radius = 2)
++ node 8: UpsampleAdd(dst = chain.mips(1, 1), src = chain.mips(2, 1), radius = 1.5)
++ node 9: UpsampleAdd(dst = chain.mips(0, 1), src = chain.mips(1, 1), radius = 1)
++ node 10: Composite(output = backbuffer, scene = scene, bloom = chain.mips(0, 1), intensity = 0)
+frame: 11 nodes (0 culled), 3 resources, 12 barrier batches, 22 transitions, 9895936 transient bytes
 rpsl repl: type :help for commands, :quit to leave
-frame: 0 nodes (0 culled), 1 resources, 0 barrier batches, 0 transitions, 0 transient bytes
-+ node 0: DrawScene(color = scene)
-+ node 1: Downsample(dst = chain.mips(0, 1), src = scene)
-+ node 2: Downsample(dst = chain.mips(1, 1), src = chain.mips(0, 1))
-+ node 3: UpsampleAdd(dst = chain.mips(0, 1), src = chain.mips(1, 1))
-+ node 4: Composite(output = backbuffer, scene = scene, bloom = chain.mips(0, 1))
+running `main` (default arguments, and :arg values)
++ node 0: DrawScene(color = scene, clearColor = float4(0.02, 0.02, 0.03, 1), time = 0)
++ node 1: Downsample(dst = chain.mips(0, 1), src = scene, invSrcSize = float2(0.015625, 0.015625))
++ node 2: Downsample(dst = chain.mips(1, 1), src = chain.mips(0, 1), invSrcSize = float2(0.03125, 0.03125))
++ node 3: UpsampleAdd(dst = chain.mips(0, 1), src = chain.mips(1, 1), radius = 1)
++ node 4: Composite(output = backbuffer, scene = scene, bloom = chain.mips(0, 1), intensity = 0)
 frame: 5 nodes (0 culled), 3 resources, 6 barrier batches, 11 transitions, 131072 transient bytes
++ node 0: DrawScene(color = scene, clearColor = float4(0.02, 0.02, 0.03, 1), time = 1)
++ node 1: Downsample(dst = chain.mips(0, 1), src = scene, invSrcSize = float2(0.015625, 0.015625))
++ node 2: Downsample(dst = chain.mips(1, 1), src = chain.mips(0, 1), invSrcSize = float2(0.03125, 0.03125))
++ node 3: UpsampleAdd(dst = chain.mips(0, 1), src = chain.mips(1, 1), radius = 1)
++ node 4: Composite(output = backbuffer, scene = scene, bloom = chain.mips(0, 1), intensity = 0.5)
+frame: 5 nodes (0 culled), 3 resources, 6 barrier batches, 11 transitions, 131072 transient bytes
+      barrier scene (mips 0..1, layers 0..1): Undefined -> ColorAttachment, stages NONE -> \
+COLOR_ATTACHMENT_OUTPUT, access NONE -> COLOR_ATTACHMENT_READ|COLOR_ATTACHMENT_WRITE
 "
     );
     assert!(stdout.starts_with(&expected), "{stdout}");
@@ -104,8 +124,10 @@ frame: 5 nodes (0 culled), 3 resources, 6 barrier batches, 11 transitions, 13107
     // to present after the last node.
     assert!(
         stdout.contains(
-            "    4  Composite (node 4, queue 0)\n      barrier backbuffer: ColorAttachment -> \
-             PresentSrc\nmemory: 131072 transient bytes (131072 without aliasing)\n"
+            "    4  Composite (node 4, queue 0)\n      barrier backbuffer (mips 0..1, layers 0..1): \
+             ColorAttachment -> PresentSrc, stages COLOR_ATTACHMENT_OUTPUT -> BOTTOM_OF_PIPE, \
+             access COLOR_ATTACHMENT_WRITE -> NONE\nmemory: 131072 transient bytes (131072 \
+             without aliasing)\n"
         ),
         "{stdout}"
     );
@@ -147,6 +169,69 @@ fn typed_inputs_are_located_in_the_repl_not_in_the_loaded_script() {
 
 "
         )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn save_writes_a_script_that_runs_and_json_is_pretty() {
+    let dir = std::env::temp_dir().join(format!("rpsl-repl-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let saved = dir.join("session.rpsl");
+    let input = format!(
+        "graphics node Draw(rtv rt : SV_Target0, float4 tint);\nDraw(backbuffer, float4(1, 0.5, 0, 1))\n:save {}\n:json\n",
+        saved.display()
+    );
+    let (code, stdout, stderr) = repl(None, &input);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(&format!("saved the session to {}\n", saved.display())),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&saved).unwrap(),
+        format!(
+            "// Saved by `rpsl repl`; run it with `rpsl run {} --entry __repl`.
+graphics node Draw(rtv rt : SV_Target0, float4 tint);
+export void __repl([readonly(present)] texture backbuffer, uint frameIndex)
+{{
+Draw(backbuffer, float4(1, 0.5, 0, 1));
+}}
+",
+            saved.display()
+        )
+    );
+    // The dump, indented, keys in the dump's order, short number lists on one line.
+    assert!(
+        stdout.contains(
+            "      \"nodes\": [
+        {
+          \"id\": 0,
+          \"name\": \"Draw\",
+          \"queue\": \"graphics\",
+          \"async\": false,
+          \"args\": ["
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\"value\": [1, 0.5, 0, 1]"), "{stdout}");
+    // The saved script runs as it ran in the session.
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_rpsl"))
+        .args([
+            "run",
+            saved.to_str().unwrap(),
+            "--entry",
+            "__repl",
+            "--backend",
+            "null",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

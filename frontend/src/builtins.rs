@@ -271,6 +271,24 @@ fn methods_of(receiver: &Type) -> &'static [(&'static str, &'static [MethodSig])
     }
 }
 
+/// The names of every view method of textures and buffers (`mips`, `array`, `bytes`, ...), each
+/// once, for completion and suggestions.
+///
+/// ```
+/// let names: Vec<&str> = rpsl_frontend::builtins::view_method_names().collect();
+/// assert!(names.contains(&"mips") && names.contains(&"bytes"));
+/// ```
+pub fn view_method_names() -> impl Iterator<Item = &'static str> {
+    let mut names: Vec<&'static str> = TEXTURE_METHODS
+        .iter()
+        .chain(BUFFER_METHODS)
+        .map(|(name, _)| *name)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.into_iter()
+}
+
 /// The overloads of method `name` on a `texture` or `buffer` receiver.
 ///
 /// ```

@@ -2,7 +2,7 @@
 //! to record and compile only) and writes the JSON dump of every frame with `--dump PATH` (`-`
 //! for stdout).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -10,7 +10,7 @@ use rpsl::runtime::DumpWriter;
 
 use super::frames::{self, Backend, FrameOptions, EXIT_RUNTIME};
 use super::output::{Destination, Output};
-use super::run_vulkan::{VulkanRunOptions, VulkanRunner};
+use super::run_vulkan::{script_node_names, shader_dir_of, VulkanRunOptions, VulkanRunner};
 
 /// Options of `rpsl run`.
 #[derive(Args, Debug)]
@@ -73,21 +73,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
             allow_unbound: args.allow_unbound,
             out: args.out.clone(),
             timings: args.timings,
-            shader_dir: args.shaders.clone().unwrap_or_else(|| {
-                let dir = args.options.file.parent().unwrap_or(Path::new(""));
-                if dir.as_os_str().is_empty() {
-                    PathBuf::from(".")
-                } else {
-                    dir.to_path_buf()
-                }
-            }),
-            node_names: program
-                .hir()
-                .nodes
-                .iter()
-                .filter(|node| !node.is_builtin)
-                .map(|node| node.name.clone())
-                .collect(),
+            shader_dir: args
+                .shaders
+                .clone()
+                .unwrap_or_else(|| shader_dir_of(&args.options.file)),
+            node_names: script_node_names(&program),
         }) {
             Ok(runner) => vulkan = Some(runner),
             Err(code) => return code,

@@ -160,6 +160,26 @@ impl VulkanRunner {
     }
 }
 
+/// Where shader-bound nodes of the script at `file` find their shaders by default: the
+/// script's directory (`.` for a script in the current directory).
+pub fn shader_dir_of(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The script's own node names (not the built-ins): those with shader files get bound.
+pub fn script_node_names(program: &rpsl::Program) -> Vec<String> {
+    program
+        .hir()
+        .nodes
+        .iter()
+        .filter(|node| !node.is_builtin)
+        .map(|node| node.name.clone())
+        .collect()
+}
+
 /// The named external textures of a frame (entry texture parameters and `out` parameters).
 fn external_textures(graph: &RecordedGraph) -> Vec<OutputTexture> {
     graph

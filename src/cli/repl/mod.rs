@@ -20,11 +20,16 @@ use rpsl::runtime::{CompiledFrame, RecordedGraph};
 use rpsl::{EntryArgs, Program, Session, SessionOptions};
 
 use crate::cli::output::{Destination, Output, OutputError};
+use crate::cli::run_vulkan::{script_node_names, shader_dir_of, VulkanRunOptions, VulkanRunner};
 
+mod complete;
 mod describe;
 mod input_kind;
 
-use describe::{schedule, summary};
+use complete::ReplHelper;
+use rustyline::history::FileHistory;
+
+use describe::{pretty_json, schedule, summary};
 use input_kind::{needs_more, part_of, Part};
 
 /// The entry point the typed statements form.
@@ -117,30 +122,64 @@ pub struct Repl {
     /// Entry arguments (`backbuffer=1920x1080`).
     args: Vec<String>,
     options: SessionOptions,
-    /// Nodes of the last frame that ran: later frames show only the nodes past these.
+    /// Nodes of the last frame that ran: later frames of the same entry show only the nodes
+    /// past these.
     shown_nodes: usize,
+    /// The entry of the last frame that ran.
+    shown_entry: String,
 }
 
-const HELP: &str = "\
-Type RPSL declarations (node, struct, functions, static, #define) or statements; each input
+/// One `:` command: its name, its arguments and what it does (for `:help` and completion).
+pub struct Command {
+    /// The name after `:`.
+    pub name: &'static str,
+    /// Its arguments as `:help` shows them.
+    pub args: &'static str,
+    /// What it does.
+    pub about: &'static str,
+}
+
+/// Every `:` command.
+pub const COMMANDS: &[Command] = &[
+    Command { name: "load", args: "FILE", about: "load a script and run its entry with default arguments" },
+    Command { name: "list", args: "", about: "the typed inputs" },
+    Command { name: "undo", args: "", about: "drop the last input" },
+    Command { name: "reset", args: "", about: "drop every input (the loaded script stays)" },
+    Command { name: "arg", args: "NAME=VALUE", about: "an argument of the entry (`:arg backbuffer=1920x1080`)" },
+    Command { name: "schedule", args: "", about: "the compiled frame: order, barriers (subresources, stages, accesses), memory" },
+    Command { name: "dot", args: "", about: "the frame as Graphviz dot" },
+    Command { name: "json", args: "", about: "the frame's JSON graph dump, pretty-printed" },
+    Command { name: "run", args: "[FRAMES] [DIR]", about: "run the entry on Vulkan (the CPU driver without a GPU), write PNGs to DIR (default repl-out)" },
+    Command { name: "save", args: "FILE", about: "write the session as a script (entry `__repl`)" },
+    Command { name: "help", args: "", about: "this text" },
+    Command { name: "quit", args: "", about: "leave (also Ctrl-D)" },
+];
+
+/// The `:help` text.
+fn help() -> String {
+    let mut text = String::from(
+        "Type RPSL declarations (node, struct, functions, static, #define) or statements; each input
 runs the frame again and shows the nodes it added. Statements form the body of
 `export void __repl([readonly(present)] texture backbuffer, uint frameIndex)`.
-An input continues on the next line while brackets are open.
-  :load FILE        load a script (its declarations and entry points become callable)
-  :list             the typed inputs
-  :undo             drop the last input
-  :reset            drop every input (the loaded script stays)
-  :arg NAME=VALUE   an argument of the entry (`:arg backbuffer=1920x1080`)
-  :schedule         the compiled frame: order, barrier batches, memory
-  :dot | :json      the frame as Graphviz dot / the JSON graph dump
-  :help             this text
-  :quit             leave (also Ctrl-D)
-";
+An input continues on the next line while brackets are open; Tab completes names.
+",
+    );
+    for command in COMMANDS {
+        let usage = format!(":{} {}", command.name, command.args);
+        let _ = writeln!(text, "  {usage:<22}{}", command.about);
+    }
+    text
+}
 
 impl Repl {
     /// An empty session (no script loaded).
     pub fn new() -> Repl {
         Repl::default()
+    }
+
+    /// The loaded script's text, if a script is loaded.
+    pub fn loaded_text(&self) -> Option<&str> {
+        self.file.as_ref().map(|loaded| loaded.text.as_str())
     }
 
     /// Handles one complete input: a `:command`, a declaration or a statement.
@@ -231,7 +270,7 @@ impl Repl {
                 text: String::new(),
                 quit: true,
             },
-            "h" | "help" => Reply::ok(HELP.to_string()),
+            "h" | "help" => Reply::ok(help()),
             "load" if !rest.is_empty() => self.load(Path::new(rest)),
             "list" => Reply::ok(self.listing()),
             "undo" => match self.inputs.pop() {
@@ -266,6 +305,8 @@ impl Repl {
                 }
             }
             "schedule" | "dot" | "json" => self.show(name),
+            "save" if !rest.is_empty() => self.save(Path::new(rest)),
+            "run" => self.run_on_vulkan(rest),
             _ => Reply::refused(format!("unknown command `:{command}` (:help lists them)\n")),
         }
     }
@@ -315,17 +356,33 @@ impl Repl {
     /// Compiles the script, runs one frame and describes it: the nodes of the last input's
     /// statements (those past the previous frame's count) and the frame's figures.
     fn run(&mut self) -> Result<(String, Program), String> {
-        let shown = self.shown_nodes;
-        let ((text, nodes), program) = self
-            .with_frame(|graph, compiled| (summary(graph, compiled, shown), graph.nodes.len()))?;
+        let (last_entry, shown) = (self.shown_entry.clone(), self.shown_nodes);
+        let ((text, nodes, entry), program) = self.with_frame(|entry, graph, compiled| {
+            // Past the nodes shown before, unless the frame is another entry's or shrank.
+            let first = if entry == last_entry && shown <= graph.nodes.len() {
+                shown
+            } else {
+                0
+            };
+            let mut text = summary(graph, compiled, first);
+            if entry != REPL_ENTRY {
+                text = format!("running `{entry}` (default arguments, and :arg values)\n{text}");
+            }
+            (text, graph.nodes.len(), entry.to_string())
+        })?;
         self.shown_nodes = nodes;
+        self.shown_entry = entry;
         Ok((text, program))
     }
 
     fn show(&mut self, what: &str) -> Reply {
-        let shown = self.with_frame(|graph, compiled| match what {
-            "dot" => super::graph::dot(REPL_ENTRY, graph, compiled),
-            "json" => rpsl::runtime::dump_frame_json(REPL_ENTRY, graph, Some(compiled)),
+        let shown = self.with_frame(|entry, graph, compiled| match what {
+            "dot" => super::graph::dot(entry, graph, compiled),
+            "json" => pretty_json(&rpsl::runtime::dump_frame_json(
+                entry,
+                graph,
+                Some(compiled),
+            )),
             _ => schedule(graph, compiled),
         });
         match shown {
@@ -334,23 +391,183 @@ impl Repl {
         }
     }
 
-    /// Compiles the script, runs one frame of the repl's entry and describes it with
-    /// `describe`; the error to show when any step fails.
+    /// `:run [FRAMES] [DIR]`: runs the current entry for FRAMES frames (default 1) on Vulkan
+    /// (a GPU, or the CPU driver), nodes without shaders as empty passes, and writes the last
+    /// frame's external textures to DIR (default `repl-out`) as PNGs. Vulkan errors are printed
+    /// as `rpsl run` prints them; the session goes on.
+    fn run_on_vulkan(&mut self, rest: &str) -> Reply {
+        let mut frames = 1u32;
+        let mut dir = PathBuf::from("repl-out");
+        for word in rest.split_whitespace() {
+            match word.parse::<u32>() {
+                Ok(count) if (1..=10_000).contains(&count) => frames = count,
+                Ok(_) => return Reply::refused("error: FRAMES must be 1 to 10000\n".to_string()),
+                Err(_) => dir = PathBuf::from(word),
+            }
+        }
+        let program = match self.program() {
+            Ok(program) => program,
+            Err(error) => return Reply::refused(error),
+        };
+        let entry = self.current_entry(&program);
+        let options = SessionOptions {
+            jit_tier_up: false,
+            ..self.options
+        };
+        let mut session = match Session::new(&program, Some(&entry), options) {
+            Ok(session) => session,
+            Err(error) => return Reply::refused(error.message() + "\n"),
+        };
+        let args = match EntryArgs::parse(&program, session.entry(), self.args_of(session.entry()))
+        {
+            Ok(args) => args,
+            Err(error) => return Reply::refused(format!("error: {error}\n")),
+        };
+        let shader_dir = match &self.file {
+            Some(loaded) => shader_dir_of(&loaded.path),
+            None => PathBuf::from("."),
+        };
+        // The runner prints its own errors (`error: vulkan: ...`).
+        let Ok(mut runner) = VulkanRunner::new(VulkanRunOptions {
+            allow_unbound: true,
+            out: Some(dir.clone()),
+            shader_dir,
+            node_names: script_node_names(&program),
+            ..VulkanRunOptions::default()
+        }) else {
+            return Reply::refused(String::new());
+        };
+        for _ in 0..frames {
+            let frame = match session.run_frame(&args) {
+                Ok(frame) => frame,
+                Err(error) => return Reply::refused(error.render()),
+            };
+            if runner.execute(frame).is_err() {
+                return Reply::refused(String::new());
+            }
+        }
+        if runner.finish().is_err() {
+            return Reply::refused(String::new());
+        }
+        let mut written: Vec<String> = std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|entry| entry.ok())
+                    .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                    .filter(|name| name.ends_with(".png"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        written.sort();
+        let plural = if frames == 1 { "" } else { "s" };
+        Reply::ok(format!(
+            "ran `{entry}` for {frames} frame{plural} on Vulkan; {}: {}\n",
+            dir.display(),
+            if written.is_empty() {
+                "no PNG".to_string()
+            } else {
+                written.join(", ")
+            }
+        ))
+    }
+
+    /// `:save FILE`: the session's script, runnable with `rpsl run FILE --entry __repl`.
+    fn save(&self, path: &Path) -> Reply {
+        let mut text = format!(
+            "// Saved by `rpsl repl`; run it with `rpsl run {} --entry {REPL_ENTRY}`.\n",
+            path.display()
+        );
+        text.push_str(&self.source());
+        if let Err(error) = std::fs::write(path, text) {
+            return Reply::refused(format!(
+                "error: cannot write `{}`: {error}\n",
+                path.display()
+            ));
+        }
+        let mut reply = format!("saved the session to {}\n", path.display());
+        if let Some(loaded) = &self.file {
+            let saved_dir = path.parent().and_then(|dir| {
+                std::fs::canonicalize(if dir.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    dir
+                })
+                .ok()
+            });
+            let loaded_dir = loaded.canonical.parent().map(Path::to_path_buf);
+            if saved_dir != loaded_dir {
+                let dir = loaded
+                    .path
+                    .parent()
+                    .filter(|dir| !dir.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                let _ = writeln!(
+                    reply,
+                    "note: it includes `{}`: run it with `-I {}`",
+                    loaded.include_name,
+                    dir.display()
+                );
+            }
+        }
+        Reply::ok(reply)
+    }
+
+    /// The entry the session runs: the typed statements' `__repl` once there are any; before
+    /// that the loaded script's own entry (`main`, or its only export), so a loaded script shows
+    /// its frame at once.
+    fn current_entry(&self, program: &Program) -> String {
+        let typed_statements = self.inputs.iter().any(|(part, _)| *part == Part::Statement);
+        let loaded_entry = || {
+            let exports: Vec<&str> = program
+                .entries()
+                .iter()
+                .map(|entry| entry.name.as_str())
+                .filter(|name| *name != REPL_ENTRY)
+                .collect();
+            match exports.as_slice() {
+                [only] => Some(only.to_string()),
+                _ => exports.contains(&"main").then(|| "main".to_string()),
+            }
+        };
+        match &self.file {
+            Some(_) if !typed_statements => {
+                loaded_entry().unwrap_or_else(|| REPL_ENTRY.to_string())
+            }
+            _ => REPL_ENTRY.to_string(),
+        }
+    }
+
+    /// The `:arg` values that name parameters of `entry` (the others wait for an entry that
+    /// has them).
+    fn args_of(&self, entry: &rpsl::vm::lower::EntryInfo) -> Vec<String> {
+        self.args
+            .iter()
+            .filter(|arg| {
+                let name = arg.split('=').next().unwrap_or_default().trim();
+                entry.params.iter().any(|param| param.name == name)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Compiles the script, runs one frame of the current entry and describes it with
+    /// `describe` (given the entry's name); the error to show when any step fails.
     fn with_frame<T>(
         &self,
-        describe: impl FnOnce(&RecordedGraph, &CompiledFrame) -> T,
+        describe: impl FnOnce(&str, &RecordedGraph, &CompiledFrame) -> T,
     ) -> Result<(T, Program), String> {
         let program = self.program()?;
+        let entry = self.current_entry(&program);
         let options = SessionOptions {
             jit_tier_up: false,
             ..self.options
         };
         let mut session =
-            Session::new(&program, Some(REPL_ENTRY), options).map_err(|e| e.message() + "\n")?;
-        let args = EntryArgs::parse(&program, session.entry(), self.args.iter())
+            Session::new(&program, Some(&entry), options).map_err(|e| e.message() + "\n")?;
+        let args = EntryArgs::parse(&program, session.entry(), self.args_of(session.entry()))
             .map_err(|error| format!("error: {error}\n"))?;
         let described = match session.run_frame(&args) {
-            Ok(frame) => describe(frame.graph, frame.compiled),
+            Ok(frame) => describe(&entry, frame.graph, frame.compiled),
             Err(error) => return Err(error.render()),
         };
         drop(session);
@@ -389,13 +606,23 @@ fn session(
         }
         say(&mut out, &reply.text)?;
     }
-    let mut editor = match rustyline::DefaultEditor::new() {
+    let mut editor = match rustyline::Editor::<ReplHelper, FileHistory>::new() {
         Ok(editor) => editor,
         Err(error) => {
             diagln!("error: cannot read input: {error}");
             return Ok(std::process::ExitCode::from(2));
         }
     };
+    let mut helper = ReplHelper::new();
+    if let Some(text) = repl.loaded_text() {
+        helper.learn(text);
+    }
+    editor.set_helper(Some(helper));
+    let history = history_file();
+    if let Some(path) = &history {
+        // A first session has no history yet.
+        let _ = editor.load_history(path);
+    }
     say(
         &mut out,
         "rpsl repl: type :help for commands, :quit to leave\n",
@@ -428,6 +655,12 @@ fn session(
         }
         let reply = repl.input(&input);
         if reply.ok {
+            if let Some(helper) = editor.helper_mut() {
+                helper.learn(&input);
+                if let Some(text) = repl.loaded_text() {
+                    helper.learn(text);
+                }
+            }
             say(&mut out, &reply.text)?;
         } else {
             diag!("{}", reply.text);
@@ -436,8 +669,34 @@ fn session(
             break;
         }
     }
+    if let Some(path) = &history {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Err(error) = editor.save_history(path) {
+            diagln!(
+                "warning: cannot save the history to `{}`: {error}",
+                path.display()
+            );
+        }
+    }
     out.finish()?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Where the history lives between sessions: `$RPSL_REPL_HISTORY` (empty: no history), else
+/// `$XDG_STATE_HOME/rpsl/repl_history`, else `~/.local/state/rpsl/repl_history`.
+fn history_file() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("RPSL_REPL_HISTORY") {
+        return (!path.is_empty()).then(|| PathBuf::from(path));
+    }
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
+        })?;
+    Some(state.join("rpsl").join("repl_history"))
 }
 
 #[cfg(test)]
@@ -454,7 +713,7 @@ mod tests {
         assert_eq!(
             reply.text,
             // Present -> color attachment before the draw, back to present after it.
-            "+ node 0: Draw(rt = backbuffer)\nframe: 1 nodes (0 culled), 1 resources, 2 barrier \
+            "+ node 0: Draw(rt = backbuffer, i = 1)\nframe: 1 nodes (0 culled), 1 resources, 2 barrier \
              batches, 2 transitions, 0 transient bytes\n"
         );
         let refused = repl.input("Draw(nothing, 1);");
