@@ -161,6 +161,29 @@ fn render_targets_and_colour_clears_of_depth_resources_fail_at_the_call() {
     );
 }
 
+/// A view that passed for one use of a resource (a shader read of a depth texture) does not
+/// let another use of the same resource and format (a render target) pass: the builder
+/// remembers passes per use, not per resource.
+#[test]
+fn a_use_that_passed_does_not_let_another_use_pass() {
+    assert_fails_on_both_backends(
+        "read_then_rt_depth.rpsl",
+        "graphics node Draw(rtv target : SV_Target0);\n\
+         compute node Read([readonly(cs)] texture src);\n\
+         export void main(texture bb)\n\
+         {\n    texture depth = create_tex2d(RPS_FORMAT_D32_FLOAT, 16, 16);\n    \
+         Read(depth);\n    Read(depth);\n    Draw(depth);\n}\n",
+        &[],
+        &located(
+            "read_then_rt_depth.rpsl",
+            8,
+            "Draw: argument `target`: a render target or colour clear needs an uncompressed \
+             colour format; view format D32_FLOAT (the resource's) is not one",
+            "Draw(depth);",
+        ),
+    );
+}
+
 #[test]
 fn depth_accesses_through_colour_formats_fail_at_the_call() {
     assert_fails_on_both_backends(

@@ -79,6 +79,23 @@ pub struct GraphBuilder {
     /// Depth-capable typeless resources (`R32_TYPELESS`, `R16_TYPELESS`) written as depth or
     /// as colour this frame: whether as depth, and the node that first did.
     typeless_roles: HashMap<u32, (bool, String)>,
+    /// Per resource of this frame: the format uses (bits of [`own_format_use_bit`]) already
+    /// found valid for a view in the resource's own format, so later views in it skip the
+    /// format check.
+    own_format_uses_ok: Vec<u8>,
+}
+
+/// The bit of a view in its resource's own format: its kind and format use. Depth/stencil uses
+/// also depend on the planes accessed and are never cached (`None`).
+fn own_format_use_bit(format_use: FormatUse, kind: ViewKind) -> Option<u8> {
+    let base = match format_use {
+        FormatUse::DepthStencil => return None,
+        FormatUse::ColorTarget => 0,
+        FormatUse::Storage => 1,
+        FormatUse::TypedBuffer => 2,
+        FormatUse::Other => 3,
+    };
+    Some(1 << (base + if kind == ViewKind::Buffer { 4 } else { 0 }))
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -185,6 +202,7 @@ impl GraphBuilder {
         self.subgraph_stack.clear();
         self.keys_this_frame.clear();
         self.typeless_roles.clear();
+        self.own_format_uses_ok.clear();
         self.recording = true;
     }
 
@@ -605,6 +623,21 @@ impl GraphBuilder {
     ) -> Result<(), BuildError> {
         let resource_format = self.graph.resources[resource as usize].desc.format;
         let view_format = Format(view_format);
+        // Nearly every view is in its resource's own format: once a use passed, it passes.
+        let own_format = view_format == Format::UNKNOWN || view_format == resource_format;
+        let cache_bit = own_format
+            .then(|| own_format_use_bit(FormatUse::of(&slot.access, slot.kind), slot.kind))
+            .flatten();
+        if let Some(bit) = cache_bit {
+            let index = resource as usize;
+            if self
+                .own_format_uses_ok
+                .get(index)
+                .is_some_and(|ok| ok & bit != 0)
+            {
+                return Ok(());
+            }
+        }
         let error = |reason| BuildError::InvalidViewFormat {
             node: decl.name.clone(),
             param: slot.name.clone(),
@@ -620,6 +653,13 @@ impl GraphBuilder {
         )
         .map_err(error)?;
         if !crate::view_format_check::is_depth_capable_typeless(resource_format) {
+            if let Some(bit) = cache_bit {
+                let index = resource as usize;
+                if self.own_format_uses_ok.len() <= index {
+                    self.own_format_uses_ok.resize(index + 1, 0);
+                }
+                self.own_format_uses_ok[index] |= bit;
+            }
             return Ok(());
         }
         let as_depth = match FormatUse::of(&slot.access, slot.kind) {
