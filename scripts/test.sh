@@ -14,4 +14,6 @@ df -h . | tail -n 1 | awk '{print "disk before the build: " $4 " free"}'
 bash scripts/check_commits.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The library as an engine embeds it: without the command line's dependencies.
+cargo clippy -p rpsl --lib --no-default-features --locked -- -D warnings
 cargo test --workspace --locked "$@"

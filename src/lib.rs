@@ -43,4 +43,10 @@ pub use rpsl_frontend as frontend;
 pub use rpsl_frontend::{check_file, check_source, Compilation};
 pub use rpsl_runtime as runtime;
 pub use rpsl_vm as vm;
+/// The Vulkan backend (feature `vulkan`, on with the default `cli`).
+#[cfg(feature = "vulkan")]
+pub use rpsl_vulkan as vulkan;
+/// The `ash` the Vulkan backend is built on, for handles an engine passes in (feature `vulkan`).
+#[cfg(feature = "vulkan")]
+pub use rpsl_vulkan::ash;
 pub use session::{abort_code, Frame, FrameError, Mode, Session, SessionError, SessionOptions};

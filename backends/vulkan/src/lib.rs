@@ -27,6 +27,8 @@ mod texture_clear;
 mod timing;
 mod view_cache;
 
+/// The `ash` this backend is built on: handles an application passes in are of its types.
+pub use ash;
 pub use context::{EnabledFeatures, QueueFamilies, SizeLimits};
 pub use format::vk_format;
 pub use node::{BoundView, NodeCallback, NodeContext};
