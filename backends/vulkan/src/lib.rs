@@ -12,6 +12,7 @@ mod buffer_target;
 mod builtins;
 mod context;
 mod depth_resolve;
+mod encoder;
 mod format;
 mod minmax;
 mod node;
@@ -298,12 +299,6 @@ impl VulkanBackend {
         )
     }
 
-    fn allocator(&mut self) -> &mut Allocator {
-        self.allocator
-            .as_mut()
-            .unwrap_or_else(|| unreachable!("allocator lives until drop"))
-    }
-
     fn submit(&self, cb: vk::CommandBuffer, fence: vk::Fence) -> Result<(), BackendError> {
         let buffers = [vk::CommandBufferSubmitInfo::default().command_buffer(cb)];
         let submit = vk::SubmitInfo2::default().command_buffer_infos(&buffers);
@@ -367,13 +362,6 @@ impl VulkanBackend {
         let used = |index: usize| frame.lifetimes.get(index).copied().flatten().is_some();
         // Outliving resources.
         for (index, record) in graph.resources.iter().enumerate() {
-            let handle_of = |r: &GpuResource| ResourceHandle {
-                desc: resources::real_desc(r),
-                image: r.image,
-                buffer: r.buffer,
-                format: r.format,
-                usage: r.usage,
-            };
             if record.external {
                 let name = record
                     .name
@@ -381,7 +369,10 @@ impl VulkanBackend {
                     .unwrap_or_else(|| format!("external{index}"));
                 let rest = resources::rest_layout(frame, index);
                 self.ensure_external(&name, &record.desc, rest, usage[index])?;
-                handles[index] = self.externals.get(&name).map(|e| handle_of(&e.resource));
+                handles[index] = self
+                    .externals
+                    .get(&name)
+                    .map(|e| ResourceHandle::of(&e.resource));
             } else if record.desc.is_persistent() && used(index) {
                 let slot = record
                     .storage
@@ -396,10 +387,14 @@ impl VulkanBackend {
                     }
                     if let Some(old) = self.persistent.remove(&slot) {
                         self.view_cache.forget(&self.context, &old);
-                        old.destroy(
-                            &self.context,
-                            self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
-                        );
+                        // SAFETY: every frame slot was retired just above (its fence waited
+                        // for), so no frame in flight uses it; its views are forgotten.
+                        unsafe {
+                            old.destroy(
+                                &self.context,
+                                self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
+                            )
+                        };
                     }
                     let name = graph
                         .resource_name(rpsl_runtime::ResourceId::from_index(index))
@@ -409,7 +404,7 @@ impl VulkanBackend {
                     self.persistent.insert(slot, resource);
                     init?;
                 }
-                handles[index] = self.persistent.get(&slot).map(handle_of);
+                handles[index] = self.persistent.get(&slot).map(ResourceHandle::of);
             }
         }
         // Transients, placed in one heap as planned; reused from the slot's previous frame
@@ -479,13 +474,7 @@ impl VulkanBackend {
         }
         for (index, resource) in transients.iter().enumerate() {
             if let Some(resource) = resource {
-                handles[index] = Some(ResourceHandle {
-                    desc: resources::real_desc(resource),
-                    image: resource.image,
-                    buffer: resource.buffer,
-                    format: resource.format,
-                    usage: resource.usage,
-                });
+                handles[index] = Some(ResourceHandle::of(resource));
             }
         }
         let mut views = Vec::new();
@@ -552,14 +541,17 @@ impl VulkanBackend {
         }
         let slot = &mut self.slots[slot_index];
         let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
-        let buffer_targets = buffer_target::create_buffer_targets(
-            &self.context,
-            allocator,
-            &mut self.view_cache,
-            graph,
-            frame,
-            &mut slot.buffer_targets,
-        )?;
+        // SAFETY: the slot was retired before its frame began recording.
+        let buffer_targets = unsafe {
+            buffer_target::create_buffer_targets(
+                &self.context,
+                allocator,
+                &mut self.view_cache,
+                graph,
+                frame,
+                &mut slot.buffer_targets,
+            )
+        }?;
         let region_clears = region_clear::create_region_clear_scratch(
             &self.context,
             allocator,
@@ -584,10 +576,9 @@ impl VulkanBackend {
             handles,
             &mut slot.scratch,
         )?;
-        // The slot's depth/stencil resolve scratch images, where the recorder finds them.
+        // The slot's depth/stencil resolve scratch images, lent to the recorder for the frame.
         let mut resolve_scratch = std::mem::take(&mut slot.resolve_scratch);
         resolve_scratch.begin_frame();
-        self.context.resolve_scratch.replace(resolve_scratch);
         let mut recorder = FrameRecorder {
             context: &self.context,
             cb: vk::CommandBuffer::null(),
@@ -601,6 +592,9 @@ impl VulkanBackend {
             region_clears: &region_clears,
             buffer_clears: &buffer_clears,
             texture_clears: &texture_clears,
+            resolve_scratch: &mut resolve_scratch,
+            rendering: Default::default(),
+            open_labels: Default::default(),
         };
         let mut submission = FrameSubmission {
             lanes: &mut self.lanes,
@@ -613,7 +607,7 @@ impl VulkanBackend {
         let mut timed = Vec::new();
         let result = submit::record_and_submit_frame(&mut recorder, &mut submission, &mut timed);
         views_out.append(&mut recorder.views);
-        let mut resolve_scratch = self.context.resolve_scratch.take();
+        drop(recorder);
         resolve_scratch.end_frame(&self.context, &mut self.view_cache);
         self.slots[slot_index].resolve_scratch = resolve_scratch;
         result?;
@@ -663,21 +657,33 @@ impl Drop for VulkanBackend {
         }
         let _ = self.retire_all();
         // SAFETY: plain wait on a live device (also covers slots whose wait timed out).
-        let _ = unsafe { self.context.device.device_wait_idle() };
+        if unsafe { self.context.device.device_wait_idle() }.is_err() {
+            self.context.wedged.set(true);
+        }
+        if self.context.wedged.get() {
+            // As above: the GPU may still use everything.
+            std::mem::forget(self.allocator.take());
+            return;
+        }
         if let Some(pass) = self.minmax.take() {
             pass.destroy(&self.context);
         }
         if let Some(mut allocator) = self.allocator.take() {
             self.view_cache.destroy_all(&self.context);
             for mut slot in std::mem::take(&mut self.slots) {
+                // The device is idle: no slot's frame is pending any more.
+                slot.in_flight = false;
                 slot.release(&self.context, &mut allocator, &mut self.view_cache);
-                slot.destroy(&self.context);
+                // SAFETY: the device is idle and the slot's resources were just released.
+                unsafe { slot.destroy(&self.context) };
             }
             for (_, external) in self.externals.drain() {
-                external.resource.destroy(&self.context, &mut allocator);
+                // SAFETY: the device is idle; the view cache was emptied above.
+                unsafe { external.resource.destroy(&self.context, &mut allocator) };
             }
             for (_, resource) in self.persistent.drain() {
-                resource.destroy(&self.context, &mut allocator);
+                // SAFETY: as above.
+                unsafe { resource.destroy(&self.context, &mut allocator) };
             }
             drop(allocator);
         }

@@ -1,11 +1,12 @@
 //! Reading external resources back to the host (raw bytes, or RGBA8 pixels of a texture),
 //! uploading data into them, and writing RGBA8 pixels as PNG.
 
-use crate::context::vk_error;
-use crate::resources::map_alloc_error;
+use crate::context::{vk_error, Context};
+use crate::encoder::CommandEncoder;
+use crate::resources::{bind_or_free, map_alloc_error, GpuObject, GpuResource};
 use crate::VulkanBackend;
 use ash::vk;
-use gpu_allocator::vulkan::{AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
 use gpu_allocator::MemoryLocation;
 use rpsl_runtime::{BackendError, Format};
 use std::path::Path;
@@ -107,6 +108,368 @@ fn to_rgba8(format: Format, bytes: &[u8]) -> Result<Vec<u8>, BackendError> {
     })
 }
 
+/// Which way a transfer between an external resource and the host goes.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Direction {
+    /// Host to resource.
+    Upload,
+    /// Resource to host.
+    Readback,
+}
+
+impl Direction {
+    /// The layout the image is copied in.
+    fn transfer_layout(self) -> vk::ImageLayout {
+        match self {
+            Direction::Upload => vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            Direction::Readback => vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        }
+    }
+}
+
+/// The bytes a transfer of `resource` moves: a whole buffer, or mip 0 / layer 0 of a texture
+/// (tightly packed; multisampled and block-compressed textures are refused).
+fn transfer_size(resource: &GpuResource) -> Result<u64, BackendError> {
+    let desc = resource.desc;
+    match resource.object {
+        GpuObject::Buffer(_) => Ok(resource.size),
+        GpuObject::Image(_) if desc.sample_count > 1 => Err(BackendError::Unsupported(
+            "reading back multisampled textures".into(),
+        )),
+        GpuObject::Image(_) if desc.format.is_block_compressed() => Err(BackendError::Unsupported(
+            "reading back block-compressed textures".into(),
+        )),
+        GpuObject::Image(_) => Ok(desc.width
+            * desc.height as u64
+            * desc.depth() as u64
+            * desc.format.bytes_per_element() as u64),
+    }
+}
+
+/// A host-visible buffer with its own memory, for one transfer.
+struct StagingBuffer {
+    buffer: vk::Buffer,
+    allocation: Allocation,
+}
+
+impl StagingBuffer {
+    /// Creates, allocates (host-visible for `direction`) and binds a buffer of `size` bytes;
+    /// on failure nothing is left behind.
+    fn new(
+        context: &Context,
+        allocator: &mut Allocator,
+        size: u64,
+        direction: Direction,
+        name: &str,
+    ) -> Result<StagingBuffer, BackendError> {
+        let device = &context.device;
+        let info = vk::BufferCreateInfo::default()
+            .size(size.max(4))
+            .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST);
+        // SAFETY: valid create info on a live device.
+        let buffer = unsafe { device.create_buffer(&info, None) }
+            .map_err(|r| vk_error("vkCreateBuffer", r))?;
+        context.name(buffer, &format!("staging for `{name}`"));
+        // SAFETY: the buffer is live.
+        let requirements = unsafe { device.get_buffer_memory_requirements(buffer) };
+        let destroy_buffer = || {
+            // SAFETY: called only on failure below, before any command used the buffer.
+            unsafe { device.destroy_buffer(buffer, None) }
+        };
+        let allocation = allocator
+            .allocate(&AllocationCreateDesc {
+                name: "staging",
+                requirements,
+                location: match direction {
+                    Direction::Upload => MemoryLocation::CpuToGpu,
+                    Direction::Readback => MemoryLocation::GpuToCpu,
+                },
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(|e| {
+                destroy_buffer();
+                map_alloc_error("staging", e)
+            })?;
+        let allocation = bind_or_free(
+            allocation,
+            |allocation| {
+                // SAFETY: a fresh unbound buffer and a live allocation made for its
+                // requirements.
+                unsafe {
+                    device.bind_buffer_memory(buffer, allocation.memory(), allocation.offset())
+                }
+                .map_err(|r| vk_error("vkBindBufferMemory", r))
+            },
+            |allocation| {
+                let _ = allocator.free(allocation);
+                destroy_buffer();
+            },
+        )?;
+        Ok(StagingBuffer { buffer, allocation })
+    }
+
+    /// Copies `data` to the start of the buffer.
+    fn write(&mut self, data: &[u8]) -> Result<(), BackendError> {
+        let mapped = self
+            .allocation
+            .mapped_slice_mut()
+            .ok_or_else(|| BackendError::Api("staging memory is not mapped".into()))?;
+        mapped
+            .get_mut(..data.len())
+            .ok_or_else(|| BackendError::Api("staging memory is too small".into()))?
+            .copy_from_slice(data);
+        Ok(())
+    }
+
+    /// The first `size` bytes of the buffer.
+    fn read(&self, size: u64) -> Result<Vec<u8>, BackendError> {
+        self.allocation
+            .mapped_slice()
+            .and_then(|bytes| bytes.get(..size as usize))
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| BackendError::Api("staging memory is not mapped".into()))
+    }
+
+    /// Destroys the buffer and frees its memory.
+    ///
+    /// # Safety
+    ///
+    /// No pending GPU work uses the buffer (the transfer's submission was waited for, or never
+    /// submitted).
+    unsafe fn destroy(self, context: &Context, allocator: &mut Allocator) {
+        // SAFETY: the caller guarantees the GPU is done with the buffer.
+        unsafe { context.device.destroy_buffer(self.buffer, None) };
+        let _ = allocator.free(self.allocation);
+    }
+}
+
+/// Every earlier access of any kind, as the source or destination scope of a transfer barrier.
+const ANY_ACCESS: vk::AccessFlags2 = vk::AccessFlags2::from_raw(
+    vk::AccessFlags2::MEMORY_READ.as_raw() | vk::AccessFlags2::MEMORY_WRITE.as_raw(),
+);
+/// The copy's accesses.
+const COPY_ACCESS: vk::AccessFlags2 = vk::AccessFlags2::from_raw(
+    vk::AccessFlags2::TRANSFER_READ.as_raw() | vk::AccessFlags2::TRANSFER_WRITE.as_raw(),
+);
+
+/// Stages and accesses `(src stage, src access, dst stage, dst access)` of a barrier between
+/// the resource's frame work and the copy: into the copy when `to_copy`, else out of it.
+fn copy_scopes(
+    to_copy: bool,
+) -> (
+    vk::PipelineStageFlags2,
+    vk::AccessFlags2,
+    vk::PipelineStageFlags2,
+    vk::AccessFlags2,
+) {
+    let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+    let copy = vk::PipelineStageFlags2::COPY;
+    if to_copy {
+        (all, ANY_ACCESS, copy, COPY_ACCESS)
+    } else {
+        (copy, COPY_ACCESS, all, ANY_ACCESS)
+    }
+}
+
+/// The barrier of one plane (`aspect`) of mip 0 / layer 0 of `image` from `old` to `new`.
+fn image_copy_barrier(
+    image: vk::Image,
+    aspect: vk::ImageAspectFlags,
+    old: vk::ImageLayout,
+    new: vk::ImageLayout,
+    to_copy: bool,
+) -> vk::ImageMemoryBarrier2<'static> {
+    let (src, src_access, dst, dst_access) = copy_scopes(to_copy);
+    vk::ImageMemoryBarrier2::default()
+        .src_stage_mask(src)
+        .src_access_mask(src_access)
+        .dst_stage_mask(dst)
+        .dst_access_mask(dst_access)
+        .old_layout(old)
+        .new_layout(new)
+        .image(image)
+        .subresource_range(vk::ImageSubresourceRange {
+            aspect_mask: aspect,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: 0,
+            layer_count: 1,
+        })
+}
+
+/// The barrier of the whole of `buffer` into or out of the copy.
+fn buffer_copy_barrier(buffer: vk::Buffer, to_copy: bool) -> vk::BufferMemoryBarrier2<'static> {
+    let (src, src_access, dst, dst_access) = copy_scopes(to_copy);
+    vk::BufferMemoryBarrier2::default()
+        .src_stage_mask(src)
+        .src_access_mask(src_access)
+        .dst_stage_mask(dst)
+        .dst_access_mask(dst_access)
+        .buffer(buffer)
+        .offset(0)
+        .size(vk::WHOLE_SIZE)
+}
+
+/// The barrier between the host and the copy on the staging buffer: the host's writes before
+/// an upload's copy, the copy's writes before the host reads a readback.
+fn host_barrier(staging: vk::Buffer, direction: Direction) -> vk::BufferMemoryBarrier2<'static> {
+    let host = vk::PipelineStageFlags2::HOST;
+    let copy = vk::PipelineStageFlags2::COPY;
+    let barrier = match direction {
+        Direction::Upload => vk::BufferMemoryBarrier2::default()
+            .src_stage_mask(host)
+            .src_access_mask(vk::AccessFlags2::HOST_WRITE)
+            .dst_stage_mask(copy)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ),
+        Direction::Readback => vk::BufferMemoryBarrier2::default()
+            .src_stage_mask(copy)
+            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .dst_stage_mask(host)
+            .dst_access_mask(vk::AccessFlags2::HOST_READ),
+    };
+    barrier.buffer(staging).offset(0).size(vk::WHOLE_SIZE)
+}
+
+/// The barriers moving each plane of `image` (`aspect`: its whole aspect) from its resting
+/// layouts `rest` (per plane) to `layout`: one barrier, or depth and stencil separately.
+fn image_to_copy_barriers(
+    image: vk::Image,
+    aspect: vk::ImageAspectFlags,
+    rest: [vk::ImageLayout; 2],
+    layout: vk::ImageLayout,
+) -> Vec<vk::ImageMemoryBarrier2<'static>> {
+    if aspect.contains(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL) {
+        vec![
+            image_copy_barrier(image, vk::ImageAspectFlags::DEPTH, rest[0], layout, true),
+            image_copy_barrier(image, vk::ImageAspectFlags::STENCIL, rest[1], layout, true),
+        ]
+    } else {
+        vec![image_copy_barrier(image, aspect, rest[0], layout, true)]
+    }
+}
+
+/// What one transfer between an external texture and a staging buffer works with.
+struct ImageTransfer {
+    image: vk::Image,
+    /// The image's whole aspect.
+    aspect: vk::ImageAspectFlags,
+    /// Its resting layouts per plane between frames.
+    rest: [vk::ImageLayout; 2],
+    extent: vk::Extent3D,
+    staging: vk::Buffer,
+    direction: Direction,
+}
+
+/// The copy of one transfer: of a texture, or of a whole buffer.
+enum Transfer {
+    Image(ImageTransfer),
+    Buffer(vk::Buffer),
+}
+
+/// Records a copy between mip 0 / layer 0 of a texture (its depth plane, for depth/stencil
+/// formats) and the staging buffer, with the layout transitions there and back.
+///
+/// # Safety
+///
+/// `encoder` records a one-shot command buffer outside any render pass, submitted to the
+/// graphics queue and waited for while `transfer.image` and `transfer.staging` live; the image
+/// rests in `transfer.rest` (no frame is in flight).
+unsafe fn record_image_transfer(encoder: &CommandEncoder<'_>, transfer: &ImageTransfer) {
+    let layout = transfer.direction.transfer_layout();
+    let before = image_to_copy_barriers(transfer.image, transfer.aspect, transfer.rest, layout);
+    let after: Vec<_> = before
+        .iter()
+        .map(|barrier| {
+            let aspect = barrier.subresource_range.aspect_mask;
+            image_copy_barrier(transfer.image, aspect, layout, barrier.old_layout, false)
+        })
+        .collect();
+    let host = [host_barrier(transfer.staging, transfer.direction)];
+    let no_host: [vk::BufferMemoryBarrier2; 0] = [];
+    let (host_before, host_after) = match transfer.direction {
+        Direction::Upload => (&host[..], &no_host[..]),
+        Direction::Readback => (&no_host[..], &host[..]),
+    };
+    let region = vk::BufferImageCopy {
+        buffer_offset: 0,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        image_subresource: vk::ImageSubresourceLayers {
+            aspect_mask: if transfer.aspect.contains(vk::ImageAspectFlags::DEPTH) {
+                vk::ImageAspectFlags::DEPTH
+            } else {
+                transfer.aspect
+            },
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        },
+        image_offset: vk::Offset3D::default(),
+        image_extent: transfer.extent,
+    };
+    // SAFETY: the caller's contract: outside a render pass, live handles; the barriers move
+    // the image from its resting layouts to `layout` for the copy and back; the region is
+    // mip 0 / layer 0, within the image, and the staging buffer holds its bytes.
+    unsafe {
+        encoder.pipeline_barrier(
+            &vk::DependencyInfo::default()
+                .image_memory_barriers(&before)
+                .buffer_memory_barriers(host_before),
+        );
+        match transfer.direction {
+            Direction::Upload => {
+                encoder.copy_buffer_to_image(transfer.staging, transfer.image, layout, &[region])
+            }
+            Direction::Readback => {
+                encoder.copy_image_to_buffer(transfer.image, layout, transfer.staging, &[region])
+            }
+        }
+        encoder.pipeline_barrier(
+            &vk::DependencyInfo::default()
+                .image_memory_barriers(&after)
+                .buffer_memory_barriers(host_after),
+        );
+    }
+}
+
+/// Records a copy of `size` bytes between a buffer and the staging buffer, with the barriers
+/// into and out of the copy.
+///
+/// # Safety
+///
+/// As [`record_image_transfer`], for `buffer` (at least `size` bytes) and `staging`.
+unsafe fn record_buffer_transfer(
+    encoder: &CommandEncoder<'_>,
+    buffer: vk::Buffer,
+    size: u64,
+    staging: vk::Buffer,
+    direction: Direction,
+) {
+    let host = host_barrier(staging, direction);
+    let mut before = vec![buffer_copy_barrier(buffer, true)];
+    let mut after = vec![buffer_copy_barrier(buffer, false)];
+    match direction {
+        Direction::Upload => before.push(host),
+        Direction::Readback => after.push(host),
+    }
+    let copy = vk::BufferCopy {
+        src_offset: 0,
+        dst_offset: 0,
+        size,
+    };
+    // SAFETY: the caller's contract: outside a render pass, live handles; both buffers hold
+    // `size` bytes.
+    unsafe {
+        encoder.pipeline_barrier(&vk::DependencyInfo::default().buffer_memory_barriers(&before));
+        match direction {
+            Direction::Upload => encoder.copy_buffer(staging, buffer, &[copy]),
+            Direction::Readback => encoder.copy_buffer(buffer, staging, &[copy]),
+        }
+        encoder.pipeline_barrier(&vk::DependencyInfo::default().buffer_memory_barriers(&after));
+    }
+}
+
 impl VulkanBackend {
     /// Transfers between an external resource (mip 0, layer 0 of a texture; a whole buffer) and
     /// a host-visible staging buffer: `upload` = host to resource.
@@ -120,264 +483,68 @@ impl VulkanBackend {
             .get(name)
             .ok_or_else(|| BackendError::Api(format!("no external resource named `{name}`")))?;
         let resource = &external.resource;
-        let desc = resource.desc;
-        let rest = external.rest_layout;
-        let (image, buffer, aspect) = (resource.image, resource.buffer, resource.aspect());
-        let size = if image != vk::Image::null() {
-            if desc.sample_count > 1 {
-                return Err(BackendError::Unsupported(
-                    "reading back multisampled textures".into(),
-                ));
-            }
-            if desc.format.is_block_compressed() {
-                return Err(BackendError::Unsupported(
-                    "reading back block-compressed textures".into(),
-                ));
-            }
-            desc.width
-                * desc.height as u64
-                * desc.depth() as u64
-                * desc.format.bytes_per_element() as u64
-        } else {
-            resource.size
-        };
-        if let Some(data) = upload {
-            if data.len() as u64 != size {
+        let size = transfer_size(resource)?;
+        let direction = match upload {
+            Some(data) if data.len() as u64 != size => {
                 return Err(BackendError::Api(format!(
                     "upload to `{name}` has {} bytes, the resource holds {size}",
                     data.len()
-                )));
+                )))
             }
-        }
-        let device = self.context.device.clone();
-        let info = vk::BufferCreateInfo::default()
-            .size(size.max(4))
-            .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST);
-        // SAFETY: valid create info.
-        let staging = unsafe { device.create_buffer(&info, None) }
-            .map_err(|r| vk_error("vkCreateBuffer", r))?;
-        self.context.name(staging, &format!("staging for `{name}`"));
-        // SAFETY: live buffer.
-        let requirements = unsafe { device.get_buffer_memory_requirements(staging) };
-        let allocation = self.allocator().allocate(&AllocationCreateDesc {
-            name: "staging",
-            requirements,
-            location: if upload.is_some() {
-                MemoryLocation::CpuToGpu
-            } else {
-                MemoryLocation::GpuToCpu
+            Some(_) => Direction::Upload,
+            None => Direction::Readback,
+        };
+        let object = resource.object;
+        let desc = resource.desc;
+        let image_transfer = |image, staging| ImageTransfer {
+            image,
+            aspect: resource.aspect(),
+            rest: external.rest_layout,
+            extent: vk::Extent3D {
+                width: desc.width as u32,
+                height: desc.height,
+                depth: desc.depth(),
             },
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
-        let mut allocation = match allocation {
-            Ok(a) => a,
-            Err(e) => {
-                // SAFETY: unused buffer.
-                unsafe { device.destroy_buffer(staging, None) };
-                return Err(map_alloc_error("staging", e));
-            }
+            staging,
+            direction,
+        };
+        let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+        let mut staging = StagingBuffer::new(&self.context, allocator, size, direction, name)?;
+        let transfer = match object {
+            GpuObject::Image(image) => Transfer::Image(image_transfer(image, staging.buffer)),
+            GpuObject::Buffer(buffer) => Transfer::Buffer(buffer),
         };
         let result = (|| {
-            // SAFETY: fresh buffer and live allocation.
-            unsafe { device.bind_buffer_memory(staging, allocation.memory(), allocation.offset()) }
-                .map_err(|r| vk_error("vkBindBufferMemory", r))?;
             if let Some(data) = upload {
-                let mapped = allocation
-                    .mapped_slice_mut()
-                    .ok_or_else(|| BackendError::Api("staging memory is not mapped".into()))?;
-                mapped[..data.len()].copy_from_slice(data);
+                staging.write(data)?;
             }
-            let transfer_layout = if upload.is_some() {
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL
-            } else {
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL
-            };
-            let range = vk::ImageSubresourceRange {
-                aspect_mask: aspect,
-                base_mip_level: 0,
-                level_count: 1,
-                base_array_layer: 0,
-                layer_count: 1,
-            };
-            let all = vk::PipelineStageFlags2::ALL_COMMANDS;
-            let memory = vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE;
-            let transfer_access =
-                vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE;
-            self.one_shot(|device, cb| {
-                let image_barrier =
-                    |old: vk::ImageLayout, new: vk::ImageLayout, to_transfer: bool| {
-                        let (src, src_access, dst, dst_access) = if to_transfer {
-                            (all, memory, vk::PipelineStageFlags2::COPY, transfer_access)
-                        } else {
-                            (vk::PipelineStageFlags2::COPY, transfer_access, all, memory)
-                        };
-                        vk::ImageMemoryBarrier2::default()
-                            .src_stage_mask(src)
-                            .src_access_mask(src_access)
-                            .dst_stage_mask(dst)
-                            .dst_access_mask(dst_access)
-                            .old_layout(old)
-                            .new_layout(new)
-                            .image(image)
-                            .subresource_range(range)
-                    };
-                let host = vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(if upload.is_some() {
-                        vk::PipelineStageFlags2::HOST
-                    } else {
-                        vk::PipelineStageFlags2::COPY
-                    })
-                    .src_access_mask(if upload.is_some() {
-                        vk::AccessFlags2::HOST_WRITE
-                    } else {
-                        vk::AccessFlags2::TRANSFER_WRITE
-                    })
-                    .dst_stage_mask(if upload.is_some() {
-                        vk::PipelineStageFlags2::COPY
-                    } else {
-                        vk::PipelineStageFlags2::HOST
-                    })
-                    .dst_access_mask(if upload.is_some() {
-                        vk::AccessFlags2::TRANSFER_READ
-                    } else {
-                        vk::AccessFlags2::HOST_READ
-                    })
-                    .buffer(staging)
-                    .offset(0)
-                    .size(vk::WHOLE_SIZE);
-                let buffer_barrier = |to_transfer: bool| {
-                    let (src, src_access, dst, dst_access) = if to_transfer {
-                        (all, memory, vk::PipelineStageFlags2::COPY, transfer_access)
-                    } else {
-                        (vk::PipelineStageFlags2::COPY, transfer_access, all, memory)
-                    };
-                    vk::BufferMemoryBarrier2::default()
-                        .src_stage_mask(src)
-                        .src_access_mask(src_access)
-                        .dst_stage_mask(dst)
-                        .dst_access_mask(dst_access)
-                        .buffer(buffer)
-                        .offset(0)
-                        .size(vk::WHOLE_SIZE)
-                };
-                // SAFETY: recording a one-shot command buffer; all handles are live and the
-                // image rests in `rest` between frames.
+            let staging_buffer = staging.buffer;
+            self.one_shot(|encoder| {
+                // SAFETY: a one-shot command buffer, outside any render pass, waited for before
+                // `one_shot` returns; the resource lives in `externals` and rests in its
+                // resting layouts (every frame's work is complete: one-shot submissions go to
+                // the graphics queue after the frames that used it).
                 unsafe {
-                    if image != vk::Image::null() {
-                        let mut before = vec![image_barrier(rest[0], transfer_layout, true)];
-                        if aspect
-                            .contains(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL)
-                        {
-                            before[0].subresource_range.aspect_mask = vk::ImageAspectFlags::DEPTH;
-                            let mut stencil = image_barrier(rest[1], transfer_layout, true);
-                            stencil.subresource_range.aspect_mask = vk::ImageAspectFlags::STENCIL;
-                            before.push(stencil);
+                    match &transfer {
+                        Transfer::Image(image) => record_image_transfer(encoder, image),
+                        &Transfer::Buffer(buffer) => {
+                            record_buffer_transfer(encoder, buffer, size, staging_buffer, direction)
                         }
-                        let mut deps = vk::DependencyInfo::default().image_memory_barriers(&before);
-                        let hosts = [host];
-                        if upload.is_some() {
-                            deps = deps.buffer_memory_barriers(&hosts);
-                        }
-                        device.cmd_pipeline_barrier2(cb, &deps);
-                        let copy_aspect = if aspect.contains(vk::ImageAspectFlags::DEPTH) {
-                            vk::ImageAspectFlags::DEPTH
-                        } else {
-                            aspect
-                        };
-                        let region = vk::BufferImageCopy {
-                            buffer_offset: 0,
-                            buffer_row_length: 0,
-                            buffer_image_height: 0,
-                            image_subresource: vk::ImageSubresourceLayers {
-                                aspect_mask: copy_aspect,
-                                mip_level: 0,
-                                base_array_layer: 0,
-                                layer_count: 1,
-                            },
-                            image_offset: vk::Offset3D::default(),
-                            image_extent: vk::Extent3D {
-                                width: desc.width as u32,
-                                height: desc.height,
-                                depth: desc.depth(),
-                            },
-                        };
-                        if upload.is_some() {
-                            device.cmd_copy_buffer_to_image(
-                                cb,
-                                staging,
-                                image,
-                                transfer_layout,
-                                &[region],
-                            );
-                        } else {
-                            device.cmd_copy_image_to_buffer(
-                                cb,
-                                image,
-                                transfer_layout,
-                                staging,
-                                &[region],
-                            );
-                        }
-                        let mut after: Vec<_> = before
-                            .iter()
-                            .map(|b| {
-                                let mut back = image_barrier(transfer_layout, b.old_layout, false);
-                                back.subresource_range = b.subresource_range;
-                                back
-                            })
-                            .collect();
-                        after
-                            .iter_mut()
-                            .for_each(|b| b.old_layout = transfer_layout);
-                        let mut deps = vk::DependencyInfo::default().image_memory_barriers(&after);
-                        if upload.is_none() {
-                            deps = deps.buffer_memory_barriers(&hosts);
-                        }
-                        device.cmd_pipeline_barrier2(cb, &deps);
-                    } else {
-                        let mut before = vec![buffer_barrier(true)];
-                        if upload.is_some() {
-                            before.push(host);
-                        }
-                        device.cmd_pipeline_barrier2(
-                            cb,
-                            &vk::DependencyInfo::default().buffer_memory_barriers(&before),
-                        );
-                        let copy = vk::BufferCopy {
-                            src_offset: 0,
-                            dst_offset: 0,
-                            size,
-                        };
-                        if upload.is_some() {
-                            device.cmd_copy_buffer(cb, staging, buffer, &[copy]);
-                        } else {
-                            device.cmd_copy_buffer(cb, buffer, staging, &[copy]);
-                        }
-                        let mut after = vec![buffer_barrier(false)];
-                        if upload.is_none() {
-                            after.push(host);
-                        }
-                        device.cmd_pipeline_barrier2(
-                            cb,
-                            &vk::DependencyInfo::default().buffer_memory_barriers(&after),
-                        );
                     }
                 }
                 Ok(())
             })?;
-            Ok(if upload.is_none() {
-                allocation
-                    .mapped_slice()
-                    .map(|bytes| bytes[..size as usize].to_vec())
-                    .ok_or_else(|| BackendError::Api("staging memory is not mapped".into()))?
-            } else {
-                Vec::new()
-            })
+            match direction {
+                Direction::Upload => Ok(Vec::new()),
+                Direction::Readback => staging.read(size),
+            }
         })();
-        // SAFETY: the transfer completed (or never started).
-        unsafe { device.destroy_buffer(staging, None) };
-        let _ = self.allocator().free(allocation);
+        if !self.context.wedged.get() {
+            let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+            // SAFETY: the transfer's submission was waited for (or never made): the device is
+            // not wedged.
+            unsafe { staging.destroy(&self.context, allocator) };
+        }
         result
     }
 

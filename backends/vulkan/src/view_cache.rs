@@ -16,7 +16,7 @@ use ash::vk;
 use rpsl_runtime::BackendError;
 
 use crate::context::{vk_error, Context};
-use crate::resources::GpuResource;
+use crate::resources::{GpuObject, GpuResource};
 
 /// The identity of an image view or buffer given to node implementations: equal ids mean the
 /// same live Vulkan object. Ids are never reused, so a descriptor set keyed by ids can never be
@@ -238,11 +238,9 @@ impl ViewCache {
 
     /// Forgets a resource's views and identity; call right before [`GpuResource::destroy`].
     pub fn forget(&mut self, context: &Context, resource: &GpuResource) {
-        if resource.image != vk::Image::null() {
-            self.forget_image(context, resource.image);
-        }
-        if resource.buffer != vk::Buffer::null() {
-            self.forget_buffer(resource.buffer);
+        match resource.object {
+            GpuObject::Image(image) => self.forget_image(context, image),
+            GpuObject::Buffer(buffer) => self.forget_buffer(buffer),
         }
     }
 
