@@ -53,10 +53,12 @@ pub(crate) unsafe fn create_buffer_targets(
     let mut previous = std::mem::take(kept);
     let result = find_or_create(context, allocator, graph, frame, &mut previous, kept);
     for resource in previous {
-        views.forget(context, &resource);
-        // SAFETY: the slot's previous frame, the last that used it, is complete (the caller's
-        // guarantee); its views are forgotten.
-        unsafe { resource.destroy(context, allocator) };
+        // SAFETY: the slot's previous frame, the last that used it or its views, is complete
+        // (the caller's guarantee); the views go first.
+        unsafe {
+            views.forget(context, &resource);
+            resource.destroy(context, allocator);
+        }
     }
     result
 }

@@ -14,6 +14,8 @@ mod context;
 mod depth_resolve;
 mod encoder;
 mod format;
+#[cfg(test)]
+mod lifetime_tests;
 mod minmax;
 mod node;
 mod outliving;
@@ -386,10 +388,10 @@ impl VulkanBackend {
                         self.retire_all()?;
                     }
                     if let Some(old) = self.persistent.remove(&slot) {
-                        self.view_cache.forget(&self.context, &old);
                         // SAFETY: every frame slot was retired just above (its fence waited
-                        // for), so no frame in flight uses it; its views are forgotten.
+                        // for), so no frame in flight uses it or its views; the views go first.
                         unsafe {
+                            self.view_cache.forget(&self.context, &old);
                             old.destroy(
                                 &self.context,
                                 self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
@@ -525,12 +527,15 @@ impl VulkanBackend {
         let timestamps = self.options.timestamps;
         if timestamps {
             let queries = frame.order.len() as u32 * 2 + 1;
-            timing::prepare_queries(
-                &self.context,
-                &mut slot.query_pool,
-                &mut slot.query_capacity,
-                queries,
-            )?;
+            // SAFETY: the slot was retired before its frame began recording (`execute`).
+            unsafe {
+                timing::prepare_queries(
+                    &self.context,
+                    &mut slot.query_pool,
+                    &mut slot.query_capacity,
+                    queries,
+                )
+            }?;
         }
         let needs_minmax = frame
             .order
@@ -669,7 +674,8 @@ impl Drop for VulkanBackend {
             pass.destroy(&self.context);
         }
         if let Some(mut allocator) = self.allocator.take() {
-            self.view_cache.destroy_all(&self.context);
+            // SAFETY: the device is idle.
+            unsafe { self.view_cache.destroy_all(&self.context) };
             for mut slot in std::mem::take(&mut self.slots) {
                 // The device is idle: no slot's frame is pending any more.
                 slot.in_flight = false;

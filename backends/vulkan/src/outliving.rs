@@ -24,10 +24,12 @@ impl VulkanBackend {
             self.wait_idle()?;
             if let Some(old) = self.externals.remove(name) {
                 let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
-                self.view_cache.forget(&self.context, &old.resource);
                 // SAFETY: every frame slot was just retired (`wait_idle`), so no pending work
-                // uses it; its views are forgotten.
-                unsafe { old.resource.destroy(&self.context, allocator) };
+                // uses it or its views; the views go first.
+                unsafe {
+                    self.view_cache.forget(&self.context, &old.resource);
+                    old.resource.destroy(&self.context, allocator);
+                }
             }
         }
         let resource = self.create_outliving(desc, name, frame_usage)?;

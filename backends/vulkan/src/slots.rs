@@ -139,10 +139,15 @@ impl FrameSlot {
 
     /// Waits for the slot's frame (if submitted) and frees its per-frame image views;
     /// transients stay cached. On a timeout everything is kept (the GPU may still use it).
+    /// Slot-gated: the views stay while the device is wedged (a submission that failed
+    /// half-way may have left work running that uses them).
     pub fn retire(&mut self, context: &Context, timeout: Duration) -> Result<(), BackendError> {
         if self.in_flight {
             wait_fence(context, self.fence, timeout)?;
             self.in_flight = false;
+        }
+        if !self.is_idle(context) {
+            return Ok(());
         }
         for view in self.views.drain(..) {
             // SAFETY: no submitted work uses the view any more.
@@ -175,16 +180,20 @@ impl FrameSlot {
         }
         self.key.clear();
         for resource in self.buffer_targets.drain(..) {
-            view_cache.forget(context, &resource);
-            // SAFETY: the slot is idle, and only its frames use its scratch images; their
-            // views are forgotten.
-            unsafe { resource.destroy(context, allocator) };
+            // SAFETY: the slot is idle, and only its frames use its scratch images (and their
+            // views), which go before the images.
+            unsafe {
+                view_cache.forget(context, &resource);
+                resource.destroy(context, allocator);
+            }
         }
         self.resolve_scratch.destroy(context, view_cache);
         for (_, resource) in self.transients.drain(..) {
-            view_cache.forget(context, &resource);
             // SAFETY: as above: transients belong to the slot's frames alone.
-            unsafe { resource.destroy(context, allocator) };
+            unsafe {
+                view_cache.forget(context, &resource);
+                resource.destroy(context, allocator);
+            }
         }
         if let Some(heap) = self.heap.take() {
             let _ = allocator.free(heap.allocation);

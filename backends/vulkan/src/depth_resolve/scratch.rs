@@ -89,9 +89,10 @@ impl ResolveScratch {
 }
 
 fn destroy_scratch(context: &Context, views: &mut ViewCache, scratch: ScratchImage) {
-    views.forget_image(context, scratch.image);
-    // SAFETY: no pending work uses the image (see the callers); its views are gone.
+    // SAFETY: no pending work uses the image or its views (see the callers); its views go
+    // before the image.
     unsafe {
+        views.forget_image(context, scratch.image);
         context.device.destroy_image(scratch.image, None);
         context.device.free_memory(scratch.memory, None);
     }
