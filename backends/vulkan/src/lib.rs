@@ -150,8 +150,37 @@ impl VulkanBackend {
                     .into(),
             ));
         }
+        // Every object below goes into `backend` as soon as it exists, so that an error on the
+        // way destroys what was made (through `Drop`) before the device goes.
+        let mut backend = VulkanBackend {
+            options,
+            allocator: Some(allocator),
+            pools: HashMap::new(),
+            lanes: Vec::new(),
+            completed_timings: Vec::new(),
+            minmax: None,
+            command_buffer: vk::CommandBuffer::null(),
+            fence: vk::Fence::null(),
+            slots: Vec::new(),
+            next_slot: 0,
+            externals: HashMap::new(),
+            persistent: HashMap::new(),
+            nodes: HashMap::new(),
+            stats: FrameStats::default(),
+            frames: 0,
+            view_cache: view_cache::ViewCache::default(),
+            context,
+        };
+        backend.create_command_objects()?;
+        backend.check_messages()?;
+        Ok(backend)
+    }
+
+    /// Creates the command pools, lanes (queues and timeline semaphores), the one-shot command
+    /// buffer and fence, and the frame slots, keeping each in `self` as soon as it exists.
+    fn create_command_objects(&mut self) -> Result<(), BackendError> {
+        let context = &self.context;
         let device = &context.device;
-        let mut pools = HashMap::new();
         let mut families = vec![context.families.graphics];
         families.extend(context.families.async_compute);
         for &family in &families {
@@ -162,10 +191,9 @@ impl VulkanBackend {
             let pool = unsafe { device.create_command_pool(&pool_info, None) }
                 .map_err(|r| vk_error("vkCreateCommandPool", r))?;
             context.name(pool, &format!("rpsl command pool (family {family})"));
-            pools.insert(family, pool);
+            self.pools.insert(family, pool);
         }
-        let pool = pools[&context.families.graphics];
-        let mut lanes = Vec::new();
+        let pool = self.pools[&context.families.graphics];
         for (lane, name) in ["graphics", "compute", "copy"].iter().enumerate() {
             let family = if lane == 0 {
                 context.families.graphics
@@ -192,7 +220,7 @@ impl VulkanBackend {
             if lane == 1 && family != context.families.graphics {
                 context.name(queue, "rpsl async compute queue");
             }
-            lanes.push(Lane {
+            self.lanes.push(Lane {
                 family,
                 queue,
                 timeline,
@@ -204,39 +232,18 @@ impl VulkanBackend {
             .level(vk::CommandBufferLevel::PRIMARY)
             .command_buffer_count(1);
         // SAFETY: as above.
-        let command_buffer = unsafe { device.allocate_command_buffers(&alloc_info) }
+        self.command_buffer = unsafe { device.allocate_command_buffers(&alloc_info) }
             .map_err(|r| vk_error("vkAllocateCommandBuffers", r))?[0];
         // SAFETY: as above.
-        let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
+        self.fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(|r| vk_error("vkCreateFence", r))?;
         context.name(context.queue, "rpsl graphics queue");
-        context.name(command_buffer, "rpsl one-shot commands");
-        context.name(fence, "rpsl frame fence");
-        let mut slots = Vec::new();
-        for index in 0..options.frames_in_flight.clamp(1, 4) as usize {
-            slots.push(FrameSlot::new(&context, index)?);
+        context.name(self.command_buffer, "rpsl one-shot commands");
+        context.name(self.fence, "rpsl frame fence");
+        for index in 0..self.options.frames_in_flight.clamp(1, 4) as usize {
+            self.slots.push(FrameSlot::new(context, index)?);
         }
-        let backend = VulkanBackend {
-            options,
-            allocator: Some(allocator),
-            pools,
-            lanes,
-            completed_timings: Vec::new(),
-            minmax: None,
-            command_buffer,
-            fence,
-            slots,
-            next_slot: 0,
-            externals: HashMap::new(),
-            persistent: HashMap::new(),
-            nodes: HashMap::new(),
-            stats: FrameStats::default(),
-            frames: 0,
-            view_cache: view_cache::ViewCache::default(),
-            context,
-        };
-        backend.check_messages()?;
-        Ok(backend)
+        Ok(())
     }
 
     /// The device's name.

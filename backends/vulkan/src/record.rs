@@ -432,6 +432,11 @@ impl<'a> FrameRecorder<'a> {
         viewports: &[vk::Viewport],
         scissors: &[vk::Rect2D],
     ) -> Result<(), BackendError> {
+        if self.rendering.get() {
+            return Err(BackendError::Api(
+                "a render pass begins inside another one".into(),
+            ));
+        }
         let mut color_infos = Vec::with_capacity(colors.len());
         for &(access, load, store, clear) in colors {
             let view = self.view_of(access, false)?;
@@ -497,11 +502,6 @@ impl<'a> FrameRecorder<'a> {
         }
         if let Some(stencil_info) = &stencil_info {
             info = info.stencil_attachment(stencil_info);
-        }
-        if self.rendering.get() {
-            return Err(BackendError::Api(
-                "a render pass begins inside another one".into(),
-            ));
         }
         // SAFETY: `cb` is the node's recording command buffer, outside a render pass (the
         // node's pass begins here); the views live as long as their images, which outlive the
