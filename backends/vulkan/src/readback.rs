@@ -578,3 +578,140 @@ impl VulkanBackend {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+
+    #[test]
+    fn depth_stencil_planes_move_from_their_own_resting_layouts() {
+        let image = vk::Image::from_raw(0x10);
+        let barriers = image_to_copy_barriers(
+            image,
+            vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL,
+            [
+                vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL,
+                vk::ImageLayout::STENCIL_READ_ONLY_OPTIMAL,
+            ],
+            Direction::Readback.transfer_layout(),
+        );
+        let planes: Vec<_> = barriers
+            .iter()
+            .map(|b| {
+                (
+                    b.subresource_range.aspect_mask,
+                    b.old_layout,
+                    b.new_layout,
+                    b.src_stage_mask,
+                    b.dst_access_mask,
+                )
+            })
+            .collect();
+        let to_copy = |aspect, old| {
+            (
+                aspect,
+                old,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE,
+            )
+        };
+        assert_eq!(
+            planes,
+            vec![
+                to_copy(
+                    vk::ImageAspectFlags::DEPTH,
+                    vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL
+                ),
+                to_copy(
+                    vk::ImageAspectFlags::STENCIL,
+                    vk::ImageLayout::STENCIL_READ_ONLY_OPTIMAL
+                ),
+            ]
+        );
+        assert!(barriers.iter().all(|b| b.image == image
+            && b.subresource_range.level_count == 1
+            && b.subresource_range.layer_count == 1));
+    }
+
+    #[test]
+    fn a_colour_image_moves_in_one_barrier() {
+        let barriers = image_to_copy_barriers(
+            vk::Image::from_raw(0x20),
+            vk::ImageAspectFlags::COLOR,
+            [vk::ImageLayout::GENERAL, vk::ImageLayout::UNDEFINED],
+            Direction::Upload.transfer_layout(),
+        );
+        assert_eq!(barriers.len(), 1);
+        assert_eq!(
+            (
+                barriers[0].subresource_range.aspect_mask,
+                barriers[0].old_layout,
+                barriers[0].new_layout
+            ),
+            (
+                vk::ImageAspectFlags::COLOR,
+                vk::ImageLayout::GENERAL,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL
+            )
+        );
+    }
+
+    #[test]
+    fn the_host_barrier_faces_the_host_access_of_each_direction() {
+        let staging = vk::Buffer::from_raw(0x30);
+        let scopes = |b: vk::BufferMemoryBarrier2| {
+            (
+                b.src_stage_mask,
+                b.src_access_mask,
+                b.dst_stage_mask,
+                b.dst_access_mask,
+                b.buffer,
+                b.size,
+            )
+        };
+        assert_eq!(
+            scopes(host_barrier(staging, Direction::Upload)),
+            (
+                vk::PipelineStageFlags2::HOST,
+                vk::AccessFlags2::HOST_WRITE,
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+                staging,
+                vk::WHOLE_SIZE
+            )
+        );
+        assert_eq!(
+            scopes(host_barrier(staging, Direction::Readback)),
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_WRITE,
+                vk::PipelineStageFlags2::HOST,
+                vk::AccessFlags2::HOST_READ,
+                staging,
+                vk::WHOLE_SIZE
+            )
+        );
+    }
+
+    #[test]
+    fn copies_hand_back_to_every_later_access() {
+        let buffer = vk::Buffer::from_raw(0x40);
+        let out = buffer_copy_barrier(buffer, false);
+        assert_eq!(
+            (
+                out.src_stage_mask,
+                out.src_access_mask,
+                out.dst_stage_mask,
+                out.dst_access_mask
+            ),
+            (
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE
+            )
+        );
+    }
+}

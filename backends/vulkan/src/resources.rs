@@ -666,8 +666,36 @@ pub fn rest_layout(frame: &CompiledFrame, resource: usize) -> [vk::ImageLayout; 
 
 #[cfg(test)]
 mod tests {
-    use super::bind_or_free;
+    use super::{bind_or_free, GpuObject, NullableHandles};
+    use ash::vk::{self, Handle};
     use std::cell::RefCell;
+
+    #[test]
+    fn nullable_handles_name_only_the_object_of_its_kind() {
+        let image = vk::Image::from_raw(0x11);
+        let buffer = vk::Buffer::from_raw(0x22);
+        assert_eq!(
+            NullableHandles::from(GpuObject::Image(image)),
+            NullableHandles {
+                image,
+                buffer: vk::Buffer::null()
+            }
+        );
+        assert_eq!(
+            NullableHandles::from(GpuObject::Buffer(buffer)),
+            NullableHandles {
+                image: vk::Image::null(),
+                buffer
+            }
+        );
+        assert_eq!(
+            (
+                GpuObject::Buffer(buffer).image(),
+                GpuObject::Buffer(buffer).buffer()
+            ),
+            (None, Some(buffer))
+        );
+    }
 
     /// A stand-in allocation that records whether it was freed.
     struct FakeAllocation<'a> {
