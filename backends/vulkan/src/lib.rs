@@ -25,6 +25,7 @@ mod region_clear;
 mod resources;
 pub mod shader_node;
 mod slots;
+mod staging;
 mod submit;
 mod texture_clear;
 mod timing;
