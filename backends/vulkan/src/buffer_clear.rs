@@ -179,13 +179,15 @@ pub(crate) fn create_pattern_buffer(
     let mut allocation = match allocation {
         Ok(allocation) => allocation,
         Err(error) => {
-            resource.destroy(context, allocator);
+            // SAFETY: created here and never recorded; no views were made of it.
+            unsafe { resource.destroy(context, allocator) };
             return Err(map_alloc_error(label, error));
         }
     };
     let Some(bytes) = allocation.mapped_slice_mut() else {
         let _ = allocator.free(allocation);
-        resource.destroy(context, allocator);
+        // SAFETY: created here and never recorded; no views were made of it.
+        unsafe { resource.destroy(context, allocator) };
         return Err(BackendError::Api(format!("{label}: memory not mapped")));
     };
     for (i, byte) in bytes.iter_mut().take(size as usize).enumerate() {
@@ -195,7 +197,8 @@ pub(crate) fn create_pattern_buffer(
     let bound = resource.bind(context, unsafe { allocation.memory() }, allocation.offset());
     resource.allocation = Some(allocation);
     if let Err(error) = bound {
-        resource.destroy(context, allocator);
+        // SAFETY: created here and never recorded; no views were made of it.
+        unsafe { resource.destroy(context, allocator) };
         return Err(error);
     }
     Ok(resource)

@@ -8,7 +8,7 @@
 
 use crate::format::vk_format;
 use crate::record::{access_region, FrameRecorder};
-use crate::resources::{create_unbound, GpuResource};
+use crate::resources::{create_with_own_memory, GpuObject, GpuResource};
 use crate::view_cache::{ObjectId, ViewCache, ViewKey};
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
@@ -37,7 +37,12 @@ pub struct BufferTarget {
 /// attachment of the frame. `kept` holds the slot's scratch images of its previous frame (the
 /// slot is not in flight): those of the same description are reused, the rest are destroyed,
 /// and on return `kept` holds this frame's.
-pub(crate) fn create_buffer_targets(
+///
+/// # Safety
+///
+/// The frame slot that owns `kept` is not in flight (its fence was waited for), so its
+/// previous frame's scratch images are free to destroy.
+pub(crate) unsafe fn create_buffer_targets(
     context: &crate::context::Context,
     allocator: &mut Allocator,
     views: &mut ViewCache,
@@ -48,8 +53,12 @@ pub(crate) fn create_buffer_targets(
     let mut previous = std::mem::take(kept);
     let result = find_or_create(context, allocator, graph, frame, &mut previous, kept);
     for resource in previous {
-        views.forget(context, &resource);
-        resource.destroy(context, allocator);
+        // SAFETY: the slot's previous frame, the last that used it or its views, is complete
+        // (the caller's guarantee); the views go first.
+        unsafe {
+            views.forget(context, &resource);
+            resource.destroy(context, allocator);
+        }
     }
     result
 }
@@ -85,17 +94,15 @@ fn find_or_create(
                         | vk::ImageUsageFlags::TRANSFER_SRC
                         | vk::ImageUsageFlags::TRANSFER_DST;
                     let label = format!("buffer target of `{name}`");
-                    let mut resource = create_unbound(context, &desc, usage, &label)?;
-                    if let Err(error) = resource.allocate_own(context, allocator, &label) {
-                        resource.destroy(context, allocator);
-                        return Err(error);
-                    }
-                    resource
+                    create_with_own_memory(context, allocator, &desc, usage, &label)?
                 }
+            };
+            let GpuObject::Image(image) = resource.object else {
+                unreachable!("a texture description makes an image")
             };
             targets.push(BufferTarget {
                 access: color.access,
-                image: resource.image,
+                image,
                 format,
                 width: pass.width,
                 height: pass.height,
@@ -148,8 +155,14 @@ impl FrameRecorder<'_> {
         let access = self.graph.accesses[target.access as usize];
         let handle = self.handle(access.resource)?;
         let region = access_region(&access, &handle.desc);
+        let GpuObject::Buffer(buffer) = handle.object else {
+            return Err(BackendError::Api(format!(
+                "access {} is not of a buffer",
+                target.access
+            )));
+        };
         Ok((
-            handle.buffer,
+            buffer,
             vk::BufferImageCopy {
                 buffer_offset: region.offset,
                 buffer_row_length: target.width,
@@ -173,7 +186,6 @@ impl FrameRecorder<'_> {
     /// Before the pass: the scratch image to COLOR_ATTACHMENT_OPTIMAL, loaded from the buffer
     /// when the pass loads.
     pub fn begin_buffer_target(&self, target: &BufferTarget) -> Result<(), BackendError> {
-        let device = &self.context.device;
         let color = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
         let copy = vk::PipelineStageFlags2::COPY;
         let to_attachment = |old: vk::ImageLayout, src: vk::PipelineStageFlags2, src_access| {
@@ -196,10 +208,10 @@ impl FrameRecorder<'_> {
                 vk::PipelineStageFlags2::NONE,
                 vk::AccessFlags2::NONE,
             );
-            // SAFETY: recording outside a render pass; the image is live.
+            // SAFETY: `cb` is the node's recording command buffer, before its render pass; the
+            // scratch image lives in the frame slot until the frame completes.
             unsafe {
-                device.cmd_pipeline_barrier2(
-                    self.cb,
+                self.encoder().pipeline_barrier(
                     &vk::DependencyInfo::default().image_memory_barriers(&[barrier]),
                 )
             };
@@ -227,26 +239,25 @@ impl FrameRecorder<'_> {
             copy,
             vk::AccessFlags2::TRANSFER_WRITE,
         );
-        // SAFETY: recording outside a render pass; live handles; the copy stays inside the
-        // buffer view (the compiler's extent holds whole rows of the view).
+        // SAFETY: `cb` is the node's recording command buffer, before its render pass; the
+        // buffer and the scratch image live until the frame completes; the image is moved to
+        // TRANSFER_DST first; the copy stays inside the buffer view (the compiler's extent
+        // holds whole rows of the view).
         unsafe {
-            device.cmd_pipeline_barrier2(
-                self.cb,
+            let encoder = self.encoder();
+            encoder.pipeline_barrier(
                 &vk::DependencyInfo::default()
                     .image_memory_barriers(&[image_in])
                     .buffer_memory_barriers(&[buffer_in]),
             );
-            device.cmd_copy_buffer_to_image(
-                self.cb,
+            encoder.copy_buffer_to_image(
                 buffer,
                 target.image,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 &[region],
             );
-            device.cmd_pipeline_barrier2(
-                self.cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&[after]),
-            );
+            encoder
+                .pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&[after]));
         }
         Ok(())
     }
@@ -254,7 +265,6 @@ impl FrameRecorder<'_> {
     /// After the pass: the scratch image's texels back into the buffer, then the buffer handed
     /// back to the colour-attachment stage the compiler's next barrier starts from.
     pub fn end_buffer_target(&self, target: &BufferTarget) -> Result<(), BackendError> {
-        let device = &self.context.device;
         let color = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
         let copy = vk::PipelineStageFlags2::COPY;
         let (buffer, region) = self.copy_region(target)?;
@@ -285,23 +295,23 @@ impl FrameRecorder<'_> {
             .buffer(buffer)
             .offset(region.buffer_offset)
             .size(vk::WHOLE_SIZE);
-        // SAFETY: recording outside a render pass; live handles; the copy stays in the view.
+        // SAFETY: `cb` is the node's recording command buffer, after its render pass ended;
+        // the buffer and the scratch image live until the frame completes; the image is moved
+        // to TRANSFER_SRC first; the copy stays in the view.
         unsafe {
-            device.cmd_pipeline_barrier2(
-                self.cb,
+            let encoder = self.encoder();
+            encoder.pipeline_barrier(
                 &vk::DependencyInfo::default()
                     .image_memory_barriers(&[image_out])
                     .buffer_memory_barriers(&[buffer_out]),
             );
-            device.cmd_copy_image_to_buffer(
-                self.cb,
+            encoder.copy_image_to_buffer(
                 target.image,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
                 buffer,
                 &[region],
             );
-            device.cmd_pipeline_barrier2(
-                self.cb,
+            encoder.pipeline_barrier(
                 &vk::DependencyInfo::default().buffer_memory_barriers(&[buffer_back]),
             );
         }

@@ -141,9 +141,6 @@ pub(crate) struct Context {
     /// A wait for the GPU timed out or the device was lost: the device is never waited for
     /// again and is not destroyed (its work may still be pending).
     pub wedged: std::cell::Cell<bool>,
-    /// The depth/stencil resolve scratch images of the frame slot being recorded: the backend
-    /// moves the slot's set in before recording and back after (see `depth_resolve/scratch.rs`).
-    pub resolve_scratch: std::cell::RefCell<crate::depth_resolve::ResolveScratch>,
 }
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
@@ -315,7 +312,6 @@ impl Context {
                     timestamp_mask,
                     concurrent_families,
                     wedged: std::cell::Cell::new(false),
-                    resolve_scratch: Default::default(),
                     sample_counts: properties.limits.framebuffer_color_sample_counts
                         & properties.limits.framebuffer_depth_sample_counts
                         & properties.limits.sampled_image_color_sample_counts,

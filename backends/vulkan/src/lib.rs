@@ -12,7 +12,10 @@ mod buffer_target;
 mod builtins;
 mod context;
 mod depth_resolve;
+mod encoder;
 mod format;
+#[cfg(test)]
+mod lifetime_tests;
 mod minmax;
 mod node;
 mod outliving;
@@ -22,6 +25,7 @@ mod region_clear;
 mod resources;
 pub mod shader_node;
 mod slots;
+mod staging;
 mod submit;
 mod texture_clear;
 mod timing;
@@ -149,8 +153,37 @@ impl VulkanBackend {
                     .into(),
             ));
         }
+        // Every object below goes into `backend` as soon as it exists, so that an error on the
+        // way destroys what was made (through `Drop`) before the device goes.
+        let mut backend = VulkanBackend {
+            options,
+            allocator: Some(allocator),
+            pools: HashMap::new(),
+            lanes: Vec::new(),
+            completed_timings: Vec::new(),
+            minmax: None,
+            command_buffer: vk::CommandBuffer::null(),
+            fence: vk::Fence::null(),
+            slots: Vec::new(),
+            next_slot: 0,
+            externals: HashMap::new(),
+            persistent: HashMap::new(),
+            nodes: HashMap::new(),
+            stats: FrameStats::default(),
+            frames: 0,
+            view_cache: view_cache::ViewCache::default(),
+            context,
+        };
+        backend.create_command_objects()?;
+        backend.check_messages()?;
+        Ok(backend)
+    }
+
+    /// Creates the command pools, lanes (queues and timeline semaphores), the one-shot command
+    /// buffer and fence, and the frame slots, keeping each in `self` as soon as it exists.
+    fn create_command_objects(&mut self) -> Result<(), BackendError> {
+        let context = &self.context;
         let device = &context.device;
-        let mut pools = HashMap::new();
         let mut families = vec![context.families.graphics];
         families.extend(context.families.async_compute);
         for &family in &families {
@@ -161,10 +194,9 @@ impl VulkanBackend {
             let pool = unsafe { device.create_command_pool(&pool_info, None) }
                 .map_err(|r| vk_error("vkCreateCommandPool", r))?;
             context.name(pool, &format!("rpsl command pool (family {family})"));
-            pools.insert(family, pool);
+            self.pools.insert(family, pool);
         }
-        let pool = pools[&context.families.graphics];
-        let mut lanes = Vec::new();
+        let pool = self.pools[&context.families.graphics];
         for (lane, name) in ["graphics", "compute", "copy"].iter().enumerate() {
             let family = if lane == 0 {
                 context.families.graphics
@@ -191,7 +223,7 @@ impl VulkanBackend {
             if lane == 1 && family != context.families.graphics {
                 context.name(queue, "rpsl async compute queue");
             }
-            lanes.push(Lane {
+            self.lanes.push(Lane {
                 family,
                 queue,
                 timeline,
@@ -203,39 +235,18 @@ impl VulkanBackend {
             .level(vk::CommandBufferLevel::PRIMARY)
             .command_buffer_count(1);
         // SAFETY: as above.
-        let command_buffer = unsafe { device.allocate_command_buffers(&alloc_info) }
+        self.command_buffer = unsafe { device.allocate_command_buffers(&alloc_info) }
             .map_err(|r| vk_error("vkAllocateCommandBuffers", r))?[0];
         // SAFETY: as above.
-        let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
+        self.fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(|r| vk_error("vkCreateFence", r))?;
         context.name(context.queue, "rpsl graphics queue");
-        context.name(command_buffer, "rpsl one-shot commands");
-        context.name(fence, "rpsl frame fence");
-        let mut slots = Vec::new();
-        for index in 0..options.frames_in_flight.clamp(1, 4) as usize {
-            slots.push(FrameSlot::new(&context, index)?);
+        context.name(self.command_buffer, "rpsl one-shot commands");
+        context.name(self.fence, "rpsl frame fence");
+        for index in 0..self.options.frames_in_flight.clamp(1, 4) as usize {
+            self.slots.push(FrameSlot::new(context, index)?);
         }
-        let backend = VulkanBackend {
-            options,
-            allocator: Some(allocator),
-            pools,
-            lanes,
-            completed_timings: Vec::new(),
-            minmax: None,
-            command_buffer,
-            fence,
-            slots,
-            next_slot: 0,
-            externals: HashMap::new(),
-            persistent: HashMap::new(),
-            nodes: HashMap::new(),
-            stats: FrameStats::default(),
-            frames: 0,
-            view_cache: view_cache::ViewCache::default(),
-            context,
-        };
-        backend.check_messages()?;
-        Ok(backend)
+        Ok(())
     }
 
     /// The device's name.
@@ -298,12 +309,6 @@ impl VulkanBackend {
             [vk::ImageLayout::GENERAL; 2],
             vk::ImageUsageFlags::empty(),
         )
-    }
-
-    fn allocator(&mut self) -> &mut Allocator {
-        self.allocator
-            .as_mut()
-            .unwrap_or_else(|| unreachable!("allocator lives until drop"))
     }
 
     fn submit(&self, cb: vk::CommandBuffer, fence: vk::Fence) -> Result<(), BackendError> {
@@ -369,13 +374,6 @@ impl VulkanBackend {
         let used = |index: usize| frame.lifetimes.get(index).copied().flatten().is_some();
         // Outliving resources.
         for (index, record) in graph.resources.iter().enumerate() {
-            let handle_of = |r: &GpuResource| ResourceHandle {
-                desc: resources::real_desc(r),
-                image: r.image,
-                buffer: r.buffer,
-                format: r.format,
-                usage: r.usage,
-            };
             if record.external {
                 let name = record
                     .name
@@ -383,7 +381,10 @@ impl VulkanBackend {
                     .unwrap_or_else(|| format!("external{index}"));
                 let rest = resources::rest_layout(frame, index);
                 self.ensure_external(&name, &record.desc, rest, usage[index])?;
-                handles[index] = self.externals.get(&name).map(|e| handle_of(&e.resource));
+                handles[index] = self
+                    .externals
+                    .get(&name)
+                    .map(|e| ResourceHandle::of(&e.resource));
             } else if record.desc.is_persistent() && used(index) {
                 let slot = record
                     .storage
@@ -397,11 +398,15 @@ impl VulkanBackend {
                         self.retire_all()?;
                     }
                     if let Some(old) = self.persistent.remove(&slot) {
-                        self.view_cache.forget(&self.context, &old);
-                        old.destroy(
-                            &self.context,
-                            self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
-                        );
+                        // SAFETY: every frame slot was retired just above (its fence waited
+                        // for), so no frame in flight uses it or its views; the views go first.
+                        unsafe {
+                            self.view_cache.forget(&self.context, &old);
+                            old.destroy(
+                                &self.context,
+                                self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
+                            )
+                        };
                     }
                     let name = graph
                         .resource_name(rpsl_runtime::ResourceId::from_index(index))
@@ -411,7 +416,7 @@ impl VulkanBackend {
                     self.persistent.insert(slot, resource);
                     init?;
                 }
-                handles[index] = self.persistent.get(&slot).map(handle_of);
+                handles[index] = self.persistent.get(&slot).map(ResourceHandle::of);
             }
         }
         // Transients, placed in one heap as planned; reused from the slot's previous frame
@@ -481,13 +486,7 @@ impl VulkanBackend {
         }
         for (index, resource) in transients.iter().enumerate() {
             if let Some(resource) = resource {
-                handles[index] = Some(ResourceHandle {
-                    desc: resources::real_desc(resource),
-                    image: resource.image,
-                    buffer: resource.buffer,
-                    format: resource.format,
-                    usage: resource.usage,
-                });
+                handles[index] = Some(ResourceHandle::of(resource));
             }
         }
         let mut views = Vec::new();
@@ -538,12 +537,15 @@ impl VulkanBackend {
         let timestamps = self.options.timestamps;
         if timestamps {
             let queries = frame.order.len() as u32 * 2 + 1;
-            timing::prepare_queries(
-                &self.context,
-                &mut slot.query_pool,
-                &mut slot.query_capacity,
-                queries,
-            )?;
+            // SAFETY: the slot was retired before its frame began recording (`execute`).
+            unsafe {
+                timing::prepare_queries(
+                    &self.context,
+                    &mut slot.query_pool,
+                    &mut slot.query_capacity,
+                    queries,
+                )
+            }?;
         }
         let needs_minmax = frame
             .order
@@ -554,14 +556,17 @@ impl VulkanBackend {
         }
         let slot = &mut self.slots[slot_index];
         let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
-        let buffer_targets = buffer_target::create_buffer_targets(
-            &self.context,
-            allocator,
-            &mut self.view_cache,
-            graph,
-            frame,
-            &mut slot.buffer_targets,
-        )?;
+        // SAFETY: the slot was retired before its frame began recording.
+        let buffer_targets = unsafe {
+            buffer_target::create_buffer_targets(
+                &self.context,
+                allocator,
+                &mut self.view_cache,
+                graph,
+                frame,
+                &mut slot.buffer_targets,
+            )
+        }?;
         let region_clears = region_clear::create_region_clear_scratch(
             &self.context,
             allocator,
@@ -586,10 +591,9 @@ impl VulkanBackend {
             handles,
             &mut slot.scratch,
         )?;
-        // The slot's depth/stencil resolve scratch images, where the recorder finds them.
+        // The slot's depth/stencil resolve scratch images, lent to the recorder for the frame.
         let mut resolve_scratch = std::mem::take(&mut slot.resolve_scratch);
         resolve_scratch.begin_frame();
-        self.context.resolve_scratch.replace(resolve_scratch);
         let mut recorder = FrameRecorder {
             context: &self.context,
             cb: vk::CommandBuffer::null(),
@@ -603,6 +607,9 @@ impl VulkanBackend {
             region_clears: &region_clears,
             buffer_clears: &buffer_clears,
             texture_clears: &texture_clears,
+            resolve_scratch: &mut resolve_scratch,
+            rendering: Default::default(),
+            open_labels: Default::default(),
         };
         let mut submission = FrameSubmission {
             lanes: &mut self.lanes,
@@ -615,7 +622,7 @@ impl VulkanBackend {
         let mut timed = Vec::new();
         let result = submit::record_and_submit_frame(&mut recorder, &mut submission, &mut timed);
         views_out.append(&mut recorder.views);
-        let mut resolve_scratch = self.context.resolve_scratch.take();
+        drop(recorder);
         resolve_scratch.end_frame(&self.context, &mut self.view_cache);
         self.slots[slot_index].resolve_scratch = resolve_scratch;
         result?;
@@ -665,21 +672,34 @@ impl Drop for VulkanBackend {
         }
         let _ = self.retire_all();
         // SAFETY: plain wait on a live device (also covers slots whose wait timed out).
-        let _ = unsafe { self.context.device.device_wait_idle() };
+        if unsafe { self.context.device.device_wait_idle() }.is_err() {
+            self.context.wedged.set(true);
+        }
+        if self.context.wedged.get() {
+            // As above: the GPU may still use everything.
+            std::mem::forget(self.allocator.take());
+            return;
+        }
         if let Some(pass) = self.minmax.take() {
             pass.destroy(&self.context);
         }
         if let Some(mut allocator) = self.allocator.take() {
-            self.view_cache.destroy_all(&self.context);
+            // SAFETY: the device is idle.
+            unsafe { self.view_cache.destroy_all(&self.context) };
             for mut slot in std::mem::take(&mut self.slots) {
+                // The device is idle: no slot's frame is pending any more.
+                slot.in_flight = false;
                 slot.release(&self.context, &mut allocator, &mut self.view_cache);
-                slot.destroy(&self.context);
+                // SAFETY: the device is idle and the slot's resources were just released.
+                unsafe { slot.destroy(&self.context) };
             }
             for (_, external) in self.externals.drain() {
-                external.resource.destroy(&self.context, &mut allocator);
+                // SAFETY: the device is idle; the view cache was emptied above.
+                unsafe { external.resource.destroy(&self.context, &mut allocator) };
             }
             for (_, resource) in self.persistent.drain() {
-                resource.destroy(&self.context, &mut allocator);
+                // SAFETY: as above.
+                unsafe { resource.destroy(&self.context, &mut allocator) };
             }
             drop(allocator);
         }

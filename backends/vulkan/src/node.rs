@@ -5,6 +5,7 @@
 use ash::vk;
 use rpsl_runtime::{NodeId, RecordedGraph, RenderPass};
 
+use crate::resources::GpuObject;
 use crate::view_cache::{ObjectCounter, ObjectCounts, ObjectId};
 
 /// One view argument of a node, resolved to Vulkan objects.
@@ -81,21 +82,25 @@ pub(crate) fn bind_node_views(
     for (offset, access) in graph.node_accesses(node).iter().enumerate() {
         let handle = recorder.handle(access.resource)?;
         let region = crate::record::access_region(access, &handle.desc);
-        let (image_view, id) = if handle.image != vk::Image::null() {
-            recorder.view_with_id(start + offset as u32, false)?
-        } else {
-            (
+        let (image, image_view, buffer, id) = match handle.object {
+            GpuObject::Image(image) => {
+                let (view, id) = recorder.view_with_id(start + offset as u32, false)?;
+                (image, view, vk::Buffer::null(), id)
+            }
+            GpuObject::Buffer(buffer) => (
+                vk::Image::null(),
                 vk::ImageView::null(),
-                recorder.view_cache.buffer_id(handle.buffer),
-            )
+                buffer,
+                recorder.view_cache.buffer_id(buffer),
+            ),
         };
         views.push(BoundView {
             param: access.param,
             slot: access.slot,
-            image: handle.image,
+            image,
             image_view,
             range: region.range,
-            buffer: handle.buffer,
+            buffer,
             offset: region.offset,
             size: region.size,
             id,

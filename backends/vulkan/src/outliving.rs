@@ -4,6 +4,8 @@
 //! before its first frame.
 
 use super::*;
+use crate::encoder::CommandEncoder;
+use crate::resources::GpuObject;
 
 impl VulkanBackend {
     /// Creates the external resource `name` with the usages of `frame_usage` and its layouts at
@@ -22,14 +24,24 @@ impl VulkanBackend {
             self.wait_idle()?;
             if let Some(old) = self.externals.remove(name) {
                 let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
-                self.view_cache.forget(&self.context, &old.resource);
-                old.resource.destroy(&self.context, allocator);
+                // SAFETY: every frame slot was just retired (`wait_idle`), so no pending work
+                // uses it or its views; the views go first.
+                unsafe {
+                    self.view_cache.forget(&self.context, &old.resource);
+                    old.resource.destroy(&self.context, allocator);
+                }
             }
         }
-        let mut resource = self.create_outliving(desc, name, frame_usage)?;
-        let result = self.initialise_layout(&resource, rest_layout);
-        if let Err(error) = result {
-            resource.allocation.take().map(|a| self.allocator().free(a));
+        let resource = self.create_outliving(desc, name, frame_usage)?;
+        if let Err(error) = self.initialise_layout(&resource, rest_layout) {
+            // The one-shot submission either completed or never ran, unless the device is
+            // wedged (then the resource is left alone, like everything else the GPU may use).
+            if !self.context.wedged.get() {
+                let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+                // SAFETY: the layout initialisation (the only work that saw it) completed or
+                // was never submitted; no view was made of it.
+                unsafe { resource.destroy(&self.context, allocator) };
+            }
             return Err(error);
         }
         self.externals.insert(
@@ -56,13 +68,8 @@ impl VulkanBackend {
             }
             _ => frame_usage,
         };
-        let mut resource = create_unbound(&self.context, desc, usage, name)?;
         let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
-        if let Err(error) = resource.allocate_own(&self.context, allocator, name) {
-            resource.destroy(&self.context, allocator);
-            return Err(error);
-        }
-        Ok(resource)
+        resources::create_with_own_memory(&self.context, allocator, desc, usage, name)
     }
 
     /// Moves a new image from UNDEFINED to the layout(s) it rests in between frames.
@@ -71,9 +78,9 @@ impl VulkanBackend {
         resource: &GpuResource,
         rest: [vk::ImageLayout; 2],
     ) -> Result<(), BackendError> {
-        if resource.image == vk::Image::null() {
+        let GpuObject::Image(image) = resource.object else {
             return Ok(());
-        }
+        };
         let aspects = resource.aspect();
         let mut barriers = Vec::new();
         let planes: &[(vk::ImageAspectFlags, usize)] =
@@ -93,7 +100,7 @@ impl VulkanBackend {
                     .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
                     .old_layout(vk::ImageLayout::UNDEFINED)
                     .new_layout(rest[plane])
-                    .image(resource.image)
+                    .image(image)
                     .subresource_range(vk::ImageSubresourceRange {
                         aspect_mask: if aspect.is_empty() { aspects } else { aspect },
                         base_mip_level: 0,
@@ -103,11 +110,11 @@ impl VulkanBackend {
                     }),
             );
         }
-        self.one_shot(|device, cb| {
-            // SAFETY: recording a fresh one-shot command buffer.
+        self.one_shot(|encoder| {
+            // SAFETY: a one-shot command buffer, outside any render pass; the image was just
+            // created (in UNDEFINED) and lives until the submission was waited for.
             unsafe {
-                device.cmd_pipeline_barrier2(
-                    cb,
+                encoder.pipeline_barrier(
                     &vk::DependencyInfo::default().image_memory_barriers(&barriers),
                 )
             };
@@ -115,10 +122,12 @@ impl VulkanBackend {
         })
     }
 
-    /// Records commands with `record`, submits them and waits (with the fence timeout).
+    /// Records commands with `record`, submits them on the graphics queue and waits (with the
+    /// fence timeout): objects `record` names need to live only until this returns (on a
+    /// timeout the device is wedged and nothing is freed any more).
     pub(crate) fn one_shot(
         &mut self,
-        record: impl FnOnce(&ash::Device, vk::CommandBuffer) -> Result<(), BackendError>,
+        record: impl FnOnce(&CommandEncoder<'_>) -> Result<(), BackendError>,
     ) -> Result<(), BackendError> {
         let device = &self.context.device;
         let cb = self.command_buffer;
@@ -135,7 +144,11 @@ impl VulkanBackend {
                 )
                 .map_err(|r| vk_error("vkBeginCommandBuffer", r))?;
         }
-        let recorded = record(device, cb);
+        // SAFETY: `cb` of this device was just begun, and only this encoder records into it
+        // until it ends below.
+        let encoder =
+            unsafe { CommandEncoder::new(device, self.context.debug_device.as_ref(), cb) };
+        let recorded = record(&encoder);
         // SAFETY: the command buffer is recording.
         let ended =
             unsafe { device.end_command_buffer(cb) }.map_err(|r| vk_error("vkEndCommandBuffer", r));

@@ -1,12 +1,13 @@
 //! Reading external resources back to the host (raw bytes, or RGBA8 pixels of a texture),
-//! uploading data into them, and writing RGBA8 pixels as PNG.
+//! uploading data into them (through `staging.rs`), and writing RGBA8 pixels as PNG.
 
-use crate::context::vk_error;
-use crate::resources::map_alloc_error;
+use crate::resources::GpuObject;
+use crate::staging::{
+    record_buffer_transfer, record_image_transfer, transfer_size, Direction, ImageTransfer,
+    StagingBuffer, Transfer,
+};
 use crate::VulkanBackend;
 use ash::vk;
-use gpu_allocator::vulkan::{AllocationCreateDesc, AllocationScheme};
-use gpu_allocator::MemoryLocation;
 use rpsl_runtime::{BackendError, Format};
 use std::path::Path;
 
@@ -120,264 +121,68 @@ impl VulkanBackend {
             .get(name)
             .ok_or_else(|| BackendError::Api(format!("no external resource named `{name}`")))?;
         let resource = &external.resource;
-        let desc = resource.desc;
-        let rest = external.rest_layout;
-        let (image, buffer, aspect) = (resource.image, resource.buffer, resource.aspect());
-        let size = if image != vk::Image::null() {
-            if desc.sample_count > 1 {
-                return Err(BackendError::Unsupported(
-                    "reading back multisampled textures".into(),
-                ));
-            }
-            if desc.format.is_block_compressed() {
-                return Err(BackendError::Unsupported(
-                    "reading back block-compressed textures".into(),
-                ));
-            }
-            desc.width
-                * desc.height as u64
-                * desc.depth() as u64
-                * desc.format.bytes_per_element() as u64
-        } else {
-            resource.size
-        };
-        if let Some(data) = upload {
-            if data.len() as u64 != size {
+        let size = transfer_size(resource)?;
+        let direction = match upload {
+            Some(data) if data.len() as u64 != size => {
                 return Err(BackendError::Api(format!(
                     "upload to `{name}` has {} bytes, the resource holds {size}",
                     data.len()
-                )));
+                )))
             }
-        }
-        let device = self.context.device.clone();
-        let info = vk::BufferCreateInfo::default()
-            .size(size.max(4))
-            .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST);
-        // SAFETY: valid create info.
-        let staging = unsafe { device.create_buffer(&info, None) }
-            .map_err(|r| vk_error("vkCreateBuffer", r))?;
-        self.context.name(staging, &format!("staging for `{name}`"));
-        // SAFETY: live buffer.
-        let requirements = unsafe { device.get_buffer_memory_requirements(staging) };
-        let allocation = self.allocator().allocate(&AllocationCreateDesc {
-            name: "staging",
-            requirements,
-            location: if upload.is_some() {
-                MemoryLocation::CpuToGpu
-            } else {
-                MemoryLocation::GpuToCpu
+            Some(_) => Direction::Upload,
+            None => Direction::Readback,
+        };
+        let object = resource.object;
+        let desc = resource.desc;
+        let image_transfer = |image, staging| ImageTransfer {
+            image,
+            aspect: resource.aspect(),
+            rest: external.rest_layout,
+            extent: vk::Extent3D {
+                width: desc.width as u32,
+                height: desc.height,
+                depth: desc.depth(),
             },
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
-        let mut allocation = match allocation {
-            Ok(a) => a,
-            Err(e) => {
-                // SAFETY: unused buffer.
-                unsafe { device.destroy_buffer(staging, None) };
-                return Err(map_alloc_error("staging", e));
-            }
+            staging,
+            direction,
+        };
+        let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+        let mut staging = StagingBuffer::new(&self.context, allocator, size, direction, name)?;
+        let transfer = match object {
+            GpuObject::Image(image) => Transfer::Image(image_transfer(image, staging.buffer)),
+            GpuObject::Buffer(buffer) => Transfer::Buffer(buffer),
         };
         let result = (|| {
-            // SAFETY: fresh buffer and live allocation.
-            unsafe { device.bind_buffer_memory(staging, allocation.memory(), allocation.offset()) }
-                .map_err(|r| vk_error("vkBindBufferMemory", r))?;
             if let Some(data) = upload {
-                let mapped = allocation
-                    .mapped_slice_mut()
-                    .ok_or_else(|| BackendError::Api("staging memory is not mapped".into()))?;
-                mapped[..data.len()].copy_from_slice(data);
+                staging.write(data)?;
             }
-            let transfer_layout = if upload.is_some() {
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL
-            } else {
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL
-            };
-            let range = vk::ImageSubresourceRange {
-                aspect_mask: aspect,
-                base_mip_level: 0,
-                level_count: 1,
-                base_array_layer: 0,
-                layer_count: 1,
-            };
-            let all = vk::PipelineStageFlags2::ALL_COMMANDS;
-            let memory = vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE;
-            let transfer_access =
-                vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE;
-            self.one_shot(|device, cb| {
-                let image_barrier =
-                    |old: vk::ImageLayout, new: vk::ImageLayout, to_transfer: bool| {
-                        let (src, src_access, dst, dst_access) = if to_transfer {
-                            (all, memory, vk::PipelineStageFlags2::COPY, transfer_access)
-                        } else {
-                            (vk::PipelineStageFlags2::COPY, transfer_access, all, memory)
-                        };
-                        vk::ImageMemoryBarrier2::default()
-                            .src_stage_mask(src)
-                            .src_access_mask(src_access)
-                            .dst_stage_mask(dst)
-                            .dst_access_mask(dst_access)
-                            .old_layout(old)
-                            .new_layout(new)
-                            .image(image)
-                            .subresource_range(range)
-                    };
-                let host = vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(if upload.is_some() {
-                        vk::PipelineStageFlags2::HOST
-                    } else {
-                        vk::PipelineStageFlags2::COPY
-                    })
-                    .src_access_mask(if upload.is_some() {
-                        vk::AccessFlags2::HOST_WRITE
-                    } else {
-                        vk::AccessFlags2::TRANSFER_WRITE
-                    })
-                    .dst_stage_mask(if upload.is_some() {
-                        vk::PipelineStageFlags2::COPY
-                    } else {
-                        vk::PipelineStageFlags2::HOST
-                    })
-                    .dst_access_mask(if upload.is_some() {
-                        vk::AccessFlags2::TRANSFER_READ
-                    } else {
-                        vk::AccessFlags2::HOST_READ
-                    })
-                    .buffer(staging)
-                    .offset(0)
-                    .size(vk::WHOLE_SIZE);
-                let buffer_barrier = |to_transfer: bool| {
-                    let (src, src_access, dst, dst_access) = if to_transfer {
-                        (all, memory, vk::PipelineStageFlags2::COPY, transfer_access)
-                    } else {
-                        (vk::PipelineStageFlags2::COPY, transfer_access, all, memory)
-                    };
-                    vk::BufferMemoryBarrier2::default()
-                        .src_stage_mask(src)
-                        .src_access_mask(src_access)
-                        .dst_stage_mask(dst)
-                        .dst_access_mask(dst_access)
-                        .buffer(buffer)
-                        .offset(0)
-                        .size(vk::WHOLE_SIZE)
-                };
-                // SAFETY: recording a one-shot command buffer; all handles are live and the
-                // image rests in `rest` between frames.
+            let staging_buffer = staging.buffer;
+            self.one_shot(|encoder| {
+                // SAFETY: a one-shot command buffer, outside any render pass, waited for before
+                // `one_shot` returns; the resource lives in `externals` and rests in its
+                // resting layouts (every frame's work is complete: one-shot submissions go to
+                // the graphics queue after the frames that used it).
                 unsafe {
-                    if image != vk::Image::null() {
-                        let mut before = vec![image_barrier(rest[0], transfer_layout, true)];
-                        if aspect
-                            .contains(vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL)
-                        {
-                            before[0].subresource_range.aspect_mask = vk::ImageAspectFlags::DEPTH;
-                            let mut stencil = image_barrier(rest[1], transfer_layout, true);
-                            stencil.subresource_range.aspect_mask = vk::ImageAspectFlags::STENCIL;
-                            before.push(stencil);
+                    match &transfer {
+                        Transfer::Image(image) => record_image_transfer(encoder, image),
+                        &Transfer::Buffer(buffer) => {
+                            record_buffer_transfer(encoder, buffer, size, staging_buffer, direction)
                         }
-                        let mut deps = vk::DependencyInfo::default().image_memory_barriers(&before);
-                        let hosts = [host];
-                        if upload.is_some() {
-                            deps = deps.buffer_memory_barriers(&hosts);
-                        }
-                        device.cmd_pipeline_barrier2(cb, &deps);
-                        let copy_aspect = if aspect.contains(vk::ImageAspectFlags::DEPTH) {
-                            vk::ImageAspectFlags::DEPTH
-                        } else {
-                            aspect
-                        };
-                        let region = vk::BufferImageCopy {
-                            buffer_offset: 0,
-                            buffer_row_length: 0,
-                            buffer_image_height: 0,
-                            image_subresource: vk::ImageSubresourceLayers {
-                                aspect_mask: copy_aspect,
-                                mip_level: 0,
-                                base_array_layer: 0,
-                                layer_count: 1,
-                            },
-                            image_offset: vk::Offset3D::default(),
-                            image_extent: vk::Extent3D {
-                                width: desc.width as u32,
-                                height: desc.height,
-                                depth: desc.depth(),
-                            },
-                        };
-                        if upload.is_some() {
-                            device.cmd_copy_buffer_to_image(
-                                cb,
-                                staging,
-                                image,
-                                transfer_layout,
-                                &[region],
-                            );
-                        } else {
-                            device.cmd_copy_image_to_buffer(
-                                cb,
-                                image,
-                                transfer_layout,
-                                staging,
-                                &[region],
-                            );
-                        }
-                        let mut after: Vec<_> = before
-                            .iter()
-                            .map(|b| {
-                                let mut back = image_barrier(transfer_layout, b.old_layout, false);
-                                back.subresource_range = b.subresource_range;
-                                back
-                            })
-                            .collect();
-                        after
-                            .iter_mut()
-                            .for_each(|b| b.old_layout = transfer_layout);
-                        let mut deps = vk::DependencyInfo::default().image_memory_barriers(&after);
-                        if upload.is_none() {
-                            deps = deps.buffer_memory_barriers(&hosts);
-                        }
-                        device.cmd_pipeline_barrier2(cb, &deps);
-                    } else {
-                        let mut before = vec![buffer_barrier(true)];
-                        if upload.is_some() {
-                            before.push(host);
-                        }
-                        device.cmd_pipeline_barrier2(
-                            cb,
-                            &vk::DependencyInfo::default().buffer_memory_barriers(&before),
-                        );
-                        let copy = vk::BufferCopy {
-                            src_offset: 0,
-                            dst_offset: 0,
-                            size,
-                        };
-                        if upload.is_some() {
-                            device.cmd_copy_buffer(cb, staging, buffer, &[copy]);
-                        } else {
-                            device.cmd_copy_buffer(cb, buffer, staging, &[copy]);
-                        }
-                        let mut after = vec![buffer_barrier(false)];
-                        if upload.is_none() {
-                            after.push(host);
-                        }
-                        device.cmd_pipeline_barrier2(
-                            cb,
-                            &vk::DependencyInfo::default().buffer_memory_barriers(&after),
-                        );
                     }
                 }
                 Ok(())
             })?;
-            Ok(if upload.is_none() {
-                allocation
-                    .mapped_slice()
-                    .map(|bytes| bytes[..size as usize].to_vec())
-                    .ok_or_else(|| BackendError::Api("staging memory is not mapped".into()))?
-            } else {
-                Vec::new()
-            })
+            match direction {
+                Direction::Upload => Ok(Vec::new()),
+                Direction::Readback => staging.read(size),
+            }
         })();
-        // SAFETY: the transfer completed (or never started).
-        unsafe { device.destroy_buffer(staging, None) };
-        let _ = self.allocator().free(allocation);
+        if !self.context.wedged.get() {
+            let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
+            // SAFETY: the transfer's submission was waited for (or never made): the device is
+            // not wedged.
+            unsafe { staging.destroy(&self.context, allocator) };
+        }
         result
     }
 

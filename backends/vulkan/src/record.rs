@@ -4,28 +4,53 @@
 //! [`ViewCache`]).
 
 use crate::context::Context;
+use crate::depth_resolve::ResolveScratch;
+use crate::encoder::CommandEncoder;
 use crate::format::{plane_aspect, vk_format};
+use crate::resources::{GpuObject, GpuResource, NullableHandles};
 use crate::view_cache::{ObjectId, ViewCache, ViewKey};
 use ash::vk;
 use rpsl_runtime::{
     AccessRecord, BackendError, Barrier, CompiledFrame, Format, LoadOp, RecordedGraph, RenderPass,
     ResourceDesc, ResourceKind, StoreOp,
 };
-use std::ffi::CString;
+use std::cell::Cell;
 
 /// The Vulkan objects of one resource for this frame.
 #[derive(Copy, Clone, Debug)]
 pub struct ResourceHandle {
-    /// The description.
+    /// The description (with the format the image really has).
     pub desc: ResourceDesc,
-    /// The image (null for buffers).
-    pub image: vk::Image,
-    /// The buffer (null for textures).
-    pub buffer: vk::Buffer,
+    /// The image or buffer.
+    pub object: GpuObject,
     /// Vulkan format of the image.
     pub format: vk::Format,
     /// The usage the image was created with.
     pub usage: vk::ImageUsageFlags,
+    /// `object` for the files not yet converted (see [`NullableHandles`]).
+    nullable: NullableHandles,
+}
+
+impl ResourceHandle {
+    /// The handle of a resource for recording.
+    pub fn of(resource: &GpuResource) -> ResourceHandle {
+        ResourceHandle {
+            desc: crate::resources::real_desc(resource),
+            object: resource.object,
+            format: resource.format,
+            usage: resource.usage,
+            nullable: resource.object.into(),
+        }
+    }
+}
+
+impl std::ops::Deref for ResourceHandle {
+    type Target = NullableHandles;
+
+    /// Transitional `.image` / `.buffer` (see [`NullableHandles`]).
+    fn deref(&self) -> &NullableHandles {
+        &self.nullable
+    }
 }
 
 /// The Vulkan format of the image view of `access` (a call of node `node`) of `handle`.
@@ -61,7 +86,8 @@ fn view_format_of(
 pub struct FrameRecorder<'a> {
     /// The context.
     pub context: &'a Context,
-    /// The command buffer.
+    /// The command buffer being recorded: `submit.rs` sets it to the open segment's command
+    /// buffer, in the recording state, before recording a node (what [`Self::encoder`] needs).
     pub cb: vk::CommandBuffer,
     /// The graph.
     pub graph: &'a RecordedGraph,
@@ -84,6 +110,13 @@ pub struct FrameRecorder<'a> {
     pub buffer_clears: &'a [crate::buffer_clear::BufferClearScratch],
     /// Texel buffers of texture clears that copy texel bytes.
     pub texture_clears: &'a [crate::texture_clear::TextureClearScratch],
+    /// The frame slot's depth/stencil resolve scratch images.
+    pub resolve_scratch: &'a mut ResolveScratch,
+    /// A render pass begun by [`Self::begin_rendering`] is open on `cb` (what makes
+    /// [`Self::end_rendering`] safe).
+    pub(crate) rendering: Cell<bool>,
+    /// Debug labels [`Self::begin_label`] opened on `cb` and not yet closed.
+    pub(crate) open_labels: Cell<u32>,
 }
 
 /// Subresources of an access in Vulkan terms (temporal slice folded into the layers).
@@ -153,6 +186,24 @@ impl<'a> FrameRecorder<'a> {
         &self.context.device
     }
 
+    /// The encoder of the command buffer being recorded.
+    ///
+    /// # Safety
+    ///
+    /// `self.cb` is the command buffer `submit.rs` opened for the node being recorded (in the
+    /// recording state; not null).
+    pub(crate) unsafe fn encoder(&self) -> CommandEncoder<'a> {
+        // SAFETY: the caller guarantees `cb` is a recording command buffer of this device, and
+        // recording is single-threaded; the debug functions were loaded for this device.
+        unsafe {
+            CommandEncoder::new(
+                &self.context.device,
+                self.context.debug_device.as_ref(),
+                self.cb,
+            )
+        }
+    }
+
     /// The handle of a resource.
     pub fn handle(
         &self,
@@ -179,8 +230,8 @@ impl<'a> FrameRecorder<'a> {
             let dst_stage = vk::PipelineStageFlags2::from_raw(barrier.dst_stages.0);
             let dst_access = vk::AccessFlags2::from_raw(barrier.dst_accesses.0);
             let region = self.frame.barrier_region(barrier);
-            if handle.image != vk::Image::null() {
-                images.push(
+            match handle.object {
+                GpuObject::Image(image) => images.push(
                     vk::ImageMemoryBarrier2::default()
                         .src_stage_mask(src_stage)
                         .src_access_mask(src_access)
@@ -190,7 +241,7 @@ impl<'a> FrameRecorder<'a> {
                         .new_layout(vk::ImageLayout::from_raw(barrier.new_layout as i32))
                         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                        .image(handle.image)
+                        .image(image)
                         .subresource_range(vk::ImageSubresourceRange {
                             aspect_mask: plane_aspect(
                                 handle.desc.format,
@@ -202,9 +253,8 @@ impl<'a> FrameRecorder<'a> {
                             base_array_layer: region.lo[1] as u32,
                             layer_count: (region.hi[1] - region.lo[1]) as u32,
                         }),
-                );
-            } else {
-                buffers.push(
+                ),
+                GpuObject::Buffer(buffer) => buffers.push(
                     vk::BufferMemoryBarrier2::default()
                         .src_stage_mask(src_stage)
                         .src_access_mask(src_access)
@@ -212,48 +262,51 @@ impl<'a> FrameRecorder<'a> {
                         .dst_access_mask(dst_access)
                         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                        .buffer(handle.buffer)
+                        .buffer(buffer)
                         .offset(region.lo[0])
                         .size(region.hi[0] - region.lo[0]),
-                );
+                ),
             }
         }
         let info = vk::DependencyInfo::default()
             .image_memory_barriers(&images)
             .buffer_memory_barriers(&buffers);
-        // SAFETY: the command buffer is recording; every handle is live.
-        unsafe { self.device().cmd_pipeline_barrier2(self.cb, &info) };
+        // SAFETY: `cb` is the node's recording command buffer, outside a render pass (barriers
+        // come before the node's pass); the resources live in the frame's slot or the backend
+        // until the frame completes; the layouts are the compiler's plan.
+        unsafe { self.encoder().pipeline_barrier(&info) };
         Ok(())
     }
 
     /// Writes a timestamp (after all earlier commands) into query `index` of `pool`.
-    pub fn timestamp(&self, pool: vk::QueryPool, index: u32) {
-        // SAFETY: the command buffer is recording outside a render pass; the query was reset.
+    ///
+    /// # Safety
+    ///
+    /// `pool` is the frame slot's query pool, reset for this frame with more than `index`
+    /// queries, and query `index` is written once in the frame.
+    pub unsafe fn timestamp(&self, pool: vk::QueryPool, index: u32) {
+        // SAFETY: `cb` is the node's recording command buffer; the caller vouches for the query.
         unsafe {
-            self.device().cmd_write_timestamp2(
-                self.cb,
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                pool,
-                index,
-            )
+            self.encoder()
+                .write_timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, pool, index)
         };
     }
 
     /// Opens a debug label.
     pub fn begin_label(&self, name: &str) {
-        if let Some(debug) = &self.context.debug_device {
-            let name = CString::new(name.replace('\0', " ")).unwrap_or_default();
-            let label = vk::DebugUtilsLabelEXT::default().label_name(&name);
-            // SAFETY: the command buffer is recording.
-            unsafe { debug.cmd_begin_debug_utils_label(self.cb, &label) };
-        }
+        // SAFETY: `cb` is the node's recording command buffer.
+        unsafe { self.encoder() }.begin_label(name);
+        self.open_labels.set(self.open_labels.get() + 1);
     }
 
-    /// Closes the last debug label.
+    /// Closes the label [`Self::begin_label`] opened last (nothing when none is open).
     pub fn end_label(&self) {
-        if let Some(debug) = &self.context.debug_device {
-            // SAFETY: a label is open on the recording command buffer.
-            unsafe { debug.cmd_end_debug_utils_label(self.cb) };
+        let open = self.open_labels.get();
+        debug_assert!(open > 0, "end_label without begin_label");
+        if open > 0 {
+            self.open_labels.set(open - 1);
+            // SAFETY: `cb` is the node's recording command buffer, with a label open.
+            unsafe { self.encoder().end_label() };
         }
     }
 
@@ -283,12 +336,12 @@ impl<'a> FrameRecorder<'a> {
             .copied()
             .ok_or_else(|| BackendError::Api(format!("access {access_index} out of range")))?;
         let handle = self.handle(access.resource)?;
-        if handle.image == vk::Image::null() {
+        let Some(image) = handle.object.image() else {
             let name = &self.graph.decl_of(access.node).name;
             return Err(BackendError::Unsupported(format!(
                 "node `{name}` binds a buffer view where an image view is needed"
             )));
-        }
+        };
         let mut region = access_region(&access, &handle.desc).range;
         if whole_aspect {
             region.aspect_mask = crate::format::full_aspect(handle.desc.format);
@@ -298,7 +351,7 @@ impl<'a> FrameRecorder<'a> {
         let format = view_format_of(&access, recorded, &handle, node)?;
         let view_type = view_type_of(handle.desc.kind, region.layer_count);
         let graph = self.graph;
-        let key = ViewKey::new(handle.image, view_type, format, &region);
+        let key = ViewKey::new(image, view_type, format, &region);
         // A view in another format than its image's carries only the image's usages that its
         // format supports (an sRGB view of a storage image cannot be a storage view); every
         // view must carry what its access needs (an image lacks the usages its format does not
@@ -379,6 +432,11 @@ impl<'a> FrameRecorder<'a> {
         viewports: &[vk::Viewport],
         scissors: &[vk::Rect2D],
     ) -> Result<(), BackendError> {
+        if self.rendering.get() {
+            return Err(BackendError::Api(
+                "a render pass begins inside another one".into(),
+            ));
+        }
         let mut color_infos = Vec::with_capacity(colors.len());
         for &(access, load, store, clear) in colors {
             let view = self.view_of(access, false)?;
@@ -445,23 +503,31 @@ impl<'a> FrameRecorder<'a> {
         if let Some(stencil_info) = &stencil_info {
             info = info.stencil_attachment(stencil_info);
         }
-        // SAFETY: the command buffer is recording outside a render pass; views are live.
+        // SAFETY: `cb` is the node's recording command buffer, outside a render pass (the
+        // node's pass begins here); the views live as long as their images, which outlive the
+        // frame; the compiler put the attachments in the layouts named; the viewports and
+        // scissors are the compiler's, within the device's limits.
         unsafe {
-            self.device().cmd_begin_rendering(self.cb, &info);
+            let encoder = self.encoder();
+            encoder.begin_rendering(&info);
             if !viewports.is_empty() {
-                self.device().cmd_set_viewport(self.cb, 0, viewports);
+                encoder.set_viewport(0, viewports);
             }
             if !scissors.is_empty() {
-                self.device().cmd_set_scissor(self.cb, 0, scissors);
+                encoder.set_scissor(0, scissors);
             }
         }
+        self.rendering.set(true);
         Ok(())
     }
 
-    /// Ends dynamic rendering.
+    /// Ends the pass [`Self::begin_rendering`] began (nothing when none is open).
     pub fn end_rendering(&self) {
-        // SAFETY: a dynamic render pass is open on the command buffer.
-        unsafe { self.device().cmd_end_rendering(self.cb) };
+        debug_assert!(self.rendering.get(), "end_rendering outside a render pass");
+        if self.rendering.replace(false) {
+            // SAFETY: `cb` is the node's recording command buffer, with a pass open.
+            unsafe { self.encoder().end_rendering() };
+        }
     }
 
     /// Begins the compiler's render pass of a node.
@@ -565,6 +631,14 @@ impl<'a> FrameRecorder<'a> {
             let dst = self.graph.accesses[resolve as usize];
             let src_handle = self.handle(src.resource)?;
             let dst_handle = self.handle(dst.resource)?;
+            let (Some(src_image), Some(dst_image)) =
+                (src_handle.object.image(), dst_handle.object.image())
+            else {
+                return Err(BackendError::Api(format!(
+                    "node `{}` resolves a buffer",
+                    self.graph.decl_of(src.node).name
+                )));
+            };
             let src_range = access_region(&src, &src_handle.desc).range;
             let dst_range = access_region(&dst, &dst_handle.desc).range;
             let to_transfer = vk::ImageMemoryBarrier2::default()
@@ -574,7 +648,7 @@ impl<'a> FrameRecorder<'a> {
                 .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
                 .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
                 .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-                .image(src_handle.image)
+                .image(src_image)
                 .subresource_range(src_range);
             let back = vk::ImageMemoryBarrier2::default()
                 .src_stage_mask(vk::PipelineStageFlags2::RESOLVE)
@@ -586,7 +660,7 @@ impl<'a> FrameRecorder<'a> {
                 )
                 .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
                 .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                .image(src_handle.image)
+                .image(src_image)
                 .subresource_range(src_range);
             let layers = |range: &vk::ImageSubresourceRange| vk::ImageSubresourceLayers {
                 aspect_mask: range.aspect_mask,
@@ -605,24 +679,23 @@ impl<'a> FrameRecorder<'a> {
                     depth: 1,
                 },
             };
-            // SAFETY: outside the render pass; both images are live, the resolve target is in
-            // the TRANSFER_DST layout the compiler planned.
+            // SAFETY: `cb` is the node's recording command buffer, outside the render pass that
+            // just ended, on the graphics queue (render passes run there); both images live
+            // until the frame completes; the source moves to TRANSFER_SRC here and the target
+            // is in the TRANSFER_DST layout the compiler planned.
             unsafe {
-                let device = self.device();
-                device.cmd_pipeline_barrier2(
-                    self.cb,
+                let encoder = self.encoder();
+                encoder.pipeline_barrier(
                     &vk::DependencyInfo::default().image_memory_barriers(&[to_transfer]),
                 );
-                device.cmd_resolve_image(
-                    self.cb,
-                    src_handle.image,
+                encoder.resolve_image(
+                    src_image,
                     vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    dst_handle.image,
+                    dst_image,
                     vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                     &[region],
                 );
-                device.cmd_pipeline_barrier2(
-                    self.cb,
+                encoder.pipeline_barrier(
                     &vk::DependencyInfo::default().image_memory_barriers(&[back]),
                 );
             }

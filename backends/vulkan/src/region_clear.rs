@@ -62,7 +62,8 @@ pub(crate) fn create_region_clear_scratch(
         let label = format!("region clear scratch of node {}", node.0);
         let mut resource = create_unbound(context, &desc, usage, &label)?;
         if let Err(error) = resource.allocate_own(context, allocator, &label) {
-            resource.destroy(context, allocator);
+            // SAFETY: created here and never recorded; no views were made of it.
+            unsafe { resource.destroy(context, allocator) };
             return Err(error);
         }
         images.push(RegionClearScratch {

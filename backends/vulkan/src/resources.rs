@@ -12,15 +12,69 @@ use rpsl_runtime::{
     ResourceKind,
 };
 
-/// A Vulkan image or buffer of one resource.
-#[derive(Debug)]
-pub struct GpuResource {
-    /// The description it was created for.
-    pub desc: ResourceDesc,
+/// The Vulkan object of a resource: textures are images, buffers are buffers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GpuObject {
+    /// The image of a texture.
+    Image(vk::Image),
+    /// The buffer of a buffer resource.
+    Buffer(vk::Buffer),
+}
+
+impl GpuObject {
+    /// The image, if it is one.
+    pub fn image(self) -> Option<vk::Image> {
+        match self {
+            GpuObject::Image(image) => Some(image),
+            GpuObject::Buffer(_) => None,
+        }
+    }
+
+    /// The buffer, if it is one.
+    pub fn buffer(self) -> Option<vk::Buffer> {
+        match self {
+            GpuObject::Buffer(buffer) => Some(buffer),
+            GpuObject::Image(_) => None,
+        }
+    }
+}
+
+/// A [`GpuObject`] as an image handle and a buffer handle, the one of the other kind null.
+///
+/// Transitional: the files not yet converted to [`GpuObject`] (`builtins.rs`,
+/// `buffer_clear.rs`, `texture_clear.rs`, `region_clear.rs`, `depth_resolve/`, which another
+/// change is rewriting) read `.image` and `.buffer` of a [`GpuResource`] or
+/// [`crate::record::ResourceHandle`] through their `Deref` to this. New code matches on
+/// [`GpuObject`]; this goes once those files do.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct NullableHandles {
     /// The image (null for buffers).
     pub image: vk::Image,
     /// The buffer (null for textures).
     pub buffer: vk::Buffer,
+}
+
+impl From<GpuObject> for NullableHandles {
+    fn from(object: GpuObject) -> NullableHandles {
+        NullableHandles {
+            image: object.image().unwrap_or_default(),
+            buffer: object.buffer().unwrap_or_default(),
+        }
+    }
+}
+
+/// A Vulkan image or buffer of one resource, with the memory it owns.
+///
+/// Lifetime: [`GpuResource::destroy`] is `unsafe` (the GPU must be done with it). Resources of
+/// one frame slot (transients, scratch) are destroyed by [`crate::slots::FrameSlot`] once the
+/// slot's fence has signalled; resources that outlive frames (external, persistent) after the
+/// backend waited for every slot.
+#[derive(Debug)]
+pub struct GpuResource {
+    /// The description it was created for.
+    pub desc: ResourceDesc,
+    /// The image or buffer.
+    pub object: GpuObject,
     /// Its Vulkan format (`UNDEFINED` for buffers).
     pub format: vk::Format,
     /// The `RPS_FORMAT` the image really has: `desc.format`, except for typeless formats
@@ -32,6 +86,17 @@ pub struct GpuResource {
     pub usage: vk::ImageUsageFlags,
     /// Its own memory (`None` when placed in a transient heap).
     pub allocation: Option<Allocation>,
+    /// `object` for the files not yet converted (see [`NullableHandles`]).
+    nullable: NullableHandles,
+}
+
+impl std::ops::Deref for GpuResource {
+    type Target = NullableHandles;
+
+    /// Transitional `.image` / `.buffer` (see [`NullableHandles`]).
+    fn deref(&self) -> &NullableHandles {
+        &self.nullable
+    }
 }
 
 pub(crate) fn map_alloc_error(what: &str, error: gpu_allocator::AllocationError) -> BackendError {
@@ -229,16 +294,14 @@ pub fn create_unbound(
         let buffer = unsafe { device.create_buffer(&info, None) }
             .map_err(|r| vk_error("vkCreateBuffer", r))?;
         context.name(buffer, name);
-        return Ok(GpuResource {
-            desc: *desc,
-            image: vk::Image::null(),
-            buffer,
-            format: vk::Format::UNDEFINED,
-            real_format: desc.format,
+        return Ok(GpuResource::new(
+            desc,
+            GpuObject::Buffer(buffer),
+            vk::Format::UNDEFINED,
+            desc.format,
             size,
-            usage: vk::ImageUsageFlags::empty(),
-            allocation: None,
-        });
+            vk::ImageUsageFlags::empty(),
+        ));
     }
     let real_format = resolve_typeless(desc.format, usage);
     let format = vk_format(real_format).ok_or_else(|| {
@@ -326,27 +389,45 @@ pub fn create_unbound(
         }
     })?;
     context.name(image, name);
-    Ok(GpuResource {
-        desc: *desc,
-        image,
-        buffer: vk::Buffer::null(),
+    Ok(GpuResource::new(
+        desc,
+        GpuObject::Image(image),
         format,
         real_format,
-        size: 0,
+        0,
         usage,
-        allocation: None,
-    })
+    ))
 }
 
 impl GpuResource {
+    /// A resource of `object` without memory.
+    fn new(
+        desc: &ResourceDesc,
+        object: GpuObject,
+        format: vk::Format,
+        real_format: Format,
+        size: u64,
+        usage: vk::ImageUsageFlags,
+    ) -> GpuResource {
+        GpuResource {
+            desc: *desc,
+            object,
+            format,
+            real_format,
+            size,
+            usage,
+            allocation: None,
+            nullable: object.into(),
+        }
+    }
+
     /// Memory requirements of the image or buffer.
     pub fn requirements(&self, context: &Context) -> vk::MemoryRequirements {
-        // SAFETY: the handle is live.
+        // SAFETY: the handle is a live object of this device (destroying it consumes `self`).
         unsafe {
-            if self.image != vk::Image::null() {
-                context.device.get_image_memory_requirements(self.image)
-            } else {
-                context.device.get_buffer_memory_requirements(self.buffer)
+            match self.object {
+                GpuObject::Image(image) => context.device.get_image_memory_requirements(image),
+                GpuObject::Buffer(buffer) => context.device.get_buffer_memory_requirements(buffer),
             }
         }
     }
@@ -360,18 +441,18 @@ impl GpuResource {
     ) -> Result<(), BackendError> {
         // SAFETY: the resource is unbound; the caller checked size and alignment.
         unsafe {
-            if self.image != vk::Image::null() {
-                context.device.bind_image_memory(self.image, memory, offset)
-            } else {
-                context
-                    .device
-                    .bind_buffer_memory(self.buffer, memory, offset)
+            match self.object {
+                GpuObject::Image(image) => context.device.bind_image_memory(image, memory, offset),
+                GpuObject::Buffer(buffer) => {
+                    context.device.bind_buffer_memory(buffer, memory, offset)
+                }
             }
         }
         .map_err(|r| vk_error("vkBind*Memory", r))
     }
 
-    /// Gives it its own GPU-only allocation.
+    /// Gives it its own GPU-only allocation. When binding fails the allocation is freed again
+    /// (the resource stays unbound, and the caller still owns it).
     pub fn allocate_own(
         &mut self,
         context: &Context,
@@ -384,12 +465,18 @@ impl GpuResource {
                 name,
                 requirements,
                 location: MemoryLocation::GpuOnly,
-                linear: self.image == vk::Image::null(),
+                linear: matches!(self.object, GpuObject::Buffer(_)),
                 allocation_scheme: AllocationScheme::GpuAllocatorManaged,
             })
             .map_err(|e| map_alloc_error(name, e))?;
-        // SAFETY: the allocation is live; gpu-allocator's offsets honour the requirements.
-        self.bind(context, unsafe { allocation.memory() }, allocation.offset())?;
+        let allocation = bind_or_free(
+            allocation,
+            // SAFETY: the allocation is live; gpu-allocator's offsets honour the requirements.
+            |allocation| self.bind(context, unsafe { allocation.memory() }, allocation.offset()),
+            |allocation| {
+                let _ = allocator.free(allocation);
+            },
+        )?;
         self.allocation = Some(allocation);
         Ok(())
     }
@@ -400,18 +487,61 @@ impl GpuResource {
     }
 
     /// Destroys it and frees its memory.
-    pub fn destroy(mut self, context: &Context, allocator: &mut Allocator) {
-        // SAFETY: the device is idle with respect to this resource (callers wait first).
+    ///
+    /// # Safety
+    ///
+    /// No GPU work that uses it is pending or will be submitted: every command buffer that
+    /// recorded it has completed (the fences of the frame slots whose frames used it were
+    /// waited for, or the device was idle) or was never submitted. Its image views were
+    /// forgotten first ([`crate::view_cache::ViewCache::forget`]). `allocator` made its memory.
+    pub unsafe fn destroy(mut self, context: &Context, allocator: &mut Allocator) {
+        // SAFETY: the caller guarantees the GPU is done with the object.
         unsafe {
-            if self.image != vk::Image::null() {
-                context.device.destroy_image(self.image, None);
-            }
-            if self.buffer != vk::Buffer::null() {
-                context.device.destroy_buffer(self.buffer, None);
+            match self.object {
+                GpuObject::Image(image) => context.device.destroy_image(image, None),
+                GpuObject::Buffer(buffer) => context.device.destroy_buffer(buffer, None),
             }
         }
         if let Some(allocation) = self.allocation.take() {
             let _ = allocator.free(allocation);
+        }
+    }
+}
+
+/// Creates the image or buffer of `desc` with its own GPU-only memory; on failure nothing is
+/// left behind.
+pub fn create_with_own_memory(
+    context: &Context,
+    allocator: &mut Allocator,
+    desc: &ResourceDesc,
+    usage: vk::ImageUsageFlags,
+    name: &str,
+) -> Result<GpuResource, BackendError> {
+    let mut resource = create_unbound(context, desc, usage, name)?;
+    if let Err(error) = resource.allocate_own(context, allocator, name) {
+        // SAFETY: the resource was just created and never recorded; it has no views.
+        unsafe { resource.destroy(context, allocator) };
+        return Err(error);
+    }
+    Ok(resource)
+}
+
+/// Binds `allocation` with `bind`; when binding fails, hands the allocation to `free` before
+/// returning the error, so that no error path leaks memory. Returns the bound allocation.
+///
+/// ```ignore
+/// let bound = bind_or_free(allocation, |a| bind(a), |a| allocator.free(a));
+/// ```
+pub(crate) fn bind_or_free<A, E>(
+    allocation: A,
+    bind: impl FnOnce(&A) -> Result<(), E>,
+    free: impl FnOnce(A),
+) -> Result<A, E> {
+    match bind(&allocation) {
+        Ok(()) => Ok(allocation),
+        Err(error) => {
+            free(allocation);
+            Err(error)
         }
     }
 }
@@ -481,11 +611,22 @@ pub fn place_transients(
     // SAFETY: the allocation is live.
     let memory = unsafe { allocation.memory() };
     context.name(memory, "rpsl transient heap");
-    for (index, offset) in fitting {
-        if let Some(resource) = resources[index].as_ref() {
-            resource.bind(context, memory, allocation.offset() + offset)?;
-        }
-    }
+    // A failed bind frees the heap (the resources bound before it are destroyed with the
+    // frame slot's transients, which never use it).
+    let allocation = bind_or_free(
+        allocation,
+        |allocation| {
+            for &(index, offset) in &fitting {
+                if let Some(resource) = resources[index].as_ref() {
+                    resource.bind(context, memory, allocation.offset() + offset)?;
+                }
+            }
+            Ok(())
+        },
+        |allocation| {
+            let _ = allocator.free(allocation);
+        },
+    )?;
     Ok((Some(TransientHeap { allocation }), fallback.len() as u32))
 }
 
@@ -521,4 +662,79 @@ pub fn rest_layout(frame: &CompiledFrame, resource: usize) -> [vk::ImageLayout; 
             vk::ImageLayout::from_raw(l as i32)
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bind_or_free, GpuObject, NullableHandles};
+    use ash::vk::{self, Handle};
+    use std::cell::RefCell;
+
+    #[test]
+    fn nullable_handles_name_only_the_object_of_its_kind() {
+        let image = vk::Image::from_raw(0x11);
+        let buffer = vk::Buffer::from_raw(0x22);
+        assert_eq!(
+            NullableHandles::from(GpuObject::Image(image)),
+            NullableHandles {
+                image,
+                buffer: vk::Buffer::null()
+            }
+        );
+        assert_eq!(
+            NullableHandles::from(GpuObject::Buffer(buffer)),
+            NullableHandles {
+                image: vk::Image::null(),
+                buffer
+            }
+        );
+        assert_eq!(
+            (
+                GpuObject::Buffer(buffer).image(),
+                GpuObject::Buffer(buffer).buffer()
+            ),
+            (None, Some(buffer))
+        );
+    }
+
+    /// A stand-in allocation that records whether it was freed.
+    struct FakeAllocation<'a> {
+        id: u32,
+        freed: &'a RefCell<Vec<u32>>,
+    }
+
+    #[test]
+    fn a_failed_bind_frees_the_allocation_and_returns_the_error() {
+        let freed = RefCell::new(Vec::new());
+        let allocation = FakeAllocation {
+            id: 7,
+            freed: &freed,
+        };
+        let result = bind_or_free(
+            allocation,
+            |_| Err("vkBindImageMemory failed with ERROR_OUT_OF_DEVICE_MEMORY"),
+            |allocation| allocation.freed.borrow_mut().push(allocation.id),
+        );
+        assert_eq!(
+            result.err(),
+            Some("vkBindImageMemory failed with ERROR_OUT_OF_DEVICE_MEMORY")
+        );
+        assert_eq!(*freed.borrow(), vec![7]);
+    }
+
+    #[test]
+    fn a_successful_bind_keeps_the_allocation() {
+        let freed = RefCell::new(Vec::new());
+        let allocation = FakeAllocation {
+            id: 3,
+            freed: &freed,
+        };
+        let bound = bind_or_free(
+            allocation,
+            |allocation| if allocation.id == 3 { Ok(()) } else { Err(()) },
+            |allocation| allocation.freed.borrow_mut().push(allocation.id),
+        );
+        assert_eq!(bound.map(|allocation| allocation.id), Ok(3));
+        assert!(freed.borrow().is_empty());
+    }
 }

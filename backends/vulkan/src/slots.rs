@@ -5,6 +5,11 @@
 //! views freed) before it is reused; its transient resources and heap stay cached for the next
 //! frame in the slot with the same transients (same descriptions, usage and placements), else
 //! they are freed, and with them their views in the backend's [`ViewCache`].
+//!
+//! Release is slot-gated: a slot frees what it owns ([`FrameSlot::release`],
+//! [`FrameSlot::free_scratch`]) only while it is idle — its last frame's fence was waited for
+//! (or nothing was submitted) and the device is not wedged — and otherwise keeps it, so safe
+//! code cannot destroy an object the GPU may still use.
 
 use crate::context::{vk_error, Context};
 use crate::depth_resolve::ResolveScratch;
@@ -53,12 +58,15 @@ pub(crate) struct FrameSlot {
     pub query_capacity: u32,
     /// What the queries of the frame in flight mean.
     pub timings: Option<PendingTimings>,
-    /// Per-frame scratch resources (region clears), freed when the slot is reused.
+    /// Per-frame scratch resources (region, buffer and texture clears), freed when the slot
+    /// is reused.
     pub scratch: Vec<GpuResource>,
     /// Scratch images of buffer render targets, kept for the slot's next frame.
     pub buffer_targets: Vec<GpuResource>,
-    /// Scratch images of depth/stencil resolves, kept for the slot's next frame.
+    /// Scratch images of depth/stencil resolves, kept for the slot's next frame (lent to the
+    /// frame's recorder while it records).
     pub resolve_scratch: ResolveScratch,
+    /// The slot's frame was submitted and its fence not yet waited for.
     pub in_flight: bool,
     pub transients: Vec<(usize, GpuResource)>,
     pub key: TransientKey,
@@ -131,10 +139,15 @@ impl FrameSlot {
 
     /// Waits for the slot's frame (if submitted) and frees its per-frame image views;
     /// transients stay cached. On a timeout everything is kept (the GPU may still use it).
+    /// Slot-gated: the views stay while the device is wedged (a submission that failed
+    /// half-way may have left work running that uses them).
     pub fn retire(&mut self, context: &Context, timeout: Duration) -> Result<(), BackendError> {
         if self.in_flight {
             wait_fence(context, self.fence, timeout)?;
             self.in_flight = false;
+        }
+        if !self.is_idle(context) {
+            return Ok(());
         }
         for view in self.views.drain(..) {
             // SAFETY: no submitted work uses the view any more.
@@ -143,44 +156,72 @@ impl FrameSlot {
         Ok(())
     }
 
+    /// No work of the slot can be pending: its last frame's fence was waited for (or the frame
+    /// was never submitted), and no submission failed half-way (the device is not wedged).
+    pub fn is_idle(&self, context: &Context) -> bool {
+        !self.in_flight && !context.wedged.get()
+    }
+
     /// Frees the per-frame objects, the transients and scratch images (with their views in
-    /// `view_cache`); the slot must not be in flight.
+    /// `view_cache`). Slot-gated: a slot that is not [idle](Self::is_idle) keeps everything;
+    /// returns whether it released.
     pub fn release(
         &mut self,
         context: &Context,
         allocator: &mut Allocator,
         view_cache: &mut ViewCache,
-    ) {
+    ) -> bool {
+        if !self.free_scratch(context, allocator) {
+            return false;
+        }
         for view in self.views.drain(..) {
-            // SAFETY: no submitted work uses the view any more.
+            // SAFETY: the slot is idle, so no submitted work uses the view.
             unsafe { context.device.destroy_image_view(view, None) };
         }
         self.key.clear();
-        self.free_scratch(context, allocator);
         for resource in self.buffer_targets.drain(..) {
-            view_cache.forget(context, &resource);
-            resource.destroy(context, allocator);
+            // SAFETY: the slot is idle, and only its frames use its scratch images (and their
+            // views), which go before the images.
+            unsafe {
+                view_cache.forget(context, &resource);
+                resource.destroy(context, allocator);
+            }
         }
         self.resolve_scratch.destroy(context, view_cache);
         for (_, resource) in self.transients.drain(..) {
-            view_cache.forget(context, &resource);
-            resource.destroy(context, allocator);
+            // SAFETY: as above: transients belong to the slot's frames alone.
+            unsafe {
+                view_cache.forget(context, &resource);
+                resource.destroy(context, allocator);
+            }
         }
         if let Some(heap) = self.heap.take() {
             let _ = allocator.free(heap.allocation);
         }
+        true
     }
 
-    /// Frees the scratch resources; the slot must not be in flight.
-    pub fn free_scratch(&mut self, context: &Context, allocator: &mut Allocator) {
-        for resource in self.scratch.drain(..) {
-            resource.destroy(context, allocator);
+    /// Frees the scratch resources. Slot-gated like [`Self::release`]; returns whether it freed.
+    pub fn free_scratch(&mut self, context: &Context, allocator: &mut Allocator) -> bool {
+        if !self.is_idle(context) {
+            return false;
         }
+        for resource in self.scratch.drain(..) {
+            // SAFETY: the slot is idle and only its frames use its scratch; nothing makes
+            // views of scratch buffers and images (they are not in the view cache).
+            unsafe { resource.destroy(context, allocator) };
+        }
+        true
     }
 
     /// Destroys the fence and query pool (command buffers go with their pools).
-    pub fn destroy(self, context: &Context) {
-        // SAFETY: the slot was retired.
+    ///
+    /// # Safety
+    ///
+    /// The device is idle (or at least the slot's submissions have all completed), and the
+    /// slot's resources were released first.
+    pub unsafe fn destroy(self, context: &Context) {
+        // SAFETY: the caller guarantees no submission uses the fence or the query pool.
         unsafe {
             context.device.destroy_fence(self.fence, None);
             if self.query_pool != vk::QueryPool::null() {

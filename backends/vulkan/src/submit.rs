@@ -323,7 +323,9 @@ fn record_segments(
         let node = frame.order[position as usize];
         let decl = graph.decl_of(node);
         if sub.timestamps {
-            recorder.timestamp(sub.slot.query_pool, query(position));
+            // SAFETY: the slot's pool was reset for `2 * nodes + 1` queries this frame
+            // (`timing::prepare_queries`); each position writes its own two.
+            unsafe { recorder.timestamp(sub.slot.query_pool, query(position)) };
             timed.push(TimedNode {
                 position,
                 node,
@@ -337,7 +339,8 @@ fn record_segments(
         recorder.end_label();
         recorded?;
         if sub.timestamps {
-            recorder.timestamp(sub.slot.query_pool, query(position) + 1);
+            // SAFETY: as above.
+            unsafe { recorder.timestamp(sub.slot.query_pool, query(position) + 1) };
         }
         let signalled = frame
             .queue_waits
@@ -378,7 +381,8 @@ fn record_segments(
     rest.extend(deferred.drain(..).map(|(_, _, barrier)| barrier));
     recorder.record_barriers(&rest)?;
     if sub.timestamps {
-        recorder.timestamp(sub.slot.query_pool, query(end));
+        // SAFETY: the last of the slot's `2 * nodes + 1` queries reset for this frame.
+        unsafe { recorder.timestamp(sub.slot.query_pool, query(end)) };
     }
     segments.close(sub, 0)?;
     Ok(())

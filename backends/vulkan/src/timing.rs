@@ -51,8 +51,13 @@ pub(crate) struct PendingTimings {
 }
 
 /// Makes sure `pool` holds at least `needed` queries (recreating it) and resets them from the
-/// host. The slot must not be in flight.
-pub(crate) fn prepare_queries(
+/// host.
+///
+/// # Safety
+///
+/// `pool` is null or a query pool of this device that no pending work uses (the frame slot
+/// owning it is not in flight).
+pub(crate) unsafe fn prepare_queries(
     context: &Context,
     pool: &mut vk::QueryPool,
     capacity: &mut u32,
@@ -61,7 +66,7 @@ pub(crate) fn prepare_queries(
     let device = &context.device;
     if *capacity < needed {
         if *pool != vk::QueryPool::null() {
-            // SAFETY: the slot is not in flight, so no command uses the pool.
+            // SAFETY: no pending work uses the pool (the caller's guarantee).
             unsafe { device.destroy_query_pool(*pool, None) };
             *pool = vk::QueryPool::null();
             *capacity = 0;
@@ -77,7 +82,7 @@ pub(crate) fn prepare_queries(
         *capacity = count;
     }
     // SAFETY: host query reset is enabled (checked when timestamps were asked for); no
-    // submitted work uses these queries.
+    // pending work uses these queries (the caller's guarantee).
     unsafe { device.reset_query_pool(*pool, 0, needed) };
     Ok(())
 }

@@ -16,7 +16,7 @@ use ash::vk;
 use rpsl_runtime::BackendError;
 
 use crate::context::{vk_error, Context};
-use crate::resources::GpuResource;
+use crate::resources::{GpuObject, GpuResource};
 
 /// The identity of an image view or buffer given to node implementations: equal ids mean the
 /// same live Vulkan object. Ids are never reused, so a descriptor set keyed by ids can never be
@@ -216,9 +216,14 @@ impl ViewCache {
         id
     }
 
-    /// Destroys the views of `image` and forgets them; call right before destroying the image,
-    /// when no work in flight uses it any more.
-    pub fn forget_image(&mut self, context: &Context, image: vk::Image) {
+    /// Destroys the views of `image` and forgets them; call right before destroying the image.
+    ///
+    /// # Safety
+    ///
+    /// No pending GPU work uses the image's views: the command buffers that recorded them
+    /// have completed (their frame slots were retired, or the device is idle) or were never
+    /// submitted.
+    pub unsafe fn forget_image(&mut self, context: &Context, image: vk::Image) {
         let Some(keys) = self.by_image.remove(&image) else {
             return;
         };
@@ -237,20 +242,28 @@ impl ViewCache {
     }
 
     /// Forgets a resource's views and identity; call right before [`GpuResource::destroy`].
-    pub fn forget(&mut self, context: &Context, resource: &GpuResource) {
-        if resource.image != vk::Image::null() {
-            self.forget_image(context, resource.image);
-        }
-        if resource.buffer != vk::Buffer::null() {
-            self.forget_buffer(resource.buffer);
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::forget_image`], for the resource's views.
+    pub unsafe fn forget(&mut self, context: &Context, resource: &GpuResource) {
+        match resource.object {
+            // SAFETY: the caller's guarantee.
+            GpuObject::Image(image) => unsafe { self.forget_image(context, image) },
+            GpuObject::Buffer(buffer) => self.forget_buffer(buffer),
         }
     }
 
-    /// Destroys every view (the device is idle, at the backend's end).
-    pub fn destroy_all(&mut self, context: &Context) {
+    /// Destroys every view (at the backend's end).
+    ///
+    /// # Safety
+    ///
+    /// The device is idle.
+    pub unsafe fn destroy_all(&mut self, context: &Context) {
         let images: Vec<vk::Image> = self.by_image.keys().copied().collect();
         for image in images {
-            self.forget_image(context, image);
+            // SAFETY: the device is idle (the caller's guarantee).
+            unsafe { self.forget_image(context, image) };
         }
         self.buffers.clear();
     }

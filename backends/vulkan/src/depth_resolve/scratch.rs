@@ -8,8 +8,8 @@
 //! shader is involved, so stencil needs no VK_EXT_shader_stencil_export.
 //!
 //! A frame slot keeps its scratch images ([`ResolveScratch`]) for its next frame, keyed by
-//! (format, extent, layers); while a slot's frame is recorded they sit in
-//! [`crate::context::Context::resolve_scratch`], where the recorder finds them. Images the frame
+//! (format, extent, layers); while a slot's frame is recorded they are lent to the recorder
+//! ([`FrameRecorder::resolve_scratch`]). Images the frame
 //! did not use are destroyed after it is recorded (the slot's previous frame is complete), with
 //! their views forgotten in the [`ViewCache`] first.
 
@@ -89,9 +89,10 @@ impl ResolveScratch {
 }
 
 fn destroy_scratch(context: &Context, views: &mut ViewCache, scratch: ScratchImage) {
-    views.forget_image(context, scratch.image);
-    // SAFETY: no pending work uses the image (see the callers); its views are gone.
+    // SAFETY: no pending work uses the image or its views (see the callers); its views go
+    // before the image.
     unsafe {
+        views.forget_image(context, scratch.image);
         context.device.destroy_image(scratch.image, None);
         context.device.free_memory(scratch.memory, None);
     }
@@ -219,11 +220,7 @@ impl FrameRecorder<'_> {
             },
             layers: src_layers.1,
         };
-        let scratch = self
-            .context
-            .resolve_scratch
-            .borrow_mut()
-            .image(self.context, key)?;
+        let scratch = self.resolve_scratch.image(self.context, key)?;
         let src_view = frame_view(
             self,
             ViewUse::Attachment,
