@@ -20,6 +20,7 @@
 mod descriptor_cache;
 mod descriptors;
 mod files;
+mod link;
 mod plan;
 mod program;
 mod push;

@@ -196,6 +196,12 @@ pub(crate) fn compile_program(
             shader,
         });
     }
+    let is_graphics = !stages.iter().any(|s| s.stage == ShaderStage::Compute);
+    if is_graphics {
+        if let Err(error) = super::link::link_stages(&mut stages) {
+            return Err(Box::new((mismatch(error), Watch::new(dir, name, watched))));
+        }
+    }
     let infos: Vec<StageInfo<'_>> = stages
         .iter()
         .map(|s| StageInfo {

@@ -1,0 +1,102 @@
+//! HLSL stages linked by semantic (issue 21) on the local Vulkan device (lavapipe in CI), under
+//! validation: a pixel shader reading its vertex shader's outputs in another order renders the
+//! right colours (pixels read back, on a fresh compile and again from the SPIR-V cache), and
+//! stages that do not link fail with the node, both shaders and the semantic. The shaders and
+//! scripts are in `tests/stage_link/`. Skips when no Vulkan device exists unless
+//! `RPSL_REQUIRE_VULKAN=1`.
+
+mod run_vulkan_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use run_vulkan_support::{scratch_dir, vulkan_available};
+
+/// The fixture folder (scripts and their shaders).
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/stage_link")
+}
+
+/// Runs `rpsl run FIXTURE --validate ARGS...` with the SPIR-V cache in `cache`.
+fn run_fixture(script: &str, cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rpsl"))
+        .arg("run")
+        .arg(fixtures().join(script))
+        .arg("--validate")
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .expect("the rpsl binary runs")
+}
+
+/// A fresh scratch folder called `name`.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = scratch_dir().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `script` with `--out` and returns the RGBA bytes of the texture `name`.
+fn render(script: &str, cache: &Path, out: &Path, args: &[&str], name: &str) -> Vec<u8> {
+    let mut all = vec!["--out", out.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let output = run_fixture(script, cache, &all);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+    rpsl_vulkan::read_png(&out.join(format!("{name}.png")))
+        .unwrap()
+        .2
+}
+
+#[test]
+fn a_pixel_shader_reading_semantics_in_another_order_gets_the_right_values() {
+    if !vulkan_available() {
+        return;
+    }
+    let cache = fresh_dir("stage_link_cache");
+    // COLOR0 = (1, 0, 0, 1) and TEXCOORD0 = (0, 1, 0, 0): color + coord * 0.5. Linked by
+    // position the pixel shader would get them swapped: (0.5, 1, 0, 0.5).
+    let expected = [255u8, 128, 0, 255].repeat(16);
+    for (run, out) in ["compiled", "cached"].iter().enumerate() {
+        let out = fresh_dir(&format!("stage_link_swapped_{out}"));
+        let pixels = render("swapped.rpsl", &cache, &out, &["--arg", "bb=4x4"], "bb");
+        assert_eq!(pixels, expected, "run {run}");
+    }
+    let cached = std::fs::read_dir(cache.join("rpsl/spirv")).unwrap().count();
+    assert_eq!(cached, 2, "both stages are in the cache");
+}
+
+#[test]
+fn stages_that_do_not_link_name_the_node_both_shaders_and_the_semantic() {
+    if !vulkan_available() {
+        return;
+    }
+    let cache = fresh_dir("stage_link_errors_cache");
+    let dir = fixtures().display().to_string();
+    let cases = [
+        (
+            "0",
+            format!("node 0 (`Unwritten`): {dir}/Unwritten.frag.hlsl:2: input `TEXCOORD1` is not written by {dir}/Unwritten.vert.hlsl"),
+        ),
+        (
+            "1",
+            format!("node 0 (`Mistyped`): {dir}/Mistyped.frag.hlsl:2: input `COLOR0` is int4 but {dir}/Mistyped.vert.hlsl writes it as float4"),
+        ),
+        (
+            "2",
+            format!("node 0 (`NoVertex`): {dir}/NoVertex.frag.hlsl:2: input `COLOR0` is not written by the built-in full-screen vertex shader"),
+        ),
+    ];
+    for (which, message) in cases {
+        let output = run_fixture(
+            "errors.rpsl",
+            &cache,
+            &["--arg", "bb=4x4", "--arg", &format!("which={which}")],
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{stderr}");
+        assert_eq!(stderr, format!("error: vulkan: {message}\n"));
+    }
+}
