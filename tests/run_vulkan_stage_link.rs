@@ -100,3 +100,30 @@ fn stages_that_do_not_link_name_the_node_both_shaders_and_the_semantic() {
         assert_eq!(stderr, format!("error: vulkan: {message}\n"));
     }
 }
+
+#[test]
+fn glsl_stages_link_by_location_and_validation_names_the_shader_module() {
+    if !vulkan_available() {
+        return;
+    }
+    let cache = fresh_dir("stage_link_located_cache");
+    let output = run_fixture("located.rpsl", &cache, &["--arg", "bb=4x4"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.starts_with("error: vulkan: 1 validation message(s)\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            ", name = Located.frag (node Located: fragment), type = VK_OBJECT_TYPE_SHADER_MODULE;"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "fragment shader consumes input location 1.0 which is not written by vertex shader"
+        ),
+        "{stderr}"
+    );
+}

@@ -94,6 +94,23 @@ pub struct EnabledFeatures {
     pub shader_stencil_export: bool,
 }
 
+/// Gives `handle`, an object of the device `debug` was made for, a debug name that validation
+/// messages and tools show (no-op when `debug` is `None`: no VK_EXT_debug_utils).
+pub(crate) fn name_object<H: Handle>(
+    debug: Option<&ash::ext::debug_utils::Device>,
+    handle: H,
+    name: &str,
+) {
+    if let Some(debug) = debug {
+        let name = CString::new(name.replace('\0', " ")).unwrap_or_default();
+        let info = vk::DebugUtilsObjectNameInfoEXT::default()
+            .object_handle(handle)
+            .object_name(&name);
+        // SAFETY: the handle belongs to this device; naming failures are harmless.
+        let _ = unsafe { debug.set_debug_utils_object_name(&info) };
+    }
+}
+
 /// The device's limits on the size of one buffer and one memory allocation.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct SizeLimits {
@@ -332,14 +349,7 @@ impl Context {
 
     /// Gives a Vulkan object a debug name (no-op without VK_EXT_debug_utils).
     pub fn name<H: Handle>(&self, handle: H, name: &str) {
-        if let Some(debug) = &self.debug_device {
-            let name = CString::new(name.replace('\0', " ")).unwrap_or_default();
-            let info = vk::DebugUtilsObjectNameInfoEXT::default()
-                .object_handle(handle)
-                .object_name(&name);
-            // SAFETY: the handle belongs to this device; naming failures are harmless.
-            let _ = unsafe { debug.set_debug_utils_object_name(&info) };
-        }
+        name_object(self.debug_device.as_ref(), handle, name);
     }
 
     /// The sample count images asking for `requested` samples get: `requested` when the device

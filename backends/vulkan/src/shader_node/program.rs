@@ -16,6 +16,7 @@ use rpsl_shaders::{
 use super::files::{find_node_shaders, Watch};
 use super::plan::{plan_bindings, BindingPlan, Mismatch, StageInfo};
 use super::ShaderNodeErrorKind;
+use crate::context::name_object;
 
 const ENTRY: &CStr = c"main";
 
@@ -218,14 +219,42 @@ pub(crate) fn compile_program(
     }
 }
 
-/// Creates a shader module.
+/// The debug-utils device that names objects (`None`: naming is off).
+pub(crate) type DebugUtils<'a> = Option<&'a ash::ext::debug_utils::Device>;
+
+/// Creates a shader module called `name` (in validation messages and tools).
 pub(crate) fn create_module(
     device: &ash::Device,
+    debug: DebugUtils<'_>,
     spirv: &[u32],
+    name: &str,
 ) -> Result<vk::ShaderModule, ShaderNodeErrorKind> {
     let info = vk::ShaderModuleCreateInfo::default().code(spirv);
     // SAFETY: valid SPIR-V words from the compiler on a live device.
-    unsafe { device.create_shader_module(&info, None) }.map_err(vulkan("vkCreateShaderModule"))
+    let module = unsafe { device.create_shader_module(&info, None) }
+        .map_err(vulkan("vkCreateShaderModule"))?;
+    name_object(debug, module, name);
+    Ok(module)
+}
+
+/// The debug name of a node's module: its file name, node and stage
+/// (`Foo.frag.hlsl (node Foo: fragment)`).
+fn module_name(node: &str, stage: &CompiledStage) -> String {
+    let file = Path::new(&stage.file)
+        .file_name()
+        .map_or(stage.file.clone(), |name| {
+            name.to_string_lossy().into_owned()
+        });
+    format!("{file} (node {node}: {})", stage_name(stage.stage))
+}
+
+/// A stage as debug names and messages call it.
+pub(crate) fn stage_name(stage: ShaderStage) -> &'static str {
+    match stage {
+        ShaderStage::Vertex => "vertex",
+        ShaderStage::Fragment => "fragment",
+        ShaderStage::Compute => "compute",
+    }
 }
 
 impl Program {
@@ -237,6 +266,7 @@ impl Program {
         plan: BindingPlan,
         watch: Watch,
         samplers: &dyn Fn(super::plan::SamplerKind) -> vk::Sampler,
+        debug: DebugUtils<'_>,
     ) -> Result<Program, ShaderNodeErrorKind> {
         let mut program = Program {
             decl,
@@ -248,7 +278,7 @@ impl Program {
             pipeline_layout: vk::PipelineLayout::null(),
             pipelines: HashMap::new(),
         };
-        match program.create_objects(device, samplers) {
+        match program.create_objects(device, samplers, debug) {
             Ok(()) => Ok(program),
             Err(error) => {
                 program.destroy(device);
@@ -261,9 +291,12 @@ impl Program {
         &mut self,
         device: &ash::Device,
         samplers: &dyn Fn(super::plan::SamplerKind) -> vk::Sampler,
+        debug: DebugUtils<'_>,
     ) -> Result<(), ShaderNodeErrorKind> {
+        let node = self.decl.name.clone();
         for stage in &self.stages {
-            let module = create_module(device, &stage.shader.spirv)?;
+            let name = module_name(&node, stage);
+            let module = create_module(device, debug, &stage.shader.spirv, &name)?;
             self.modules.push(module);
         }
         let immutable: Vec<Vec<vk::Sampler>> = self
@@ -299,6 +332,11 @@ impl Program {
         // SAFETY: valid create info; the immutable samplers are live.
         self.set_layout = unsafe { device.create_descriptor_set_layout(&info, None) }
             .map_err(vulkan("vkCreateDescriptorSetLayout"))?;
+        name_object(
+            debug,
+            self.set_layout,
+            &format!("node {node}: descriptor set layout"),
+        );
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(stage_flags(&self.plan.push_stages))
             .offset(0)
@@ -311,6 +349,11 @@ impl Program {
         // SAFETY: valid create info with a live set layout.
         self.pipeline_layout = unsafe { device.create_pipeline_layout(&info, None) }
             .map_err(vulkan("vkCreatePipelineLayout"))?;
+        name_object(
+            debug,
+            self.pipeline_layout,
+            &format!("node {node}: pipeline layout"),
+        );
         Ok(())
     }
 
@@ -318,6 +361,7 @@ impl Program {
     pub fn compute_pipeline(
         &mut self,
         device: &ash::Device,
+        debug: DebugUtils<'_>,
     ) -> Result<vk::Pipeline, ShaderNodeErrorKind> {
         if let Some(pipeline) = self.pipelines.get(&PipelineKey::default()) {
             return Ok(*pipeline);
@@ -336,6 +380,8 @@ impl Program {
                     call: "vkCreateComputePipelines",
                     result,
                 })?;
+        let name = format!("node {}: compute pipeline", self.decl.name);
+        name_object(debug, pipelines[0], &name);
         self.pipelines.insert(PipelineKey::default(), pipelines[0]);
         Ok(pipelines[0])
     }
@@ -347,6 +393,7 @@ impl Program {
         device: &ash::Device,
         key: &PipelineKey,
         fullscreen: vk::ShaderModule,
+        debug: DebugUtils<'_>,
     ) -> Result<vk::Pipeline, ShaderNodeErrorKind> {
         if let Some(pipeline) = self.pipelines.get(key) {
             return Ok(*pipeline);
@@ -421,6 +468,8 @@ impl Program {
                 call: "vkCreateGraphicsPipelines",
                 result,
             })?;
+        let name = format!("node {}: graphics pipeline", self.decl.name);
+        name_object(debug, pipelines[0], &name);
         self.pipelines.insert(key.clone(), pipelines[0]);
         Ok(pipelines[0])
     }
