@@ -127,3 +127,72 @@ fn glsl_stages_link_by_location_and_validation_names_the_shader_module() {
         "{stderr}"
     );
 }
+
+#[test]
+fn out_name_file_reads_back_transients_that_would_be_aliased_or_culled() {
+    if !vulkan_available() {
+        return;
+    }
+    let cache = fresh_dir("stage_link_keep_cache");
+    let out = fresh_dir("stage_link_keep");
+    let file = |name: &str| out.join(name).display().to_string();
+    let args: Vec<String> = vec![
+        "--arg".into(),
+        "bb=4x4".into(),
+        "--out".into(),
+        format!("first={}", file("first.png")),
+        "--out".into(),
+        format!("unused={}", file("sub/unused.png")),
+        "--out".into(),
+        format!("bytes={}", file("bytes.bin")),
+        "--out".into(),
+        format!("bb={}", file("bb.png")),
+        "--frames".into(),
+        "2".into(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = run_fixture("keep.rpsl", &cache, &args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+    let read = |name: &str| rpsl_vulkan::read_png(&out.join(name)).unwrap();
+    assert_eq!(read("first.png"), (4, 4, [255, 0, 0, 255].repeat(16)));
+    assert_eq!(read("sub/unused.png"), (2, 1, [0, 0, 255, 255].repeat(2)));
+    let mut bb = [255u8, 0, 0, 255].repeat(8);
+    bb.extend([0, 255, 0, 255].repeat(8));
+    assert_eq!(read("bb.png"), (4, 4, bb));
+    assert_eq!(
+        std::fs::read(out.join("bytes.bin")).unwrap(),
+        [1, 2, 3, 4, 5, 6, 7, 8]
+    );
+
+    let output = run_fixture(
+        "keep.rpsl",
+        &cache,
+        &[
+            "--arg",
+            "bb=4x4",
+            "--out",
+            &format!("nothing={}", file("n.png")),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: --out nothing={}: the last frame has no resource named `nothing`\n",
+            file("n.png")
+        )
+    );
+    let output = run_fixture(
+        "keep.rpsl",
+        &cache,
+        &["--out", "a=x.png", "--out", "a=y.png"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: `--out` names `a` twice\n"
+    );
+}
