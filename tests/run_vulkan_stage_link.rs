@@ -196,3 +196,74 @@ fn out_name_file_reads_back_transients_that_would_be_aliased_or_culled() {
         "error: `--out` names `a` twice\n"
     );
 }
+
+/// Runs `script` and returns its one texture `bb` (4x4) as rows of RGBA pixels.
+fn render_rows(script: &str, name: &str) -> Vec<Vec<[u8; 4]>> {
+    let cache = fresh_dir(&format!("{name}_cache"));
+    let out = fresh_dir(name);
+    let bytes = render(script, &cache, &out, &["--arg", "bb=4x4"], "bb");
+    bytes
+        .chunks(16)
+        .map(|row| row.chunks(4).map(|p| p.try_into().unwrap()).collect())
+        .collect()
+}
+
+#[test]
+fn vertex_geometry_pixel_stages_link_nested_structs_in_any_member_order() {
+    if !vulkan_available() {
+        return;
+    }
+    // Split.geom.hlsl emits the left half from COLOR0 + TEXCOORD0 * 0.5 = (1, 0.5, 0, 1) with
+    // TINT 0, the right half from TEXCOORD3 + COLOR0 * 0.25 = (0.25, 0, 0.5, 0.25) with TINT
+    // (0, 0, 0, 0.5); the pixel shader returns COLOR0 + TINT * 0.5.
+    let left = [255, 128, 0, 255];
+    let right = [64, 0, 128, 128];
+    let expected = vec![vec![left, left, right, right]; 4];
+    assert_eq!(
+        render_rows("geometry.rpsl", "stage_link_geometry"),
+        expected
+    );
+}
+
+#[test]
+fn vertex_hull_domain_pixel_stages_link_nested_structs_and_patch_constants() {
+    if !vulkan_available() {
+        return;
+    }
+    // COLOR0 (1, 0, 0, 1) + BIAS (0, 0.5, 0, 0), then TEXCOORD3 (0, 0, 0.5, 0) * GAIN
+    // (0, 0, 1, 0) as TINT; the pixel shader returns COLOR0 + TINT * 0.5.
+    let expected = vec![vec![[255, 128, 64, 255]; 4]; 4];
+    assert_eq!(
+        render_rows("tessellation.rpsl", "stage_link_tessellation"),
+        expected
+    );
+}
+
+#[test]
+fn interfaces_glslang_miscompiles_are_rejected_with_the_fix() {
+    if !vulkan_available() {
+        return;
+    }
+    let cache = fresh_dir("stage_link_unsupported_cache");
+    let dir = fixtures().display().to_string();
+    let cases = [
+        (
+            "0",
+            format!("node 0 (`NestedHull`): {dir}/NestedHull.hull.hlsl:16: hull shader output `@entryPointOutput.inner.color` (`COLOR0`) is in a nested struct, which glslang 12 writes to the wrong control point: declare it directly in the output struct"),
+        ),
+        (
+            "1",
+            format!("node 0 (`ArrayGeom`): {dir}/ArrayGeom.geom.hlsl:9: `input.pair.parts[0]` (`PART`) is an array member of a struct passed per vertex, which glslang 12 compiles with the wrong array size: declare the elements as members of their own (`PART0`, `PART1`, ...)"),
+        ),
+    ];
+    for (which, message) in cases {
+        let output = run_fixture(
+            "unsupported.rpsl",
+            &cache,
+            &["--arg", "bb=4x4", "--arg", &format!("which={which}")],
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{stderr}");
+        assert_eq!(stderr, format!("error: vulkan: {message}\n"));
+    }
+}

@@ -48,6 +48,9 @@ fn shaderc_kind(stage: ShaderStage) -> shaderc::ShaderKind {
         ShaderStage::Vertex => shaderc::ShaderKind::Vertex,
         ShaderStage::Fragment => shaderc::ShaderKind::Fragment,
         ShaderStage::Compute => shaderc::ShaderKind::Compute,
+        ShaderStage::Geometry => shaderc::ShaderKind::Geometry,
+        ShaderStage::TessControl => shaderc::ShaderKind::TessControl,
+        ShaderStage::TessEvaluation => shaderc::ShaderKind::TessEvaluation,
     }
 }
 

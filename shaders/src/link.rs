@@ -23,12 +23,14 @@
 //!     "float4 main(float2 t : TEXCOORD0, float4 c : COLOR0) : SV_Target0 { return c * t.x; }",
 //!     "p.frag.hlsl", ShaderLanguage::Hlsl, ShaderStage::Fragment)).unwrap();
 //! let upstream = vs.reflection.interface("main").unwrap();
-//! let downstream = ps.reflection.interface("main").unwrap().clone();
-//! let moved = rpsl_shaders::link_by_semantic(upstream, &downstream, &mut ps.spirv).unwrap();
+//! let downstream = &mut ps.reflection.interfaces[0];
+//! let moved = rpsl_shaders::link_by_semantic(upstream, downstream, &mut ps.spirv).unwrap();
 //! assert_eq!(moved, 2); // TEXCOORD0 moves to location 1, COLOR0 to location 0
 //! let linked = rpsl_shaders::reflect(&ps.spirv).unwrap();
 //! let locations: Vec<_> = linked.interfaces[0].inputs.iter().map(|i| i.location).collect();
 //! assert_eq!(locations, [Some(0), Some(1)]);
+//! let semantics: Vec<_> = downstream.inputs.iter().map(|i| i.semantic.as_deref()).collect();
+//! assert_eq!(semantics, [Some("COLOR0"), Some("TEXCOORD0")]);
 //! ```
 
 use std::collections::HashMap;
@@ -142,6 +144,27 @@ pub enum LinkError {
         /// Its locations.
         locations: u32,
     },
+    /// An array member of a struct that is arrayed per vertex (a geometry shader's input, a
+    /// hull shader's `InputPatch` or output, a domain shader's `OutputPatch`): glslang 12 sizes
+    /// the flattened variable by the member's array instead of the vertices, which no stage can
+    /// link to.
+    ArrayInPerVertexStruct {
+        /// The flattened variable's name (`input.shade.weights[0]`), or its semantic.
+        variable: String,
+        /// Its semantic as the source writes it.
+        written_as: String,
+        /// Whether it is the upstream stage's output (else the downstream's input).
+        output: bool,
+    },
+    /// A hull shader's per-control-point output inside a nested struct: glslang 12 indexes its
+    /// flattened variable by the member's index instead of the control point, so it reaches the
+    /// wrong control point.
+    NestedStructInHullOutput {
+        /// The flattened variable's name (`@entryPointOutput.inner.color`).
+        variable: String,
+        /// Its semantic as the source writes it.
+        written_as: String,
+    },
     /// A stage declares `semantic` twice among its inputs (`output: false`) or outputs.
     Duplicate {
         /// The semantic.
@@ -161,13 +184,35 @@ impl LinkError {
             | LinkError::TypeMismatch { written_as, .. }
             | LinkError::PatchMismatch { written_as, .. }
             | LinkError::Scattered { written_as, .. }
+            | LinkError::ArrayInPerVertexStruct { written_as, .. }
+            | LinkError::NestedStructInHullOutput { written_as, .. }
             | LinkError::Duplicate { written_as, .. } => written_as,
+        }
+    }
+
+    /// The word whose first line in the source at fault locates the error, and whether to
+    /// ignore case finding it: the nested struct member of
+    /// [`LinkError::NestedStructInHullOutput`] (`inner` of `@entryPointOutput.inner.color`,
+    /// case-sensitive), else the semantic as written (HLSL semantics ignore case).
+    pub fn locating_word(&self) -> (&str, bool) {
+        match self {
+            LinkError::NestedStructInHullOutput { variable, .. } => {
+                let mut parts = variable.rsplit('.');
+                parts.next();
+                (parts.next().unwrap_or(variable), false)
+            }
+            _ => (self.written_as(), true),
         }
     }
 
     /// Whether the fault is in the upstream stage's outputs (else in the downstream's inputs).
     pub fn in_upstream(&self) -> bool {
-        matches!(self, LinkError::Duplicate { output: true, .. })
+        matches!(
+            self,
+            LinkError::Duplicate { output: true, .. }
+                | LinkError::ArrayInPerVertexStruct { output: true, .. }
+                | LinkError::NestedStructInHullOutput { .. }
+        )
     }
 
     /// The message, naming the upstream stage as `upstream` (a file name).
@@ -203,6 +248,19 @@ impl LinkError {
             } => format!(
                 "input `{semantic}` spans {locations} locations but {upstream} does not write `{semantic}` to `{}` at consecutive locations: declare them together in the same order",
                 semantic.offset(locations - 1)
+            ),
+            LinkError::ArrayInPerVertexStruct {
+                variable,
+                written_as,
+                ..
+            } => format!(
+                "`{variable}` (`{written_as}`) is an array member of a struct passed per vertex, which glslang 12 compiles with the wrong array size: declare the elements as members of their own (`{written_as}0`, `{written_as}1`, ...)"
+            ),
+            LinkError::NestedStructInHullOutput {
+                variable,
+                written_as,
+            } => format!(
+                "hull shader output `{variable}` (`{written_as}`) is in a nested struct, which glslang 12 writes to the wrong control point: declare it directly in the output struct"
             ),
             LinkError::Duplicate {
                 semantic,
@@ -257,15 +315,68 @@ fn semantic_slots(
     Ok(found)
 }
 
+/// Rejects HLSL variables arrayed per vertex that glslang flattened from an array member of a
+/// struct (named `....name[i]`, or sized unlike the stage's other per-vertex variables).
+fn check_per_vertex_arrays(variables: &[InterfaceVariable], output: bool) -> Result<(), LinkError> {
+    let per_vertex: Vec<(&InterfaceVariable, u32)> = variables
+        .iter()
+        .filter(|v| v.semantic.is_some() && v.location.is_some())
+        .filter_map(|v| Some((v, v.vertices?)))
+        .collect();
+    // Only a hull shader has outputs arrayed per vertex; glslang names a flattened member of a
+    // nested struct `@entryPointOutput.outer.inner`.
+    if output {
+        if let Some((nested, _)) = per_vertex
+            .iter()
+            .find(|(v, _)| !v.patch && v.name.matches('.').count() > 1)
+        {
+            return Err(LinkError::NestedStructInHullOutput {
+                variable: nested.name.clone(),
+                written_as: nested.semantic.clone().unwrap_or_default(),
+            });
+        }
+    }
+    // Flattened array elements are named `...name[i]`; without names, their odd size shows them.
+    let mut counts: HashMap<u32, usize> = HashMap::new();
+    for (_, vertices) in &per_vertex {
+        *counts.entry(*vertices).or_default() += 1;
+    }
+    let usual = counts
+        .iter()
+        .max_by_key(|(vertices, n)| (**n, **vertices))
+        .map(|(vertices, _)| *vertices);
+    let suspect = per_vertex
+        .iter()
+        .find(|(v, _)| v.name.ends_with(']'))
+        .or_else(|| per_vertex.iter().find(|(_, n)| Some(*n) != usual));
+    if let Some((variable, _)) = suspect {
+        let written_as = variable.semantic.clone().unwrap_or_default();
+        let name = if variable.name.is_empty() {
+            written_as.clone()
+        } else {
+            variable.name.clone()
+        };
+        return Err(LinkError::ArrayInPerVertexStruct {
+            variable: name,
+            written_as,
+            output,
+        });
+    }
+    Ok(())
+}
+
 /// Links `downstream`'s inputs to `upstream`'s outputs by semantic and rewrites the
 /// `Location` decorations of `downstream_spirv` (the module `downstream` was reflected from)
-/// to match; returns how many input variables moved. Stages without semantics on either side
+/// and the locations in `downstream` to match (semantics stay, so the next stage can link to
+/// this one); returns how many input variables moved. Stages without semantics on either side
 /// keep their locations. See the module documentation.
 pub fn link_by_semantic(
     upstream: &StageInterface,
-    downstream: &StageInterface,
+    downstream: &mut StageInterface,
     downstream_spirv: &mut [u32],
 ) -> Result<usize, LinkError> {
+    check_per_vertex_arrays(&upstream.outputs, true)?;
+    check_per_vertex_arrays(&downstream.inputs, false)?;
     let outputs = semantic_slots(&upstream.outputs, true)?;
     if outputs.is_empty() && upstream.outputs.iter().all(|o| o.semantic.is_none()) {
         return Ok(0);
@@ -333,6 +444,14 @@ pub fn link_by_semantic(
         }
     }
     rewrite_locations(downstream_spirv, &moves);
+    for input in &mut downstream.inputs {
+        if let Some(location) = moves.get(&input.id) {
+            input.location = Some(*location);
+        }
+    }
+    downstream
+        .inputs
+        .sort_by_key(|v| (v.location.is_none(), v.location.unwrap_or(0)));
     Ok(moves.len())
 }
 

@@ -430,10 +430,10 @@ fn linking_moves_inputs_to_the_outputs_of_the_same_semantic_or_names_what_is_mis
         "l.frag.hlsl",
         true,
     );
-    let downstream = pixel.reflection.interface("main").unwrap().clone();
+    let mut downstream = pixel.reflection.interface("main").unwrap().clone();
     // TEXCOORD0 moves from 0 to 3 and COLOR0 from 3 to 0; EXTRA0..1 stay at 1 and 2.
     assert_eq!(
-        link_by_semantic(upstream, &downstream, &mut pixel.spirv),
+        link_by_semantic(upstream, &mut downstream, &mut pixel.spirv),
         Ok(2)
     );
     let linked = reflect(&pixel.spirv).unwrap();
@@ -449,8 +449,8 @@ fn linking_moves_inputs_to_the_outputs_of_the_same_semantic_or_names_what_is_mis
         "w.frag.hlsl",
         true,
     );
-    let downstream = wrong.reflection.interface("main").unwrap().clone();
-    let error = link_by_semantic(upstream, &downstream, &mut wrong.spirv).unwrap_err();
+    let mut downstream = wrong.reflection.interface("main").unwrap().clone();
+    let error = link_by_semantic(upstream, &mut downstream, &mut wrong.spirv).unwrap_err();
     assert_eq!(
         error.message("l.vert.hlsl"),
         "input `TEXCOORD0` is float4 but l.vert.hlsl writes it as float2"
@@ -460,8 +460,8 @@ fn linking_moves_inputs_to_the_outputs_of_the_same_semantic_or_names_what_is_mis
         "m.frag.hlsl",
         true,
     );
-    let downstream = missing.reflection.interface("main").unwrap().clone();
-    let error = link_by_semantic(upstream, &downstream, &mut missing.spirv).unwrap_err();
+    let mut downstream = missing.reflection.interface("main").unwrap().clone();
+    let error = link_by_semantic(upstream, &mut downstream, &mut missing.spirv).unwrap_err();
     assert_eq!(
         error.message("l.vert.hlsl"),
         "input `NORMAL0` is not written by l.vert.hlsl"

@@ -92,6 +92,10 @@ pub struct EnabledFeatures {
     pub independent_resolve_none: bool,
     /// VK_EXT_shader_stencil_export (the shader depth/stencil resolve writes stencil with it).
     pub shader_stencil_export: bool,
+    /// `geometryShader` (shader nodes with a geometry shader).
+    pub geometry_shader: bool,
+    /// `tessellationShader` (shader nodes with hull and domain shaders).
+    pub tessellation_shader: bool,
 }
 
 /// Gives `handle`, an object of the device `debug` was made for, a debug name that validation
@@ -539,6 +543,8 @@ fn create_device(
         independent_resolve: resolve.2,
         independent_resolve_none: resolve.3,
         shader_stencil_export: stencil_export,
+        geometry_shader: have10.geometry_shader == vk::TRUE,
+        tessellation_shader: have10.tessellation_shader == vk::TRUE,
     };
     if !features.timeline_semaphore {
         return Err(BackendError::MissingFeature(
@@ -569,7 +575,9 @@ fn create_device(
     let enable10 = vk::PhysicalDeviceFeatures::default()
         .shader_storage_image_write_without_format(features.storage_write_without_format)
         .vertex_pipeline_stores_and_atomics(have10.vertex_pipeline_stores_and_atomics == vk::TRUE)
-        .fragment_stores_and_atomics(have10.fragment_stores_and_atomics == vk::TRUE);
+        .fragment_stores_and_atomics(have10.fragment_stores_and_atomics == vk::TRUE)
+        .geometry_shader(features.geometry_shader)
+        .tessellation_shader(features.tessellation_shader);
     let mut family_indices = vec![families.graphics];
     family_indices.extend(families.async_compute);
     family_indices.extend(families.transfer);

@@ -221,6 +221,10 @@ pub struct StageInterface {
     /// The `OutputVertices` execution mode: a tessellation control shader's output patch size
     /// (HLSL `[outputcontrolpoints(n)]`), a geometry shader's most vertices emitted.
     pub output_vertices: Option<u32>,
+    /// The SPIR-V execution modes of the entry point, by number, in module order (a geometry
+    /// shader's input primitive: `InputPoints` = 19, `InputLines` = 20,
+    /// `InputLinesAdjacency` = 21, `Triangles` = 22, `InputTrianglesAdjacency` = 23).
+    pub execution_modes: Vec<u32>,
 }
 
 impl StageInterface {

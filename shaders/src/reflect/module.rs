@@ -139,6 +139,7 @@ pub(super) struct Module {
     local_sizes: HashMap<u32, [u32; 3]>,
     local_size_ids: HashMap<u32, [u32; 3]>,
     output_vertices: HashMap<u32, u32>,
+    execution_modes: HashMap<u32, Vec<u32>>,
 }
 
 /// Reads a nul-terminated UTF-8 literal string; returns it and the words it took.
@@ -186,6 +187,10 @@ impl Module {
 
     fn instruction(&mut self, opcode: u16, ops: &[u32], at: usize) -> Result<(), ReflectError> {
         let arg = |index| operand(ops, index, at);
+        if opcode == op::EXECUTION_MODE {
+            let modes = self.execution_modes.entry(arg(0)?).or_default();
+            modes.push(arg(1)?);
+        }
         match opcode {
             op::NAME => {
                 let (name, _) = literal_string(ops.get(1..).unwrap_or(&[]));

@@ -4,9 +4,7 @@
 //! writes `TEXCOORD0` (its `uv`). Runs on the compiled (possibly cached) SPIR-V of each build,
 //! never on what the cache stores.
 
-use rpsl_shaders::{
-    link_by_semantic, reflect, InterfaceVariable, LocationSlot, ScalarType, StageInterface,
-};
+use rpsl_shaders::{link_by_semantic, InterfaceVariable, LocationSlot, ScalarType, StageInterface};
 
 use super::plan::{line_of, Mismatch};
 use super::program::CompiledStage;
@@ -41,8 +39,8 @@ fn line_ignoring_case(source: &str, name: &str) -> Option<u32> {
     line_of(&source.to_ascii_lowercase(), &name.to_ascii_lowercase())
 }
 
-/// Links the graphics `stages` (in pipeline order) by semantic, rewriting input locations and
-/// refreshing the reflection of each stage it changes.
+/// Links the graphics `stages` (in pipeline order) by semantic, rewriting input locations in
+/// each stage's SPIR-V and reflection.
 pub(crate) fn link_stages(stages: &mut [CompiledStage]) -> Result<(), Mismatch> {
     let fullscreen = fullscreen_interface();
     for index in 0..stages.len() {
@@ -58,27 +56,29 @@ pub(crate) fn link_stages(stages: &mut [CompiledStage]) -> Result<(), Mismatch> 
             }
             None => continue,
         };
-        let Some(downstream) = stage.shader.reflection.interface("main").cloned() else {
+        let shader = &mut stage.shader;
+        let Some(downstream) = shader
+            .reflection
+            .interfaces
+            .iter_mut()
+            .find(|interface| interface.entry_point == "main")
+        else {
             continue;
         };
-        match link_by_semantic(upstream, &downstream, &mut stage.shader.spirv) {
-            Ok(0) => {}
-            Ok(_) => {
-                stage.shader.reflection =
-                    reflect(&stage.shader.spirv).map_err(|error| Mismatch {
-                        file: stage.file.clone(),
-                        line: None,
-                        message: format!("cannot reflect the linked module: {error}"),
-                    })?;
-            }
+        match link_by_semantic(upstream, downstream, &mut shader.spirv) {
+            Ok(_) => {}
             Err(error) => {
                 let (file, source) = if error.in_upstream() {
                     (upstream_file.to_string(), upstream_source)
                 } else {
                     (stage.file.clone(), stage.source.as_str())
                 };
+                let line = match error.locating_word() {
+                    (word, true) => line_ignoring_case(source, word),
+                    (word, false) => line_of(source, word),
+                };
                 return Err(Mismatch {
-                    line: line_ignoring_case(source, error.written_as()),
+                    line,
                     file,
                     message: error.message(upstream_file),
                 });

@@ -90,6 +90,9 @@ pub(crate) fn stage_flags(stages: &[ShaderStage]) -> vk::ShaderStageFlags {
             ShaderStage::Vertex => vk::ShaderStageFlags::VERTEX,
             ShaderStage::Fragment => vk::ShaderStageFlags::FRAGMENT,
             ShaderStage::Compute => vk::ShaderStageFlags::COMPUTE,
+            ShaderStage::Geometry => vk::ShaderStageFlags::GEOMETRY,
+            ShaderStage::TessControl => vk::ShaderStageFlags::TESSELLATION_CONTROL,
+            ShaderStage::TessEvaluation => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
         };
     }
     flags
@@ -128,6 +131,7 @@ pub(crate) fn compile_program(
     dir: &Path,
     name: &str,
     decl: &NodeDeclDesc,
+    features: &crate::EnabledFeatures,
 ) -> Result<CompiledProgram, Box<(ShaderNodeErrorKind, Watch)>> {
     let fail_watch = || Watch::new(dir, name, Vec::new());
     let files = find_node_shaders(dir, name)
@@ -176,6 +180,9 @@ pub(crate) fn compile_program(
             ShaderStage::Vertex => ExecutionModel::Vertex,
             ShaderStage::Fragment => ExecutionModel::Fragment,
             ShaderStage::Compute => ExecutionModel::GlCompute,
+            ShaderStage::Geometry => ExecutionModel::Geometry,
+            ShaderStage::TessControl => ExecutionModel::TessellationControl,
+            ShaderStage::TessEvaluation => ExecutionModel::TessellationEvaluation,
         };
         if !shader
             .reflection
@@ -196,6 +203,11 @@ pub(crate) fn compile_program(
             source,
             shader,
         });
+    }
+    let files: Vec<(ShaderStage, &str)> =
+        stages.iter().map(|s| (s.stage, s.file.as_str())).collect();
+    if let Some(error) = missing_feature(&files, features) {
+        return Err(Box::new((mismatch(error), Watch::new(dir, name, watched))));
     }
     let is_graphics = !stages.iter().any(|s| s.stage == ShaderStage::Compute);
     if is_graphics {
@@ -221,6 +233,33 @@ pub(crate) fn compile_program(
 
 /// The debug-utils device that names objects (`None`: naming is off).
 pub(crate) type DebugUtils<'a> = Option<&'a ash::ext::debug_utils::Device>;
+
+/// The first of `stages` (stage and file) that `features` cannot run: geometry shaders need
+/// `geometryShader`, tessellation shaders `tessellationShader`.
+pub(crate) fn missing_feature(
+    stages: &[(ShaderStage, &str)],
+    features: &crate::EnabledFeatures,
+) -> Option<Mismatch> {
+    stages.iter().find_map(|&(stage, file)| {
+        let feature = match stage {
+            ShaderStage::Geometry if !features.geometry_shader => "geometryShader",
+            ShaderStage::TessControl | ShaderStage::TessEvaluation
+                if !features.tessellation_shader =>
+            {
+                "tessellationShader"
+            }
+            _ => return None,
+        };
+        Some(Mismatch {
+            file: file.to_string(),
+            line: None,
+            message: format!(
+                "this device lacks the `{feature}` feature, which {} shaders need",
+                stage_name(stage)
+            ),
+        })
+    })
+}
 
 /// Creates a shader module called `name` (in validation messages and tools).
 pub(crate) fn create_module(
@@ -254,6 +293,9 @@ pub(crate) fn stage_name(stage: ShaderStage) -> &'static str {
         ShaderStage::Vertex => "vertex",
         ShaderStage::Fragment => "fragment",
         ShaderStage::Compute => "compute",
+        ShaderStage::Geometry => "geometry",
+        ShaderStage::TessControl => "tessellation control",
+        ShaderStage::TessEvaluation => "tessellation evaluation",
     }
 }
 
@@ -398,27 +440,28 @@ impl Program {
         if let Some(pipeline) = self.pipelines.get(key) {
             return Ok(*pipeline);
         }
-        let module_of = |stage| {
-            self.stages
-                .iter()
-                .position(|s| s.stage == stage)
-                .map(|index| self.modules[index])
-        };
-        let vertex = module_of(ShaderStage::Vertex).unwrap_or(fullscreen);
-        let fragment = module_of(ShaderStage::Fragment).unwrap_or(vk::ShaderModule::null());
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(vertex)
-                .name(ENTRY),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(fragment)
-                .name(ENTRY),
-        ];
+        let mut stages = Vec::new();
+        if !self.stages.iter().any(|s| s.stage == ShaderStage::Vertex) {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::VERTEX)
+                    .module(fullscreen)
+                    .name(ENTRY),
+            );
+        }
+        for (stage, module) in self.stages.iter().zip(&self.modules) {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(stage_flags(&[stage.stage]))
+                    .module(*module)
+                    .name(ENTRY),
+            );
+        }
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let input_assembly =
+            vk::PipelineInputAssemblyStateCreateInfo::default().topology(self.topology());
+        let tessellation = vk::PipelineTessellationStateCreateInfo::default()
+            .patch_control_points(self.patch_control_points().unwrap_or(0));
         let viewport = vk::PipelineViewportStateCreateInfo::default()
             .viewport_count(key.viewports.max(1))
             .scissor_count(key.viewports.max(1));
@@ -461,6 +504,11 @@ impl Program {
             .dynamic_state(&dynamic)
             .layout(self.pipeline_layout)
             .push_next(&mut rendering);
+        let info = if self.patch_control_points().is_some() {
+            info.tessellation_state(&tessellation)
+        } else {
+            info
+        };
         // SAFETY: valid create info for dynamic rendering; modules and layout are live.
         let pipelines =
             unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
@@ -472,6 +520,49 @@ impl Program {
         name_object(debug, pipelines[0], &name);
         self.pipelines.insert(key.clone(), pipelines[0]);
         Ok(pipelines[0])
+    }
+
+    /// The interface of the compiled `stage`, if the node has it.
+    fn interface(&self, stage: ShaderStage) -> Option<&rpsl_shaders::StageInterface> {
+        let compiled = self.stages.iter().find(|s| s.stage == stage)?;
+        compiled.shader.reflection.interface("main")
+    }
+
+    /// The vertices of a patch, for a node with tessellation shaders: the hull shader's input
+    /// patch size (HLSL `InputPatch<T, n>`), else its output control points (GLSL
+    /// `layout(vertices = n) out`; GLSL inputs are sized `gl_MaxPatchVertices`).
+    pub fn patch_control_points(&self) -> Option<u32> {
+        let hull = self
+            .stages
+            .iter()
+            .find(|s| s.stage == ShaderStage::TessControl)?;
+        let interface = hull.shader.reflection.interface("main")?;
+        let hlsl = hull.file.ends_with(".hlsl");
+        hlsl.then(|| interface.input_vertices())
+            .flatten()
+            .or(interface.output_vertices)
+            .filter(|&points| points > 0)
+    }
+
+    /// The primitive topology of the draw: patches with tessellation, the geometry shader's
+    /// input primitive, else triangles.
+    fn topology(&self) -> vk::PrimitiveTopology {
+        if self.patch_control_points().is_some() {
+            return vk::PrimitiveTopology::PATCH_LIST;
+        }
+        let modes = self
+            .interface(ShaderStage::Geometry)
+            .map(|interface| interface.execution_modes.as_slice())
+            .unwrap_or_default();
+        let topology = modes.iter().find_map(|mode| match mode {
+            19 => Some(vk::PrimitiveTopology::POINT_LIST),
+            20 => Some(vk::PrimitiveTopology::LINE_LIST),
+            21 => Some(vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY),
+            22 => Some(vk::PrimitiveTopology::TRIANGLE_LIST),
+            23 => Some(vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY),
+            _ => None,
+        });
+        topology.unwrap_or(vk::PrimitiveTopology::TRIANGLE_LIST)
     }
 
     /// Destroys the Vulkan objects.

@@ -180,7 +180,13 @@ impl ShaderNodeState {
             self.retired.push((frame, old));
         }
         let device = context.device.clone();
-        let built = match compile_program(&self.compiler, &self.options.shader_dir, name, decl) {
+        let built = match compile_program(
+            &self.compiler,
+            &self.options.shader_dir,
+            name,
+            decl,
+            context.features,
+        ) {
             Ok((stages, plan, watch)) => {
                 let mut samplers = HashMap::new();
                 for descriptor in &plan.descriptors {

@@ -19,6 +19,11 @@ impl Module {
         let mut interface = StageInterface {
             entry_point: entry.name.clone(),
             output_vertices: self.output_vertices.get(&entry.id).copied(),
+            execution_modes: self
+                .execution_modes
+                .get(&entry.id)
+                .cloned()
+                .unwrap_or_default(),
             ..StageInterface::default()
         };
         for variable in &self.variables {
