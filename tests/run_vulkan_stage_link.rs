@@ -1,9 +1,12 @@
-//! HLSL stages linked by semantic (issue 21) on the local Vulkan device (lavapipe in CI), under
-//! validation: a pixel shader reading its vertex shader's outputs in another order renders the
-//! right colours (pixels read back, on a fresh compile and again from the SPIR-V cache), and
-//! stages that do not link fail with the node, both shaders and the semantic. The shaders and
-//! scripts are in `tests/stage_link/`. Skips when no Vulkan device exists unless
-//! `RPSL_REQUIRE_VULKAN=1`.
+//! Shader-bound graphics stages on the local Vulkan device (lavapipe in CI), under validation
+//! (issue 21): HLSL stages linked by semantic - a pixel shader reading its vertex shader's
+//! outputs in another order renders the right colours (on a fresh compile and from the SPIR-V
+//! cache), VS/GS/PS and VS/HS/DS/PS pipelines with nested-struct IO declared in different
+//! member orders render exact golden pixels, stages that do not link fail naming the node, both
+//! shaders and the semantic, and shapes glslang 12 miscompiles are rejected; GLSL stages link by
+//! location (tessellation included) and validation names the shader module; `--out NAME=FILE`
+//! reads back transients. The shaders and scripts are in `tests/stage_link/`. Skips when no
+//! Vulkan device exists unless `RPSL_REQUIRE_VULKAN=1`.
 
 mod run_vulkan_support;
 
@@ -266,4 +269,16 @@ fn interfaces_glslang_miscompiles_are_rejected_with_the_fix() {
         assert_eq!(output.status.code(), Some(3), "{stderr}");
         assert_eq!(stderr, format!("error: vulkan: {message}\n"));
     }
+}
+
+#[test]
+fn glsl_tessellation_links_by_location_with_the_output_patch_size() {
+    if !vulkan_available() {
+        return;
+    }
+    let expected = vec![vec![[0, 128, 255, 255]; 4]; 4];
+    assert_eq!(
+        render_rows("glsl_tessellation.rpsl", "stage_link_glsl_tessellation"),
+        expected
+    );
 }
