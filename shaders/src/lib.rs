@@ -1,7 +1,7 @@
 //! rpsl-shaders: GLSL and HLSL to SPIR-V for rpsl's shader-bound nodes.
 //!
-//! - [`ShaderCompiler`] compiles a [`ShaderRequest`] (vertex, fragment or compute; GLSL or HLSL)
-//!   to SPIR-V 1.6 for Vulkan 1.3 with shaderc, resolving `#include "x"` next to the including
+//! - [`ShaderCompiler`] compiles a [`ShaderRequest`] (vertex, tessellation, geometry, fragment
+//!   or compute; GLSL or HLSL) to SPIR-V 1.6 for Vulkan 1.3 with shaderc, resolving `#include "x"` next to the including
 //!   file and then in the search dirs, and returns a [`CompiledShader`] with its [`Reflection`].
 //! - Errors are typed ([`ShaderError`]); compile errors carry `file:line: message` diagnostics.
 //! - Untrusted sources can be compiled in a child process with a time limit ([`child`]).
