@@ -282,3 +282,14 @@ fn glsl_tessellation_links_by_location_with_the_output_patch_size() {
         expected
     );
 }
+
+#[test]
+fn vertex_pixel_stages_link_nested_structs_and_arrays_in_any_order() {
+    if !vulkan_available() {
+        return;
+    }
+    // COLOR0 (0.5, 0, 0, 1) + TINT (0, 0.25, 0, 0) + (TEXCOORD0 (0, 0), EXTRA1.z 0.5 -
+    // EXTRA0.z 0.25, 0).
+    let expected = vec![vec![[128, 64, 64, 255]; 4]; 4];
+    assert_eq!(render_rows("nested.rpsl", "stage_link_nested"), expected);
+}
