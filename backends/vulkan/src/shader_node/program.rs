@@ -582,3 +582,57 @@ impl Program {
         self.set_layout = vk::DescriptorSetLayout::null();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rpsl_shaders::ShaderStage;
+
+    use super::missing_feature;
+
+    #[test]
+    fn geometry_and_tessellation_shaders_need_their_device_features() {
+        let mut features = crate::EnabledFeatures {
+            timeline_semaphore: true,
+            robust_image_access2: false,
+            separate_depth_stencil_layouts: true,
+            debug_utils: false,
+            host_query_reset: false,
+            push_descriptor: false,
+            storage_write_without_format: false,
+            depth_resolve_modes: ash::vk::ResolveModeFlags::SAMPLE_ZERO,
+            stencil_resolve_modes: ash::vk::ResolveModeFlags::SAMPLE_ZERO,
+            independent_resolve: false,
+            independent_resolve_none: false,
+            shader_stencil_export: false,
+            geometry_shader: false,
+            tessellation_shader: false,
+        };
+        let stages = [
+            (ShaderStage::Vertex, "T.vert.hlsl"),
+            (ShaderStage::TessControl, "T.hull.hlsl"),
+            (ShaderStage::TessEvaluation, "T.domain.hlsl"),
+            (ShaderStage::Geometry, "T.geom.hlsl"),
+            (ShaderStage::Fragment, "T.frag.hlsl"),
+        ];
+        let error = missing_feature(&stages, &features).unwrap();
+        assert_eq!(
+            (error.file.as_str(), error.line, error.message.as_str()),
+            (
+                "T.hull.hlsl",
+                None,
+                "this device lacks the `tessellationShader` feature, which tessellation control shaders need"
+            )
+        );
+        features.tessellation_shader = true;
+        let error = missing_feature(&stages, &features).unwrap();
+        assert_eq!(
+            (error.file.as_str(), error.message.as_str()),
+            (
+                "T.geom.hlsl",
+                "this device lacks the `geometryShader` feature, which geometry shaders need"
+            )
+        );
+        features.geometry_shader = true;
+        assert_eq!(missing_feature(&stages, &features), None);
+    }
+}
