@@ -166,6 +166,8 @@ pub(crate) struct Runner {
     next_frame: u64,
     /// Frames started by this runner.
     frames_started: u64,
+    /// Resource names whose resource is an output of every frame ([`Runner::keep_resources`]).
+    kept: Vec<String>,
 }
 
 impl Runner {
@@ -209,6 +211,7 @@ impl Runner {
             io: vec![0; entry.io_size as usize],
             next_frame: first_frame,
             frames_started: 0,
+            kept: Vec::new(),
         })
     }
 
@@ -277,6 +280,7 @@ impl Runner {
             return Err(FrameError::Runtime { error, rendered });
         }
         self.mark_out_resources(program);
+        self.mark_kept_resources();
         self.builder.finish().map_err(FrameError::Build)
     }
 
@@ -358,6 +362,36 @@ impl Runner {
             }
         }
         Ok(())
+    }
+
+    /// From the next frame on, the resource called `name` (as [`RecordedGraph::resource_name`]
+    /// shows it; the last one the frame creates when several share it) is an output of every
+    /// frame, like an `out` parameter: its writers are kept, it is never aliased, and a backend
+    /// can read it after the frame by that name.
+    pub(crate) fn keep_resources(&mut self, names: impl IntoIterator<Item = String>) {
+        for name in names {
+            if !self.kept.contains(&name) {
+                self.kept.push(name);
+            }
+        }
+    }
+
+    /// Marks the resources named by [`Runner::keep_resources`] as outputs of this frame.
+    fn mark_kept_resources(&mut self) {
+        for name in &self.kept {
+            let graph = self.builder.graph();
+            let found = (0..graph.resources.len())
+                .rev()
+                .map(ResourceId::from_index)
+                .find(|&id| graph.resource_name(id) == Some(name.as_str()));
+            let Some(id) = found else { continue };
+            if graph.resources[id.index()].external {
+                continue;
+            }
+            // The id comes from this frame's graph, so these cannot fail.
+            let _ = self.builder.set_resource_name(id, name);
+            let _ = self.builder.mark_output(id, None);
+        }
     }
 
     /// Marks the resources a script assigned to its `out` view parameters as outputs of the frame

@@ -267,6 +267,28 @@ impl<'p> Session<'p> {
         self.runner.builder()
     }
 
+    /// Makes the resources called `names` outputs of every following frame, so that the host can
+    /// read them after the frame (`rpsl run --out NAME=FILE`): like an `out` parameter, such a
+    /// resource is created by the backend under its name, its writers are never culled and it is
+    /// never aliased. A name is a resource's name as [`RecordedGraph::resource_name`] shows it
+    /// (`texture hdr = create_tex2d(..)` is `hdr`); when several resources of a frame share it,
+    /// the last one created is meant. Names no resource has are ignored.
+    ///
+    /// ```
+    /// let program = rpsl::Program::from_source(
+    ///     "k.rpsl",
+    ///     "export void main() { texture hdr = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4); clear(hdr, float4(1, 0, 0, 1)); }",
+    /// ).unwrap();
+    /// let mut session = rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+    /// session.keep_resources(["hdr".to_string()]);
+    /// let frame = session.run_frame(&rpsl::EntryArgs::defaults(session.entry())).unwrap();
+    /// assert!(frame.graph.resources[0].external); // kept: its clear is not culled
+    /// assert_eq!(frame.compiled.culled.len(), 0);
+    /// ```
+    pub fn keep_resources(&mut self, names: impl IntoIterator<Item = String>) {
+        self.runner.keep_resources(names);
+    }
+
     /// Runs the script for the next frame and returns the recorded graph (not compiled).
     pub fn record_frame(&mut self, args: &EntryArgs) -> Result<&RecordedGraph, FrameError> {
         self.runner.record_frame(self.program, args)

@@ -12,7 +12,7 @@ use crate::include::collect_includes;
 use crate::request::{ShaderLanguage, ShaderRequest};
 
 /// The format tag at the start of every entry; bump it when the layout or the compiler changes.
-const ENTRY_MAGIC: &[u8; 8] = b"RPSLSPV1";
+const ENTRY_MAGIC: &[u8; 8] = b"RPSLSPV2";
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
 /// A cache key: SHA-256 of everything that determines a compile's output.

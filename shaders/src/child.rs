@@ -206,6 +206,9 @@ fn encode_request(request: &ShaderRequest, settings: &CompileSettings) -> Vec<u8
         ShaderStage::Vertex => 0,
         ShaderStage::Fragment => 1,
         ShaderStage::Compute => 2,
+        ShaderStage::Geometry => 3,
+        ShaderStage::TessControl => 4,
+        ShaderStage::TessEvaluation => 5,
     });
     writer.u8(settings.optimize as u8 | (settings.debug_info as u8) << 1);
     let shifts = settings.hlsl_shifts;
@@ -246,6 +249,9 @@ fn decode_request(bytes: &[u8]) -> Option<(ShaderRequest, CompileSettings)> {
         0 => ShaderStage::Vertex,
         1 => ShaderStage::Fragment,
         2 => ShaderStage::Compute,
+        3 => ShaderStage::Geometry,
+        4 => ShaderStage::TessControl,
+        5 => ShaderStage::TessEvaluation,
         _ => return None,
     };
     let flags = reader.u8()?;

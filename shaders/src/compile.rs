@@ -48,6 +48,9 @@ fn shaderc_kind(stage: ShaderStage) -> shaderc::ShaderKind {
         ShaderStage::Vertex => shaderc::ShaderKind::Vertex,
         ShaderStage::Fragment => shaderc::ShaderKind::Fragment,
         ShaderStage::Compute => shaderc::ShaderKind::Compute,
+        ShaderStage::Geometry => shaderc::ShaderKind::Geometry,
+        ShaderStage::TessControl => shaderc::ShaderKind::TessControl,
+        ShaderStage::TessEvaluation => shaderc::ShaderKind::TessEvaluation,
     }
 }
 
@@ -100,6 +103,9 @@ pub fn compile_in_process(
                 options.set_source_language(shaderc::SourceLanguage::HLSL);
                 options.set_hlsl_io_mapping(true);
                 options.set_hlsl_offsets(true);
+                // `UserSemantic` decorations on interface variables: adjacent stages are linked
+                // by semantic (`reflect::StageInterface`), as D3D does, not by location.
+                options.set_hlsl_functionality1(true);
                 let shifts = settings.hlsl_shifts;
                 options.set_binding_base(shaderc::ResourceKind::Texture, shifts.texture);
                 options.set_binding_base(shaderc::ResourceKind::Sampler, shifts.sampler);

@@ -1,14 +1,16 @@
 //! rpsl-shaders: GLSL and HLSL to SPIR-V for rpsl's shader-bound nodes.
 //!
-//! - [`ShaderCompiler`] compiles a [`ShaderRequest`] (vertex, fragment or compute; GLSL or HLSL)
-//!   to SPIR-V 1.6 for Vulkan 1.3 with shaderc, resolving `#include "x"` next to the including
+//! - [`ShaderCompiler`] compiles a [`ShaderRequest`] (vertex, tessellation, geometry, fragment
+//!   or compute; GLSL or HLSL) to SPIR-V 1.6 for Vulkan 1.3 with shaderc, resolving `#include "x"` next to the including
 //!   file and then in the search dirs, and returns a [`CompiledShader`] with its [`Reflection`].
 //! - Errors are typed ([`ShaderError`]); compile errors carry `file:line: message` diagnostics.
 //! - Untrusted sources can be compiled in a child process with a time limit ([`child`]).
 //! - Results can be cached on disk ([`SpirvCache`]), keyed by a hash of the source, every
 //!   resolved include and the options.
-//! - [`reflect`] reads entry points, local size, descriptors, push constants and fragment outputs
-//!   straight from the SPIR-V words.
+//! - [`reflect`] reads entry points, local size, descriptors, push constants, fragment outputs
+//!   and stage interfaces straight from the SPIR-V words.
+//! - [`link_by_semantic`] links adjacent HLSL stages by semantic, as D3D does, rewriting the
+//!   downstream stage's input locations.
 //!
 //! ```
 //! use rpsl_shaders::{CompilerOptions, ShaderCompiler, ShaderLanguage, ShaderRequest, ShaderStage};
@@ -33,16 +35,20 @@ mod compile;
 mod error;
 mod hlsl_lint;
 mod include;
+mod link;
 mod reflect;
 mod request;
+mod strip;
 
 use std::path::PathBuf;
 
 pub use cache::{cache_key, CacheKey, SpirvCache};
 pub use error::{Diagnostic, ReflectError, ShaderError};
+pub use link::{hlsl_type_name, link_by_semantic, LinkError, Semantic};
 pub use reflect::{
     reflect, BlockMember, DescriptorBinding, DescriptorKind, EntryPoint, ExecutionModel,
-    FragmentOutput, ImageInfo, PushConstantBlock, Reflection, ScalarType,
+    FragmentOutput, ImageInfo, InterfaceVariable, LocationSlot, PushConstantBlock, Reflection,
+    ScalarType, StageInterface,
 };
 pub use request::{
     default_cache_dir, stage_and_language_of, ChildConfig, CompilerOptions, HlslBindingShifts,
@@ -54,7 +60,9 @@ use compile::{compile_in_process, CompileSettings, CompiledWords};
 /// A compiled shader: its SPIR-V and what reflection found in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompiledShader {
-    /// The SPIR-V words.
+    /// The SPIR-V words, ready for any Vulkan device: HLSL is compiled with
+    /// `SPV_GOOGLE_hlsl_functionality1` so that reflection sees its semantics, and the extension
+    /// is removed afterwards (the cache keeps it, so that a cached module reflects the same).
     pub spirv: Vec<u32>,
     /// Entry points, descriptors, push constants, outputs.
     pub reflection: Reflection,
@@ -105,7 +113,7 @@ impl ShaderCompiler {
             if let Some((spirv, includes)) = cache.load(key) {
                 if let Ok(reflection) = reflect(&spirv) {
                     return Ok(CompiledShader {
-                        spirv,
+                        spirv: strip::strip_hlsl_functionality1(spirv),
                         reflection,
                         includes,
                         from_cache: true,
@@ -125,7 +133,7 @@ impl ShaderCompiler {
             cache.store(key, &spirv, &includes);
         }
         Ok(CompiledShader {
-            spirv,
+            spirv: strip::strip_hlsl_functionality1(spirv),
             reflection,
             includes,
             from_cache: false,

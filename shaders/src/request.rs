@@ -24,21 +24,59 @@ pub enum ShaderStage {
     Fragment,
     /// A compute shader.
     Compute,
+    /// A geometry shader.
+    Geometry,
+    /// A tessellation control shader (HLSL: hull shader).
+    TessControl,
+    /// A tessellation evaluation shader (HLSL: domain shader).
+    TessEvaluation,
 }
 
 impl ShaderStage {
-    /// The file-name extension of this stage (`vert`, `frag`, `comp`).
+    /// Every stage, in pipeline order (compute last).
+    pub const ALL: [ShaderStage; 6] = [
+        ShaderStage::Vertex,
+        ShaderStage::TessControl,
+        ShaderStage::TessEvaluation,
+        ShaderStage::Geometry,
+        ShaderStage::Fragment,
+        ShaderStage::Compute,
+    ];
+
+    /// The GLSL file-name extension of this stage (`vert`, `frag`, `comp`, `geom`, `tesc`,
+    /// `tese`).
     pub fn extension(self) -> &'static str {
         match self {
             ShaderStage::Vertex => "vert",
             ShaderStage::Fragment => "frag",
             ShaderStage::Compute => "comp",
+            ShaderStage::Geometry => "geom",
+            ShaderStage::TessControl => "tesc",
+            ShaderStage::TessEvaluation => "tese",
+        }
+    }
+
+    /// The file-name extension of this stage in `language`: the GLSL one, except that HLSL
+    /// names its tessellation stages after D3D (`hull`, `domain`), followed by `.hlsl`.
+    ///
+    /// ```
+    /// use rpsl_shaders::{ShaderLanguage, ShaderStage};
+    /// assert_eq!(ShaderStage::TessControl.file_extension(ShaderLanguage::Hlsl), "hull.hlsl");
+    /// assert_eq!(ShaderStage::TessControl.file_extension(ShaderLanguage::Glsl), "tesc");
+    /// ```
+    pub fn file_extension(self, language: ShaderLanguage) -> String {
+        match (language, self) {
+            (ShaderLanguage::Glsl, _) => self.extension().to_string(),
+            (ShaderLanguage::Hlsl, ShaderStage::TessControl) => "hull.hlsl".to_string(),
+            (ShaderLanguage::Hlsl, ShaderStage::TessEvaluation) => "domain.hlsl".to_string(),
+            (ShaderLanguage::Hlsl, _) => format!("{}.hlsl", self.extension()),
         }
     }
 }
 
-/// Infers stage and language from a file name: `x.comp`, `x.vert`, `x.frag` are GLSL;
-/// the same followed by `.hlsl` (`x.comp.hlsl`) are HLSL.
+/// Infers stage and language from a file name: `x.comp`, `x.vert`, `x.frag`, `x.geom`,
+/// `x.tesc`, `x.tese` are GLSL; `x.comp.hlsl`, `x.vert.hlsl`, `x.frag.hlsl`, `x.geom.hlsl`,
+/// `x.hull.hlsl` and `x.domain.hlsl` are HLSL.
 ///
 /// ```
 /// use rpsl_shaders::{stage_and_language_of, ShaderLanguage, ShaderStage};
@@ -54,12 +92,10 @@ pub fn stage_and_language_of(path: &Path) -> Option<(ShaderStage, ShaderLanguage
         Some(rest) => (rest, ShaderLanguage::Hlsl),
         None => (name, ShaderLanguage::Glsl),
     };
-    let stage = match rest.rsplit_once('.')?.1 {
-        "comp" => ShaderStage::Compute,
-        "vert" => ShaderStage::Vertex,
-        "frag" => ShaderStage::Fragment,
-        _ => return None,
-    };
+    let extension = rest.rsplit_once('.')?.1;
+    let stage = ShaderStage::ALL.into_iter().find(|stage| {
+        stage.file_extension(language) == format!("{extension}{}", &name[rest.len()..])
+    })?;
     Some((stage, language))
 }
 

@@ -335,3 +335,136 @@ fn hlsl_push_constants_use_std430_offsets() {
     );
     assert_eq!(push.size, 32);
 }
+
+/// A user variable as the interface tests compare it: location, semantic, slot types.
+type UserVariable = (Option<u32>, String, Vec<(ScalarType, u32)>);
+
+/// The locations, semantics and slot types of a stage's user variables.
+fn user_io(variables: &[InterfaceVariable]) -> Vec<UserVariable> {
+    variables
+        .iter()
+        .filter(|v| v.built_in.is_none())
+        .map(|v| {
+            let slots = v.slots.iter().map(|s| (s.scalar, s.components)).collect();
+            (v.location, v.semantic.clone().unwrap_or_default(), slots)
+        })
+        .collect()
+}
+
+#[test]
+fn hlsl_stage_interfaces_flatten_nested_structs_with_their_semantics() {
+    let vertex = compile(
+        "struct Inner { float4 tint : TINT; float2 uv : TexCoord0; };\n\
+         struct VSOut { float4 pos : SV_Position; float4 color : COLOR0; Inner inner; float3 extra[2] : EXTRA; };\n\
+         VSOut main(uint id : SV_VertexID) {\n\
+             VSOut o; o.pos = float4(id, 0, 0, 1); o.color = 1; o.inner.tint = 2; o.inner.uv = 3;\n\
+             o.extra[0] = 4; o.extra[1] = 5; return o; }\n",
+        "io.vert.hlsl",
+        true,
+    );
+    let f32x = |n| (ScalarType::Float(32), n);
+    let interface = vertex.reflection.interface("main").unwrap();
+    assert_eq!(
+        user_io(&interface.outputs),
+        vec![
+            (Some(0), "COLOR0".to_string(), vec![f32x(4)]),
+            (Some(1), "TINT".to_string(), vec![f32x(4)]),
+            (Some(2), "TEXCOORD0".to_string(), vec![f32x(2)]),
+            (Some(3), "EXTRA".to_string(), vec![f32x(3)]),
+            (Some(4), "EXTRA".to_string(), vec![f32x(3)]),
+        ]
+    );
+    let builtins: Vec<(Option<u32>, Option<String>)> = interface
+        .inputs
+        .iter()
+        .chain(&interface.outputs)
+        .filter(|v| v.built_in.is_some())
+        .map(|v| (v.built_in, v.semantic.clone()))
+        .collect();
+    // VertexIndex (42) and Position (0).
+    assert_eq!(
+        builtins,
+        vec![
+            (Some(42), Some("SV_VERTEXID".to_string())),
+            (Some(0), Some("SV_POSITION".to_string()))
+        ]
+    );
+    let pixel = compile(
+        "struct Inner { float2 uv : TEXCOORD0; float4 tint : tint; };\n\
+         float4 main(float3 extra[2] : EXTRA, Inner inner, float4 color : COLOR0) : SV_Target0 {\n\
+             return color * inner.tint + float4(inner.uv, extra[1].x, extra[0].y); }\n",
+        "io.frag.hlsl",
+        true,
+    );
+    let interface = pixel.reflection.interface("main").unwrap();
+    assert_eq!(
+        user_io(&interface.inputs),
+        vec![
+            (Some(0), "EXTRA".to_string(), vec![f32x(3), f32x(3)]),
+            (Some(2), "TEXCOORD0".to_string(), vec![f32x(2)]),
+            (Some(3), "TINT".to_string(), vec![f32x(4)]),
+            (Some(4), "COLOR0".to_string(), vec![f32x(4)]),
+        ]
+    );
+    // The module handed out carries no SPV_GOOGLE_hlsl_functionality1 (OpExtension is opcode 10,
+    // OpDecorateString 5632): devices need not support it.
+    let mut at = 5;
+    while at < pixel.spirv.len() {
+        let opcode = pixel.spirv[at] & 0xffff;
+        assert!(opcode != 10 && opcode != 5632, "opcode {opcode} at {at}");
+        at += (pixel.spirv[at] >> 16) as usize;
+    }
+}
+
+#[test]
+fn linking_moves_inputs_to_the_outputs_of_the_same_semantic_or_names_what_is_missing() {
+    let vertex = compile(
+        "struct O { float4 p : SV_Position; float4 c : COLOR0; float3 e0 : EXTRA0; float3 e1 : EXTRA1; float2 t : TEXCOORD0; };\n\
+         O main() { O o; o.p = 0; o.c = 1; o.e0 = 2; o.e1 = 3; o.t = 4; return o; }\n",
+        "l.vert.hlsl",
+        true,
+    );
+    let upstream = vertex.reflection.interface("main").unwrap();
+    let mut pixel = compile(
+        "float4 main(float2 t : TEXCOORD0, float3 e[2] : EXTRA, float4 c : COLOR0) : SV_Target0 { return c + float4(e[1], t.x); }\n",
+        "l.frag.hlsl",
+        true,
+    );
+    let mut downstream = pixel.reflection.interface("main").unwrap().clone();
+    // TEXCOORD0 moves from 0 to 3 and COLOR0 from 3 to 0; EXTRA0..1 stay at 1 and 2.
+    assert_eq!(
+        link_by_semantic(upstream, &mut downstream, &mut pixel.spirv),
+        Ok(2)
+    );
+    let linked = reflect(&pixel.spirv).unwrap();
+    let locations: Vec<Option<u32>> = linked.interfaces[0]
+        .inputs
+        .iter()
+        .map(|v| v.location)
+        .collect();
+    assert_eq!(locations, vec![Some(0), Some(1), Some(3)]);
+
+    let mut wrong = compile(
+        "float4 main(float4 t : TEXCOORD0) : SV_Target0 { return t; }\n",
+        "w.frag.hlsl",
+        true,
+    );
+    let mut downstream = wrong.reflection.interface("main").unwrap().clone();
+    let error = link_by_semantic(upstream, &mut downstream, &mut wrong.spirv).unwrap_err();
+    assert_eq!(
+        error.message("l.vert.hlsl"),
+        "input `TEXCOORD0` is float4 but l.vert.hlsl writes it as float2"
+    );
+    let mut missing = compile(
+        "float4 main(float4 n : NORMAL) : SV_Target0 { return n; }\n",
+        "m.frag.hlsl",
+        true,
+    );
+    let mut downstream = missing.reflection.interface("main").unwrap().clone();
+    let error = link_by_semantic(upstream, &mut downstream, &mut missing.spirv).unwrap_err();
+    assert_eq!(
+        error.message("l.vert.hlsl"),
+        "input `NORMAL0` is not written by l.vert.hlsl"
+    );
+    assert_eq!(error.written_as(), "NORMAL");
+}

@@ -10,7 +10,9 @@ use rpsl::runtime::DumpWriter;
 
 use super::frames::{self, Backend, FrameOptions, EXIT_RUNTIME};
 use super::output::{Destination, Output};
-use super::run_vulkan::{script_node_names, shader_dir_of, VulkanRunOptions, VulkanRunner};
+use super::run_vulkan::{
+    script_node_names, shader_dir_of, NamedOutput, VulkanRunOptions, VulkanRunner,
+};
 
 /// Options of `rpsl run`.
 #[derive(Args, Debug)]
@@ -26,9 +28,11 @@ pub struct RunArgs {
     /// Write the JSON graph dump of every frame here (`-` for stdout).
     #[arg(long)]
     dump: Option<PathBuf>,
-    /// (vulkan) Write every external texture of the last frame as DIR/<param>.png.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    /// (vulkan) DIR: write every external texture of the last frame as DIR/<param>.png;
+    /// NAME=FILE: write the last frame's resource NAME (any named texture or buffer, transients
+    /// included) to FILE. Repeatable.
+    #[arg(long, value_name = "DIR|NAME=FILE")]
+    out: Vec<String>,
     /// (vulkan) Khronos validation with synchronization validation; any message fails the run.
     #[arg(long)]
     validate: bool,
@@ -43,11 +47,43 @@ pub struct RunArgs {
     shaders: Option<PathBuf>,
 }
 
+/// Splits the `--out` values into the one directory (`DIR`) and the named resources
+/// (`NAME=FILE`: a value whose text before its first `=` is a resource name).
+fn parse_outs(values: &[String]) -> Result<(Option<PathBuf>, Vec<NamedOutput>), String> {
+    let mut dir = None;
+    let mut named: Vec<NamedOutput> = Vec::new();
+    for value in values {
+        let named_form = value.split_once('=').filter(|(name, _)| {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.[]".contains(c))
+        });
+        match named_form {
+            Some((_, "")) => return Err(format!("`--out {value}` names no file")),
+            Some((name, file)) => {
+                if named.iter().any(|out| out.name == name) {
+                    return Err(format!("`--out` names `{name}` twice"));
+                }
+                named.push(NamedOutput {
+                    name: name.to_string(),
+                    file: PathBuf::from(file),
+                });
+            }
+            None if dir.is_some() => {
+                return Err("`--out DIR` is given twice (give one directory)".to_string())
+            }
+            None => dir = Some(PathBuf::from(value)),
+        }
+    }
+    Ok((dir, named))
+}
+
 /// Runs the command.
 pub fn run(args: &RunArgs) -> ExitCode {
     if args.backend == Backend::Null {
         let vulkan_only = [
-            (args.out.is_some(), "--out"),
+            (!args.out.is_empty(), "--out"),
             (args.validate, "--validate"),
             (args.timings, "--timings"),
         ];
@@ -62,16 +98,22 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Ok(program) => program,
         Err(code) => return code,
     };
+    let (out_dir, named_out) = match parse_outs(&args.out) {
+        Ok(outs) => outs,
+        Err(message) => return frames::usage_error(&message),
+    };
     let (mut session, entry_args) = match frames::start(&program, &args.options) {
         Ok(started) => started,
         Err(code) => return code,
     };
+    session.keep_resources(named_out.iter().map(|out| out.name.clone()));
     let mut vulkan = None;
     if args.backend == Backend::Vulkan {
         match VulkanRunner::new(VulkanRunOptions {
             validate: args.validate,
             allow_unbound: args.allow_unbound,
-            out: args.out.clone(),
+            out: out_dir,
+            named_out,
             timings: args.timings,
             shader_dir: args
                 .shaders

@@ -1,6 +1,7 @@
 //! `rpsl run --backend vulkan`: executes each compiled frame on the Vulkan backend (external
 //! resources for the entry's texture/buffer and `out` parameters are created by the backend),
-//! then writes the last frame's external textures as PNGs (`--out DIR`) and prints per-node GPU
+//! then writes the last frame's external textures as PNGs (`--out DIR`) and the resources named
+//! by `--out NAME=FILE` (kept as outputs of every frame by the session), and prints per-node GPU
 //! times (`--timings`). Backend failures (no device, validation messages, device loss, ...)
 //! print `error: vulkan: ...` and exit 3.
 
@@ -27,12 +28,25 @@ pub struct VulkanRunOptions {
     pub allow_unbound: bool,
     /// Where the last frame's external textures go as `<param>.png`.
     pub out: Option<PathBuf>,
+    /// Resources of the last frame written to files of their own (`--out NAME=FILE`); the
+    /// session must keep them ([`rpsl::Session::keep_resources`]).
+    pub named_out: Vec<NamedOutput>,
     /// Print GPU time per node (timestamp queries).
     pub timings: bool,
     /// Where shader-bound nodes find `Name.comp`, `Name.frag`, ... (see docs/shaders.md).
     pub shader_dir: PathBuf,
     /// The script's own (not built-in) node names: those with shader files get bound.
     pub node_names: Vec<String>,
+}
+
+/// A resource `--out NAME=FILE` writes after the last frame: a texture as PNG, a buffer as its
+/// bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedOutput {
+    /// The resource's name in the frame.
+    pub name: String,
+    /// The file to write.
+    pub file: PathBuf,
 }
 
 /// One external texture of the last frame: its parameter name.
@@ -46,6 +60,9 @@ pub struct VulkanRunner {
     backend: VulkanBackend,
     options: VulkanRunOptions,
     outputs: Vec<OutputTexture>,
+    /// Per `--out NAME=FILE`, whether the last frame had it as a texture (`Some(true)`), a
+    /// buffer (`Some(false)`), or not at all.
+    named_kinds: Vec<Option<bool>>,
     frame_times_ns: Vec<f64>,
     last_timings: Option<FrameTimings>,
 }
@@ -87,6 +104,7 @@ impl VulkanRunner {
             backend,
             options,
             outputs: Vec::new(),
+            named_kinds: Vec::new(),
             frame_times_ns: Vec::new(),
             last_timings: None,
         })
@@ -98,6 +116,19 @@ impl VulkanRunner {
             .execute_frame(frame.graph, frame.compiled)
             .map_err(|error| backend_failure(&error))?;
         self.outputs = external_textures(frame.graph);
+        self.named_kinds = self
+            .options
+            .named_out
+            .iter()
+            .map(|out| {
+                frame
+                    .graph
+                    .resources
+                    .iter()
+                    .find(|r| r.external && r.name.as_deref() == Some(out.name.as_str()))
+                    .map(|r| r.desc.kind.is_texture())
+            })
+            .collect();
         self.collect_timings();
         Ok(())
     }
@@ -120,6 +151,15 @@ impl VulkanRunner {
                 self.write_png(&dir, &output)?;
             }
         }
+        for (out, kind) in self
+            .options
+            .named_out
+            .clone()
+            .iter()
+            .zip(std::mem::take(&mut self.named_kinds))
+        {
+            self.write_named(out, kind)?;
+        }
         if self.options.timings {
             match &self.last_timings {
                 Some(timings) => {
@@ -131,6 +171,44 @@ impl VulkanRunner {
             }
         }
         Ok(())
+    }
+
+    /// Writes `--out NAME=FILE`: a texture as PNG, a buffer as its bytes; `texture` says which
+    /// the last frame had (`None`: no resource of that name).
+    fn write_named(&mut self, out: &NamedOutput, texture: Option<bool>) -> Result<(), ExitCode> {
+        let fail = |message: String| {
+            diagln!(
+                "error: --out {}={}: {message}",
+                out.name,
+                out.file.display()
+            );
+            ExitCode::from(EXIT_RUNTIME)
+        };
+        if let Some(parent) = out.file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|error| fail(format!("cannot create `{}`: {error}", parent.display())))?;
+        }
+        match texture {
+            None => Err(fail(format!(
+                "the last frame has no resource named `{}`",
+                out.name
+            ))),
+            Some(true) => {
+                let (width, height, pixels) = self
+                    .backend
+                    .read_rgba8(&out.name)
+                    .map_err(|error| fail(error.to_string()))?;
+                rpsl_vulkan::write_png(&out.file, width, height, &pixels)
+                    .map_err(|error| fail(error.to_string()))
+            }
+            Some(false) => {
+                let bytes = self
+                    .backend
+                    .read_external(&out.name)
+                    .map_err(|error| fail(error.to_string()))?;
+                std::fs::write(&out.file, bytes).map_err(|error| fail(error.to_string()))
+            }
+        }
     }
 
     fn write_png(&mut self, dir: &Path, output: &OutputTexture) -> Result<(), ExitCode> {

@@ -32,8 +32,12 @@ pub fn scratch_dir() -> PathBuf {
 /// Whether `rpsl run --backend vulkan --validate` can run at all. Without a device or the
 /// validation layer: prints a note and returns false, or panics when `RPSL_REQUIRE_VULKAN=1`.
 pub fn vulkan_available() -> bool {
+    // One probe file per call: tests of one binary run in parallel, and a probe rewritten while
+    // another test's `rpsl` reads it would be read half-written.
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static PROBES: AtomicU32 = AtomicU32::new(0);
     let script = scratch(
-        "probe.rpsl",
+        &format!("probe{}.rpsl", PROBES.fetch_add(1, Ordering::Relaxed)),
         "export void main(texture bb) { clear(bb, float4(0, 0, 0, 1)); }\n",
     );
     let output = rpsl(&["run", script.to_str().unwrap(), "--validate"]);

@@ -92,6 +92,27 @@ pub struct EnabledFeatures {
     pub independent_resolve_none: bool,
     /// VK_EXT_shader_stencil_export (the shader depth/stencil resolve writes stencil with it).
     pub shader_stencil_export: bool,
+    /// `geometryShader` (shader nodes with a geometry shader).
+    pub geometry_shader: bool,
+    /// `tessellationShader` (shader nodes with hull and domain shaders).
+    pub tessellation_shader: bool,
+}
+
+/// Gives `handle`, an object of the device `debug` was made for, a debug name that validation
+/// messages and tools show (no-op when `debug` is `None`: no VK_EXT_debug_utils).
+pub(crate) fn name_object<H: Handle>(
+    debug: Option<&ash::ext::debug_utils::Device>,
+    handle: H,
+    name: &str,
+) {
+    if let Some(debug) = debug {
+        let name = CString::new(name.replace('\0', " ")).unwrap_or_default();
+        let info = vk::DebugUtilsObjectNameInfoEXT::default()
+            .object_handle(handle)
+            .object_name(&name);
+        // SAFETY: the handle belongs to this device; naming failures are harmless.
+        let _ = unsafe { debug.set_debug_utils_object_name(&info) };
+    }
 }
 
 /// The device's limits on the size of one buffer and one memory allocation.
@@ -328,14 +349,7 @@ impl Context {
 
     /// Gives a Vulkan object a debug name (no-op without VK_EXT_debug_utils).
     pub fn name<H: Handle>(&self, handle: H, name: &str) {
-        if let Some(debug) = &self.debug_device {
-            let name = CString::new(name.replace('\0', " ")).unwrap_or_default();
-            let info = vk::DebugUtilsObjectNameInfoEXT::default()
-                .object_handle(handle)
-                .object_name(&name);
-            // SAFETY: the handle belongs to this device; naming failures are harmless.
-            let _ = unsafe { debug.set_debug_utils_object_name(&info) };
-        }
+        name_object(self.debug_device.as_ref(), handle, name);
     }
 
     /// The sample count images asking for `requested` samples get: `requested` when the device
@@ -525,6 +539,8 @@ fn create_device(
         independent_resolve: resolve.2,
         independent_resolve_none: resolve.3,
         shader_stencil_export: stencil_export,
+        geometry_shader: have10.geometry_shader == vk::TRUE,
+        tessellation_shader: have10.tessellation_shader == vk::TRUE,
     };
     if !features.timeline_semaphore {
         return Err(BackendError::MissingFeature(
@@ -555,7 +571,9 @@ fn create_device(
     let enable10 = vk::PhysicalDeviceFeatures::default()
         .shader_storage_image_write_without_format(features.storage_write_without_format)
         .vertex_pipeline_stores_and_atomics(have10.vertex_pipeline_stores_and_atomics == vk::TRUE)
-        .fragment_stores_and_atomics(have10.fragment_stores_and_atomics == vk::TRUE);
+        .fragment_stores_and_atomics(have10.fragment_stores_and_atomics == vk::TRUE)
+        .geometry_shader(features.geometry_shader)
+        .tessellation_shader(features.tessellation_shader);
     let mut family_indices = vec![families.graphics];
     family_indices.extend(families.async_compute);
     family_indices.extend(families.transfer);

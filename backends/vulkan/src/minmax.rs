@@ -180,6 +180,8 @@ impl MinMaxResolve {
                         release(&pipelines[..index]);
                         vk_error("vkCreateShaderModule", r)
                     })?;
+                let kind = ["float", "uint", "sint"][index];
+                context.name(module, &format!("rpsl min/max resolve ({kind}): compute"));
                 let stage = vk::PipelineShaderStageCreateInfo::default()
                     .stage(vk::ShaderStageFlags::COMPUTE)
                     .module(module)
@@ -197,7 +199,6 @@ impl MinMaxResolve {
                         return Err(vk_error("vkCreateComputePipelines", r));
                     }
                 }
-                let kind = ["float", "uint", "sint"][index];
                 context.name(pipelines[index], &format!("rpsl min/max resolve ({kind})"));
             }
             context.name(layout, "rpsl min/max resolve layout");

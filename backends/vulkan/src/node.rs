@@ -5,6 +5,7 @@
 use ash::vk;
 use rpsl_runtime::{NodeId, RecordedGraph, RenderPass};
 
+use crate::context::EnabledFeatures;
 use crate::resources::GpuObject;
 use crate::view_cache::{ObjectCounter, ObjectCounts, ObjectId};
 
@@ -51,12 +52,22 @@ pub struct NodeContext<'a> {
     pub render_pass: Option<&'a RenderPass>,
     /// The backend's object counts, which implementations add what they make to.
     pub counter: &'a ObjectCounter,
+    /// The optional features the device was created with.
+    pub features: &'a EnabledFeatures,
+    /// VK_EXT_debug_utils, when enabled: name what you create with [`NodeContext::name`].
+    pub debug_utils: Option<&'a ash::ext::debug_utils::Device>,
 }
 
 impl NodeContext<'_> {
     /// The views of parameter `param`, in slot order.
     pub fn param_views(&self, param: u16) -> impl Iterator<Item = &BoundView> {
         self.views.iter().filter(move |view| view.param == param)
+    }
+
+    /// Gives a Vulkan object made for this node a debug name, shown by validation messages and
+    /// tools (no-op without VK_EXT_debug_utils).
+    pub fn name<H: vk::Handle>(&self, handle: H, name: &str) {
+        crate::context::name_object(self.debug_utils, handle, name);
     }
 
     /// Adds to the backend's object counts ([`crate::VulkanBackend::object_counts`]).

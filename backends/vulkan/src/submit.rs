@@ -421,6 +421,8 @@ fn record_node(
             views: &views,
             render_pass: pass,
             counter: &recorder.view_cache.counter,
+            features: &recorder.context.features,
+            debug_utils: recorder.context.debug_device.as_ref(),
         };
         callback(&mut context).map_err(|message| BackendError::Node {
             node,

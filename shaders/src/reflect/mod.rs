@@ -1,6 +1,7 @@
 //! SPIR-V reflection from the word stream: entry points and execution models, compute local size,
-//! descriptor bindings (set, binding, kind, array size), the push-constant block and fragment
-//! outputs. Written for this crate; no external reflection library.
+//! descriptor bindings (set, binding, kind, array size), the push-constant block, fragment
+//! outputs and each entry point's stage interface (inputs and outputs with their locations,
+//! built-ins, HLSL semantics and types). Written for this crate; no external reflection library.
 //!
 //! ```
 //! let spirv = rpsl_shaders::compile_glsl_compute(
@@ -29,6 +30,12 @@ pub enum ExecutionModel {
     Fragment,
     /// A compute shader.
     GlCompute,
+    /// A tessellation control (HLSL hull) shader.
+    TessellationControl,
+    /// A tessellation evaluation (HLSL domain) shader.
+    TessellationEvaluation,
+    /// A geometry shader.
+    Geometry,
     /// Any other SPIR-V execution model, by number.
     Other(u32),
 }
@@ -151,6 +158,83 @@ pub struct FragmentOutput {
     pub scalar: ScalarType,
 }
 
+/// The type of one location an interface variable occupies: a scalar or vector (a matrix
+/// column or an array element).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LocationSlot {
+    /// Component type.
+    pub scalar: ScalarType,
+    /// Components (1 to 4).
+    pub components: u32,
+}
+
+impl LocationSlot {
+    /// The locations this slot takes: 2 for 64-bit vectors of 3 or 4 components, else 1.
+    pub fn locations(&self) -> u32 {
+        let wide = matches!(
+            self.scalar,
+            ScalarType::Float(64) | ScalarType::Int(64) | ScalarType::Uint(64)
+        );
+        if wide && self.components > 2 {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// One input or output variable of an entry point (not a block member: glslang flattens HLSL
+/// interface structs into one variable per member).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InterfaceVariable {
+    /// The variable's result id (what a `Location` decoration names).
+    pub id: u32,
+    /// Its debug name (`@entryPointOutput.color`, `color`), empty when stripped.
+    pub name: String,
+    /// `Location`, for user variables.
+    pub location: Option<u32>,
+    /// The SPIR-V `BuiltIn`, for system values (`SV_Position` is `Position` = 0).
+    pub built_in: Option<u32>,
+    /// The HLSL semantic as glslang records it (`UserSemantic`, upper case: `COLOR0`, `TEXCOORD`),
+    /// for HLSL shaders.
+    pub semantic: Option<String>,
+    /// Decorated `Patch` (a per-patch tessellation variable).
+    pub patch: bool,
+    /// The vertices of a per-vertex arrayed variable (geometry inputs, tessellation control
+    /// inputs and outputs, tessellation evaluation inputs): the outer array, stripped from
+    /// `slots`. `None` for a variable that is not arrayed per vertex.
+    pub vertices: Option<u32>,
+    /// The types of the locations it occupies from `location` on, in order (array elements,
+    /// matrix columns and struct members flattened). Empty for types without locations.
+    pub slots: Vec<LocationSlot>,
+}
+
+/// The inputs and outputs of one entry point.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StageInterface {
+    /// The entry point's name.
+    pub entry_point: String,
+    /// Its `Input` variables, sorted by location (built-ins last, in module order).
+    pub inputs: Vec<InterfaceVariable>,
+    /// Its `Output` variables, sorted the same way.
+    pub outputs: Vec<InterfaceVariable>,
+    /// The `OutputVertices` execution mode: a tessellation control shader's output patch size
+    /// (HLSL `[outputcontrolpoints(n)]`), a geometry shader's most vertices emitted.
+    pub output_vertices: Option<u32>,
+    /// The SPIR-V execution modes of the entry point, by number, in module order (a geometry
+    /// shader's input primitive: `InputPoints` = 19, `InputLines` = 20,
+    /// `InputLinesAdjacency` = 21, `Triangles` = 22, `InputTrianglesAdjacency` = 23).
+    pub execution_modes: Vec<u32>,
+}
+
+impl StageInterface {
+    /// The vertices of the per-vertex arrayed inputs (a tessellation control shader's input
+    /// patch size, HLSL `InputPatch<T, n>`; a geometry shader's primitive size), if any.
+    pub fn input_vertices(&self) -> Option<u32> {
+        self.inputs.iter().find_map(|input| input.vertices)
+    }
+}
+
 /// Everything reflection found in a module.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Reflection {
@@ -164,12 +248,19 @@ pub struct Reflection {
     pub fragment_outputs: Vec<FragmentOutput>,
     /// Whether a fragment entry point writes `FragDepth`.
     pub writes_frag_depth: bool,
+    /// The stage interface of each entry point, in module order.
+    pub interfaces: Vec<StageInterface>,
 }
 
 impl Reflection {
     /// The entry point called `name`.
     pub fn entry_point(&self, name: &str) -> Option<&EntryPoint> {
         self.entry_points.iter().find(|entry| entry.name == name)
+    }
+
+    /// The stage interface of the entry point called `name`.
+    pub fn interface(&self, name: &str) -> Option<&StageInterface> {
+        self.interfaces.iter().find(|i| i.entry_point == name)
     }
 
     /// The descriptor at `(set, binding)`.

@@ -1,6 +1,8 @@
 //! The SPIR-V word-stream parser behind [`super::reflect`]: collects names, decorations, types,
 //! integer constants, variables and entry points, then derives the reflection from them.
 
+mod interface;
+
 use std::collections::HashMap;
 
 use super::{
@@ -35,6 +37,7 @@ mod op {
     pub const VARIABLE: u16 = 59;
     pub const DECORATE: u16 = 71;
     pub const MEMBER_DECORATE: u16 = 72;
+    pub const DECORATE_STRING: u16 = 5632;
     pub const EXECUTION_MODE_ID: u16 = 331;
     pub const TYPE_ACCELERATION_STRUCTURE: u16 = 5341;
 }
@@ -46,15 +49,18 @@ mod decoration {
     pub const ARRAY_STRIDE: u32 = 6;
     pub const MATRIX_STRIDE: u32 = 7;
     pub const BUILT_IN: u32 = 11;
+    pub const PATCH: u32 = 15;
     pub const NON_WRITABLE: u32 = 24;
     pub const LOCATION: u32 = 30;
     pub const BINDING: u32 = 33;
     pub const DESCRIPTOR_SET: u32 = 34;
     pub const OFFSET: u32 = 35;
+    pub const USER_SEMANTIC: u32 = 5635;
 }
 
 mod storage {
     pub const UNIFORM_CONSTANT: u32 = 0;
+    pub const INPUT: u32 = 1;
     pub const UNIFORM: u32 = 2;
     pub const OUTPUT: u32 = 3;
     pub const PUSH_CONSTANT: u32 = 9;
@@ -62,6 +68,7 @@ mod storage {
 }
 
 const BUILT_IN_FRAG_DEPTH: u32 = 22;
+const MODE_OUTPUT_VERTICES: u32 = 26;
 const MODE_LOCAL_SIZE: u32 = 17;
 const MODE_LOCAL_SIZE_ID: u32 = 38;
 
@@ -93,6 +100,8 @@ struct Decorations {
     buffer_block: bool,
     non_writable: bool,
     array_stride: Option<u32>,
+    patch: bool,
+    user_semantic: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -129,6 +138,8 @@ pub(super) struct Module {
     entry_points: Vec<RawEntryPoint>,
     local_sizes: HashMap<u32, [u32; 3]>,
     local_size_ids: HashMap<u32, [u32; 3]>,
+    output_vertices: HashMap<u32, u32>,
+    execution_modes: HashMap<u32, Vec<u32>>,
 }
 
 /// Reads a nul-terminated UTF-8 literal string; returns it and the words it took.
@@ -176,6 +187,10 @@ impl Module {
 
     fn instruction(&mut self, opcode: u16, ops: &[u32], at: usize) -> Result<(), ReflectError> {
         let arg = |index| operand(ops, index, at);
+        if opcode == op::EXECUTION_MODE {
+            let modes = self.execution_modes.entry(arg(0)?).or_default();
+            modes.push(arg(1)?);
+        }
         match opcode {
             op::NAME => {
                 let (name, _) = literal_string(ops.get(1..).unwrap_or(&[]));
@@ -198,6 +213,9 @@ impl Module {
             op::EXECUTION_MODE if arg(1)? == MODE_LOCAL_SIZE => {
                 self.local_sizes
                     .insert(arg(0)?, [arg(2)?, arg(3)?, arg(4)?]);
+            }
+            op::EXECUTION_MODE if arg(1)? == MODE_OUTPUT_VERTICES => {
+                self.output_vertices.insert(arg(0)?, arg(2)?);
             }
             op::EXECUTION_MODE_ID if arg(1)? == MODE_LOCAL_SIZE_ID => {
                 self.local_size_ids
@@ -276,8 +294,13 @@ impl Module {
                     decoration::BUFFER_BLOCK => entry.buffer_block = true,
                     decoration::NON_WRITABLE => entry.non_writable = true,
                     decoration::ARRAY_STRIDE => entry.array_stride = value,
+                    decoration::PATCH => entry.patch = true,
                     _ => {}
                 }
+            }
+            op::DECORATE_STRING if arg(1)? == decoration::USER_SEMANTIC => {
+                let (semantic, _) = literal_string(ops.get(2..).unwrap_or(&[]));
+                self.decorations.entry(arg(0)?).or_default().user_semantic = Some(semantic);
             }
             op::MEMBER_DECORATE => {
                 let entry = self
@@ -353,6 +376,9 @@ impl Module {
                 0 => ExecutionModel::Vertex,
                 4 => ExecutionModel::Fragment,
                 5 => ExecutionModel::GlCompute,
+                1 => ExecutionModel::TessellationControl,
+                2 => ExecutionModel::TessellationEvaluation,
+                3 => ExecutionModel::Geometry,
                 other => ExecutionModel::Other(other),
             };
             reflection.entry_points.push(EntryPoint {
@@ -363,6 +389,8 @@ impl Module {
             if model == ExecutionModel::Fragment {
                 self.fragment_outputs(entry, &mut reflection)?;
             }
+            let interface = self.stage_interface(entry, model)?;
+            reflection.interfaces.push(interface);
         }
         reflection
             .fragment_outputs

@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use rpsl_shaders::ShaderStage;
+use rpsl_shaders::{ShaderLanguage, ShaderStage};
+
+use super::program::stage_name;
 
 /// The shader files of one node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,6 +17,12 @@ pub(crate) struct NodeShaderFiles {
     pub vertex: Option<PathBuf>,
     /// A graphics node's fragment shader (`Foo.frag` or `Foo.frag.hlsl`).
     pub fragment: Option<PathBuf>,
+    /// A graphics node's geometry shader (`Foo.geom` or `Foo.geom.hlsl`).
+    pub geometry: Option<PathBuf>,
+    /// A graphics node's tessellation control shader (`Foo.tesc` or `Foo.hull.hlsl`).
+    pub tess_control: Option<PathBuf>,
+    /// A graphics node's tessellation evaluation shader (`Foo.tese` or `Foo.domain.hlsl`).
+    pub tess_evaluation: Option<PathBuf>,
 }
 
 impl NodeShaderFiles {
@@ -24,11 +32,17 @@ impl NodeShaderFiles {
         if let Some(path) = &self.compute {
             stages.push((ShaderStage::Compute, path.as_path()));
         }
-        if let Some(path) = &self.vertex {
-            stages.push((ShaderStage::Vertex, path.as_path()));
-        }
-        if let Some(path) = &self.fragment {
-            stages.push((ShaderStage::Fragment, path.as_path()));
+        let graphics = [
+            (ShaderStage::Vertex, &self.vertex),
+            (ShaderStage::TessControl, &self.tess_control),
+            (ShaderStage::TessEvaluation, &self.tess_evaluation),
+            (ShaderStage::Geometry, &self.geometry),
+            (ShaderStage::Fragment, &self.fragment),
+        ];
+        for (stage, path) in graphics {
+            if let Some(path) = path {
+                stages.push((stage, path.as_path()));
+            }
         }
         stages
     }
@@ -36,11 +50,20 @@ impl NodeShaderFiles {
 
 /// The candidate names of a stage: GLSL first, then HLSL.
 fn candidates(dir: &Path, node: &str, stage: ShaderStage) -> [PathBuf; 2] {
-    let extension = stage.extension();
-    [
-        dir.join(format!("{node}.{extension}")),
-        dir.join(format!("{node}.{extension}.hlsl")),
-    ]
+    [ShaderLanguage::Glsl, ShaderLanguage::Hlsl]
+        .map(|language| dir.join(format!("{node}.{}", stage.file_extension(language))))
+}
+
+/// How errors name a stage's files: `Foo.geom`, `Foo.hull.hlsl or Foo.tesc`.
+fn stage_files(node: &str, stage: ShaderStage) -> String {
+    match stage {
+        ShaderStage::TessControl | ShaderStage::TessEvaluation => format!(
+            "{node}.{} or {node}.{}",
+            stage.file_extension(ShaderLanguage::Hlsl),
+            stage.extension()
+        ),
+        _ => format!("{node}.{}", stage.extension()),
+    }
 }
 
 /// Finds the shaders of `node` in `dir`: `Err` names what is ambiguous or missing.
@@ -64,27 +87,60 @@ pub(crate) fn find_node_shaders(dir: &Path, node: &str) -> Result<NodeShaderFile
         compute: find(ShaderStage::Compute)?,
         vertex: find(ShaderStage::Vertex)?,
         fragment: find(ShaderStage::Fragment)?,
+        geometry: find(ShaderStage::Geometry)?,
+        tess_control: find(ShaderStage::TessControl)?,
+        tess_evaluation: find(ShaderStage::TessEvaluation)?,
     };
-    match (&files.compute, &files.vertex, &files.fragment) {
-        (None, None, None) => Err(format!(
+    let stages = files.stages();
+    let has = |stage| stages.iter().any(|(s, _)| *s == stage);
+    if stages.is_empty() {
+        return Err(format!(
             "no shader in {} (looked for {node}.comp, {node}.frag and {node}.vert, each also with .hlsl)",
             dir.display()
-        )),
-        (Some(_), None, None) | (None, _, Some(_)) => Ok(files),
-        (Some(_), _, _) => Err(format!("{node} has both a compute shader and graphics shaders; keep one kind")),
-        (None, Some(_), None) => Err(format!("{node} has a vertex shader but no fragment shader ({node}.frag)")),
+        ));
+    }
+    if has(ShaderStage::Compute) {
+        if stages.len() > 1 {
+            return Err(format!(
+                "{node} has both a compute shader and graphics shaders; keep one kind"
+            ));
+        }
+        return Ok(files);
+    }
+    let first_without = |stage: ShaderStage, needed: ShaderStage| {
+        (has(stage) && !has(needed)).then(|| {
+            format!(
+                "{node} has a {} shader but no {} shader ({})",
+                stage_name(stage),
+                stage_name(needed),
+                stage_files(node, needed)
+            )
+        })
+    };
+    let rules = [
+        (ShaderStage::Vertex, ShaderStage::Fragment),
+        (ShaderStage::Geometry, ShaderStage::Fragment),
+        (ShaderStage::TessControl, ShaderStage::Fragment),
+        (ShaderStage::TessEvaluation, ShaderStage::Fragment),
+        (ShaderStage::Geometry, ShaderStage::Vertex),
+        (ShaderStage::TessControl, ShaderStage::TessEvaluation),
+        (ShaderStage::TessEvaluation, ShaderStage::TessControl),
+        (ShaderStage::TessControl, ShaderStage::Vertex),
+    ];
+    match rules
+        .into_iter()
+        .find_map(|(stage, needed)| first_without(stage, needed))
+    {
+        Some(message) => Err(message),
+        None => Ok(files),
     }
 }
 
 /// Whether any shader file of `node` exists in `dir` (nodes without one are left unbound).
 pub(crate) fn has_node_shaders(dir: &Path, node: &str) -> bool {
-    [
-        ShaderStage::Compute,
-        ShaderStage::Vertex,
-        ShaderStage::Fragment,
-    ]
-    .into_iter()
-    .any(|stage| candidates(dir, node, stage).iter().any(|p| p.is_file()))
+    ShaderStage::ALL
+        .into_iter()
+        .any(|stage| candidates(dir, node, stage).iter().any(|p| p.is_file()))
 }
 
 /// A file's identity for change detection.
@@ -124,18 +180,14 @@ impl Watch {
     /// Watches `files` and the candidate shader names of `node` in `dir`.
     pub fn new(dir: &Path, node: &str, files: impl IntoIterator<Item = PathBuf>) -> Watch {
         let stamps = files.into_iter().map(|path| FileStamp::of(&path)).collect();
-        let candidates = [
-            ShaderStage::Compute,
-            ShaderStage::Vertex,
-            ShaderStage::Fragment,
-        ]
-        .into_iter()
-        .flat_map(|stage| candidates(dir, node, stage))
-        .map(|path| {
-            let exists = path.is_file();
-            (path, exists)
-        })
-        .collect();
+        let candidates = ShaderStage::ALL
+            .into_iter()
+            .flat_map(|stage| candidates(dir, node, stage))
+            .map(|path| {
+                let exists = path.is_file();
+                (path, exists)
+            })
+            .collect();
         Watch { stamps, candidates }
     }
 
@@ -190,6 +242,62 @@ mod tests {
             format!("no shader in {} (looked for None.comp, None.frag and None.vert, each also with .hlsl)", d.display())
         );
         assert!(has_node_shaders(d, "Half") && !has_node_shaders(d, "None"));
+    }
+
+    #[test]
+    fn geometry_and_tessellation_stages_come_in_pipeline_order_and_need_their_partners() {
+        let dir = super::super::tests::TempDir::new();
+        let d = dir.path();
+        for file in [
+            "Full.vert.hlsl",
+            "Full.hull.hlsl",
+            "Full.domain.hlsl",
+            "Full.geom.hlsl",
+            "Full.frag.hlsl",
+            "Glsl.vert",
+            "Glsl.tesc",
+            "Glsl.tese",
+            "Glsl.frag",
+            "NoVert.geom",
+            "NoVert.frag",
+            "NoDomain.vert",
+            "NoDomain.hull.hlsl",
+            "NoDomain.frag",
+            "WrongName.vert",
+            "WrongName.tesc.hlsl",
+            "WrongName.frag",
+        ] {
+            std::fs::write(d.join(file), "").unwrap();
+        }
+        let stages = |node| -> Vec<(ShaderStage, String)> {
+            find_node_shaders(d, node)
+                .unwrap()
+                .stages()
+                .into_iter()
+                .map(|(stage, path)| (stage, path.file_name().unwrap().to_string_lossy().into()))
+                .collect()
+        };
+        assert_eq!(
+            stages("Full"),
+            vec![
+                (ShaderStage::Vertex, "Full.vert.hlsl".to_string()),
+                (ShaderStage::TessControl, "Full.hull.hlsl".to_string()),
+                (ShaderStage::TessEvaluation, "Full.domain.hlsl".to_string()),
+                (ShaderStage::Geometry, "Full.geom.hlsl".to_string()),
+                (ShaderStage::Fragment, "Full.frag.hlsl".to_string()),
+            ]
+        );
+        assert_eq!(stages("Glsl").len(), 4);
+        assert_eq!(
+            find_node_shaders(d, "NoVert").unwrap_err(),
+            "NoVert has a geometry shader but no vertex shader (NoVert.vert)"
+        );
+        assert_eq!(
+            find_node_shaders(d, "NoDomain").unwrap_err(),
+            "NoDomain has a tessellation control shader but no tessellation evaluation shader (NoDomain.domain.hlsl or NoDomain.tese)"
+        );
+        // `.tesc.hlsl` is not a name of the hull shader: the node draws without tessellation.
+        assert_eq!(stages("WrongName").len(), 2);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Shader-bound nodes: nodes that run a compute shader or draw with a fragment (and optional
-//! vertex) shader found by name in a shader directory, with no Rust code. The convention (see
+//! Shader-bound nodes: nodes that run a compute shader or draw with a fragment shader (and
+//! optional vertex, tessellation and geometry shaders, HLSL stages linked by semantic) found by
+//! name in a shader directory, with no Rust code. The convention (see
 //! `docs/shaders.md`): views bind to set 0 in parameter order, plain parameters become push
 //! constants (std430, declaration order), attachments come from the node's semantics, compute
 //! dispatches cover the first written view (or `group_count` / `thread_count`), graphics nodes
@@ -20,6 +21,7 @@
 mod descriptor_cache;
 mod descriptors;
 mod files;
+mod link;
 mod plan;
 mod program;
 mod push;

@@ -16,6 +16,7 @@ use rpsl_shaders::{
 use super::files::{find_node_shaders, Watch};
 use super::plan::{plan_bindings, BindingPlan, Mismatch, StageInfo};
 use super::ShaderNodeErrorKind;
+use crate::context::name_object;
 
 const ENTRY: &CStr = c"main";
 
@@ -89,6 +90,9 @@ pub(crate) fn stage_flags(stages: &[ShaderStage]) -> vk::ShaderStageFlags {
             ShaderStage::Vertex => vk::ShaderStageFlags::VERTEX,
             ShaderStage::Fragment => vk::ShaderStageFlags::FRAGMENT,
             ShaderStage::Compute => vk::ShaderStageFlags::COMPUTE,
+            ShaderStage::Geometry => vk::ShaderStageFlags::GEOMETRY,
+            ShaderStage::TessControl => vk::ShaderStageFlags::TESSELLATION_CONTROL,
+            ShaderStage::TessEvaluation => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
         };
     }
     flags
@@ -127,6 +131,7 @@ pub(crate) fn compile_program(
     dir: &Path,
     name: &str,
     decl: &NodeDeclDesc,
+    features: &crate::EnabledFeatures,
 ) -> Result<CompiledProgram, Box<(ShaderNodeErrorKind, Watch)>> {
     let fail_watch = || Watch::new(dir, name, Vec::new());
     let files = find_node_shaders(dir, name)
@@ -175,6 +180,9 @@ pub(crate) fn compile_program(
             ShaderStage::Vertex => ExecutionModel::Vertex,
             ShaderStage::Fragment => ExecutionModel::Fragment,
             ShaderStage::Compute => ExecutionModel::GlCompute,
+            ShaderStage::Geometry => ExecutionModel::Geometry,
+            ShaderStage::TessControl => ExecutionModel::TessellationControl,
+            ShaderStage::TessEvaluation => ExecutionModel::TessellationEvaluation,
         };
         if !shader
             .reflection
@@ -196,6 +204,17 @@ pub(crate) fn compile_program(
             shader,
         });
     }
+    let files: Vec<(ShaderStage, &str)> =
+        stages.iter().map(|s| (s.stage, s.file.as_str())).collect();
+    if let Some(error) = missing_feature(&files, features) {
+        return Err(Box::new((mismatch(error), Watch::new(dir, name, watched))));
+    }
+    let is_graphics = !stages.iter().any(|s| s.stage == ShaderStage::Compute);
+    if is_graphics {
+        if let Err(error) = super::link::link_stages(&mut stages) {
+            return Err(Box::new((mismatch(error), Watch::new(dir, name, watched))));
+        }
+    }
     let infos: Vec<StageInfo<'_>> = stages
         .iter()
         .map(|s| StageInfo {
@@ -212,14 +231,72 @@ pub(crate) fn compile_program(
     }
 }
 
-/// Creates a shader module.
+/// The debug-utils device that names objects (`None`: naming is off).
+pub(crate) type DebugUtils<'a> = Option<&'a ash::ext::debug_utils::Device>;
+
+/// The first of `stages` (stage and file) that `features` cannot run: geometry shaders need
+/// `geometryShader`, tessellation shaders `tessellationShader`.
+pub(crate) fn missing_feature(
+    stages: &[(ShaderStage, &str)],
+    features: &crate::EnabledFeatures,
+) -> Option<Mismatch> {
+    stages.iter().find_map(|&(stage, file)| {
+        let feature = match stage {
+            ShaderStage::Geometry if !features.geometry_shader => "geometryShader",
+            ShaderStage::TessControl | ShaderStage::TessEvaluation
+                if !features.tessellation_shader =>
+            {
+                "tessellationShader"
+            }
+            _ => return None,
+        };
+        Some(Mismatch {
+            file: file.to_string(),
+            line: None,
+            message: format!(
+                "this device lacks the `{feature}` feature, which {} shaders need",
+                stage_name(stage)
+            ),
+        })
+    })
+}
+
+/// Creates a shader module called `name` (in validation messages and tools).
 pub(crate) fn create_module(
     device: &ash::Device,
+    debug: DebugUtils<'_>,
     spirv: &[u32],
+    name: &str,
 ) -> Result<vk::ShaderModule, ShaderNodeErrorKind> {
     let info = vk::ShaderModuleCreateInfo::default().code(spirv);
     // SAFETY: valid SPIR-V words from the compiler on a live device.
-    unsafe { device.create_shader_module(&info, None) }.map_err(vulkan("vkCreateShaderModule"))
+    let module = unsafe { device.create_shader_module(&info, None) }
+        .map_err(vulkan("vkCreateShaderModule"))?;
+    name_object(debug, module, name);
+    Ok(module)
+}
+
+/// The debug name of a node's module: its file name, node and stage
+/// (`Foo.frag.hlsl (node Foo: fragment)`).
+fn module_name(node: &str, stage: &CompiledStage) -> String {
+    let file = Path::new(&stage.file)
+        .file_name()
+        .map_or(stage.file.clone(), |name| {
+            name.to_string_lossy().into_owned()
+        });
+    format!("{file} (node {node}: {})", stage_name(stage.stage))
+}
+
+/// A stage as debug names and messages call it.
+pub(crate) fn stage_name(stage: ShaderStage) -> &'static str {
+    match stage {
+        ShaderStage::Vertex => "vertex",
+        ShaderStage::Fragment => "fragment",
+        ShaderStage::Compute => "compute",
+        ShaderStage::Geometry => "geometry",
+        ShaderStage::TessControl => "tessellation control",
+        ShaderStage::TessEvaluation => "tessellation evaluation",
+    }
 }
 
 impl Program {
@@ -231,6 +308,7 @@ impl Program {
         plan: BindingPlan,
         watch: Watch,
         samplers: &dyn Fn(super::plan::SamplerKind) -> vk::Sampler,
+        debug: DebugUtils<'_>,
     ) -> Result<Program, ShaderNodeErrorKind> {
         let mut program = Program {
             decl,
@@ -242,7 +320,7 @@ impl Program {
             pipeline_layout: vk::PipelineLayout::null(),
             pipelines: HashMap::new(),
         };
-        match program.create_objects(device, samplers) {
+        match program.create_objects(device, samplers, debug) {
             Ok(()) => Ok(program),
             Err(error) => {
                 program.destroy(device);
@@ -255,9 +333,12 @@ impl Program {
         &mut self,
         device: &ash::Device,
         samplers: &dyn Fn(super::plan::SamplerKind) -> vk::Sampler,
+        debug: DebugUtils<'_>,
     ) -> Result<(), ShaderNodeErrorKind> {
+        let node = self.decl.name.clone();
         for stage in &self.stages {
-            let module = create_module(device, &stage.shader.spirv)?;
+            let name = module_name(&node, stage);
+            let module = create_module(device, debug, &stage.shader.spirv, &name)?;
             self.modules.push(module);
         }
         let immutable: Vec<Vec<vk::Sampler>> = self
@@ -293,6 +374,11 @@ impl Program {
         // SAFETY: valid create info; the immutable samplers are live.
         self.set_layout = unsafe { device.create_descriptor_set_layout(&info, None) }
             .map_err(vulkan("vkCreateDescriptorSetLayout"))?;
+        name_object(
+            debug,
+            self.set_layout,
+            &format!("node {node}: descriptor set layout"),
+        );
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(stage_flags(&self.plan.push_stages))
             .offset(0)
@@ -305,6 +391,11 @@ impl Program {
         // SAFETY: valid create info with a live set layout.
         self.pipeline_layout = unsafe { device.create_pipeline_layout(&info, None) }
             .map_err(vulkan("vkCreatePipelineLayout"))?;
+        name_object(
+            debug,
+            self.pipeline_layout,
+            &format!("node {node}: pipeline layout"),
+        );
         Ok(())
     }
 
@@ -312,6 +403,7 @@ impl Program {
     pub fn compute_pipeline(
         &mut self,
         device: &ash::Device,
+        debug: DebugUtils<'_>,
     ) -> Result<vk::Pipeline, ShaderNodeErrorKind> {
         if let Some(pipeline) = self.pipelines.get(&PipelineKey::default()) {
             return Ok(*pipeline);
@@ -330,6 +422,8 @@ impl Program {
                     call: "vkCreateComputePipelines",
                     result,
                 })?;
+        let name = format!("node {}: compute pipeline", self.decl.name);
+        name_object(debug, pipelines[0], &name);
         self.pipelines.insert(PipelineKey::default(), pipelines[0]);
         Ok(pipelines[0])
     }
@@ -341,31 +435,33 @@ impl Program {
         device: &ash::Device,
         key: &PipelineKey,
         fullscreen: vk::ShaderModule,
+        debug: DebugUtils<'_>,
     ) -> Result<vk::Pipeline, ShaderNodeErrorKind> {
         if let Some(pipeline) = self.pipelines.get(key) {
             return Ok(*pipeline);
         }
-        let module_of = |stage| {
-            self.stages
-                .iter()
-                .position(|s| s.stage == stage)
-                .map(|index| self.modules[index])
-        };
-        let vertex = module_of(ShaderStage::Vertex).unwrap_or(fullscreen);
-        let fragment = module_of(ShaderStage::Fragment).unwrap_or(vk::ShaderModule::null());
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(vertex)
-                .name(ENTRY),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(fragment)
-                .name(ENTRY),
-        ];
+        let mut stages = Vec::new();
+        if !self.stages.iter().any(|s| s.stage == ShaderStage::Vertex) {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::VERTEX)
+                    .module(fullscreen)
+                    .name(ENTRY),
+            );
+        }
+        for (stage, module) in self.stages.iter().zip(&self.modules) {
+            stages.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(stage_flags(&[stage.stage]))
+                    .module(*module)
+                    .name(ENTRY),
+            );
+        }
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let input_assembly =
+            vk::PipelineInputAssemblyStateCreateInfo::default().topology(self.topology());
+        let tessellation = vk::PipelineTessellationStateCreateInfo::default()
+            .patch_control_points(self.patch_control_points().unwrap_or(0));
         let viewport = vk::PipelineViewportStateCreateInfo::default()
             .viewport_count(key.viewports.max(1))
             .scissor_count(key.viewports.max(1));
@@ -408,6 +504,11 @@ impl Program {
             .dynamic_state(&dynamic)
             .layout(self.pipeline_layout)
             .push_next(&mut rendering);
+        let info = if self.patch_control_points().is_some() {
+            info.tessellation_state(&tessellation)
+        } else {
+            info
+        };
         // SAFETY: valid create info for dynamic rendering; modules and layout are live.
         let pipelines =
             unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
@@ -415,8 +516,53 @@ impl Program {
                 call: "vkCreateGraphicsPipelines",
                 result,
             })?;
+        let name = format!("node {}: graphics pipeline", self.decl.name);
+        name_object(debug, pipelines[0], &name);
         self.pipelines.insert(key.clone(), pipelines[0]);
         Ok(pipelines[0])
+    }
+
+    /// The interface of the compiled `stage`, if the node has it.
+    fn interface(&self, stage: ShaderStage) -> Option<&rpsl_shaders::StageInterface> {
+        let compiled = self.stages.iter().find(|s| s.stage == stage)?;
+        compiled.shader.reflection.interface("main")
+    }
+
+    /// The vertices of a patch, for a node with tessellation shaders: the hull shader's input
+    /// patch size (HLSL `InputPatch<T, n>`), else its output control points (GLSL
+    /// `layout(vertices = n) out`; GLSL inputs are sized `gl_MaxPatchVertices`).
+    pub fn patch_control_points(&self) -> Option<u32> {
+        let hull = self
+            .stages
+            .iter()
+            .find(|s| s.stage == ShaderStage::TessControl)?;
+        let interface = hull.shader.reflection.interface("main")?;
+        let hlsl = hull.file.ends_with(".hlsl");
+        hlsl.then(|| interface.input_vertices())
+            .flatten()
+            .or(interface.output_vertices)
+            .filter(|&points| points > 0)
+    }
+
+    /// The primitive topology of the draw: patches with tessellation, the geometry shader's
+    /// input primitive, else triangles.
+    fn topology(&self) -> vk::PrimitiveTopology {
+        if self.patch_control_points().is_some() {
+            return vk::PrimitiveTopology::PATCH_LIST;
+        }
+        let modes = self
+            .interface(ShaderStage::Geometry)
+            .map(|interface| interface.execution_modes.as_slice())
+            .unwrap_or_default();
+        let topology = modes.iter().find_map(|mode| match mode {
+            19 => Some(vk::PrimitiveTopology::POINT_LIST),
+            20 => Some(vk::PrimitiveTopology::LINE_LIST),
+            21 => Some(vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY),
+            22 => Some(vk::PrimitiveTopology::TRIANGLE_LIST),
+            23 => Some(vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY),
+            _ => None,
+        });
+        topology.unwrap_or(vk::PrimitiveTopology::TRIANGLE_LIST)
     }
 
     /// Destroys the Vulkan objects.
@@ -434,5 +580,59 @@ impl Program {
         }
         self.pipeline_layout = vk::PipelineLayout::null();
         self.set_layout = vk::DescriptorSetLayout::null();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rpsl_shaders::ShaderStage;
+
+    use super::missing_feature;
+
+    #[test]
+    fn geometry_and_tessellation_shaders_need_their_device_features() {
+        let mut features = crate::EnabledFeatures {
+            timeline_semaphore: true,
+            robust_image_access2: false,
+            separate_depth_stencil_layouts: true,
+            debug_utils: false,
+            host_query_reset: false,
+            push_descriptor: false,
+            storage_write_without_format: false,
+            depth_resolve_modes: ash::vk::ResolveModeFlags::SAMPLE_ZERO,
+            stencil_resolve_modes: ash::vk::ResolveModeFlags::SAMPLE_ZERO,
+            independent_resolve: false,
+            independent_resolve_none: false,
+            shader_stencil_export: false,
+            geometry_shader: false,
+            tessellation_shader: false,
+        };
+        let stages = [
+            (ShaderStage::Vertex, "T.vert.hlsl"),
+            (ShaderStage::TessControl, "T.hull.hlsl"),
+            (ShaderStage::TessEvaluation, "T.domain.hlsl"),
+            (ShaderStage::Geometry, "T.geom.hlsl"),
+            (ShaderStage::Fragment, "T.frag.hlsl"),
+        ];
+        let error = missing_feature(&stages, &features).unwrap();
+        assert_eq!(
+            (error.file.as_str(), error.line, error.message.as_str()),
+            (
+                "T.hull.hlsl",
+                None,
+                "this device lacks the `tessellationShader` feature, which tessellation control shaders need"
+            )
+        );
+        features.tessellation_shader = true;
+        let error = missing_feature(&stages, &features).unwrap();
+        assert_eq!(
+            (error.file.as_str(), error.message.as_str()),
+            (
+                "T.geom.hlsl",
+                "this device lacks the `geometryShader` feature, which geometry shaders need"
+            )
+        );
+        features.geometry_shader = true;
+        assert_eq!(missing_feature(&stages, &features), None);
     }
 }

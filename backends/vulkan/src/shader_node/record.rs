@@ -180,7 +180,13 @@ impl ShaderNodeState {
             self.retired.push((frame, old));
         }
         let device = context.device.clone();
-        let built = match compile_program(&self.compiler, &self.options.shader_dir, name, decl) {
+        let built = match compile_program(
+            &self.compiler,
+            &self.options.shader_dir,
+            name,
+            decl,
+            context.features,
+        ) {
             Ok((stages, plan, watch)) => {
                 let mut samplers = HashMap::new();
                 for descriptor in &plan.descriptors {
@@ -192,7 +198,16 @@ impl ShaderNodeState {
                     }
                 }
                 let lookup = |kind: SamplerKind| samplers.get(&kind).copied().unwrap_or_default();
-                match Program::new(&device, decl.clone(), stages, plan, watch.clone(), &lookup) {
+                let program = Program::new(
+                    &device,
+                    decl.clone(),
+                    stages,
+                    plan,
+                    watch.clone(),
+                    &lookup,
+                    context.debug_utils,
+                );
+                match program {
                     Ok(program) => Entry::Ready(Box::new(program)),
                     Err(kind) => Entry::Failed(kind, watch, decl.clone()),
                 }
@@ -213,6 +228,7 @@ impl ShaderNodeState {
     fn fullscreen_module(
         &mut self,
         device: &ash::Device,
+        debug: super::program::DebugUtils<'_>,
     ) -> Result<vk::ShaderModule, ShaderNodeErrorKind> {
         if self.fullscreen == vk::ShaderModule::null() {
             let request = ShaderRequest::new(
@@ -224,7 +240,12 @@ impl ShaderNodeState {
             let shader = ShaderCompiler::new(Default::default())
                 .compile(&request)
                 .map_err(ShaderNodeErrorKind::Compile)?;
-            self.fullscreen = create_module(device, &shader.spirv)?;
+            self.fullscreen = create_module(
+                device,
+                debug,
+                &shader.spirv,
+                "rpsl-fullscreen.vert (built-in full-screen triangle: vertex)",
+            )?;
         }
         Ok(self.fullscreen)
     }
@@ -245,7 +266,7 @@ impl ShaderNodeState {
         let fullscreen = if is_compute {
             vk::ShaderModule::null()
         } else {
-            self.fullscreen_module(&device)?
+            self.fullscreen_module(&device, context.debug_utils)?
         };
         let set_layout = match self.entries.get(name) {
             Some((Entry::Ready(program), _)) => program.set_layout,
@@ -270,7 +291,7 @@ impl ShaderNodeState {
         let (bind_point, pipeline) = if is_compute {
             (
                 vk::PipelineBindPoint::COMPUTE,
-                program.compute_pipeline(&device)?,
+                program.compute_pipeline(&device, context.debug_utils)?,
             )
         } else {
             let pass = context.render_pass.ok_or_else(|| {
@@ -280,7 +301,7 @@ impl ShaderNodeState {
             check_outputs(program, &key)?;
             (
                 vk::PipelineBindPoint::GRAPHICS,
-                program.graphics_pipeline(&device, &key, fullscreen)?,
+                program.graphics_pipeline(&device, &key, fullscreen, context.debug_utils)?,
             )
         };
         let made = program.pipelines.len().saturating_sub(pipelines_before) as u64;

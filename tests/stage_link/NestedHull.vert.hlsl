@@ -1,0 +1,21 @@
+struct Shade
+{
+    float4 color : COLOR0;
+    float4 extra : TEXCOORD3;
+};
+
+struct VSOut
+{
+    float4 position : POSITION;
+    Shade shade;
+};
+
+VSOut main(uint id : SV_VertexID)
+{
+    VSOut result;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    result.position = float4(uv * 2.0 - 1.0, 0.0, 1.0);
+    result.shade.color = float4(1.0, 0.0, 0.0, 1.0);
+    result.shade.extra = float4(0.0, 0.0, 0.5, 0.0);
+    return result;
+}
