@@ -35,7 +35,7 @@ pub(crate) struct CommandEncoder<'a> {
 #[allow(
     dead_code,
     reason = "the commands of builtins.rs, buffer_clear.rs, texture_clear.rs, region_clear.rs, \
-              minmax.rs, depth_resolve/ and shader_node/, which move here after their rewrites"
+              minmax.rs and depth_resolve/, which move here after their rewrites"
 )]
 impl<'a> CommandEncoder<'a> {
     /// An encoder of `cb`; `debug` enables debug labels (VK_EXT_debug_utils).

@@ -16,6 +16,7 @@ use super::program::{
 };
 use super::push::apply_runs;
 use super::{ShaderNodeError, ShaderNodeErrorKind, ShaderNodeOptions};
+use crate::encoder::CommandEncoder;
 use crate::node::NodeContext;
 use crate::vk_format;
 
@@ -308,26 +309,21 @@ impl ShaderNodeState {
         if made > 0 {
             context.count(|c| c.pipelines_created += made);
         }
-        let cb = context.command_buffer;
-        // SAFETY: recording commands on the node's command buffer with live objects; the set holds
+        // SAFETY: the node's command buffer is recording while the node runs, and only this
+        // encoder records into it meanwhile; `debug_utils` belongs to `device`.
+        let encoder =
+            unsafe { CommandEncoder::new(&device, context.debug_utils, context.command_buffer) };
+        // SAFETY: the pipeline, layout and set are live and belong to this program; the set holds
         // this call's contents and the push bytes match the pipeline layout's range.
         unsafe {
-            device.cmd_bind_pipeline(cb, bind_point, pipeline);
+            encoder.bind_pipeline(bind_point, pipeline);
             if let Some(set) = set {
-                device.cmd_bind_descriptor_sets(
-                    cb,
-                    bind_point,
-                    program.pipeline_layout,
-                    0,
-                    &[set],
-                    &[],
-                );
+                encoder.bind_descriptor_sets(bind_point, program.pipeline_layout, 0, &[set], &[]);
             }
             if program.plan.push_size > 0 {
                 let mut bytes = vec![0u8; program.plan.push_size as usize];
                 apply_runs(&program.plan.push_runs, context.args, &mut bytes);
-                device.cmd_push_constants(
-                    cb,
+                encoder.push_constants(
                     program.pipeline_layout,
                     stage_flags(&program.plan.push_stages),
                     0,
@@ -337,8 +333,8 @@ impl ShaderNodeState {
         }
         if is_compute {
             let groups = dispatch_size(program, context)?;
-            // SAFETY: a compute pipeline is bound.
-            unsafe { device.cmd_dispatch(cb, groups[0], groups[1], groups[2]) };
+            // SAFETY: a compute pipeline is bound, outside a render pass.
+            unsafe { encoder.dispatch(groups[0], groups[1], groups[2]) };
         } else {
             let read = |offset: Option<u32>, default: u32| {
                 offset
@@ -350,7 +346,7 @@ impl ShaderNodeState {
                 read(program.plan.draw_counts.1, 1),
             );
             // SAFETY: a graphics pipeline is bound inside the node's render pass.
-            unsafe { device.cmd_draw(cb, vertices, instances, 0, 0) };
+            unsafe { encoder.draw(vertices, instances, 0, 0) };
         }
         Ok(())
     }
