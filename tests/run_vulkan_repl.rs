@@ -1,6 +1,6 @@
 //! `:run` in `rpsl repl` executes the session's entry on Vulkan (lavapipe here) and writes the
-//! last frame's external textures: the same pictures `rpsl run` writes for the same script,
-//! arguments and frame count.
+//! last frame's external textures and named resources: the same pictures `rpsl run --out`
+//! writes for the same script, arguments and frame count.
 
 mod run_vulkan_support;
 
@@ -46,7 +46,7 @@ fn repl_run_writes_the_pictures_rpsl_run_writes() {
     assert!(stderr.is_empty(), "{stderr}");
     assert!(
         stdout.ends_with(&format!(
-            "ran `main` for 3 frames on Vulkan; {}: backbuffer.png\n",
+            "ran `main` for 3 frames on Vulkan; {}: backbuffer.png, chain.png, scene.png\n",
             from_repl.display()
         )),
         "{stdout}"
@@ -66,6 +66,8 @@ fn repl_run_writes_the_pictures_rpsl_run_writes() {
         "3",
         "--out",
         from_run.to_str().unwrap(),
+        "--out",
+        &format!("scene={}", from_run.join("scene.png").display()),
     ]);
     assert_eq!(
         run.status.code(),

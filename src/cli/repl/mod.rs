@@ -20,7 +20,9 @@ use rpsl::runtime::{CompiledFrame, RecordedGraph};
 use rpsl::{EntryArgs, Program, Session, SessionOptions};
 
 use crate::cli::output::{Destination, Output, OutputError};
-use crate::cli::run_vulkan::{script_node_names, shader_dir_of, VulkanRunOptions, VulkanRunner};
+use crate::cli::run_vulkan::{
+    script_node_names, shader_dir_of, NamedOutput, VulkanRunOptions, VulkanRunner,
+};
 
 mod complete;
 mod describe;
@@ -149,7 +151,7 @@ pub const COMMANDS: &[Command] = &[
     Command { name: "schedule", args: "", about: "the compiled frame: order, barriers (subresources, stages, accesses), memory" },
     Command { name: "dot", args: "", about: "the frame as Graphviz dot" },
     Command { name: "json", args: "", about: "the frame's JSON graph dump, pretty-printed" },
-    Command { name: "run", args: "[FRAMES] [DIR]", about: "run the entry on Vulkan (the CPU driver without a GPU), write PNGs to DIR (default repl-out)" },
+    Command { name: "run", args: "[FRAMES] [DIR]", about: "run the entry on Vulkan (CPU driver without a GPU); externals and named resources to DIR (default repl-out)" },
     Command { name: "save", args: "FILE", about: "write the session as a script (entry `__repl`)" },
     Command { name: "help", args: "", about: "this text" },
     Command { name: "quit", args: "", about: "leave (also Ctrl-D)" },
@@ -427,10 +429,29 @@ impl Repl {
             Some(loaded) => shader_dir_of(&loaded.path),
             None => PathBuf::from("."),
         };
+        // Every named resource of the frame besides the externals (`scene`, `chain`) is kept
+        // (not culled or aliased) and written too: textures as PNG, buffers as raw bytes.
+        let named = match self.with_frame(|_, graph, _| named_resources(graph)) {
+            Ok((named, _)) => named,
+            Err(error) => return Reply::refused(error),
+        };
+        session.keep_resources(named.iter().map(|(name, _)| name.clone()));
+        let named_out = named
+            .iter()
+            .map(|(name, texture)| NamedOutput {
+                name: name.clone(),
+                file: dir.join(format!(
+                    "{}.{}",
+                    file_name_of(name),
+                    if *texture { "png" } else { "bin" }
+                )),
+            })
+            .collect();
         // The runner prints its own errors (`error: vulkan: ...`).
         let Ok(mut runner) = VulkanRunner::new(VulkanRunOptions {
             allow_unbound: true,
             out: Some(dir.clone()),
+            named_out,
             shader_dir,
             node_names: script_node_names(&program),
             ..VulkanRunOptions::default()
@@ -454,7 +475,7 @@ impl Repl {
                 entries
                     .filter_map(|entry| entry.ok())
                     .map(|entry| entry.file_name().to_string_lossy().into_owned())
-                    .filter(|name| name.ends_with(".png"))
+                    .filter(|name| name.ends_with(".png") || name.ends_with(".bin"))
                     .collect()
             })
             .unwrap_or_default();
@@ -682,6 +703,36 @@ fn session(
     }
     out.finish()?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The names of a frame's named resources other than the externals, each once, with whether
+/// it is a texture.
+fn named_resources(graph: &RecordedGraph) -> Vec<(String, bool)> {
+    let mut named: Vec<(String, bool)> = Vec::new();
+    for (index, record) in graph.resources.iter().enumerate() {
+        let id = rpsl::runtime::ResourceId::from_index(index);
+        let Some(name) = graph.resource_name(id).filter(|_| !record.external) else {
+            continue;
+        };
+        if !named.iter().any(|(seen, _)| seen == name) {
+            named.push((name.to_string(), record.desc.kind.is_texture()));
+        }
+    }
+    named
+}
+
+/// A resource name as a file name: characters other than letters, digits and `._-[]` become
+/// `_`.
+fn file_name_of(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-[]".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Where the history lives between sessions: `$RPSL_REPL_HISTORY` (empty: no history), else
