@@ -93,6 +93,8 @@ pub struct HotScript {
     failed: Vec<Stamp>,
     reloads: u64,
     policy: IncludePolicy,
+    /// Resources kept as outputs of every frame (see [`HotScript::keep_resources`]).
+    kept: Vec<String>,
 }
 
 impl HotScript {
@@ -133,6 +135,7 @@ impl HotScript {
             failed: Vec::new(),
             reloads: 0,
             policy,
+            kept: Vec::new(),
         })
     }
 
@@ -164,7 +167,8 @@ impl HotScript {
             next,
             &self.policy,
         ) {
-            Ok((program, runner, args, stamps)) => {
+            Ok((program, mut runner, args, stamps)) => {
+                runner.keep_resources(self.kept.iter().cloned());
                 self.program = program;
                 self.runner = runner;
                 self.args = args;
@@ -194,6 +198,17 @@ impl HotScript {
         self.arg_texts = texts;
         self.failed.clear();
         Ok(())
+    }
+
+    /// Keeps the resources named `names` as outputs of every frame, across reloads too (see
+    /// [`crate::Session::keep_resources`]): never culled or aliased, so they can be read back.
+    pub fn keep_resources(&mut self, names: impl IntoIterator<Item = String>) {
+        for name in names {
+            if !self.kept.contains(&name) {
+                self.kept.push(name);
+            }
+        }
+        self.runner.keep_resources(self.kept.iter().cloned());
     }
 
     /// Runs the script for the next frame and compiles the recorded graph.

@@ -31,6 +31,7 @@ mod output;
 mod repl;
 mod run;
 mod run_vulkan;
+mod watch;
 
 /// rpsl: a fast implementation of RPSL, the render-graph language of AMD's Render Pipeline Shaders.
 #[derive(Parser, Debug)]

@@ -18,38 +18,43 @@ use super::run_vulkan::{
 #[derive(Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
-    options: FrameOptions,
+    pub(super) options: FrameOptions,
     /// Where the graph runs.
     #[arg(long, value_enum, default_value = "vulkan")]
-    backend: Backend,
+    pub(super) backend: Backend,
     /// Frames to run; frame i passes frameIndex = i.
     #[arg(long, default_value_t = 1)]
-    frames: u64,
+    pub(super) frames: u64,
     /// Write the JSON graph dump of every frame here (`-` for stdout).
     #[arg(long)]
-    dump: Option<PathBuf>,
+    pub(super) dump: Option<PathBuf>,
     /// (vulkan) DIR: write every external texture of the last frame as DIR/<param>.png;
     /// NAME=FILE: write the last frame's resource NAME (any named texture or buffer, transients
     /// included) to FILE. Repeatable.
     #[arg(long, value_name = "DIR|NAME=FILE")]
-    out: Vec<String>,
+    pub(super) out: Vec<String>,
     /// (vulkan) Khronos validation with synchronization validation; any message fails the run.
     #[arg(long)]
-    validate: bool,
+    pub(super) validate: bool,
     /// Nodes with no implementation run as empty passes instead of failing.
     #[arg(long)]
-    allow_unbound: bool,
+    pub(super) allow_unbound: bool,
     /// (vulkan) Print the GPU time of every node of the last frame (timestamp queries).
     #[arg(long)]
-    timings: bool,
+    pub(super) timings: bool,
     /// (vulkan) Where shader-bound nodes find their shaders (default: next to the script).
     #[arg(long, value_name = "DIR")]
-    shaders: Option<PathBuf>,
+    pub(super) shaders: Option<PathBuf>,
+    /// Keep running: render again whenever the script, an include or a shader changes, and
+    /// rewrite the `--out` files (a broken edit prints its diagnostic and keeps the last good
+    /// pictures). Ends with Ctrl-C.
+    #[arg(long)]
+    pub(super) watch: bool,
 }
 
 /// Splits the `--out` values into the one directory (`DIR`) and the named resources
 /// (`NAME=FILE`: a value whose text before its first `=` is a resource name).
-fn parse_outs(values: &[String]) -> Result<(Option<PathBuf>, Vec<NamedOutput>), String> {
+pub(super) fn parse_outs(values: &[String]) -> Result<(Option<PathBuf>, Vec<NamedOutput>), String> {
     let mut dir = None;
     let mut named: Vec<NamedOutput> = Vec::new();
     for value in values {
@@ -79,6 +84,33 @@ fn parse_outs(values: &[String]) -> Result<(Option<PathBuf>, Vec<NamedOutput>), 
     Ok((dir, named))
 }
 
+/// What `rpsl run`'s flags ask of the Vulkan backend for `program`.
+pub(super) fn vulkan_options(
+    args: &RunArgs,
+    program: &rpsl::Program,
+    out: Option<PathBuf>,
+    named_out: Vec<NamedOutput>,
+) -> VulkanRunOptions {
+    VulkanRunOptions {
+        validate: args.validate,
+        allow_unbound: args.allow_unbound,
+        out,
+        named_out,
+        timings: args.timings,
+        shader_dir: args.shader_dir(),
+        node_names: script_node_names(program),
+    }
+}
+
+impl RunArgs {
+    /// Where shader-bound nodes find their shaders: `--shaders`, else next to the script.
+    pub(super) fn shader_dir(&self) -> PathBuf {
+        self.shaders
+            .clone()
+            .unwrap_or_else(|| shader_dir_of(&self.options.file))
+    }
+}
+
 /// Runs the command.
 pub fn run(args: &RunArgs) -> ExitCode {
     if args.backend == Backend::Null {
@@ -93,6 +125,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
     }
     if let Err(code) = frames::session_options(&args.options) {
         return code;
+    }
+    if args.watch {
+        return super::watch::watch(args);
     }
     let program = match frames::load_program(&args.options) {
         Ok(program) => program,
@@ -109,18 +144,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     session.keep_resources(named_out.iter().map(|out| out.name.clone()));
     let mut vulkan = None;
     if args.backend == Backend::Vulkan {
-        match VulkanRunner::new(VulkanRunOptions {
-            validate: args.validate,
-            allow_unbound: args.allow_unbound,
-            out: out_dir,
-            named_out,
-            timings: args.timings,
-            shader_dir: args
-                .shaders
-                .clone()
-                .unwrap_or_else(|| shader_dir_of(&args.options.file)),
-            node_names: script_node_names(&program),
-        }) {
+        match VulkanRunner::new(vulkan_options(args, &program, out_dir, named_out)) {
             Ok(runner) => vulkan = Some(runner),
             Err(code) => return code,
         }

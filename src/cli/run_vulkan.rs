@@ -65,6 +65,19 @@ pub struct VulkanRunner {
     named_kinds: Vec<Option<bool>>,
     frame_times_ns: Vec<f64>,
     last_timings: Option<FrameTimings>,
+    /// The node names bound to shader files.
+    bound: Vec<String>,
+}
+
+/// Shader-bound nodes compile in a child `rpsl` process (a crash or hang of the compiler on a
+/// bad shader is an error, not the end of this process).
+fn shader_options(shader_dir: &Path) -> Result<ShaderNodeOptions, ExitCode> {
+    ShaderNodeOptions::new(shader_dir)
+        .in_child_process(SHADER_COMPILE_TIMEOUT)
+        .map_err(|error| {
+            diagln!("error: shaders: {error}");
+            ExitCode::from(EXIT_RUNTIME)
+        })
 }
 
 /// Prints a backend error as `error: vulkan: ...` and returns exit code 3.
@@ -87,13 +100,8 @@ impl VulkanRunner {
         let mut backend = backend;
         // Shaders compile in a child `rpsl` process (a crash or hang of the compiler on a bad
         // shader is an error, not the end of this process).
-        let shader_options = ShaderNodeOptions::new(&options.shader_dir)
-            .in_child_process(SHADER_COMPILE_TIMEOUT)
-            .map_err(|error| {
-                diagln!("error: shaders: {error}");
-                ExitCode::from(EXIT_RUNTIME)
-            })?;
-        bind_shader_nodes(&mut backend, shader_options, options.node_names.clone());
+        let shader_options = shader_options(&options.shader_dir)?;
+        let bound = bind_shader_nodes(&mut backend, shader_options, options.node_names.clone());
         if let Some(dir) = &options.out {
             if let Err(error) = std::fs::create_dir_all(dir) {
                 diagln!("error: cannot create `{}`: {error}", dir.display());
@@ -107,7 +115,24 @@ impl VulkanRunner {
             named_kinds: Vec::new(),
             frame_times_ns: Vec::new(),
             last_timings: None,
+            bound,
         })
+    }
+
+    /// Binds the shaders of those of `names` not bound yet (the nodes a reloaded script added,
+    /// or whose shader files appeared since).
+    pub fn bind_nodes(&mut self, names: Vec<String>) -> Result<(), ExitCode> {
+        let new: Vec<String> = names
+            .into_iter()
+            .filter(|name| !self.bound.contains(name))
+            .collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        let options = shader_options(&self.options.shader_dir)?;
+        self.bound
+            .extend(bind_shader_nodes(&mut self.backend, options, new));
+        Ok(())
     }
 
     /// Executes one compiled frame.
@@ -142,6 +167,23 @@ impl VulkanRunner {
 
     /// Waits for the last frames, writes `--out` PNGs and prints `--timings`.
     pub fn finish(mut self) -> Result<(), ExitCode> {
+        self.write_outputs()?;
+        if self.options.timings {
+            match &self.last_timings {
+                Some(timings) => {
+                    let table = timing_table(timings, &self.frame_times_ns);
+                    output::write_whole("the GPU timings", Destination::Stdout, &table)
+                        .map_err(|error| error.report(ExitCode::SUCCESS))?;
+                }
+                None => diagln!("warning: no GPU timings were collected"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for the frames in flight, then writes the last frame's `--out` files (the device
+    /// stays open for more frames).
+    pub fn write_outputs(&mut self) -> Result<(), ExitCode> {
         self.backend
             .wait_idle()
             .map_err(|error| backend_failure(&error))?;
@@ -159,16 +201,6 @@ impl VulkanRunner {
             .zip(std::mem::take(&mut self.named_kinds))
         {
             self.write_named(out, kind)?;
-        }
-        if self.options.timings {
-            match &self.last_timings {
-                Some(timings) => {
-                    let table = timing_table(timings, &self.frame_times_ns);
-                    output::write_whole("the GPU timings", Destination::Stdout, &table)
-                        .map_err(|error| error.report(ExitCode::SUCCESS))?;
-                }
-                None => diagln!("warning: no GPU timings were collected"),
-            }
         }
         Ok(())
     }
