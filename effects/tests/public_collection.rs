@@ -1,0 +1,49 @@
+//! The public Magpie effect collection, when `RPSL_MAGPIE_EFFECTS` names a folder holding it
+//! (never committed: Magpie is GPL-3.0). Every effect must parse; the count is printed.
+
+use std::path::{Path, PathBuf};
+
+/// Every `.hlsl` file under `folder`, sorted.
+fn effect_files(folder: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "hlsl")
+                && path.file_name().is_some_and(|name| name != "StubDefs.hlsl")
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn every_public_effect_parses() {
+    let Some(folder) = std::env::var_os("RPSL_MAGPIE_EFFECTS") else {
+        eprintln!("RPSL_MAGPIE_EFFECTS is not set: skipped");
+        return;
+    };
+    let files = effect_files(Path::new(&folder));
+    assert!(!files.is_empty(), "no .hlsl files under {folder:?}");
+    let mut failures = Vec::new();
+    for path in &files {
+        if let Err(errors) = rpsl_effects::parse_effect_file(path) {
+            failures.push(errors.render());
+        }
+    }
+    eprintln!(
+        "parsed {} of {} public effects",
+        files.len() - failures.len(),
+        files.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
