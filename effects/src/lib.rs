@@ -5,20 +5,29 @@
 //!   the format; errors are located diagnostics ([`EffectErrors`]) rendered like RPSL's.
 //! - [`SizeExpr`] evaluates `//!WIDTH`/`//!HEIGHT`; [`resolve_sizes`] sizes every texture of an
 //!   effect for one input size.
+//! - [`generate_passes`] writes each pass as one HLSL compute shader (predefined macros, constant
+//!   buffer, resources, predefined functions, COMMON blocks, the pass, an entry point for its
+//!   PS or CS style); [`compile_effect`] compiles them with `rpsl-shaders`.
 //!
 //! Magpie itself is GPL-3.0; this crate is written from the format description only.
 
 #![deny(missing_docs)]
 
+mod compile;
+mod constants;
 mod error;
 mod format;
+mod hlsl;
 mod model;
 mod parse;
 mod size_expr;
 mod sizes;
 
+pub use compile::{compile_effect, pass_request, CompiledPass, PassCompileError};
+pub use constants::{ConstantField, ConstantLayout, ConstantType, ConstantValue};
 pub use error::EffectErrors;
 pub use format::{NumericKind, TextureFormat};
+pub use hlsl::{generate_passes, PassBindings, PassSource, PassVariant, ENTRY_POINT};
 pub use model::{
     AddressMode, Effect, Filter, HlslBlock, ParamType, Parameter, Pass, PassStyle, Sampler,
     Texture, TextureRole, TextureSize, INPUT_TEXTURE, OUTPUT_TEXTURE,

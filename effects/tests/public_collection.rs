@@ -47,3 +47,51 @@ fn every_public_effect_parses() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every pass of every public effect, and the FP16 variant of those that offer one, compiles.
+/// `RPSL_MAGPIE_CACHE` may name a SPIR-V cache folder to make reruns fast.
+#[test]
+fn every_public_effect_compiles() {
+    let Some(folder) = std::env::var_os("RPSL_MAGPIE_EFFECTS") else {
+        eprintln!("RPSL_MAGPIE_EFFECTS is not set: skipped");
+        return;
+    };
+    let options = rpsl_shaders::CompilerOptions {
+        optimize: false,
+        debug_info: false,
+        cache_dir: std::env::var_os("RPSL_MAGPIE_CACHE").map(PathBuf::from),
+        ..Default::default()
+    };
+    let compiler = rpsl_shaders::ShaderCompiler::new(options);
+    let mut variants = 0;
+    let mut failures = Vec::new();
+    for path in effect_files(Path::new(&folder)) {
+        let effect = rpsl_effects::parse_effect_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        for fp16 in [false, true] {
+            if fp16 && !effect.supports_fp16 {
+                continue;
+            }
+            variants += 1;
+            let started = std::time::Instant::now();
+            let variant = rpsl_effects::PassVariant {
+                fp16,
+                inline_params: None,
+            };
+            let result = rpsl_effects::compile_effect(&effect, &variant, &compiler);
+            eprintln!(
+                "{} fp16={fp16}: {} ({:.1?})",
+                path.display(),
+                if result.is_ok() { "ok" } else { "FAILED" },
+                started.elapsed()
+            );
+            if let Err(error) = result {
+                failures.push(format!("[fp16={fp16}] {error}"));
+            }
+        }
+    }
+    eprintln!(
+        "compiled {} of {variants} public effect variants",
+        variants - failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
