@@ -8,6 +8,8 @@
 //! - [`generate_passes`] writes each pass as one HLSL compute shader (predefined macros, constant
 //!   buffer, resources, predefined functions, COMMON blocks, the pass, an entry point for its
 //!   PS or CS style); [`compile_effect`] compiles them with `rpsl-shaders`.
+//! - [`record_effect`] records an effect into an rpsl-runtime [`rpsl_runtime::GraphBuilder`]:
+//!   one compute node per pass ([`pass_declarations`]), one transient per intermediate texture.
 //!
 //! Magpie itself is GPL-3.0; this crate is written from the format description only.
 
@@ -17,6 +19,7 @@ mod compile;
 mod constants;
 mod error;
 mod format;
+mod graph;
 mod hlsl;
 mod model;
 mod parse;
@@ -27,6 +30,9 @@ pub use compile::{compile_effect, pass_request, CompiledPass, PassCompileError};
 pub use constants::{ConstantField, ConstantLayout, ConstantType, ConstantValue};
 pub use error::EffectErrors;
 pub use format::{NumericKind, TextureFormat};
+pub use graph::{
+    pass_declarations, record_effect, EffectBindings, EffectGraphError, RecordedEffect,
+};
 pub use hlsl::{generate_passes, PassBindings, PassSource, PassVariant, ENTRY_POINT};
 pub use model::{
     AddressMode, Effect, Filter, HlslBlock, ParamType, Parameter, Pass, PassStyle, Sampler,
