@@ -251,10 +251,15 @@ impl Parser<'_> {
             Ok(expr) => Some(expr),
             Err(error) => {
                 let at = sub.args_range.0 + error.offset;
+                let fault_len = sub
+                    .args
+                    .get(error.offset..)
+                    .and_then(|rest| rest.chars().next())
+                    .map_or(0, char::len_utf8);
                 let at = if sub.args.is_empty() {
                     sub.name_range
                 } else {
-                    (at, (at + 1).min(sub.args_range.1).max(at))
+                    (at, at + fault_len)
                 };
                 self.error_on(at, error.message);
                 None
