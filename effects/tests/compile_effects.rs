@@ -236,8 +236,9 @@ fn source_texture_effect_compiles() {
             d(0, "__Constants", UniformBuffer, None),
             d(1, "INPUT", SampledImage, None),
             d(2, "lut", SampledImage, None),
-            d(3, "OUTPUT", StorageImage, RGBA8),
-            d(4, "sam", Sampler, None),
+            d(3, "lutHalf", SampledImage, None),
+            d(4, "OUTPUT", StorageImage, RGBA8),
+            d(5, "sam", Sampler, None),
         ]
     );
 }

@@ -189,4 +189,17 @@ fn source_texture_is_read_by_its_pass() {
         (lut.name.as_deref(), lut.desc.width, lut.external),
         (Some("lut"), 2, true)
     );
+    let half = &graph.resources[recorded.textures[3].index()];
+    assert_eq!(half.name.as_deref(), Some("lutHalf"));
+    let read_by_the_pass: Vec<_> = graph
+        .accesses
+        .iter()
+        .map(|access| {
+            graph.resources[access.resource.index()]
+                .name
+                .clone()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(read_by_the_pass, ["INPUT", "lut", "lutHalf", "OUTPUT"]);
 }

@@ -244,6 +244,24 @@ fn source_texture_is_resolved_in_the_effect_folder() {
         lut.source.as_deref(),
         Some(test_effect("lut2x2.png").canonicalize().unwrap().as_path())
     );
+    let (index_half, half) = effect.texture("lutHalf").unwrap();
+    assert_eq!(index_half, 3);
+    assert_eq!(half.role, TextureRole::Source);
+    assert_eq!(half.format, Some(TextureFormat::R16G16B16A16Float));
+    assert_eq!(
+        half.source.as_deref(),
+        Some(
+            test_effect("lut2x2_f16.dds")
+                .canonicalize()
+                .unwrap()
+                .as_path()
+        )
+    );
+    assert_eq!(
+        texture_names(&effect, &effect.passes[0].inputs),
+        ["INPUT", "lut", "lutHalf"]
+    );
     let sizes = resolve_sizes(&effect, [4, 4], Some([8, 8])).unwrap();
     assert_eq!(sizes.textures[index], None, "sized by its file");
+    assert_eq!(sizes.textures[index_half], None, "sized by its file");
 }

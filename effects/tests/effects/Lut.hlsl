@@ -1,5 +1,5 @@
-// Written for rpsl's tests: a texture loaded from an image file and read through a wrapping
-// sampler.
+// Written for rpsl's tests: textures loaded from a PNG and a DDS (half-float RGBA) file, read
+// through a wrapping sampler.
 //!MAGPIE EFFECT
 //!VERSION 4
 
@@ -8,6 +8,11 @@
 //!FORMAT R8G8B8A8_UNORM
 Texture2D lut;
 
+//!TEXTURE
+//!SOURCE lut2x2_f16.dds
+//!FORMAT R16G16B16A16_FLOAT
+Texture2D lutHalf;
+
 //!SAMPLER
 //!FILTER POINT
 //!ADDRESS WRAP
@@ -15,9 +20,11 @@ SamplerState sam;
 
 //!PASS 1
 //!STYLE PS
-//!IN INPUT, lut
+//!IN INPUT, lut, lutHalf
 //!OUT OUTPUT
 
 float4 Pass1(float2 pos) {
-	return INPUT.SampleLevel(sam, pos, 0) * lut.SampleLevel(sam, pos * GetOutputSize() / 2, 0);
+	const float2 tiled = pos * GetOutputSize() / 2;
+	return INPUT.SampleLevel(sam, pos, 0) * lut.SampleLevel(sam, tiled, 0)
+		* lutHalf.SampleLevel(sam, tiled, 0);
 }
