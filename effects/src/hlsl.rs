@@ -9,7 +9,7 @@
 //! - CS style: `[numthreads(X, Y, Z)]`, calls `PassN(groupId.xy * BLOCK_SIZE, groupThreadId)`.
 //! - PS style: 64 threads shade a 16x16 block, each 4 pixels at `Rmp8x8(thread) + {(0,0), (8,0),
 //!   (0,8), (8,8)}`, bounds-checked against the pass's first output; `pos` is the pixel centre
-//!   over the output size. Several outputs are `out` parameters of `PassN`.
+//!   over the output size. Several outputs are `out MF4` parameters of `PassN`.
 //!
 //! Bindings (descriptor set 0): 0 the constant buffer, then the inputs, the outputs, the
 //! samplers ([`PassBindings`]). glslang's HLSL front end rejects `min16float` matrices and
@@ -360,12 +360,11 @@ fn entry_point(out: &mut String, effect: &Effect, pass: &Pass, num_threads: [u32
                     );
                 }
                 outputs => {
+                    // The format's MRT signature: `out MF4` per target, whatever the texture's
+                    // format; the store keeps the components the texture has.
                     let mut arguments = String::new();
-                    for (slot, &index) in outputs.iter().enumerate() {
-                        let components = effect.textures[index]
-                            .effective_format()
-                            .map_or(4, |format| format.components());
-                        let _ = writeln!(out, "\t\tMF{components} __target{slot};");
+                    for slot in 0..outputs.len() {
+                        let _ = writeln!(out, "\t\tMF4 __target{slot};");
                         let _ = write!(arguments, ", __target{slot}");
                     }
                     let _ = writeln!(out, "\t\t{entry}(__pos{arguments});");

@@ -180,6 +180,14 @@ fn multi_pass_mrt_effect_compiles_in_both_precisions() {
                 d(4, "pointClamp", Sampler, None),
             ]
         );
+        // Render targets are `out MF4` parameters; pass 1 is bounded by its own output size.
+        let entry = &passes[0].source.source;
+        assert!(entry.contains(
+            "\t\tif (__pixel.x >= __pass1OutputSize.x || __pixel.y >= __pass1OutputSize.y) \
+             { continue; }\n\t\tconst float2 __pos = (float2(__pixel) + 0.5f) * __pass1OutputPt;\n\
+             \t\tMF4 __target0;\n\t\tMF4 __target1;\n\t\tPass1(__pos, __target0, __target1);\n\
+             \t\tluma[__pixel] = __target0;\n\t\tchroma[__pixel] = __target1;\n"
+        ));
         // Every sampler has a binding; those a pass does not use are optimised away.
         assert_eq!(passes[0].source.bindings.samplers, [4, 5, 6, 7]);
         assert_eq!(local_size(&passes[1]), Some([64, 1, 1]));
@@ -281,4 +289,25 @@ fn compile_errors_name_the_effect_file_and_line() {
         )),
         "{text}"
     );
+}
+
+#[test]
+fn whole_source_of_a_ps_pass() {
+    let effect = parse("Invert.hlsl");
+    let source = &generate_passes(&effect, &PassVariant::default())[0];
+    let effect_path = effect.path.display().to_string();
+    assert_eq!(
+        source.path.display().to_string(),
+        format!("{effect_path}.pass1.comp.hlsl")
+    );
+    assert_eq!(
+        source.source.replace(&effect_path, "EFFECT"),
+        include_str!("golden/Invert.pass1.comp.hlsl")
+    );
+    // `#line` directives keep the effect's line numbers, then the generated file's own.
+    let entry_line = source
+        .source
+        .lines()
+        .position(|line| line.starts_with("[numthreads"));
+    assert_eq!(entry_line, Some(54));
 }

@@ -73,11 +73,12 @@ static const MF3x3 TO_YUV = {
 //!IN INPUT
 //!OUT luma, chroma
 
-void Pass1(float2 pos, out MF4 lumaOut, out MF2 chromaOut) {
+// Every render target is an `out MF4`; chroma keeps the first two components.
+void Pass1(float2 pos, out MF4 lumaOut, out MF4 chromaOut) {
 	MF3 rgb = (MF3)INPUT.SampleLevel(pointClamp, pos, 0).rgb;
 	MF3 yuv = MulAdd(rgb, TO_YUV, MF3(0, 0.5, 0.5));
 	lumaOut = MF4(yuv.x, yuv.x, yuv.x, 1);
-	chromaOut = yuv.yz;
+	chromaOut = MF4(yuv.yz, 0, 0);
 }
 
 //!PASS 2
