@@ -18,6 +18,7 @@ fn main() {
     let variant = rpsl_effects::PassVariant {
         fp16,
         inline_params: None,
+        debug: false,
     };
     let passes = rpsl_effects::generate_passes(&effect, &variant);
     match pass

@@ -1,7 +1,7 @@
 //! Per-pass HLSL: what a MagpieFX pass sees around its code, as one compute shader.
 //!
 //! In order: the predefined macros (`MP_BLOCK_WIDTH`..., `MP_PS_STYLE`, `MP_FP16`,
-//! `MP_INLINE_PARAMS`, the `MF` types), the constant buffer ([`ConstantLayout`]; with inlined
+//! `MP_INLINE_PARAMS`, `MP_DEBUG`, the `MF` types), the constant buffer ([`ConstantLayout`]; with inlined
 //! parameters those become `static const`s), the pass's inputs (`Texture2D`, in `//!IN` order),
 //! outputs (`RWTexture2D`, in `//!OUT` order) and every sampler, the predefined functions
 //! (`GetInputSize`..., `Rmp8x8`, `MulAdd` with `//!USE MulAdd`), the COMMON blocks, the pass, and
@@ -32,6 +32,8 @@ pub struct PassVariant {
     /// Inline the parameters as `static const` values (`MP_INLINE_PARAMS`): `params[i]` is the
     /// value of parameter `i` (missing ones take their defaults).
     pub inline_params: Option<Vec<f64>>,
+    /// Define `MP_DEBUG` (for a build without optimisation, with debug information).
+    pub debug: bool,
 }
 
 /// Where a pass's resources bind (descriptor set 0).
@@ -160,6 +162,9 @@ fn macros(
     }
     if variant.inline_params.is_some() {
         out.push_str("#define MP_INLINE_PARAMS 1\n");
+    }
+    if variant.debug {
+        out.push_str("#define MP_DEBUG 1\n");
     }
     if fp16 {
         out.push_str("#define MP_FP16 1\n");

@@ -21,6 +21,7 @@ fn compile(effect: &Effect, fp16: bool) -> Vec<CompiledPass> {
     let variant = PassVariant {
         fp16,
         inline_params: None,
+        debug: false,
     };
     compile_effect(effect, &variant, &compiler).unwrap_or_else(|error| panic!("{error}"))
 }
@@ -257,9 +258,10 @@ fn inlined_parameters_become_constants() {
     let variant = PassVariant {
         fp16: false,
         inline_params: Some(vec![0.25]),
+        debug: true,
     };
     let source = &generate_passes(&effect, &variant)[0].source;
-    assert!(source.contains("#define MP_INLINE_PARAMS 1\n"));
+    assert!(source.contains("#define MP_INLINE_PARAMS 1\n#define MP_DEBUG 1\n"));
     assert!(source.contains("static const float strength = 0.25;\nstatic const int channel = 2;\n"));
     assert!(!source.contains("float strength : packoffset"));
     let compiler = ShaderCompiler::new(CompilerOptions::default());

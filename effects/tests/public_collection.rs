@@ -76,6 +76,7 @@ fn every_public_effect_compiles() {
             let variant = rpsl_effects::PassVariant {
                 fp16,
                 inline_params: None,
+                debug: false,
             };
             let result = rpsl_effects::compile_effect(&effect, &variant, &compiler);
             eprintln!(
