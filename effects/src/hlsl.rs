@@ -1,8 +1,8 @@
 //! Per-pass HLSL: what a MagpieFX pass sees around its code, as one compute shader.
 //!
 //! In order: the predefined macros (`MP_BLOCK_WIDTH`..., `MP_PS_STYLE`, `MP_FP16`,
-//! `MP_INLINE_PARAMS`, `MP_DEBUG`, the `MF` types), the constant buffer ([`ConstantLayout`]; with inlined
-//! parameters those become `static const`s), the pass's inputs (`Texture2D`, in `//!IN` order),
+//! `MP_INLINE_PARAMS`, `MP_DEBUG`, the `MF` types), the constant buffer ([`ConstantLayout`];
+//! with inlined parameters those become `static const`s), the pass's inputs (`Texture2D`, in `//!IN` order),
 //! outputs (`RWTexture2D`, in `//!OUT` order) and every sampler, the predefined functions
 //! (`GetInputSize`..., `Rmp8x8`, `MulAdd` with `//!USE MulAdd`), the COMMON blocks, the pass, and
 //! the entry point `__main`:
