@@ -2,10 +2,10 @@
 //!
 //! In order: the predefined macros (`MP_BLOCK_WIDTH`..., `MP_PS_STYLE`, `MP_FP16`,
 //! `MP_INLINE_PARAMS`, `MP_DEBUG`, the `MF` types), the constant buffer ([`ConstantLayout`];
-//! with inlined parameters those become `static const`s), the pass's inputs (`Texture2D`, in `//!IN` order),
-//! outputs (`RWTexture2D`, in `//!OUT` order) and every sampler, the predefined functions
-//! (`GetInputSize`..., `Rmp8x8`, `MulAdd` with `//!USE MulAdd`), the COMMON blocks, the pass, and
-//! the entry point `__main`:
+//! with inlined parameters those become `static const`s), the pass's inputs (`Texture2D`, in
+//! `//!IN` order), outputs (`RWTexture2D`, in `//!OUT` order) and every sampler, the predefined
+//! functions (`GetInputSize`..., `Rmp8x8`, `MulAdd` with `//!USE MulAdd`), the COMMON blocks, the
+//! pass, and the entry point `__main`:
 //! - CS style: `[numthreads(X, Y, Z)]`, calls `PassN(groupId.xy * BLOCK_SIZE, groupThreadId)`.
 //! - PS style: 64 threads shade a 16x16 block, each 4 pixels at `Rmp8x8(thread) + {(0,0), (8,0),
 //!   (0,8), (8,8)}`, bounds-checked against the pass's first output; `pos` is the pixel centre
