@@ -1,10 +1,14 @@
 //! The public Magpie effect collection, when `RPSL_MAGPIE_EFFECTS` names a folder holding it
-//! (never committed: Magpie is GPL-3.0). Every effect must parse; the count is printed.
+//! (never committed: Magpie is GPL-3.0). Every effect must parse and compile; the counts are
+//! printed. Compiles run in child processes (this binary is its own child: `harness = false`),
+//! so a shader that crashes glslang fails its effect, not the run.
 
 use std::path::{Path, PathBuf};
 
-/// Every `.hlsl` file under `folder`, sorted.
+/// Every `.hlsl` file under `folder`, sorted; only those whose path contains
+/// `RPSL_MAGPIE_FILTER` when it is set.
 fn effect_files(folder: &Path) -> Vec<PathBuf> {
+    let filter = std::env::var("RPSL_MAGPIE_FILTER").unwrap_or_default();
     let mut found = Vec::new();
     let mut pending = vec![folder.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -22,11 +26,11 @@ fn effect_files(folder: &Path) -> Vec<PathBuf> {
             }
         }
     }
+    found.retain(|path| path.display().to_string().contains(&filter));
     found.sort();
     found
 }
 
-#[test]
 fn every_public_effect_parses() {
     let Some(folder) = std::env::var_os("RPSL_MAGPIE_EFFECTS") else {
         eprintln!("RPSL_MAGPIE_EFFECTS is not set: skipped");
@@ -50,7 +54,6 @@ fn every_public_effect_parses() {
 
 /// Every pass of every public effect, and the FP16 variant of those that offer one, compiles.
 /// `RPSL_MAGPIE_CACHE` may name a SPIR-V cache folder to make reruns fast.
-#[test]
 fn every_public_effect_compiles() {
     let Some(folder) = std::env::var_os("RPSL_MAGPIE_EFFECTS") else {
         eprintln!("RPSL_MAGPIE_EFFECTS is not set: skipped");
@@ -60,6 +63,9 @@ fn every_public_effect_compiles() {
         optimize: false,
         debug_info: false,
         cache_dir: std::env::var_os("RPSL_MAGPIE_CACHE").map(PathBuf::from),
+        isolation: rpsl_shaders::Isolation::Child(
+            rpsl_shaders::ChildConfig::current_exe(std::time::Duration::from_secs(600)).unwrap(),
+        ),
         ..Default::default()
     };
     let compiler = rpsl_shaders::ShaderCompiler::new(options);
@@ -95,4 +101,24 @@ fn every_public_effect_compiles() {
         variants - failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn main() {
+    rpsl_shaders::child::serve_if_requested();
+    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let tests: [(&str, fn()); 2] = [
+        ("every_public_effect_parses", every_public_effect_parses),
+        ("every_public_effect_compiles", every_public_effect_compiles),
+    ];
+    for (name, test) in tests {
+        if filter
+            .as_deref()
+            .is_some_and(|filter| !name.contains(filter))
+        {
+            continue;
+        }
+        eprintln!("test {name} ...");
+        test();
+        eprintln!("test {name} ... ok");
+    }
 }
