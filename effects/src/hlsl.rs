@@ -16,12 +16,14 @@
 //! textures, so the FP16 variant declares `MF`..`MF4` as `min16float` types (relaxed precision)
 //! and keeps matrices and texture elements `float`.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::constants::{pass_output_pt_name, pass_output_size_name, writes_output, ConstantLayout};
 use crate::format::NumericKind;
 use crate::model::{Effect, Pass, PassStyle};
+use crate::statics::{lift_runtime_statics, RUNTIME_FUNCTIONS};
 
 /// How a pass is specialised.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -118,6 +120,15 @@ fn generate_pass(
     constant_buffer(&mut out, effect, layout, variant);
     let bindings = resources(&mut out, effect, pass);
     predefined_functions(&mut out, effect);
+    // Global `static const`s initialised from the constant buffer become macros (glslang
+    // crashes on them; see `statics.rs`).
+    let mut runtime_names: HashSet<String> = RUNTIME_FUNCTIONS
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
+    if variant.inline_params.is_none() {
+        runtime_names.extend(effect.params.iter().map(|param| param.name.clone()));
+    }
     for block in effect.common_hlsl.iter().chain([&pass.hlsl]) {
         let _ = writeln!(
             out,
@@ -125,8 +136,9 @@ fn generate_pass(
             block.first_line,
             line_name(&block.file)
         );
-        out.push_str(&block.text);
-        if !block.text.ends_with('\n') {
+        let text = lift_runtime_statics(&block.text, &mut runtime_names);
+        out.push_str(&text);
+        if !text.ends_with('\n') {
             out.push('\n');
         }
     }

@@ -25,6 +25,7 @@ mod model;
 mod parse;
 mod size_expr;
 mod sizes;
+mod statics;
 
 pub use compile::{compile_effect, pass_request, CompiledPass, PassCompileError};
 pub use constants::{ConstantField, ConstantLayout, ConstantType, ConstantValue};

@@ -108,6 +108,11 @@ fn cs_effect_with_odd_sizes_compiles() {
     assert!(source.contains("#define MP_BLOCK_WIDTH 12\n#define MP_BLOCK_HEIGHT 10\n"));
     assert!(source.contains("#define MP_NUM_THREADS_X 6\n#define MP_NUM_THREADS_Y 5\n"));
     assert!(!source.contains("MP_PS_STYLE"));
+    // Global constants initialised from the constant buffer become macros.
+    assert!(source.contains(
+        "#define kLift ((float)(strength * 0.5))\n\
+         #define kTarget ((float)(1.0 - kLift * GetOutputPt().x))\n"
+    ));
     // The constant buffer: 5 predefined pairs (40 bytes), then `strength` and `channel`.
     let layout = ConstantLayout::of(&effect);
     let offsets: Vec<_> = layout

@@ -10,7 +10,7 @@
 
 mod blocks;
 mod include;
-mod lines;
+pub(crate) mod lines;
 
 use std::path::{Path, PathBuf};
 

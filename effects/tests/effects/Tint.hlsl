@@ -28,6 +28,11 @@ Texture2D INPUT;
 //!HEIGHT INPUT_HEIGHT
 Texture2D OUTPUT;
 
+//!COMMON
+// Global constants from a parameter and a size: D3D compilers evaluate them at run time.
+static const float kLift = strength * 0.5;
+static const float kTarget = 1.0 - kLift * GetOutputPt().x;
+
 //!PASS 1
 //!DESC Tint one channel
 //!IN INPUT
@@ -45,7 +50,7 @@ void Pass1(uint2 blockStart, uint3 threadId) {
 			continue;
 		}
 		float4 color = INPUT[pixel];
-		color[channel] = lerp(color[channel], 1.0, strength);
+		color[channel] = lerp(color[channel], kTarget, strength);
 		OUTPUT[pixel] = color;
 	}
 }
