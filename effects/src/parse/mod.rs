@@ -11,6 +11,7 @@
 mod blocks;
 mod include;
 pub(crate) mod lines;
+mod pass;
 
 use std::path::{Path, PathBuf};
 
