@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use crate::constants::{pass_output_pt_name, pass_output_size_name, writes_output, ConstantLayout};
 use crate::format::NumericKind;
 use crate::model::{Effect, Pass, PassStyle};
-use crate::statics::{lift_runtime_statics, RUNTIME_FUNCTIONS};
+use crate::statics::{defined_macros, lift_runtime_statics, RUNTIME_FUNCTIONS};
 
 /// How a pass is specialised.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -129,14 +129,19 @@ fn generate_pass(
     if variant.inline_params.is_none() {
         runtime_names.extend(effect.params.iter().map(|param| param.name.clone()));
     }
-    for block in effect.common_hlsl.iter().chain([&pass.hlsl]) {
+    let blocks: Vec<_> = effect.common_hlsl.iter().chain([&pass.hlsl]).collect();
+    let macro_names: HashSet<String> = blocks
+        .iter()
+        .flat_map(|block| defined_macros(&block.text))
+        .collect();
+    for block in blocks {
         let _ = writeln!(
             out,
             "#line {} \"{}\"",
             block.first_line,
             line_name(&block.file)
         );
-        let text = lift_runtime_statics(&block.text, &mut runtime_names);
+        let text = lift_runtime_statics(&block.text, &mut runtime_names, &macro_names);
         out.push_str(&text);
         if !text.ends_with('\n') {
             out.push('\n');

@@ -4,7 +4,9 @@
 //! generator turns each into a macro with the same value and type,
 //! `#define kScaleX ((float)(1 / GetScale().x))`, on the declaration's first line (later lines of
 //! the declaration become blank, so line numbers stay). Only whole-line declarations of one
-//! scalar, vector or matrix variable are rewritten; arrays and initialiser lists stay as written.
+//! scalar, vector or matrix variable are rewritten; arrays, initialiser lists and variables whose
+//! name is also a macro's (`#define RGBtoYUV(Kb, Kr) ...` next to a `RGBtoYUV` variable) stay as
+//! written.
 
 use std::collections::HashSet;
 
@@ -25,10 +27,26 @@ fn identifiers(code: &str) -> impl Iterator<Item = &str> {
         .filter(|word| word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }
 
+/// The names `text` defines as macros (`#define NAME` or `#define NAME(...)`).
+pub fn defined_macros(text: &str) -> impl Iterator<Item = String> + '_ {
+    split_lines(text).into_iter().filter_map(|line| {
+        let directive = line.code.trim_start().strip_prefix('#')?.trim_start();
+        let rest = directive.strip_prefix("define")?;
+        if !rest.starts_with(char::is_whitespace) {
+            return None;
+        }
+        identifiers(rest).next().map(str::to_string)
+    })
+}
+
 /// `text` with its top-level `static const` declarations whose initialiser names one of
-/// `runtime_names` rewritten as macros; the names rewritten are added to `runtime_names` (a later
-/// initialiser that uses one is run-time too).
-pub fn lift_runtime_statics(text: &str, runtime_names: &mut HashSet<String>) -> String {
+/// `runtime_names` rewritten as macros, unless the variable's name is in `macro_names`; the names
+/// rewritten are added to `runtime_names` (a later initialiser that uses one is run-time too).
+pub fn lift_runtime_statics(
+    text: &str,
+    runtime_names: &mut HashSet<String>,
+    macro_names: &HashSet<String>,
+) -> String {
     let lines = split_lines(text);
     let mut out: Vec<String> = lines.iter().map(|line| line.text.to_string()).collect();
     let mut depth = 0i64;
@@ -36,7 +54,9 @@ pub fn lift_runtime_statics(text: &str, runtime_names: &mut HashSet<String>) -> 
     while index < lines.len() {
         let code = lines[index].code.trim();
         if depth == 0 && !code.starts_with('#') {
-            if let Some(rewrite) = statement_at(&lines, index, runtime_names) {
+            let rewrite = statement_at(&lines, index, runtime_names)
+                .filter(|(_, _, name)| !macro_names.contains(name));
+            if let Some(rewrite) = rewrite {
                 let (end, define, name) = rewrite;
                 out[index] = define;
                 for blank in out.iter_mut().take(end + 1).skip(index + 1) {
@@ -154,7 +174,7 @@ mod tests {
                     static const float2 kScale = 1 / GetScale();\n\
                     float f() { static const float local = sharpness; return local; }\n";
         assert_eq!(
-            lift_runtime_statics(text, &mut runtime),
+            lift_runtime_statics(text, &mut runtime, &HashSet::new()),
             "static const float kEps = 1.0f / 255.0f;\n\
              #define slider ((float)(sharpness - 0.5f))\n\
              #define scale ((float)((slider >= 0.0f) \t? 1.25f : 1.0f))\n\
@@ -173,7 +193,11 @@ mod tests {
                     static const float a = p, b = 2;\n\
                     float x; static const float c = p;\n\
                     static const float d = p; float y;\n\
-                    struct S {\n static const float e = p;\n};\n";
-        assert_eq!(lift_runtime_statics(text, &mut runtime), text);
+                    struct S {\n static const float e = p;\n};\n\
+                    #define M(a) a\n\
+                    static const float M = M(p);\n";
+        let macros: HashSet<String> = defined_macros(text).collect();
+        assert_eq!(macros, names(&["M"]));
+        assert_eq!(lift_runtime_statics(text, &mut runtime, &macros), text);
     }
 }
