@@ -1,0 +1,46 @@
+//! rpsl-effects: MagpieFX effects (multi-pass HLSL image effects, format version 4) for rpsl.
+//!
+//! - [`parse_effect_file`] reads an effect into a typed [`Effect`]: parameters, textures (with
+//!   their [`SizeExpr`] sizes), samplers, COMMON blocks and passes, checked against every rule of
+//!   the format; errors are located diagnostics ([`EffectErrors`]) rendered like RPSL's.
+//! - [`SizeExpr`] evaluates `//!WIDTH`/`//!HEIGHT`; [`resolve_sizes`] sizes every texture of an
+//!   effect for one input size.
+//! - [`generate_passes`] writes each pass as one HLSL compute shader (predefined macros, constant
+//!   buffer, resources, predefined functions, COMMON blocks, the pass, an entry point for its
+//!   PS or CS style); [`compile_effect`] compiles them with `rpsl-shaders`.
+//! - [`record_effect`] records an effect into an rpsl-runtime [`rpsl_runtime::GraphBuilder`]:
+//!   one compute node per pass ([`pass_declarations`]), one transient per intermediate texture.
+//!
+//! Magpie itself is GPL-3.0; this crate is written from the format description only.
+
+#![deny(missing_docs)]
+
+mod compile;
+mod constants;
+mod error;
+mod format;
+mod graph;
+mod hlsl;
+mod model;
+mod parse;
+mod size_expr;
+mod sizes;
+mod statics;
+
+pub use compile::{compile_effect, pass_request, CompiledPass, PassCompileError};
+pub use constants::{ConstantField, ConstantLayout, ConstantType, ConstantValue};
+pub use error::EffectErrors;
+pub use format::{NumericKind, TextureFormat};
+pub use graph::{
+    pass_declarations, record_effect, EffectBindings, EffectGraphError, RecordedEffect,
+};
+pub use hlsl::{generate_passes, PassBindings, PassSource, PassVariant, ENTRY_POINT};
+pub use model::{
+    AddressMode, Effect, Filter, HlslBlock, ParamType, Parameter, Pass, PassStyle, Sampler,
+    Texture, TextureRole, TextureSize, INPUT_TEXTURE, OUTPUT_TEXTURE,
+};
+pub use parse::{parse_effect_file, parse_effect_source, FORMAT_VERSION, MAX_FILE_BYTES};
+pub use size_expr::{
+    SizeEvalError, SizeExpr, SizeInputs, SizeSyntaxError, SizeVariable, MAX_TEXTURE_DIMENSION,
+};
+pub use sizes::{resolve_sizes, EffectSizes, SizeError};
