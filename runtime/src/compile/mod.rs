@@ -1,6 +1,27 @@
 //! The frame compiler: dead-node elimination, subresource dependencies, scheduling, lifetimes
 //! and discard inference, transient aliasing, and barrier planning of one recorded frame.
 //!
+//! [`FrameCompiler`] is the driver, in the manner of Cranelift's `Context`: it owns each
+//! stage (its scratch, kept across frames, and its named output) and runs them in order, each
+//! reading the earlier stages' outputs by name:
+//!
+//! | stage | module | reads | writes |
+//! |---|---|---|---|
+//! | cache | `cache` | the graph's structure key | on a hit, only the render passes' argument values |
+//! | access table | `table` | the graph | `AccessTable`: compact access records, boxes, sizes, whole boxes |
+//! | dependencies | `deps` | access table | `Dependencies::graph` (a [`DepGraph`]) |
+//! | liveness | `liveness` | access table, dependencies | `Liveness` (then the dead nodes leave the dependencies) |
+//! | schedule | `schedule` | access table, dependencies, liveness | `Schedule`: order and levels |
+//! | queues | `queues` | liveness, declarations | `CompiledFrame::node_queue`, `queues` |
+//! | discard (regions) | `discard` | access table, order | `CompiledFrame::access_discard` (region-tracked resources) |
+//! | lifetimes | `lifetimes` | access table, positions | `CompiledFrame::lifetimes` |
+//! | memory | `memory` | order, queues, levels, lifetimes | placements, `alias_after`, `MemoryStats` |
+//! | barriers (+ discard, whole resources) | `barriers`, `discard::whole` | order, queues, `alias_after`, discard flags | barriers, batches, waits; the rest of `access_discard` |
+//! | render passes | `render_pass` | order, access table, discard flags | `CompiledFrame::render_passes` |
+//!
+//! The compiled frame's types are in `frame` and the options in `options`: leaves that import
+//! no stage. No stage imports a later one or the driver.
+//!
 //! ```
 //! use rpsl_runtime::*;
 //! let mut builder = GraphBuilder::new();
@@ -22,55 +43,66 @@ pub(crate) mod cache;
 pub mod deps;
 mod discard;
 mod frame;
+mod lifetimes;
 mod liveness;
 mod memory;
 mod options;
+mod queues;
 mod regions;
 mod render_pass;
 mod schedule;
 mod table;
 
-use crate::decl::QueueClass;
-use crate::graph::RecordedGraph;
-use crate::ids::NodeId;
 pub use barriers::access_map::{map_access, AccessState};
 use barriers::BarrierPlanner;
 use cache::StructureKey;
-use deps::{DepBuilder, DepGraph};
+use deps::{Analysis, DepGraph, Dependencies};
 use discard::DiscardInference;
 pub use frame::{
     Barrier, BarrierBatch, ColorAttachment, ColorAttachments, CompileError, CompiledFrame,
     DepthStencilAttachment, DiscardFlags, LoadOp, MemoryStats, Placement, QueueWait, RegionRef,
     RenderPass, ScissorRect, ScissorRects, StoreOp, Viewport, Viewports,
 };
+use frame::{FrameParts, Ordered};
+use liveness::Liveness;
 use memory::MemoryPlanner;
 pub use options::{CompileOptions, SchedulePreference};
-use schedule::Scheduler;
+use render_pass::RenderPassScratch;
+use schedule::{Schedule, Scheduler};
+use table::AccessTable;
 
-/// Compiles recorded frames; keeps scratch allocations and the cache between frames.
+use crate::graph::RecordedGraph;
+use crate::ids::NodeId;
+
+/// Compiles recorded frames; keeps each stage's scratch and output, and the cache, between
+/// frames (a steady frame allocates nothing).
 #[derive(Debug, Default)]
 pub struct FrameCompiler {
     options: CompileOptions,
-    dep_builder: DepBuilder,
-    deps: DepGraph,
-    scheduler: Scheduler,
-    alive: Vec<bool>,
-    stack: Vec<u32>,
-    order_scratch: Vec<u32>,
-    level_scratch: Vec<u32>,
-    sizes: Vec<u64>,
-    /// The whole subresource box of each resource.
-    full_boxes: Vec<crate::view::SubresourceBox>,
-    discard: DiscardInference,
-    memory: MemoryPlanner,
-    barriers: BarrierPlanner,
-    frame: CompiledFrame,
+    /// The structure key of the last compiled graph.
     key: StructureKey,
+    /// `frame` is the compilation of the graph `key` describes.
     cached: bool,
-    pass_scratch: render_pass::RenderPassScratch,
-    /// Boxes and compact records of the accesses (indexed like `RecordedGraph::accesses`) and
-    /// of the nodes (see `node_span::NodeSpan`).
-    table: table::AccessTable,
+    /// Stage 1: the accesses' and nodes' compact records, the resources' sizes and boxes.
+    table: AccessTable,
+    /// Stage 2: the dependency graph.
+    dependencies: Dependencies,
+    /// Stage 3: the live nodes.
+    liveness: Liveness,
+    /// Stage 4: the scheduler's scratch and its output.
+    scheduler: Scheduler,
+    schedule: Schedule,
+    /// Discard inference (its region part runs before memory, its whole-resource part inside
+    /// barrier planning's walk).
+    discard: DiscardInference,
+    /// Memory placement's scratch.
+    memory: MemoryPlanner,
+    /// Barrier planning's scratch.
+    barriers: BarrierPlanner,
+    /// Render-pass building's scratch.
+    render_passes: RenderPassScratch,
+    /// The output.
+    frame: CompiledFrame,
 }
 
 impl FrameCompiler {
@@ -95,7 +127,7 @@ impl FrameCompiler {
 
     /// The dependency graph of the last compiled frame.
     pub fn dependencies(&self) -> &DepGraph {
-        &self.deps
+        &self.dependencies.graph
     }
 
     /// Compiles a recorded frame.
@@ -106,7 +138,7 @@ impl FrameCompiler {
                 if let Err(error) = render_pass::refresh_argument_values(
                     graph,
                     &frame.access_discard,
-                    &mut self.pass_scratch,
+                    &mut self.render_passes,
                     &mut frame.render_passes,
                 ) {
                     self.cached = false;
@@ -118,157 +150,115 @@ impl FrameCompiler {
             self.key.store(graph);
         }
         self.cached = false;
-        // The accesses' compact records; allocation sizes and whole-resource boxes are
-        // recomputed only for descriptions that changed since the last frame.
-        self.table
-            .build(graph, &mut self.sizes, &mut self.full_boxes);
-        self.dep_builder.build_boxed(
+        self.analyse(graph);
+        let analysis = Analysis {
             graph,
-            self.table.boxes(&self.full_boxes),
-            &self.full_boxes,
-            &self.table.infos,
-            &self.table.nodes,
-            None,
-            &mut self.deps,
-        );
-        let live = liveness::find_live_nodes(
-            graph,
-            &self.table,
-            &self.deps,
-            self.options.cull,
-            &mut self.alive,
-            &mut self.stack,
-        );
-        let any_culled = live < graph.nodes.len();
-        // Without the dead nodes, order between live nodes may run differently: drop the dead
-        // nodes' edges where that is all that changes, else build again.
-        if any_culled
-            && !self.dep_builder.drop_dead_nodes(
-                graph,
-                &self.table.infos,
-                &self.table.nodes,
-                &self.alive,
-                &mut self.deps,
-            )
-        {
-            self.dep_builder.build_boxed(
-                graph,
-                self.table.boxes(&self.full_boxes),
-                &self.full_boxes,
-                &self.table.infos,
-                &self.table.nodes,
-                Some(&self.alive),
-                &mut self.deps,
-            );
-        }
+            table: &self.table,
+            deps: &self.dependencies.graph,
+        };
         self.scheduler.schedule(
-            graph,
-            &self.table,
-            &self.deps,
-            &self.alive,
+            analysis,
+            &self.liveness.alive,
             self.options.schedule,
-            &self.sizes,
-            &mut self.order_scratch,
-            &mut self.level_scratch,
+            &mut self.schedule,
         );
-        let frame = &mut self.frame;
-        let count = graph.nodes.len();
-        frame.cache_hit = false;
-        frame.order.clear();
-        frame
-            .order
-            .extend(self.order_scratch.iter().map(|&node| NodeId(node)));
-        frame.culled.clear();
-        if any_culled {
-            frame.culled.extend(
-                (0..count)
-                    .filter(|&node| !self.alive[node])
-                    .map(NodeId::from_index),
-            );
-        }
-        frame.position.clear();
-        frame.position.resize(count, u32::MAX);
-        for (position, node) in frame.order.iter().enumerate() {
-            frame.position[node.index()] = position as u32;
-        }
-        assign_queues(
+        self.frame.cache_hit = false;
+        let FrameParts {
+            order,
+            culled,
+            position,
+            node_queue,
+            queues,
+            lifetimes,
+            access_discard,
+            mut memory,
+            barriers,
+            render_passes,
+        } = self.frame.parts();
+        write_order(&self.schedule, order, position, graph.nodes.len());
+        self.liveness.write_culled(culled);
+        queues::assign(
             graph,
-            &self.alive,
+            &self.liveness.alive,
             self.options.async_compute && self.table.any_async(),
-            frame,
+            node_queue,
+            queues,
         );
-        frame.access_discard.clear();
-        frame
-            .access_discard
-            .resize(graph.accesses.len(), DiscardFlags::NONE);
+        let ordered = Ordered {
+            order,
+            position,
+            node_queue,
+            queues,
+        };
         // Discard inference: the region-tracked resources here; the whole-tracked ones (nearly
         // all) inside barrier planning's walk, which reads each discard-before as it becomes
         // final. Nothing in between reads the flags; render passes read them complete.
-        self.discard.begin(
-            graph,
-            self.table.boxes(&self.full_boxes),
-            &self.full_boxes,
-            &self.table.infos,
-            &frame.order,
-            &mut frame.access_discard,
+        self.discard
+            .begin(graph, &self.table, ordered.order, access_discard);
+        lifetimes::compute(
+            &self.table,
+            ordered.position,
+            graph.resources.len(),
+            lifetimes,
         );
         self.memory.plan(
-            graph,
-            &self.table,
-            frame,
-            &self.deps,
-            &self.level_scratch,
-            &self.sizes,
+            analysis,
+            &self.schedule.levels,
+            &ordered,
+            lifetimes,
+            &mut memory,
         );
         self.barriers.plan(
-            graph,
-            &self.table,
-            &self.full_boxes,
-            &mut self.discard,
-            frame,
+            analysis,
+            &ordered,
+            memory.alias_after,
+            (&mut self.discard, access_discard),
+            barriers,
         );
         render_pass::build_render_passes(
             graph,
-            &frame.order,
+            ordered.order,
             &self.table,
-            &frame.access_discard,
-            &mut self.pass_scratch,
-            &mut frame.render_passes,
+            access_discard,
+            &mut self.render_passes,
+            render_passes,
         )?;
         self.cached = self.options.cache;
         Ok(&self.frame)
     }
+
+    /// The stages up to liveness: the access table (allocation sizes and whole-resource boxes
+    /// are recomputed only for descriptions that changed since the last frame), the
+    /// dependencies, the live nodes, and the dependencies without the dead nodes.
+    fn analyse(&mut self, graph: &RecordedGraph) {
+        self.table.build(graph);
+        self.dependencies.build(graph, &self.table);
+        let analysis = Analysis {
+            graph,
+            table: &self.table,
+            deps: &self.dependencies.graph,
+        };
+        self.liveness.compute(analysis, self.options.cull);
+        if self.liveness.any_culled() {
+            self.dependencies
+                .drop_dead(graph, &self.table, &self.liveness.alive);
+        }
+    }
 }
 
-/// Queue index of every live node: 0 (graphics), or with `async_compute` the compute queue
-/// (created at the first `async` call of a non-graphics declaration, in call order). The
-/// caller passes `async_compute` false for a frame without `async` calls
-/// (`AccessTable::any_async`), whose node records then are not read again.
-fn assign_queues(
-    graph: &RecordedGraph,
-    alive: &[bool],
-    async_compute: bool,
-    frame: &mut CompiledFrame,
+/// Writes the schedule's order as node ids (`order`) and each node's execution position
+/// (`position`, `u32::MAX` for the `node_count` nodes' culled ones).
+fn write_order(
+    schedule: &Schedule,
+    order: &mut Vec<NodeId>,
+    position: &mut Vec<u32>,
+    node_count: usize,
 ) {
-    frame.queues.clear();
-    frame.queues.push(QueueClass::Graphics);
-    frame.node_queue.clear();
-    frame
-        .node_queue
-        .extend(alive.iter().map(|&live| if live { 0 } else { u32::MAX }));
-    if !async_compute {
-        return;
-    }
-    let mut compute_queue = None;
-    for ((node, &live), queue) in graph.nodes.iter().zip(alive).zip(&mut frame.node_queue) {
-        if node.flags.prefer_async
-            && live
-            && graph.decls[node.decl.index()].queue != QueueClass::Graphics
-        {
-            *queue = *compute_queue.get_or_insert_with(|| {
-                frame.queues.push(QueueClass::Compute);
-                frame.queues.len() as u32 - 1
-            });
-        }
+    order.clear();
+    order.extend(schedule.order.iter().map(|&node| NodeId(node)));
+    position.clear();
+    position.resize(node_count, u32::MAX);
+    for (at, node) in order.iter().enumerate() {
+        position[node.index()] = at as u32;
     }
 }

@@ -31,13 +31,14 @@ pub mod access_map;
 mod needs;
 mod state;
 
+use super::deps::Analysis;
 use super::discard::whole::{Track, TrackStore};
 use super::discard::DiscardInference;
 use super::frame::Barrier;
-use super::frame::{CompiledFrame, DiscardFlags};
+use super::frame::{BarrierParts, DiscardFlags, Ordered};
 use super::regions::map::RegionMap;
 use super::table::{
-    AccessBoxes, AccessInfo, AccessTable, DEPTH_FORMAT, KEY_PARAM_SHIFT, RELAXED, TEXTURE, WHOLE,
+    AccessBoxes, AccessInfo, DEPTH_FORMAT, KEY_PARAM_SHIFT, RELAXED, TEXTURE, WHOLE,
 };
 use crate::decl::QueueClass;
 use crate::graph::{AccessRecord, RecordedGraph};
@@ -415,27 +416,30 @@ struct StepAt {
 }
 
 impl BarrierPlanner {
-    /// Fills `frame.batch_list`, `frame.barriers`, `frame.barrier_regions`,
-    /// `frame.queue_waits`, `frame.batches` and `frame.transitions` from the order, queues,
-    /// discard flags and aliasing of `frame`, and keeps `frame.resource_boxes` equal to `full`.
-    /// `table` holds the accesses' compact records and boxes and the outliving resources (built
-    /// for `graph`), `full` the resources' whole boxes. Barriers go straight into the frame's
-    /// list in batch order.
+    /// Fills `out` (batches, barriers, their regions, queue waits and counts) for the analysed
+    /// `frame` in the execution order and queues of `ordered`, from its discard flags and
+    /// aliasing (`alias_after`), and keeps `out.resource_boxes` equal to the access table's
+    /// whole boxes. The table holds the accesses' compact records and boxes and the outliving
+    /// resources. Barriers go straight into the frame's list in batch order.
     ///
-    /// The discard inference of the whole-tracked resources (`discard`, started by
-    /// `DiscardInference::begin`) walks each node just before its barriers are planned, so that
-    /// every discard-before read here is final; `frame.access_discard` is complete on return.
+    /// The discard inference of the whole-tracked resources (`discard`: the inference
+    /// `DiscardInference::begin` started, and the flags it wrote) walks each node just before
+    /// its barriers are planned, so that every discard-before read here is final; the flags
+    /// are complete on return.
     #[inline(never)]
     pub fn plan(
         &mut self,
-        graph: &RecordedGraph,
-        table: &AccessTable,
-        full: &[SubresourceBox],
-        discard: &mut DiscardInference,
-        frame: &mut CompiledFrame,
+        frame: Analysis<'_>,
+        ordered: &Ordered<'_>,
+        alias_after: &[Option<u32>],
+        discard: (&mut DiscardInference, &mut [DiscardFlags]),
+        out: BarrierParts<'_>,
     ) {
-        let (boxes, infos, outliving) = (table.boxes(full), &table.infos[..], table.outliving());
-        self.begin_frame(graph, outliving, &frame.alias_after, discard.whole_starts());
+        let Analysis { graph, table, .. } = frame;
+        let (discard, discard_flags) = discard;
+        let full = table.full_boxes();
+        let (boxes, infos, outliving) = (table.boxes(), &table.infos[..], table.outliving());
+        self.begin_frame(graph, outliving, alias_after, discard.whole_starts());
         self.decl_needs.update(&graph.decls);
         let count = graph
             .accesses
@@ -443,8 +447,8 @@ impl BarrierPlanner {
             .min(infos.len())
             .min(boxes.count())
             .min(table.keys.len())
-            .min(frame.access_discard.len());
-        let discards = Cell::from_mut(&mut frame.access_discard[..count]).as_slice_of_cells();
+            .min(discard_flags.len());
+        let discards = Cell::from_mut(&mut discard_flags[..count]).as_slice_of_cells();
         let accesses = FrameAccesses {
             records: &graph.accesses[..count],
             keys: &table.keys[..count],
@@ -454,21 +458,25 @@ impl BarrierPlanner {
             full,
         };
         let mut discard_walk = discard.whole_walk(accesses.infos, discards);
-        self.keep_resource_boxes(graph, full, &mut frame.resource_boxes);
+        self.keep_resource_boxes(graph, full, out.resource_boxes);
         let lists = BarrierLists {
-            barriers: std::mem::take(&mut frame.barriers),
-            regions: std::mem::take(&mut frame.barrier_regions),
-            batch_list: std::mem::take(&mut frame.batch_list),
-            waits: std::mem::take(&mut frame.queue_waits),
+            barriers: std::mem::take(out.barriers),
+            regions: std::mem::take(out.barrier_regions),
+            batch_list: std::mem::take(out.batch_list),
+            waits: std::mem::take(out.queue_waits),
         };
+        let parts = out;
         let mut out = Emitter::new(lists, full);
         // Both are indexed by node (and as long as the node list): cut to one length, one
         // bounds check covers both look-ups.
         // The nodes' spans, not their records: their declarations and access ranges are all
         // the walk reads of them.
-        let node_count = table.nodes.len().min(frame.node_queue.len());
-        let (nodes, node_queue) = (&table.nodes[..node_count], &frame.node_queue[..node_count]);
-        for (position, node) in frame.order.iter().enumerate() {
+        let node_count = table.nodes.len().min(ordered.node_queue.len());
+        let (nodes, node_queue) = (
+            &table.nodes[..node_count],
+            &ordered.node_queue[..node_count],
+        );
+        for (position, node) in ordered.order.iter().enumerate() {
             let record = nodes[node.index()];
             let decl = self.decl_needs.decl(record.decl as usize);
             let step = StepAt {
@@ -544,16 +552,16 @@ impl BarrierPlanner {
             outliving,
             graph,
             full,
-            frame.order.len() as u32,
+            ordered.order.len() as u32,
             &mut out,
         );
         let lists = out.finish();
-        frame.barriers = lists.barriers;
-        frame.barrier_regions = lists.regions;
-        frame.batch_list = lists.batch_list;
-        frame.queue_waits = lists.waits;
-        frame.batches = frame.batch_list.len() as u32;
-        frame.transitions = frame.barriers.len() as u32;
+        *parts.batches = lists.batch_list.len() as u32;
+        *parts.transitions = lists.barriers.len() as u32;
+        *parts.barriers = lists.barriers;
+        *parts.barrier_regions = lists.regions;
+        *parts.batch_list = lists.batch_list;
+        *parts.queue_waits = lists.waits;
     }
 
     /// Brings the frame's copy of the resources' whole boxes (`boxes`, what

@@ -41,6 +41,48 @@ pub struct DepGraph {
     pub depth: Vec<u32>,
 }
 
+/// The dependency stage of the frame compiler: the builder's scratch and the frame's
+/// [`DepGraph`], its output.
+#[derive(Debug, Default)]
+pub(crate) struct Dependencies {
+    builder: DepBuilder,
+    /// The frame's dependency graph.
+    pub graph: DepGraph,
+}
+
+impl Dependencies {
+    /// The dependencies of every node of `graph` (`table`: its access table).
+    pub fn build(&mut self, graph: &RecordedGraph, table: &AccessTable) {
+        self.builder
+            .build_from_table(graph, table, None, &mut self.graph);
+    }
+
+    /// The dependencies without the nodes that are not `alive` (order between live nodes may
+    /// run differently without them): the dead nodes' edges dropped where that is all that
+    /// changes, else built again.
+    pub fn drop_dead(&mut self, graph: &RecordedGraph, table: &AccessTable, alive: &[bool]) {
+        if !self
+            .builder
+            .drop_dead_nodes(graph, table, alive, &mut self.graph)
+        {
+            self.builder
+                .build_from_table(graph, table, Some(alive), &mut self.graph);
+        }
+    }
+}
+
+/// What every stage after the dependencies reads of the frame: the recorded graph, its
+/// access table and its dependency graph.
+#[derive(Copy, Clone)]
+pub(crate) struct Analysis<'a> {
+    /// The recorded frame.
+    pub graph: &'a RecordedGraph,
+    /// Its access table.
+    pub table: &'a AccessTable,
+    /// Its dependency graph (without the dead nodes when some were culled).
+    pub deps: &'a DepGraph,
+}
+
 impl DepGraph {
     /// The predecessors of a node.
     pub fn preds(&self, node: usize) -> &[(u32, EdgeKind)] {
@@ -291,28 +333,25 @@ impl DepBuilder {
     /// a culled node. `out.depth` holds the nodes' levels over the edges built.
     pub fn build(&mut self, graph: &RecordedGraph, alive: Option<&[bool]>, out: &mut DepGraph) {
         let mut table = AccessTable::default();
-        let mut sizes = Vec::new();
-        let mut full = Vec::new();
-        table.build(graph, &mut sizes, &mut full);
-        let (boxes, infos, nodes) = (table.boxes(&full), &table.infos, &table.nodes);
-        self.build_boxed(graph, boxes, &full, infos, nodes, alive, out);
+        table.build(graph);
+        self.build_from_table(graph, &table, alive, out);
     }
 
-    /// [`DepBuilder::build`] with the accesses' boxes, the resources' whole boxes (see
-    /// [`full_box`]) and the accesses' and nodes' compact records already computed (the
-    /// nodes' access ranges are read from `nodes`, not from the node records).
+    /// [`DepBuilder::build`] from the frame's access table, already built: the accesses'
+    /// boxes, the resources' whole boxes (see [`full_box`]) and the accesses' and nodes'
+    /// compact records (the nodes' access ranges are read from the table, not from the node
+    /// records).
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn build_boxed(
+    pub(crate) fn build_from_table(
         &mut self,
         graph: &RecordedGraph,
-        boxes: AccessBoxes<'_>,
-        full: &[SubresourceBox],
-        infos: &[AccessInfo],
-        nodes: &[NodeSpan],
+        table: &AccessTable,
         alive: Option<&[bool]>,
         out: &mut DepGraph,
     ) {
+        let (boxes, full): (AccessBoxes<'_>, &[SubresourceBox]) =
+            (table.boxes(), table.full_boxes());
+        let (infos, nodes): (&[AccessInfo], &[NodeSpan]) = (&table.infos, &table.nodes);
         self.reset(graph, out);
         let DepGraph {
             pred_start,
@@ -587,22 +626,22 @@ impl DepBuilder {
         }
     }
 
-    /// Turns `deps`, built without `alive`, into what [`DepBuilder::build_boxed`] with `alive`
+    /// Turns `deps`, built without `alive`, into what [`DepBuilder::build_from_table`] with `alive`
     /// gives, by dropping the dead nodes' predecessor lists, when no live node touches a
     /// resource after a dead node did: then every live node sees the same resource states in
     /// both builds (its predecessors are all live, its edges come in the same order), and a
     /// dead node's edges are all a rebuild would remove (and its level, set to 0: the live
     /// nodes' levels stand). Returns false, leaving `deps` as it
-    /// was, when that does not hold and a rebuild is needed. `infos` and `nodes` are the
-    /// accesses' and nodes' compact records.
+    /// was, when that does not hold and a rebuild is needed. `table` is the frame's access
+    /// table.
     pub(crate) fn drop_dead_nodes(
         &mut self,
         graph: &RecordedGraph,
-        infos: &[AccessInfo],
-        nodes: &[NodeSpan],
+        table: &AccessTable,
         alive: &[bool],
         deps: &mut DepGraph,
     ) -> bool {
+        let (infos, nodes) = (&table.infos, &table.nodes);
         self.dead_touched.clear();
         self.dead_touched.resize(graph.resources.len(), false);
         for (node, record) in nodes.iter().enumerate() {

@@ -119,33 +119,16 @@ fn culled_pair(touch_t: bool) -> (bool, DepGraph, DepGraph) {
     }
     let graph = builder.finish().unwrap();
     let mut table = AccessTable::default();
-    let mut full = Vec::new();
-    table.build(graph, &mut Vec::new(), &mut full);
+    table.build(graph);
     let mut builder = DepBuilder::default();
     let mut dropped = DepGraph::default();
-    builder.build_boxed(
-        graph,
-        table.boxes(&full),
-        &full,
-        &table.infos,
-        &table.nodes,
-        None,
-        &mut dropped,
-    );
+    builder.build_from_table(graph, &table, None, &mut dropped);
     let mut alive = Vec::new();
     let live = find_live_nodes(graph, &table, &dropped, true, &mut alive, &mut Vec::new());
     assert_eq!((live, alive.as_slice()), (1, &[false, true][..]));
-    let done = builder.drop_dead_nodes(graph, &table.infos, &table.nodes, &alive, &mut dropped);
+    let done = builder.drop_dead_nodes(graph, &table, &alive, &mut dropped);
     let mut rebuilt = DepGraph::default();
-    builder.build_boxed(
-        graph,
-        table.boxes(&full),
-        &full,
-        &table.infos,
-        &table.nodes,
-        Some(&alive),
-        &mut rebuilt,
-    );
+    builder.build_from_table(graph, &table, Some(&alive), &mut rebuilt);
     (done, dropped, rebuilt)
 }
 

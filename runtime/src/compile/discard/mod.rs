@@ -10,7 +10,7 @@
 //! carries it; `discard_before` makes a node not need the data only where every one of its
 //! accesses to it carries it. External, persistent and temporal resources never get flags.
 
-use super::table::{AccessBoxes, AccessInfo, OUTLIVES, WHOLE};
+use super::table::{AccessBoxes, AccessInfo, AccessTable, OUTLIVES, WHOLE};
 pub(super) mod whole;
 use super::frame::DiscardFlags;
 use super::regions::states::RegionStates;
@@ -73,10 +73,10 @@ fn plane_regions(region: SubresourceBox, texture: bool) -> [(Option<SubresourceB
 }
 
 impl DiscardInference {
-    /// Starts the discard inference of a frame: `flags` (one per access, indexed like
-    /// `graph.accesses`, all `NONE` on entry: the caller's freshly cleared vector) for the live
-    /// nodes in execution `order`. `boxes` are the accesses' subresource boxes, `full` the
-    /// resources' whole boxes and `infos` the accesses' compact records.
+    /// Starts the discard inference of a frame: sets `flags` to one `NONE` per access (indexed
+    /// like `graph.accesses`) and infers those of the region-tracked resources for the live
+    /// nodes in execution `order`. `table` is the frame's access table (the accesses' boxes
+    /// and compact records, the resources' whole boxes).
     ///
     /// Resources that some access covers only in part (or on both planes) go through the
     /// region maps, forward and backward, here. The others (nearly all) are left to one forward
@@ -87,13 +87,13 @@ impl DiscardInference {
     pub fn begin(
         &mut self,
         graph: &RecordedGraph,
-        boxes: AccessBoxes<'_>,
-        full: &[SubresourceBox],
-        infos: &[AccessInfo],
+        table: &AccessTable,
         order: &[NodeId],
-        flags: &mut [DiscardFlags],
+        flags: &mut Vec<DiscardFlags>,
     ) {
-        debug_assert!(flags.iter().all(|flag| *flag == DiscardFlags::NONE));
+        flags.clear();
+        flags.resize(graph.accesses.len(), DiscardFlags::NONE);
+        let (boxes, full, infos) = (table.boxes(), table.full_boxes(), &table.infos[..]);
         let track = &mut self.whole.track;
         track.clear();
         // An access not covering a living resource whole (bit 10 set below where WHOLE and

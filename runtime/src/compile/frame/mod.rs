@@ -168,3 +168,100 @@ impl CompiledFrame {
         region.copied().unwrap_or_default()
     }
 }
+
+/// The frame's fields grouped by the stage that writes them: disjoint borrows, so that each
+/// stage's signature names what it reads and what it writes (see the compiler's driver).
+pub(crate) struct FrameParts<'a> {
+    /// Written from the schedule: the live nodes in execution order.
+    pub order: &'a mut Vec<NodeId>,
+    /// Written from liveness: the culled nodes.
+    pub culled: &'a mut Vec<NodeId>,
+    /// Written from the schedule: each node's execution position.
+    pub position: &'a mut Vec<u32>,
+    /// Written by queue assignment: each node's queue.
+    pub node_queue: &'a mut Vec<u32>,
+    /// Written by queue assignment: the queues' classes.
+    pub queues: &'a mut Vec<QueueClass>,
+    /// Written by the lifetimes stage.
+    pub lifetimes: &'a mut Vec<Option<(u32, u32)>>,
+    /// Written by discard inference (finished inside barrier planning's walk).
+    pub access_discard: &'a mut Vec<DiscardFlags>,
+    /// Written by memory placement.
+    pub memory: MemoryParts<'a>,
+    /// Written by barrier planning.
+    pub barriers: BarrierParts<'a>,
+    /// Written by render-pass building.
+    pub render_passes: &'a mut Vec<RenderPass>,
+}
+
+/// The execution order of a frame, as the stages after scheduling and queue assignment read
+/// it.
+#[derive(Copy, Clone)]
+pub(crate) struct Ordered<'a> {
+    /// The live nodes in execution order.
+    pub order: &'a [NodeId],
+    /// Each node's execution position (`u32::MAX`: culled).
+    pub position: &'a [u32],
+    /// Each node's queue (`u32::MAX`: culled).
+    pub node_queue: &'a [u32],
+    /// The queues' classes.
+    pub queues: &'a [QueueClass],
+}
+
+/// What memory placement writes.
+pub(crate) struct MemoryParts<'a> {
+    /// The heap's figures.
+    pub stats: &'a mut MemoryStats,
+    /// Each resource's placement.
+    pub placements: &'a mut Vec<Option<Placement>>,
+    /// Each placed transient's previous occupants' last position.
+    pub alias_after: &'a mut Vec<Option<u32>>,
+}
+
+/// What barrier planning writes.
+pub(crate) struct BarrierParts<'a> {
+    /// Number of batches.
+    pub batches: &'a mut u32,
+    /// Number of barriers.
+    pub transitions: &'a mut u32,
+    /// The batches.
+    pub batch_list: &'a mut Vec<BarrierBatch>,
+    /// The barriers.
+    pub barriers: &'a mut Vec<Barrier>,
+    /// The regions of the barriers not covering their whole resource.
+    pub barrier_regions: &'a mut Vec<SubresourceBox>,
+    /// The resources' whole boxes.
+    pub resource_boxes: &'a mut Vec<SubresourceBox>,
+    /// The semaphore waits between queues.
+    pub queue_waits: &'a mut Vec<QueueWait>,
+}
+
+impl CompiledFrame {
+    /// The frame's fields by writing stage (`cache_hit` stays with the driver).
+    pub(crate) fn parts(&mut self) -> FrameParts<'_> {
+        FrameParts {
+            order: &mut self.order,
+            culled: &mut self.culled,
+            position: &mut self.position,
+            node_queue: &mut self.node_queue,
+            queues: &mut self.queues,
+            lifetimes: &mut self.lifetimes,
+            access_discard: &mut self.access_discard,
+            memory: MemoryParts {
+                stats: &mut self.memory,
+                placements: &mut self.placements,
+                alias_after: &mut self.alias_after,
+            },
+            barriers: BarrierParts {
+                batches: &mut self.batches,
+                transitions: &mut self.transitions,
+                batch_list: &mut self.batch_list,
+                barriers: &mut self.barriers,
+                barrier_regions: &mut self.barrier_regions,
+                resource_boxes: &mut self.resource_boxes,
+                queue_waits: &mut self.queue_waits,
+            },
+            render_passes: &mut self.render_passes,
+        }
+    }
+}

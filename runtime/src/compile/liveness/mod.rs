@@ -3,9 +3,53 @@
 //! node reads data it wrote or depends on it explicitly. Reverse reachability over data edges,
 //! so a chain that feeds nothing dies entirely.
 
-use super::deps::{DepGraph, EdgeKind};
+use super::deps::{Analysis, DepGraph, EdgeKind};
 use super::table::{has_effect, AccessTable};
 use crate::graph::RecordedGraph;
+use crate::ids::NodeId;
+
+/// The liveness stage's output: which nodes survive (and its scratch).
+#[derive(Debug, Default)]
+pub(crate) struct Liveness {
+    /// Per node (call index): it survives.
+    pub alive: Vec<bool>,
+    /// How many nodes survive.
+    pub live_count: usize,
+    /// Scratch of the walk for graphs with a dependency on a later call.
+    stack: Vec<u32>,
+}
+
+impl Liveness {
+    /// Finds the live nodes of the analysed frame (every node unless `cull`; see
+    /// [`find_live_nodes`]).
+    pub fn compute(&mut self, frame: Analysis<'_>, cull: bool) {
+        self.live_count = find_live_nodes(
+            frame.graph,
+            frame.table,
+            frame.deps,
+            cull,
+            &mut self.alive,
+            &mut self.stack,
+        );
+    }
+
+    /// Some node was culled.
+    pub fn any_culled(&self) -> bool {
+        self.live_count < self.alive.len()
+    }
+
+    /// Writes the culled nodes, in call order, to `culled`.
+    pub fn write_culled(&self, culled: &mut Vec<NodeId>) {
+        culled.clear();
+        if self.any_culled() {
+            culled.extend(
+                (0..self.alive.len())
+                    .filter(|&node| !self.alive[node])
+                    .map(NodeId::from_index),
+            );
+        }
+    }
+}
 
 /// Fills `alive` (one flag per node): everything when `cull` is false, else the nodes reachable
 /// backwards over data edges from nodes with effects (a CPU access, or a write to a resource
@@ -134,7 +178,7 @@ mod tests {
         let mut graph = builder.finish().unwrap().clone();
         edit(&mut graph);
         let mut table = AccessTable::default();
-        table.build(&graph, &mut Vec::new(), &mut Vec::new());
+        table.build(&graph);
         let mut deps = DepGraph::default();
         DepBuilder::default().build(&graph, None, &mut deps);
         let mut alive = Vec::new();

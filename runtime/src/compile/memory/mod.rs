@@ -21,10 +21,8 @@ mod occupancy;
 mod queue_order;
 mod sweep;
 
-use super::deps::DepGraph;
-use super::frame::{CompiledFrame, MemoryStats};
-use super::table::AccessTable;
-use crate::graph::RecordedGraph;
+use super::deps::Analysis;
+use super::frame::{MemoryParts, MemoryStats, Ordered};
 use fit::FirstFit;
 use queue_order::QueueOrder;
 use sweep::Sweep;
@@ -103,50 +101,26 @@ fn apart(
 }
 
 impl MemoryPlanner {
-    /// Fills `frame.lifetimes`, `frame.placements`, `frame.alias_after` and `frame.memory` from
-    /// `frame.order`. `table` is the frame's access table (its compact access records and
-    /// outliving resources stand for the graph's 56-byte access and 104-byte resource records).
+    /// Fills `out` (placements, `alias_after`, the heap's figures) for the analysed `frame` in
+    /// the execution order `ordered`, whose dependency levels by position are `levels`, from
+    /// the resources' `lifetimes`. The access table's compact access records and outliving
+    /// resources stand for the graph's 56-byte access and 104-byte resource records.
     pub fn plan(
         &mut self,
-        graph: &RecordedGraph,
-        table: &AccessTable,
-        frame: &mut CompiledFrame,
-        deps: &DepGraph,
+        frame: Analysis<'_>,
         levels: &[u32],
-        sizes: &[u64],
+        ordered: &Ordered<'_>,
+        lifetimes: &[Option<(u32, u32)>],
+        out: &mut MemoryParts<'_>,
     ) {
+        let Analysis { graph, table, deps } = frame;
+        let sizes = table.sizes();
         let resource_count = graph.resources.len();
-        let positions = frame.order.len();
-        // The first access (least position) sets the start, the last (greatest) the end. The
-        // nodes are read in call order, each at its position: the nodes' spans (12 bytes each)
-        // and the compact access records (8 bytes each) are read sequentially whatever the
-        // execution order (with interleaved lanes it jumps between them).
-        frame.lifetimes.clear();
-        frame.lifetimes.resize(resource_count, None);
-        // Local slices: their pointers and lengths stay in registers through the loop.
-        let (lifetimes, infos) = (&mut frame.lifetimes[..], &table.infos[..]);
-        for (node, &position) in table.nodes.iter().zip(&frame.position) {
-            // Culled nodes have no position.
-            if position == u32::MAX {
-                continue;
-            }
-            // A range out of bounds (a hand-made graph) is skipped.
-            let Some(accesses) = infos.get(node.accesses()) else {
-                continue;
-            };
-            for access in accesses {
-                if let Some(lifetime) = lifetimes.get_mut(access.resource as usize) {
-                    *lifetime = Some(match *lifetime {
-                        Some((first, last)) => (first.min(position), last.max(position)),
-                        None => (position, position),
-                    });
-                }
-            }
-        }
+        let positions = ordered.order.len();
         // Every slot of these two is written below: `None` here for the resources that are not
         // transient, by placement and the `alias_after` sweep for the transients.
-        fit::set_len(&mut frame.placements, resource_count);
-        fit::set_len(&mut frame.alias_after, resource_count);
+        fit::set_len(out.placements, resource_count);
+        fit::set_len(out.alias_after, resource_count);
         // Memory freed inside a run of same-level nodes becomes reusable only from the next run,
         // so the aliasing barrier can join the batch at the start of that run.
         fit::set_len(&mut self.group_start, positions);
@@ -190,9 +164,9 @@ impl MemoryPlanner {
             if outlives {
                 next_outliving = outliving.next();
             }
-            let (Some((first, last)), false) = (frame.lifetimes[index], outlives) else {
-                frame.placements[index] = None;
-                frame.alias_after[index] = None;
+            let (Some((first, last)), false) = (lifetimes[index], outlives) else {
+                out.placements[index] = None;
+                out.alias_after[index] = None;
                 continue;
             };
             let size = sizes[index];
@@ -217,9 +191,9 @@ impl MemoryPlanner {
             live += delta;
             peak = peak.max(live);
         }
-        let several_queues = self
-            .queue_order
-            .releases(graph, deps, frame, &mut self.release);
+        let several_queues =
+            self.queue_order
+                .releases(graph, deps, ordered, lifetimes, &mut self.release);
         if several_queues {
             span = 0;
             for transient in &mut self.transients {
@@ -231,7 +205,6 @@ impl MemoryPlanner {
         }
         let budget = 16 * (resource_count + positions) + 1024;
         let heap_end = if span <= budget {
-            let lifetimes = &frame.lifetimes;
             let (queue_order, group_start) = (&self.queue_order, &self.group_start);
             let transients = &self.transients;
             let apart = |a: u32, b: u32| {
@@ -249,28 +222,28 @@ impl MemoryPlanner {
                 positions,
                 &self.group_of,
                 several_queues.then_some(&apart as fit::Apart<'_>),
-                &mut frame.placements,
+                out.placements,
             );
-            self.compute_alias_after(frame, heap_end);
+            self.compute_alias_after(positions, out.alias_after, heap_end);
             heap_end
         } else {
             self.indices.clear();
             self.extents.clear();
             self.extents.resize(resource_count, None);
             for transient in &self.transients {
-                let first = frame.lifetimes[transient.index as usize].map_or(0, |(first, _)| first);
+                let first = lifetimes[transient.index as usize].map_or(0, |(first, _)| first);
                 self.indices.push(transient.index);
                 self.extents[transient.index as usize] = Some((first, transient.end));
             }
             self.sweep.place(
-                frame,
+                (out.placements, out.alias_after),
                 &self.indices,
                 &self.extents,
                 &self.group_start,
                 sizes,
             )
         };
-        frame.memory = MemoryStats {
+        *out.stats = MemoryStats {
             transient_bytes: heap_end,
             unaliased_bytes: unaliased,
             lower_bound_bytes: peak as u64,
@@ -283,7 +256,12 @@ impl MemoryPlanner {
     /// the answer may be later than exact but never earlier: always safe); placement wrote each
     /// transient's units ([`FirstFit::unit_ranges`]).
     #[inline(never)]
-    fn compute_alias_after(&mut self, frame: &mut CompiledFrame, heap_end: u64) {
+    fn compute_alias_after(
+        &mut self,
+        positions: usize,
+        alias_after: &mut [Option<u32>],
+        heap_end: u64,
+    ) {
         let units = heap_end.div_ceil(1 << paint_shift(heap_end)) as usize;
         // Previous occupants are released by their last access (earlier than their extent end
         // with several queues, where placement shares memory between extent-overlapping
@@ -298,16 +276,16 @@ impl MemoryPlanner {
             unit_ranges: &self.fit.unit_ranges,
         };
         // Narrow paint (twice the units per vector step) when every painted value fits.
-        if frame.order.len() < u16::MAX as usize {
+        if positions < u16::MAX as usize {
             let mut paint = std::mem::take(&mut self.narrow_paint);
             paint.clear();
             paint.resize(units, 0);
-            sweep.run(&mut paint, &mut frame.alias_after);
+            sweep.run(&mut paint, alias_after);
             self.narrow_paint = paint;
         } else {
             self.paint.clear();
             self.paint.resize(units, 0);
-            sweep.run(&mut self.paint, &mut frame.alias_after);
+            sweep.run(&mut self.paint, alias_after);
         }
     }
 }

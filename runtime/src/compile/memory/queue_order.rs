@@ -15,7 +15,7 @@
 //! queue, so "ordered after X" is a suffix of each queue's positions, found by binary search.
 
 use crate::compile::deps::DepGraph;
-use crate::compile::frame::CompiledFrame;
+use crate::compile::frame::Ordered;
 use crate::graph::RecordedGraph;
 
 /// Reusable scratch of [`QueueOrder::releases`].
@@ -47,7 +47,8 @@ impl QueueOrder {
         &mut self,
         graph: &RecordedGraph,
         deps: &DepGraph,
-        frame: &CompiledFrame,
+        frame: &Ordered<'_>,
+        lifetimes: &[Option<(u32, u32)>],
         release: &mut Vec<Option<u32>>,
     ) -> bool {
         let queues = frame.queues.len();
@@ -56,7 +57,7 @@ impl QueueOrder {
             return false;
         }
         release.clear();
-        release.extend(frame.lifetimes.iter().map(|l| l.map(|(_, last)| last)));
+        release.extend(lifetimes.iter().map(|l| l.map(|(_, last)| last)));
         self.build_clocks(deps, frame, queues);
         self.last_access.clear();
         self.last_access.resize(graph.resources.len() * queues, -1);
@@ -114,13 +115,13 @@ impl QueueOrder {
         })
     }
 
-    fn build_clocks(&mut self, deps: &DepGraph, frame: &CompiledFrame, queues: usize) {
+    fn build_clocks(&mut self, deps: &DepGraph, frame: &Ordered<'_>, queues: usize) {
         let positions = frame.order.len();
         self.clocks.clear();
         self.clocks.resize(positions * queues, -1);
         self.queue_start.clear();
         self.queue_start.resize(queues + 1, 0);
-        for node in &frame.order {
+        for node in frame.order {
             self.queue_start[frame.node_queue[node.index()] as usize + 1] += 1;
         }
         for queue in 0..queues {

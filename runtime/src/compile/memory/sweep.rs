@@ -2,7 +2,7 @@
 //! budget: a sweep in start order with best-fit free blocks coalesced on release, O(R log R).
 //! Each resource's `alias_after` is the latest last use among the freed blocks it reuses.
 
-use crate::compile::frame::{CompiledFrame, Placement};
+use crate::compile::frame::Placement;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Reusable scratch of the sweep.
@@ -48,16 +48,18 @@ fn sort_by_position(
 impl Sweep {
     /// Places `transients` (resource indices in increasing order, each with an extent) in start
     /// order, each after releasing the resources whose extent ended before its group starts;
-    /// fills their placements and `alias_after`; returns the heap size.
+    /// fills their placements and `alias_after` (`out`, by resource index); returns the heap
+    /// size. `group_start` has one entry per execution position.
     pub(super) fn place(
         &mut self,
-        frame: &mut CompiledFrame,
+        out: (&mut [Option<Placement>], &mut [Option<u32>]),
         transients: &[u32],
         extents: &[Option<(u32, u32)>],
         group_start: &[u32],
         sizes: &[u64],
     ) -> u64 {
-        let positions = frame.order.len();
+        let (placements, alias_after) = out;
+        let positions = group_start.len();
         let size_of = |index: u32| sizes[index as usize];
         let first_of = |index: u32| extents[index as usize].map_or(0, |(first, _)| first);
         let last_of = |index: u32| extents[index as usize].map_or(0, |(_, last)| last);
@@ -104,14 +106,14 @@ impl Sweep {
                     break;
                 }
                 end_cursor += 1;
-                if let Some(placement) = frame.placements[ended as usize] {
+                if let Some(placement) = placements[ended as usize] {
                     self.release(placement.offset, placement.size, Some(last));
                 }
             }
             let size = size_of(index);
             let (offset, previous_use) = self.allocate(size, &mut heap_end);
-            frame.placements[index as usize] = Some(Placement { offset, size });
-            frame.alias_after[index as usize] = previous_use;
+            placements[index as usize] = Some(Placement { offset, size });
+            alias_after[index as usize] = previous_use;
         }
         self.by_start = by_start;
         heap_end

@@ -415,8 +415,7 @@ mod tests {
         }
         let graph = builder.finish().unwrap().clone();
         let mut table = AccessTable::default();
-        let (mut sizes, mut full) = (Vec::new(), Vec::new());
-        table.build(&graph, &mut sizes, &mut full);
+        table.build(&graph);
         let mut plans = DeclPlans::default();
         plans.update(&graph.decls);
         let compact = CompactAccesses {

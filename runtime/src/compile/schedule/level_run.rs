@@ -62,6 +62,28 @@ impl ResourceFacts {
     };
 }
 
+/// The frame's tables every level reads.
+#[derive(Copy, Clone)]
+pub(super) struct LevelTables<'a> {
+    /// The nodes' spans (declaration and accesses).
+    pub spans: &'a [NodeSpan],
+    /// The accesses' compact records.
+    pub infos: &'a [AccessInfo],
+    /// Per declaration: its queue class.
+    pub decl_class: &'a [QueueClass],
+}
+
+/// One wide level to schedule.
+#[derive(Copy, Clone)]
+pub(super) struct Level<'a> {
+    /// Its nodes, all ready, in call order.
+    pub nodes: &'a [u32],
+    /// Its depth (level + 1).
+    pub depth: u32,
+    /// The queue class of the node scheduled before it.
+    pub last_class: QueueClass,
+}
+
 /// A resource's state within the level being scheduled, for levels where two nodes share it
 /// (valid while `stamp` is that level's depth).
 #[derive(Copy, Clone, Debug)]
@@ -174,26 +196,21 @@ impl LevelRun {
         self.shared_ready = false;
     }
 
-    /// Schedules the ready `nodes` of one level (depth `level_depth`, call order) after a node
-    /// of `last_class`, pushing them to `order`; returns the last node scheduled.
-    /// `priorities` holds every node's key without its position when no resource can be shared
-    /// within a level.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the frame's tables, passed through"
-    )]
+    /// Schedules the ready nodes of one `level`, pushing them to `order`; returns the last
+    /// node scheduled. `priorities` holds every node's key without its position when no
+    /// resource can be shared within a level.
     pub fn run(
         &mut self,
-        spans: &[NodeSpan],
-        infos: &[AccessInfo],
-        decl_class: &[QueueClass],
+        tables: LevelTables<'_>,
         resources: &mut [ResourceFacts],
         priorities: Option<&[u128]>,
-        nodes: &[u32],
-        level_depth: u32,
-        last_class: QueueClass,
+        level: Level<'_>,
         order: &mut Vec<u32>,
     ) -> u32 {
+        let LevelTables {
+            spans, decl_class, ..
+        } = tables;
+        let nodes = level.nodes;
         self.keys.clear();
         self.classes.clear();
         let shared = if let Some(priorities) = priorities {
@@ -217,20 +234,12 @@ impl LevelRun {
             );
             false
         } else {
-            self.key_level(spans, infos, decl_class, resources, nodes, level_depth)
+            self.key_level(tables, resources, level)
         };
         if shared {
-            self.run_shared(
-                spans,
-                infos,
-                resources,
-                nodes,
-                level_depth,
-                last_class,
-                order,
-            )
+            self.run_shared(tables, resources, level, order)
         } else {
-            self.run_fixed(nodes, last_class, order)
+            self.run_fixed(nodes, level.last_class, order)
         }
     }
 
@@ -238,13 +247,16 @@ impl LevelRun {
     /// resource has two or more users in the level (priorities then change while it runs).
     fn key_level(
         &mut self,
-        spans: &[NodeSpan],
-        infos: &[AccessInfo],
-        decl_class: &[QueueClass],
+        tables: LevelTables<'_>,
         resources: &mut [ResourceFacts],
-        nodes: &[u32],
-        level_depth: u32,
+        level: Level<'_>,
     ) -> bool {
+        let LevelTables {
+            spans,
+            infos,
+            decl_class,
+        } = tables;
+        let (nodes, level_depth) = (level.nodes, level.depth);
         let mut shared = false;
         for (local, &node) in nodes.iter().enumerate() {
             let record = spans[node as usize];
@@ -335,27 +347,21 @@ impl LevelRun {
     /// Schedules a level where some resource has several users: after each node, the
     /// priorities of the nodes sharing its resources are updated and they move within their
     /// class heap.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the frame's tables, passed through"
-    )]
     fn run_shared(
         &mut self,
-        spans: &[NodeSpan],
-        infos: &[AccessInfo],
+        tables: LevelTables<'_>,
         resources: &[ResourceFacts],
-        nodes: &[u32],
-        level_depth: u32,
-        mut last_class: QueueClass,
+        level: Level<'_>,
         order: &mut Vec<u32>,
     ) -> u32 {
+        let (nodes, level_depth, mut last_class) = (level.nodes, level.depth, level.last_class);
         if !self.shared_ready {
             // Stamps are depths, which repeat across frames.
             self.shared_ready = true;
             self.shared.clear();
             self.shared.resize(resources.len(), SharedState::UNUSED);
         }
-        self.queue_shared(spans, infos, resources, nodes, level_depth);
+        self.queue_shared(tables, resources, level);
         let mut last_node = NONE;
         for _ in 0..nodes.len() {
             let Some(local) = self.pop_best(last_class) else {
@@ -374,12 +380,12 @@ impl LevelRun {
     /// may be shared.
     fn queue_shared(
         &mut self,
-        spans: &[NodeSpan],
-        infos: &[AccessInfo],
+        tables: LevelTables<'_>,
         resources: &[ResourceFacts],
-        nodes: &[u32],
-        level_depth: u32,
+        level: Level<'_>,
     ) {
+        let (spans, infos) = (tables.spans, tables.infos);
+        let (nodes, level_depth) = (level.nodes, level.depth);
         self.locals.clear();
         self.uses.clear();
         for heap in self.heaps.iter_mut() {

@@ -23,12 +23,13 @@
 //! differs when they overflow, so frames whose sizes could exceed [`PRIORITY_LIMIT`] in total
 //! take the general path.
 
-use crate::compile::deps::DepGraph;
+use super::Schedule;
+use crate::compile::deps::{Analysis, DepGraph};
 use crate::compile::schedule::level_run::{
-    allocated, freed, LevelRun, ResourceFacts, NOTHING_FREED, PRIORITY_LIMIT,
+    allocated, freed, Level, LevelRun, LevelTables, ResourceFacts, NOTHING_FREED, PRIORITY_LIMIT,
 };
 use crate::compile::schedule::units::NONE;
-use crate::compile::table::{AccessInfo, AccessTable, NodeSpan, OUTLIVES};
+use crate::compile::table::{AccessInfo, NodeSpan, OUTLIVES};
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 
@@ -81,21 +82,10 @@ fn ensure_len<T: Copy>(items: &mut Vec<T>, len: usize, fill: T) {
 
 impl LevelScheduler {
     /// Schedules the frame if it qualifies (see the module docs) and returns true; returns false
-    /// and leaves `order` and `levels` untouched otherwise.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the compiler's per-frame tables, passed through"
-    )]
-    pub fn schedule(
-        &mut self,
-        graph: &RecordedGraph,
-        table: &AccessTable,
-        deps: &DepGraph,
-        alive: &[bool],
-        sizes: &[u64],
-        order: &mut Vec<u32>,
-        levels: &mut Vec<u32>,
-    ) -> bool {
+    /// and leaves `out` untouched otherwise.
+    pub fn schedule(&mut self, frame: Analysis<'_>, alive: &[bool], out: &mut Schedule) -> bool {
+        let Analysis { graph, table, deps } = frame;
+        let sizes = table.sizes();
         if graph.barrier_count != 0
             || graph
                 .subgraphs
@@ -120,14 +110,12 @@ impl LevelScheduler {
             self.bucket_by_level(deps, live_count, max_depth);
             &self.by_level[..live_count]
         };
-        order.clear();
-        levels.clear();
-        order.reserve(live_count);
-        levels.reserve(live_count);
+        out.clear();
+        out.reserve(live_count);
         if !wide_levels {
             // One node per level.
-            order.extend_from_slice(sorted);
-            levels.extend(0..live_count as u32);
+            out.order.extend_from_slice(sorted);
+            out.levels.extend(0..live_count as u32);
             return true;
         }
         self.run.begin_frame();
@@ -152,8 +140,7 @@ impl LevelScheduler {
                 self.level_start[node_depth as usize - 1] as usize
             };
             if end == start + 1 {
-                order.push(node);
-                levels.push(node_depth - 1);
+                out.push(node, node_depth - 1);
                 last_node = node;
             } else {
                 // The class of the node before the level decides the first class switch.
@@ -162,18 +149,25 @@ impl LevelScheduler {
                 } else {
                     self.decl_class[spans[last_node as usize].decl as usize]
                 };
-                last_node = self.run.run(
+                let tables = LevelTables {
                     spans,
                     infos,
-                    &self.decl_class,
+                    decl_class: &self.decl_class,
+                };
+                let level = Level {
+                    nodes: &sorted[start..end],
+                    depth: node_depth,
+                    last_class,
+                };
+                last_node = self.run.run(
+                    tables,
                     &mut self.resources,
                     priorities,
-                    &sorted[start..end],
-                    node_depth,
-                    last_class,
-                    order,
+                    level,
+                    &mut out.order,
                 );
-                levels.extend(std::iter::repeat_n(node_depth - 1, end - start));
+                out.levels
+                    .extend(std::iter::repeat_n(node_depth - 1, end - start));
             }
             start = end;
         }
@@ -185,12 +179,11 @@ impl LevelScheduler {
     /// `levels` untouched) for other frames.
     pub fn program_order(
         &mut self,
-        graph: &RecordedGraph,
-        deps: &DepGraph,
+        frame: Analysis<'_>,
         alive: &[bool],
-        order: &mut Vec<u32>,
-        levels: &mut Vec<u32>,
+        out: &mut Schedule,
     ) -> bool {
+        let (graph, deps) = (frame.graph, frame.deps);
         if graph
             .subgraphs
             .iter()
@@ -201,10 +194,10 @@ impl LevelScheduler {
         let (live_count, _, _) = self.compute_depths(deps, alive);
         let live = &self.live[..live_count];
         let depth = level_source(&self.depth, deps, self.depth_from_deps);
-        order.clear();
-        order.extend_from_slice(live);
-        levels.clear();
-        levels.extend(live.iter().map(|&node| depth[node as usize] - 1));
+        out.clear();
+        out.order.extend_from_slice(live);
+        out.levels
+            .extend(live.iter().map(|&node| depth[node as usize] - 1));
         true
     }
 

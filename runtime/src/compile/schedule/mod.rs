@@ -28,18 +28,49 @@
 //! atomic unit spanning barriers) every earlier node of its spanned epochs done, and is the
 //! smallest ready key: the order is call order.
 
-use super::deps::DepGraph;
-use super::table::{AccessInfo, AccessTable};
 mod heap;
 mod level_run;
 mod levels;
 mod units;
+
+use super::deps::Analysis;
 use super::options::SchedulePreference;
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 use heap::{before, UnitHeap, BY_LEVEL, BY_MEMORY};
 use levels::LevelScheduler;
 use units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
+
+/// The schedule stage's output: the live nodes in execution order, each with its dependency
+/// level (by position).
+#[derive(Debug, Default)]
+pub(crate) struct Schedule {
+    /// The live nodes (call indices) in execution order.
+    pub order: Vec<u32>,
+    /// The dependency level of the node at each position.
+    pub levels: Vec<u32>,
+}
+
+impl Schedule {
+    /// Empties both lists.
+    fn clear(&mut self) {
+        self.order.clear();
+        self.levels.clear();
+    }
+
+    /// Room for `count` more nodes.
+    fn reserve(&mut self, count: usize) {
+        self.order.reserve(count);
+        self.levels.reserve(count);
+    }
+
+    /// Appends `node` at `level`.
+    #[inline(always)]
+    fn push(&mut self, node: u32, level: u32) {
+        self.order.push(node);
+        self.levels.push(level);
+    }
+}
 
 /// Reusable scratch of the scheduler.
 #[derive(Debug, Default)]
@@ -68,88 +99,62 @@ struct ReadyQueue {
 }
 
 impl Scheduler {
-    /// Orders the live nodes. `alive[n]` marks survivors; the result lists them in execution
-    /// order. `table` holds the accesses' and nodes' compact records.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "scratch outputs are passed in to keep their allocations"
-    )]
+    /// Orders the live nodes of the analysed `frame` (`alive[n]` marks survivors) into
+    /// `out`, which lists them in execution order with their levels.
     pub fn schedule(
         &mut self,
-        graph: &RecordedGraph,
-        table: &AccessTable,
-        deps: &DepGraph,
+        frame: Analysis<'_>,
         alive: &[bool],
         preference: SchedulePreference,
-        sizes: &[u64],
-        order: &mut Vec<u32>,
-        levels: &mut Vec<u32>,
+        out: &mut Schedule,
     ) {
-        let infos = &table.infos[..];
         let done = match preference {
-            SchedulePreference::Default => self
-                .levels
-                .schedule(graph, table, deps, alive, sizes, order, levels),
-            SchedulePreference::ProgramOrder => {
-                self.levels.program_order(graph, deps, alive, order, levels)
-            }
+            SchedulePreference::Default => self.levels.schedule(frame, alive, out),
+            SchedulePreference::ProgramOrder => self.levels.program_order(frame, alive, out),
             SchedulePreference::Memory => false,
         };
         if done {
             return;
         }
-        self.schedule_general(graph, infos, deps, alive, preference, sizes, order, levels);
+        self.schedule_general(frame, alive, preference, out);
     }
 
     /// [`Scheduler::schedule`] with the list scheduler over scheduling units, for every frame
     /// and preference.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "scratch outputs are passed in to keep their allocations"
-    )]
     fn schedule_general(
         &mut self,
-        graph: &RecordedGraph,
-        infos: &[AccessInfo],
-        deps: &DepGraph,
+        frame: Analysis<'_>,
         alive: &[bool],
         preference: SchedulePreference,
-        sizes: &[u64],
-        order: &mut Vec<u32>,
-        levels: &mut Vec<u32>,
+        out: &mut Schedule,
     ) {
-        order.clear();
-        levels.clear();
+        out.clear();
+        let graph = frame.graph;
         let program_order = preference == SchedulePreference::ProgramOrder;
         // Call order needs only the levels (see the module docs).
-        self.units.build(
-            graph,
-            infos,
-            deps,
-            alive,
-            sizes,
-            program_order,
-            !program_order,
-        );
+        self.units
+            .build(frame, alive, program_order, !program_order);
         match preference {
             SchedulePreference::ProgramOrder => {
                 let units = &self.units;
-                order.extend_from_slice(&units.members[..units.member_count]);
-                levels.reserve(units.member_count);
+                out.order
+                    .extend_from_slice(&units.members[..units.member_count]);
+                out.levels.reserve(units.member_count);
                 for unit in &units.units[..units.unit_count] {
                     let count = unit.member_end - unit.member_start;
-                    levels.extend(std::iter::repeat_n(unit.level, count as usize));
+                    out.levels
+                        .extend(std::iter::repeat_n(unit.level, count as usize));
                 }
             }
             // Without `sch_barrier` every unit is in epoch 0: no epoch bookkeeping.
             SchedulePreference::Memory if graph.barrier_count == 0 => {
-                self.run::<BY_MEMORY, false>(graph, order, levels)
+                self.run::<BY_MEMORY, false>(graph, out)
             }
-            SchedulePreference::Memory => self.run::<BY_MEMORY, true>(graph, order, levels),
+            SchedulePreference::Memory => self.run::<BY_MEMORY, true>(graph, out),
             SchedulePreference::Default if graph.barrier_count == 0 => {
-                self.run::<BY_LEVEL, false>(graph, order, levels)
+                self.run::<BY_LEVEL, false>(graph, out)
             }
-            SchedulePreference::Default => self.run::<BY_LEVEL, true>(graph, order, levels),
+            SchedulePreference::Default => self.run::<BY_LEVEL, true>(graph, out),
         }
     }
 
@@ -158,14 +163,12 @@ impl Scheduler {
     fn run<const ORDER: u8, const BARRIERS: bool>(
         &mut self,
         graph: &RecordedGraph,
-        order: &mut Vec<u32>,
-        levels: &mut Vec<u32>,
+        out: &mut Schedule,
     ) {
         let unit_graph = &mut self.units;
         let queue = &mut self.queue;
         queue.reset(unit_graph, graph, BARRIERS);
-        order.reserve(unit_graph.member_count);
-        levels.reserve(unit_graph.member_count);
+        out.reserve(unit_graph.member_count);
         let mut frame = Frame {
             units: &mut unit_graph.units[..unit_graph.unit_count],
             members: &unit_graph.members[..unit_graph.member_count],
@@ -191,8 +194,7 @@ impl Scheduler {
                         record.done = true;
                         let members = record.member_start as usize..record.member_end as usize;
                         for &node in &frame.members[members] {
-                            order.push(node);
-                            levels.push(record.level);
+                            out.push(node, record.level);
                         }
                     }
                 }
@@ -205,8 +207,7 @@ impl Scheduler {
             let level = record.level;
             let members = &frame.members[record.member_start as usize..record.member_end as usize];
             for &node in members {
-                order.push(node);
-                levels.push(level);
+                out.push(node, level);
             }
             if BARRIERS {
                 if record.first_epoch == record.last_epoch {

@@ -2,11 +2,11 @@
 //! path) must give exactly the general list scheduler's order and levels on every frame they
 //! accept.
 
-use super::super::deps::{DepBuilder, DepGraph};
+use super::super::deps::{Analysis, DepBuilder, DepGraph};
 use super::super::liveness::find_live_nodes;
 use super::super::options::SchedulePreference;
 use super::super::table::AccessTable;
-use super::Scheduler;
+use super::{Schedule, Scheduler};
 use crate::shapes::ShapeRng;
 use crate::*;
 
@@ -21,24 +21,12 @@ fn level_and_list(
     table: &AccessTable,
     deps: &DepGraph,
     alive: &[bool],
-    sizes: &[u64],
 ) -> (bool, Scheduled, Scheduled) {
-    let (mut order, mut levels) = (Vec::new(), Vec::new());
-    let (mut want_order, mut want_levels) = (Vec::new(), Vec::new());
-    let done = fast
-        .levels
-        .schedule(graph, table, deps, alive, sizes, &mut order, &mut levels);
-    general.schedule_general(
-        graph,
-        &table.infos,
-        deps,
-        alive,
-        SchedulePreference::Default,
-        sizes,
-        &mut want_order,
-        &mut want_levels,
-    );
-    (done, (order, levels), (want_order, want_levels))
+    let frame = Analysis { graph, table, deps };
+    let (mut got, mut want) = (Schedule::default(), Schedule::default());
+    let done = fast.levels.schedule(frame, alive, &mut got);
+    general.schedule_general(frame, alive, SchedulePreference::Default, &mut want);
+    (done, (got.order, got.levels), (want.order, want.levels))
 }
 
 /// Declarations of several queue classes reading and writing textures.
@@ -140,12 +128,12 @@ fn level_path_matches_the_list_scheduler() {
     let mut rng = ShapeRng(0x5eed);
     let mut fast = Scheduler::default();
     let mut general = Scheduler::default();
-    let (mut table, mut sizes, mut full) = (AccessTable::default(), Vec::new(), Vec::new());
+    let mut table = AccessTable::default();
     let (mut deps, mut alive, mut stack) = (DepGraph::default(), Vec::new(), Vec::new());
     let mut taken = 0;
     for case in 0..3000 {
         let graph = record(&mut builder, &decls, &mut rng);
-        table.build(&graph, &mut sizes, &mut full);
+        table.build(&graph);
         let cull = case % 2 == 0;
         DepBuilder::default().build(&graph, None, &mut deps);
         find_live_nodes(&graph, &table, &deps, cull, &mut alive, &mut stack);
@@ -153,46 +141,31 @@ fn level_path_matches_the_list_scheduler() {
             // Built for every node: where something was culled, the builder's levels do not
             // fit `alive`, and the level path walks the edges itself (as the list scheduler).
             let schedulers = (&mut fast, &mut general);
-            let (done, got, want) =
-                level_and_list(schedulers, &graph, &table, &deps, &alive, &sizes);
+            let (done, got, want) = level_and_list(schedulers, &graph, &table, &deps, &alive);
             if done {
                 assert_eq!(got, want, "case {case}, levels built for every node");
             }
             DepBuilder::default().build(&graph, Some(&alive), &mut deps);
         }
         let schedulers = (&mut fast, &mut general);
-        let (done, _, (mut want_order, mut want_levels)) =
-            level_and_list(schedulers, &graph, &table, &deps, &alive, &sizes);
+        let (done, _, (want_order, want_levels)) =
+            level_and_list(schedulers, &graph, &table, &deps, &alive);
         taken += done as usize;
-        let (mut order, mut levels) = (Vec::new(), Vec::new());
-        fast.schedule(
-            &graph,
-            &table,
-            &deps,
-            &alive,
-            SchedulePreference::Default,
-            &sizes,
-            &mut order,
-            &mut levels,
-        );
-        assert_eq!(order, want_order, "case {case}");
-        assert_eq!(levels, want_levels, "case {case}");
+        let frame = Analysis {
+            graph: &graph,
+            table: &table,
+            deps: &deps,
+        };
+        let mut got = Schedule::default();
+        fast.schedule(frame, &alive, SchedulePreference::Default, &mut got);
+        assert_eq!(got.order, want_order, "case {case}");
+        assert_eq!(got.levels, want_levels, "case {case}");
         // Call order with levels.
-        assert!(fast
-            .levels
-            .program_order(&graph, &deps, &alive, &mut order, &mut levels));
-        general.schedule_general(
-            &graph,
-            &table.infos,
-            &deps,
-            &alive,
-            SchedulePreference::ProgramOrder,
-            &sizes,
-            &mut want_order,
-            &mut want_levels,
-        );
-        assert_eq!(order, want_order, "case {case}");
-        assert_eq!(levels, want_levels, "case {case}");
+        assert!(fast.levels.program_order(frame, &alive, &mut got));
+        let mut want = Schedule::default();
+        general.schedule_general(frame, &alive, SchedulePreference::ProgramOrder, &mut want);
+        assert_eq!(got.order, want.order, "case {case}");
+        assert_eq!(got.levels, want.levels, "case {case}");
     }
     assert_eq!(taken, 3000);
 }
@@ -249,17 +222,17 @@ fn level_path_matches_the_list_scheduler_on_wide_lanes() {
     let mut rng = ShapeRng(0x1a4e5);
     let mut fast = Scheduler::default();
     let mut general = Scheduler::default();
-    let (mut table, mut sizes, mut full) = (AccessTable::default(), Vec::new(), Vec::new());
+    let mut table = AccessTable::default();
     let mut deps = DepGraph::default();
     for case in 0..60 {
         let width = 1 + rng.below(100);
         let steps = 1 + rng.below(4);
         let graph = record_lanes(&mut builder, &decls, &mut rng, width, steps);
-        table.build(&graph, &mut sizes, &mut full);
+        table.build(&graph);
         DepBuilder::default().build(&graph, None, &mut deps);
         let alive = vec![true; graph.nodes.len()];
         let schedulers = (&mut fast, &mut general);
-        let (done, got, want) = level_and_list(schedulers, &graph, &table, &deps, &alive, &sizes);
+        let (done, got, want) = level_and_list(schedulers, &graph, &table, &deps, &alive);
         assert!(done, "case {case}");
         assert_eq!(got, want, "case {case}");
     }

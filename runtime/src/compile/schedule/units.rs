@@ -10,7 +10,7 @@
 //! Every edge goes from an earlier unit to a later one: dependencies point at earlier nodes (the
 //! builder rejects anything else) and sequential chains follow call order.
 
-use crate::compile::deps::DepGraph;
+use crate::compile::deps::Analysis;
 use crate::compile::table::{AccessInfo, OUTLIVES};
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
@@ -158,20 +158,15 @@ impl UnitGraph {
     /// successor lists and pending counts (always when sequential subgraphs exist: their
     /// levels are propagated over those lists); `track_memory` also builds the resource uses and
     /// memory priorities.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the compiler's per-frame tables, passed through"
-    )]
     pub fn build(
         &mut self,
-        graph: &RecordedGraph,
-        infos: &[AccessInfo],
-        deps: &DepGraph,
+        frame: Analysis<'_>,
         alive: &[bool],
-        sizes: &[u64],
         levels_only: bool,
         track_memory: bool,
     ) {
+        let (graph, deps) = (frame.graph, frame.deps);
+        let (infos, sizes) = (&frame.table.infos[..], frame.table.sizes());
         let node_count = graph.nodes.len();
         ensure_len(&mut self.units, node_count, Unit::EMPTY);
         ensure_len(&mut self.members, node_count, 0);

@@ -201,20 +201,25 @@ pub struct AccessTable {
     pub nodes: Vec<NodeSpan>,
     /// Some node of the frame is called `async`.
     any_async: bool,
+    /// Per resource: its allocation size (see [`AccessTable::sizes`]).
+    sizes: Vec<u64>,
+    /// Per resource: its whole box (see [`AccessTable::full_boxes`]).
+    full_boxes: Vec<SubresourceBox>,
 }
 
 impl AccessTable {
-    /// Fills the table from `graph`. `sizes` (allocation sizes) and `full` (whole boxes, see
-    /// [`full_box`]) are per-resource results kept by the caller between frames:
-    /// they are brought up to date here, recomputed only for resources whose description or
-    /// external flag changed since the last call.
-    pub fn build(
-        &mut self,
-        graph: &RecordedGraph,
-        sizes: &mut Vec<u64>,
-        full: &mut Vec<SubresourceBox>,
-    ) {
-        self.begin(graph, sizes, full);
+    /// Fills the table from `graph`. The per-resource results ([`AccessTable::sizes`],
+    /// [`AccessTable::full_boxes`]) are kept between frames: they are brought up to date here,
+    /// recomputed only for resources whose description or external flag changed since the
+    /// last call.
+    pub fn build(&mut self, graph: &RecordedGraph) {
+        // Taken out while `begin` (a method of the table) updates them.
+        let (mut sizes, mut full) = (
+            std::mem::take(&mut self.sizes),
+            std::mem::take(&mut self.full_boxes),
+        );
+        self.begin(graph, &mut sizes, &mut full);
+        (self.sizes, self.full_boxes) = (sizes, full);
         self.record_nodes(graph);
         let (recorder, boxes, infos, keys) = self.split();
         // `begin` sized the three outputs to the access count: cut to one length, the loop's
@@ -263,15 +268,27 @@ impl AccessTable {
         self.any_async
     }
 
-    /// The accesses' subresource boxes, with `full` the resources' whole boxes (the `full`
-    /// filled by [`AccessTable::build`]).
+    /// The accesses' subresource boxes.
     #[inline(always)]
-    pub fn boxes<'a>(&'a self, full: &'a [SubresourceBox]) -> AccessBoxes<'a> {
+    pub fn boxes(&self) -> AccessBoxes<'_> {
         AccessBoxes {
             partial: &self.partial_boxes,
-            full,
+            full: &self.full_boxes,
             infos: &self.infos,
         }
+    }
+
+    /// Each resource's allocation size (indexed like `RecordedGraph::resources`).
+    #[inline(always)]
+    pub fn sizes(&self) -> &[u64] {
+        &self.sizes
+    }
+
+    /// Each resource's whole subresource box ([`full_box`], indexed like
+    /// `RecordedGraph::resources`).
+    #[inline(always)]
+    pub fn full_boxes(&self) -> &[SubresourceBox] {
+        &self.full_boxes
     }
 
     /// The resources that outlive the frame (external, persistent or temporal), in index
@@ -676,18 +693,13 @@ mod tests {
             };
         }
         let mut table = AccessTable::default();
-        let (mut sizes, mut full) = (Vec::new(), Vec::new());
         // Twice: the second build reuses the per-resource facts.
         for _ in 0..2 {
-            table.build(&graph, &mut sizes, &mut full);
+            table.build(&graph);
             let mut whole = 0;
             for (index, access) in graph.accesses.iter().enumerate() {
                 let (region, info) = expected(&graph, access);
-                assert_eq!(
-                    table.boxes(&full).get(index),
-                    region,
-                    "box of access {index}"
-                );
+                assert_eq!(table.boxes().get(index), region, "box of access {index}");
                 assert_eq!(table.infos[index], info, "record of access {index}");
                 whole += info.has(WHOLE) as usize;
                 let key = table.keys[index];
@@ -701,7 +713,7 @@ mod tests {
         }
         // A description change reaches the facts.
         graph.resources[1].desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
-        table.build(&graph, &mut sizes, &mut full);
+        table.build(&graph);
         for (index, access) in graph.accesses.iter().enumerate() {
             assert_eq!(table.infos[index], expected(&graph, access).1);
         }

@@ -57,8 +57,7 @@ mod tests {
         let mut graph = builder.finish().unwrap().clone();
         graph.invalidate_structure();
         let mut table = AccessTable::default();
-        let (mut sizes, mut full) = (Vec::new(), Vec::new());
-        table.build(&graph, &mut sizes, &mut full);
+        table.build(&graph);
         assert!(!table.any_async());
         // Reversed: built from bounds, as a hand-made graph may hold it.
         let (start, end) = (9, 2);
@@ -68,7 +67,7 @@ mod tests {
         // A shorter frame after a longer one: the spans are as many as the nodes.
         for len in [graph.nodes.len(), 6] {
             graph.nodes.truncate(len);
-            table.build(&graph, &mut sizes, &mut full);
+            table.build(&graph);
             assert_eq!(table.nodes.len(), len);
             for (span, node) in table.nodes.iter().zip(&graph.nodes) {
                 let want = NodeSpan {
