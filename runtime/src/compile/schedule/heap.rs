@@ -2,36 +2,12 @@
 //! units' records ([`Unit`]), so a unit's priority changes in place (sift up or down from its
 //! recorded position) instead of through stale heap entries.
 //!
-//! The order is fixed at compile time by a `const ORDER: u8` parameter (unit ids follow call
-//! order, so the unit id is the call-order key):
-//! - [`BY_MEMORY`]: most bytes freed first, then fewest bytes allocated, then call order;
-//! - [`BY_LEVEL`]: lowest dependency level first, then as [`BY_MEMORY`].
-//!
-//! Every key ends with the unit id, so keys are unique and the top of a heap is the one minimum,
-//! whatever the order of pushes and updates that built the heap.
+//! The order is fixed at compile time by a `const ORDER: u8` parameter, one of the orders of
+//! [`super::priority`]. Every key ends with the unit id, so keys are unique and the top of a
+//! heap is the one minimum, whatever the order of pushes and updates that built the heap.
 
-use crate::compile::schedule::units::{Unit, NONE};
-
-/// Order by (bytes freed descending, bytes allocated ascending, unit id).
-pub(super) const BY_MEMORY: u8 = 1;
-/// Order by (level, bytes freed descending, bytes allocated ascending, unit id).
-pub(super) const BY_LEVEL: u8 = 2;
-
-/// Whether unit `a` comes before unit `b` under `ORDER`.
-#[inline(always)]
-pub(super) fn before<const ORDER: u8>(units: &[Unit], a: u32, b: u32) -> bool {
-    let (x, y) = (&units[a as usize], &units[b as usize]);
-    if ORDER == BY_LEVEL && x.level != y.level {
-        return x.level < y.level;
-    }
-    if x.frees != y.frees {
-        return x.frees > y.frees;
-    }
-    if x.allocs != y.allocs {
-        return x.allocs < y.allocs;
-    }
-    a < b
-}
+use super::priority::before;
+use super::units::{Unit, NONE};
 
 /// A min-heap of unit ids; each queued unit's position is kept in its [`Unit::heap_pos`].
 #[derive(Debug, Default)]

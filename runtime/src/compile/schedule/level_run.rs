@@ -13,14 +13,11 @@
 //! the next class is the one whose best node is best. Shared resources take class heaps whose
 //! keys are updated in place after each node, as in the general scheduler.
 
-use crate::compile::schedule::heap::{before, UnitHeap, BY_MEMORY};
+use super::heap::UnitHeap;
+use super::priority::{key_of, pop_best, unpack, BY_MEMORY};
 use crate::compile::schedule::units::{Unit, Use, NONE};
 use crate::compile::table::{AccessInfo, NodeSpan, OUTLIVES};
 use crate::decl::QueueClass;
-
-/// Priority sums stay below this bound (checked per frame), so a node's bytes freed and bytes
-/// allocated pack with its position in one `u128` key.
-pub(super) const PRIORITY_LIMIT: u64 = 1 << 48;
 
 /// What one resource's users look like over the whole frame.
 #[derive(Copy, Clone, Debug)]
@@ -112,43 +109,6 @@ impl SharedState {
         last: NONE,
         started: false,
     };
-}
-
-/// The largest priority sum (`PRIORITY_LIMIT - 1`).
-const PRIORITY_MASK: u64 = PRIORITY_LIMIT - 1;
-
-/// The sort key of a level's node: ascending keys put most bytes freed, then fewest bytes
-/// allocated, then call order first (`local` is the node's position within the level).
-#[inline(always)]
-fn key_of(frees: u64, allocs: u64, local: u32) -> u128 {
-    (((PRIORITY_MASK - frees) as u128) << 80) | ((allocs as u128) << 32) | local as u128
-}
-
-/// The key part of a node that frees and allocates nothing (the start of a sum: adding
-/// [`allocated`] and subtracting [`freed`] of sizes gives [`key_of`] without the position, as no
-/// sum reaches [`PRIORITY_LIMIT`]).
-pub(super) const NOTHING_FREED: u128 = (PRIORITY_MASK as u128) << 80;
-
-/// `size` bytes allocated, in key form.
-#[inline(always)]
-pub(super) fn allocated(size: u64) -> u128 {
-    (size as u128) << 32
-}
-
-/// `size` bytes freed, in key form (subtracted).
-#[inline(always)]
-pub(super) fn freed(size: u64) -> u128 {
-    (size as u128) << 80
-}
-
-/// Bytes freed, bytes allocated and position of a key.
-#[inline(always)]
-fn unpack(key: u128) -> (u64, u64, u32) {
-    (
-        PRIORITY_MASK - (key >> 80) as u64,
-        (key >> 32) as u64 & PRIORITY_MASK,
-        key as u32,
-    )
 }
 
 /// Sorts keys (all different) ascending.
@@ -432,38 +392,10 @@ impl LevelRun {
         }
     }
 
-    /// Pops the best node: no class switch from `last_class` first, then the memory
-    /// priorities and call order (within one heap the switch is the same for every node, so
-    /// each heap's top is its best candidate).
+    /// Pops the best node under the `Default` rule (see [`super::priority::pop_best`]).
     #[inline(always)]
     fn pop_best(&mut self, last_class: QueueClass) -> Option<u32> {
-        let mut best = NONE;
-        let mut best_class = 0;
-        for class in 0..self.heaps.len() {
-            let Some(top) = self.heaps[class].top() else {
-                continue;
-            };
-            if best == NONE {
-                best = top;
-                best_class = class;
-                continue;
-            }
-            let top_switch = class != last_class as usize;
-            let best_switch = best_class != last_class as usize;
-            let better = if top_switch != best_switch {
-                !top_switch
-            } else {
-                before::<BY_MEMORY>(&self.locals[..], top, best)
-            };
-            if better {
-                best = top;
-                best_class = class;
-            }
-        }
-        if best == NONE {
-            return None;
-        }
-        self.heaps[best_class].pop::<BY_MEMORY>(&mut self.locals[..])
+        pop_best::<BY_MEMORY>(&mut self.heaps, &mut self.locals[..], last_class)
     }
 
     /// Priorities after scheduling `local` (`record`), for the resources it shares with other

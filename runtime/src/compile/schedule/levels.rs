@@ -23,11 +23,10 @@
 //! differs when they overflow, so frames whose sizes could exceed [`PRIORITY_LIMIT`] in total
 //! take the general path.
 
+use super::priority::{allocated, freed, NOTHING_FREED, PRIORITY_LIMIT};
 use super::Schedule;
 use crate::compile::deps::{Analysis, DepGraph};
-use crate::compile::schedule::level_run::{
-    allocated, freed, Level, LevelRun, LevelTables, ResourceFacts, NOTHING_FREED, PRIORITY_LIMIT,
-};
+use crate::compile::schedule::level_run::{Level, LevelRun, LevelTables, ResourceFacts};
 use crate::compile::schedule::units::NONE;
 use crate::compile::table::{AccessInfo, NodeSpan, OUTLIVES};
 use crate::decl::QueueClass;

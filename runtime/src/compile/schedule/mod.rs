@@ -31,14 +31,16 @@
 mod heap;
 mod level_run;
 mod levels;
+mod priority;
 mod units;
 
 use super::deps::Analysis;
 use super::options::SchedulePreference;
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
-use heap::{before, UnitHeap, BY_LEVEL, BY_MEMORY};
+use heap::UnitHeap;
 use levels::LevelScheduler;
+use priority::{BY_LEVEL, BY_MEMORY};
 use units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 
 /// The schedule stage's output: the live nodes in execution order, each with its dependency
@@ -326,9 +328,8 @@ impl ReadyQueue {
         })
     }
 
-    /// Pops the best ready unit. `Default` compares the tops of the class heaps by (level, class
-    /// switch from `last_class`, memory priorities, call order); within one heap the switch is
-    /// the same for every unit, so each heap's top is its best candidate.
+    /// Pops the best ready unit: under `Default` by the rule of [`priority::pop_best`] over the
+    /// class heaps, else the top of heap 0.
     #[inline(always)]
     fn pop_best<const ORDER: u8>(
         &mut self,
@@ -338,36 +339,7 @@ impl ReadyQueue {
         if ORDER != BY_LEVEL {
             return self.heaps[0].pop::<ORDER>(units);
         }
-        let mut best = NONE;
-        let mut best_class = 0;
-        for class in 0..self.heaps.len() {
-            let Some(top) = self.heaps[class].top() else {
-                continue;
-            };
-            if best == NONE {
-                best = top;
-                best_class = class;
-                continue;
-            }
-            let (top_level, best_level) = (units[top as usize].level, units[best as usize].level);
-            let top_switch = class != last_class as usize;
-            let best_switch = best_class != last_class as usize;
-            let better = if top_level != best_level {
-                top_level < best_level
-            } else if top_switch != best_switch {
-                !top_switch
-            } else {
-                before::<BY_MEMORY>(units, top, best)
-            };
-            if better {
-                best = top;
-                best_class = class;
-            }
-        }
-        if best == NONE {
-            return None;
-        }
-        self.heaps[best_class].pop::<ORDER>(units)
+        priority::pop_best::<ORDER>(&mut self.heaps, units, last_class)
     }
 
     /// Restores the heap of queued `unit` after its key changed (`raised`: towards the front).
