@@ -21,6 +21,28 @@ use crate::view::SubresourceBox;
 use std::cell::Cell;
 use whole::{Track, Whole, WholeWalk, REGIONS};
 
+/// The discard rule both walks apply (region-tracked resources here, whole-tracked ones in
+/// [`whole`]): an access needs the data before it where it reads the plane and carries no
+/// `discard_before`.
+#[inline(always)]
+pub(crate) fn needs_data(reads: bool, explicit_before: bool) -> bool {
+    reads & !explicit_before
+}
+
+/// The discard rule's before half: the access discards the data before it (B / SB) where it
+/// does not need it or none is valid.
+#[inline(always)]
+pub(crate) fn discards_before(needs: bool, valid: bool) -> bool {
+    !(needs & valid)
+}
+
+/// The discard rule's after half: the access discards the data after it (A / SA) where it
+/// carries `discard_after` or no later access needs the data.
+#[inline(always)]
+pub(crate) fn discards_after(explicit_after: bool, needed_later: bool) -> bool {
+    explicit_after | !needed_later
+}
+
 // `begin` finds partial accesses to living resources by shifting WHOLE onto OUTLIVES.
 const _: () = assert!(OUTLIVES == WHOLE << 2);
 
@@ -242,12 +264,10 @@ impl DiscardInference {
             for index in start..end {
                 let access_index = self.region_accesses[index] as usize;
                 let (access, texture) = access_of(graph, access_index);
-                if access.access.flags.contains(AccessFlags::DISCARD_BEFORE) {
-                    continue;
-                }
+                let explicit_before = access.access.flags.contains(AccessFlags::DISCARD_BEFORE);
                 for (region, plane) in plane_regions(boxes.get(access_index), texture) {
                     let Some(region) = region else { continue };
-                    if access.access.mode_for_plane(plane).reads() {
+                    if needs_data(access.access.mode_for_plane(plane).reads(), explicit_before) {
                         self.needed
                             .update(access.resource.index(), &region, |needed| *needed = true);
                     }
@@ -269,9 +289,9 @@ impl DiscardInference {
         let explicit_before = access.access.flags.contains(AccessFlags::DISCARD_BEFORE);
         for (region, plane) in plane_regions(boxes.get(access_index), texture) {
             let Some(region) = region else { continue };
-            let mode = access.access.mode_for_plane(plane);
-            let no_data = self.forward.all(resource, &region, |state| !state.valid);
-            if explicit_before || !mode.reads() || no_data {
+            let needs = needs_data(access.access.mode_for_plane(plane).reads(), explicit_before);
+            let valid = !self.forward.all(resource, &region, |state| !state.valid);
+            if discards_before(needs, valid) {
                 flags[access_index] = flags[access_index]
                     | if plane == 1 {
                         DiscardFlags::STENCIL_BEFORE
@@ -339,10 +359,10 @@ impl DiscardInference {
         let explicit_after = access.access.flags.contains(AccessFlags::DISCARD_AFTER);
         for (region, plane) in plane_regions(boxes.get(access_index), texture) {
             let Some(region) = region else { continue };
-            let unneeded = self
+            let needed_later = !self
                 .needed
                 .all(access.resource.index(), &region, |needed| !needed);
-            if explicit_after || unneeded {
+            if discards_after(explicit_after, needed_later) {
                 flags[access_index] = flags[access_index]
                     | if plane == 1 {
                         DiscardFlags::STENCIL_AFTER

@@ -56,10 +56,23 @@ fn bit(on: bool, bit: u32) -> u32 {
     u32::from(on) * bit
 }
 
-/// `discard_before` does not apply and the access reads (plane 0): it needs the data before it.
+/// Whether the access (its `AccessInfo` bits, plane 0) needs the data before it
+/// ([`super::needs_data`]).
 #[inline(always)]
 fn needs_data(bits: u32) -> bool {
-    bits & (READS | DISCARD_BEFORE) == READS
+    super::needs_data(bits & READS != 0, bits & DISCARD_BEFORE != 0)
+}
+
+/// The access's flags when its node begins: discard-before by [`super::discards_before`], and
+/// discard-after provisionally (taken back, by the rule's after half, when a later node needs
+/// the data: [`take_back_after`]).
+#[inline(always)]
+fn flags_at_start(needs: bool, valid: bool) -> DiscardFlags {
+    if super::discards_before(needs, valid) {
+        DiscardFlags::AFTER | DiscardFlags::BEFORE
+    } else {
+        DiscardFlags::AFTER
+    }
 }
 
 /// Where the walk keeps each resource's [`Track`]: barrier planning keeps it in its own
@@ -139,11 +152,7 @@ impl WholeWalk<'_> {
             return flag.get();
         }
         let needs = needs_data(bits);
-        let flags = if needs && state & VALID != 0 {
-            DiscardFlags::AFTER
-        } else {
-            DiscardFlags::AFTER | DiscardFlags::BEFORE
-        };
+        let flags = flags_at_start(needs, state & VALID != 0);
         flag.set(flags);
         if needs {
             if state & KEEPABLE != 0 {
@@ -236,14 +245,7 @@ fn repeated_node<S: TrackStore + ?Sized>(
         }
         let resource = *track.track_mut(info.resource);
         let needs = needs_data(info.bits);
-        flags[access_index as usize].set(
-            DiscardFlags::AFTER
-                | if needs && resource.bits & VALID != 0 {
-                    DiscardFlags::NONE
-                } else {
-                    DiscardFlags::BEFORE
-                },
-        );
+        flags[access_index as usize].set(flags_at_start(needs, resource.bits & VALID != 0));
         if needs && resource.bits & KEEPABLE != 0 {
             take_back_after(&flags[resource.last as usize]);
         } else if needs && resource.bits & KEEP_GROUP != 0 {

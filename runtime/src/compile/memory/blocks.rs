@@ -13,7 +13,7 @@
 //! time (each move skips only offsets that overlap one), the same answer as a scan of them
 //! sorted by offset.
 
-use super::fit::{Occupant, Span, SpanBuffers};
+use super::fit::{meet, Meet, Occupant, Span, SpanBuffers};
 
 /// Blocks span at least this many positions (unless the frame ends first).
 const MIN_BLOCK_POSITIONS: u32 = 5;
@@ -64,14 +64,16 @@ fn advance<S: Span>(
     let mut moved = false;
     let mut at = block.cursor as usize;
     while let (Some(&range), Some(&extent)) = (ranges.get(at), extents.get(at)) {
-        if range.hi() > *offset {
-            if range.lo() >= *offset + size {
-                break;
-            }
-            let apart = (extent >> 32) as u32 > end || (extent as u32) < start;
-            if !apart {
-                *offset = range.hi();
-                moved = true;
+        match meet(range, *offset, size) {
+            Meet::Below => {}
+            Meet::Beyond => break,
+            Meet::Overlaps => {
+                // Only a range overlapping the extent in time is an occupant.
+                let apart = (extent >> 32) as u32 > end || (extent as u32) < start;
+                if !apart {
+                    *offset = range.hi();
+                    moved = true;
+                }
             }
         }
         at += 1;

@@ -4,7 +4,7 @@
 //! (CSR, each list sorted by rank), less those ordered apart, and the lowest free offset from a
 //! scan of them sorted by offset.
 
-use super::fit::{exclusive_prefix, Span};
+use super::fit::{exclusive_prefix, meet, Meet, Span};
 
 /// Reusable per-position rank lists.
 #[derive(Debug, Default)]
@@ -120,10 +120,11 @@ impl ConflictLists {
             gathered.sort_unstable();
             let mut offset = 0u64;
             for &range in gathered.iter() {
-                if range.lo() >= offset + size {
-                    break;
+                match meet(range, offset, size) {
+                    Meet::Below => {}
+                    Meet::Beyond => break,
+                    Meet::Overlaps => offset = range.hi(),
                 }
-                offset = offset.max(range.hi());
             }
             spans.push(S::pack(offset, offset + size));
         }

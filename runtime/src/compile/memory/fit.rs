@@ -57,6 +57,34 @@ pub(super) struct FirstFit {
     spans: Vec<u128>,
 }
 
+/// What a lowest-free-offset search makes of one placed range, met in offset order while the
+/// candidate offset is `offset` for `size` bytes: the one rule of every first-fit search
+/// (over per-group lists, per-block lists, or gathered and sorted ranges).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Meet {
+    /// The range ends at or below the candidate: it cannot overlap it (nor, as the candidate
+    /// only grows, any later candidate).
+    Below,
+    /// The range starts at or above the candidate's end: the candidate is free of it and of
+    /// every range after it (they start no lower).
+    Beyond,
+    /// The range overlaps the candidate: an overlapping occupant moves the candidate to the
+    /// range's end.
+    Overlaps,
+}
+
+/// Where `range` lies against the candidate `offset..offset + size` (see [`Meet`]).
+#[inline(always)]
+pub(super) fn meet<S: Span>(range: S, offset: u64, size: u64) -> Meet {
+    if range.hi() <= offset {
+        Meet::Below
+    } else if range.lo() >= offset + size {
+        Meet::Beyond
+    } else {
+        Meet::Overlaps
+    }
+}
+
 /// With several queues: `apart(a, b)` when the transients of ordinals `a` and `b` overlap in
 /// extent but may still share memory.
 pub(super) type Apart<'a> = &'a dyn Fn(u32, u32) -> bool;

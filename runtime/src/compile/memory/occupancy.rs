@@ -13,7 +13,7 @@
 //! some placed range), the same answer as a scan of all overlapping ranges sorted by offset.
 //! The new range then goes into each group's list at its cursor.
 
-use super::fit::{Occupant, Span, SpanBuffers};
+use super::fit::{meet, Meet, Occupant, Span, SpanBuffers};
 
 /// One group's list: its slots in the span buffer and the search cursor.
 #[derive(Copy, Clone, Debug, Default)]
@@ -48,12 +48,13 @@ fn advance<S: Span>(list: &[S], cursor: &mut u32, offset: &mut u64, size: u64) -
     let mut moved = false;
     let mut at = *cursor as usize;
     while let Some(&range) = list.get(at) {
-        if range.hi() > *offset {
-            if range.lo() >= *offset + size {
-                break;
+        match meet(range, *offset, size) {
+            Meet::Below => {}
+            Meet::Beyond => break,
+            Meet::Overlaps => {
+                *offset = range.hi();
+                moved = true;
             }
-            *offset = range.hi();
-            moved = true;
         }
         at += 1;
     }

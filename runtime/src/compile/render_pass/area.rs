@@ -2,7 +2,7 @@
 //! as a color target, and the viewports and scissors (`SV_Viewport[n]`, `SV_ScissorRect[n]`;
 //! default: the whole area).
 
-use super::pass::{error, words};
+use super::pass::{error, full_scissor, full_viewport, words};
 use crate::compile::frame::CompileError;
 use crate::compile::frame::{RenderPass, ScissorRect, Viewport};
 use crate::decl::SemanticKind;
@@ -13,18 +13,6 @@ use crate::ids::NodeId;
 /// The viewport bounds range every Vulkan implementation supports (`viewportBoundsRange` is at
 /// least [-2 x 16384, 2 x 16384 - 1] for the minimum `maxViewportDimensions` of 16384).
 const VIEWPORT_BOUNDS: (f32, f32) = (-32768.0, 32767.0);
-
-/// The viewport covering a `width` x `height` render area.
-pub(super) fn full_viewport(width: u32, height: u32) -> Viewport {
-    Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: width as f32,
-        height: height as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    }
-}
 
 /// The extent of a formatted buffer view bound as a color attachment. The view is a row-major
 /// image of `size / element bytes` texels of `view_format` (RPS's `ROWMAJOR_IMAGE` buffers):
@@ -202,12 +190,7 @@ pub(super) fn viewports_and_scissors(
             .iter()
             .find(|(slot, _)| *slot as usize == index)
             .map(|(_, s)| *s);
-        out_scissors.push(scissor.unwrap_or(ScissorRect {
-            x: 0,
-            y: 0,
-            width,
-            height,
-        }));
+        out_scissors.push(scissor.unwrap_or(full_scissor(width, height)));
     }
     Ok(())
 }

@@ -26,13 +26,13 @@ mod single;
 use super::frame::{CompileError, DiscardFlags};
 use super::table::AccessTable;
 use crate::compile::frame::{
-    ColorAttachment, DepthStencilAttachment, LoadOp, RenderPass, ScissorRect, StoreOp, Viewport,
+    ColorAttachment, DepthStencilAttachment, LoadOp, RenderPass, ScissorRect, Viewport,
 };
 use crate::decl::AccessFlags;
 use crate::graph::{AccessRange, RecordedGraph};
 use crate::ids::{NodeId, ResourceId};
-use area::{buffer_target_extent, full_viewport, viewports_and_scissors};
-use pass::{error, words};
+use area::{buffer_target_extent, viewports_and_scissors};
+use pass::{error, full_scissor, full_viewport, load_op, mip_extent, store_op, words};
 use plan::{DeclPlans, Role};
 use single::{single_target, write_single, CompactAccesses, Single};
 
@@ -217,11 +217,8 @@ fn build_render_pass(
                         ),
                     ));
                 }
-                (
-                    ((desc.width >> range.base_mip) as u32).max(1),
-                    (desc.height >> range.base_mip).max(1),
-                    range.layer_count,
-                )
+                let (width, height) = mip_extent(desc, range.base_mip);
+                (width, height, range.layer_count)
             }
             AccessRange::Buffer { size, .. } if role.role == Role::Target => {
                 let (width, height) =
@@ -289,22 +286,9 @@ fn build_render_pass(
             .copied()
             .unwrap_or_default();
         let cleared = access.access.flags.contains(AccessFlags::CLEAR);
-        let load_for = |before: DiscardFlags, has_clear: bool| {
-            if has_clear {
-                LoadOp::Clear
-            } else if flags.contains(before) {
-                LoadOp::DontCare
-            } else {
-                LoadOp::Load
-            }
-        };
-        let store_for = |after: DiscardFlags| {
-            if flags.contains(after) {
-                StoreOp::DontCare
-            } else {
-                StoreOp::Store
-            }
-        };
+        let load_for =
+            |before: DiscardFlags, has_clear: bool| load_op(has_clear, flags.contains(before));
+        let store_for = |after: DiscardFlags| store_op(flags.contains(after));
         match role.role {
             Role::Target => {
                 if colors.iter().any(|color| color.slot == index) {
@@ -428,8 +412,7 @@ fn build_render_pass(
         let access = &graph.accesses[access_index as usize];
         let desc = &graph.resources[access.resource.index()].desc;
         if let AccessRange::Texture(range) = access.range {
-            let w = ((desc.width >> range.base_mip) as u32).max(1);
-            let h = (desc.height >> range.base_mip).max(1);
+            let (w, h) = mip_extent(desc, range.base_mip);
             if (w, h) != (width, height) {
                 return Err(error(
                     node,
@@ -461,12 +444,7 @@ fn build_render_pass(
         pass.viewports.clear();
         pass.viewports.push(full_viewport(width, height));
         pass.scissors.clear();
-        pass.scissors.push(ScissorRect {
-            x: 0,
-            y: 0,
-            width,
-            height,
-        });
+        pass.scissors.push(full_scissor(width, height));
     }
     Ok(true)
 }

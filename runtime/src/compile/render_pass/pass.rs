@@ -1,7 +1,66 @@
 //! The small helpers both the short and the general path build a render pass with.
 
-use crate::compile::frame::{ColorAttachments, CompileError, RenderPass, ScissorRects, Viewports};
+use crate::compile::frame::{
+    ColorAttachments, CompileError, LoadOp, RenderPass, ScissorRect, ScissorRects, StoreOp,
+    Viewport, Viewports,
+};
 use crate::ids::NodeId;
+use crate::resource::ResourceDesc;
+
+/// The load operation of an attachment plane, the one rule of both paths: cleared if the pass
+/// clears it, else undefined where its data is discarded before, else loaded.
+#[inline(always)]
+pub(super) const fn load_op(cleared: bool, discarded_before: bool) -> LoadOp {
+    if cleared {
+        LoadOp::Clear
+    } else if discarded_before {
+        LoadOp::DontCare
+    } else {
+        LoadOp::Load
+    }
+}
+
+/// The store operation of an attachment plane, the one rule of both paths: discarded where
+/// its data is discarded after, else stored.
+#[inline(always)]
+pub(super) const fn store_op(discarded_after: bool) -> StoreOp {
+    if discarded_after {
+        StoreOp::DontCare
+    } else {
+        StoreOp::Store
+    }
+}
+
+/// The width and height of mip `base_mip` of a texture of `desc` (at least 1 each).
+#[inline(always)]
+pub(super) fn mip_extent(desc: &ResourceDesc, base_mip: u32) -> (u32, u32) {
+    (
+        ((desc.width >> base_mip) as u32).max(1),
+        (desc.height >> base_mip).max(1),
+    )
+}
+
+/// The viewport covering a `width` x `height` render area.
+pub(super) fn full_viewport(width: u32, height: u32) -> Viewport {
+    Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: width as f32,
+        height: height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    }
+}
+
+/// The scissor covering a `width` x `height` render area.
+pub(super) fn full_scissor(width: u32, height: u32) -> ScissorRect {
+    ScissorRect {
+        x: 0,
+        y: 0,
+        width,
+        height,
+    }
+}
 
 /// A render-pass error of `node`.
 pub(super) fn error(node: NodeId, message: String) -> CompileError {

@@ -12,12 +12,11 @@
 //! lone texture slot ([`crate::compile::render_pass::plan::DeclKind::target_param_alone`]) and an access
 //! of the whole of a one-mip texture; other cases read the recorded accesses as before.
 
-use super::area::full_viewport;
+use super::pass::{full_scissor, full_viewport, load_op, mip_extent, store_op};
 use super::plan::DeclKind;
 use crate::compile::frame::DiscardFlags;
 use crate::compile::frame::{
-    ColorAttachment, ColorAttachments, LoadOp, RenderPass, ScissorRect, ScissorRects, StoreOp,
-    Viewports,
+    ColorAttachment, ColorAttachments, LoadOp, RenderPass, ScissorRects, StoreOp, Viewports,
 };
 use crate::compile::table::{
     AccessInfo, NodeSpan, TargetExtent, KEY_PARAM_SHIFT, NOT_TARGET, WHOLE,
@@ -139,20 +138,11 @@ const COLOR_OPS: [(LoadOp, StoreOp); 8] = {
     let mut ops = [(LoadOp::Load, StoreOp::Store); 8];
     let mut index = 0;
     while index < 8 {
-        let discard = DiscardFlags((index >> 1) as u8);
-        let load = if index & 1 != 0 {
-            LoadOp::Clear
-        } else if discard.0 & DiscardFlags::BEFORE.0 != 0 {
-            LoadOp::DontCare
-        } else {
-            LoadOp::Load
-        };
-        let store = if discard.0 & DiscardFlags::AFTER.0 != 0 {
-            StoreOp::DontCare
-        } else {
-            StoreOp::Store
-        };
-        ops[index] = (load, store);
+        let discard = (index >> 1) as u8;
+        ops[index] = (
+            load_op(index & 1 != 0, discard & DiscardFlags::BEFORE.0 != 0),
+            store_op(discard & DiscardFlags::AFTER.0 != 0),
+        );
         index += 1;
     }
     ops
@@ -211,7 +201,7 @@ fn recorded_target(
     let Some(resource) = graph.resources.get(access.resource.index()) else {
         return Single::General;
     };
-    let desc = &resource.desc;
+    let (width, height) = mip_extent(&resource.desc, range.base_mip);
     Single::Pass(SinglePass {
         color: color(
             index,
@@ -220,10 +210,10 @@ fn recorded_target(
             access.access.flags.contains(AccessFlags::CLEAR),
             discard,
         ),
-        width: ((desc.width >> range.base_mip) as u32).max(1),
-        height: (desc.height >> range.base_mip).max(1),
+        width,
+        height,
         layers: range.layer_count,
-        samples: desc.sample_count,
+        samples: resource.desc.sample_count,
     })
 }
 
@@ -293,12 +283,7 @@ pub(super) fn write_single(
         layers: single.layers,
         samples: single.samples,
         viewports: Viewports::from_buf([full_viewport(width, height)]),
-        scissors: ScissorRects::from_buf([ScissorRect {
-            x: 0,
-            y: 0,
-            width,
-            height,
-        }]),
+        scissors: ScissorRects::from_buf([full_scissor(width, height)]),
     };
     match passes.get_mut(count) {
         // The pass there owns no heap block (its lists are inline, the rest is plain data):
