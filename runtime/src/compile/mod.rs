@@ -5,19 +5,9 @@
 //! stage (its scratch, kept across frames, and its named output) and runs them in order, each
 //! reading the earlier stages' outputs by name:
 //!
-//! | stage | module | reads | writes |
-//! |---|---|---|---|
-//! | cache | `cache` | the graph's structure key | on a hit, only the render passes' argument values |
-//! | access table | `table` | the graph | `AccessTable`: compact access records, boxes, sizes, whole boxes |
-//! | dependencies | `deps` | access table | `Dependencies::graph` (a [`DepGraph`]) |
-//! | liveness | `liveness` | access table, dependencies | `Liveness` (then the dead nodes leave the dependencies) |
-//! | schedule | `schedule` | access table, dependencies, liveness | `Schedule`: order and levels |
-//! | queues | `queues` | liveness, declarations | `CompiledFrame::node_queue`, `queues` |
-//! | discard (regions) | `discard` | access table, order | `CompiledFrame::access_discard` (region-tracked resources) |
-//! | lifetimes | `lifetimes` | access table, positions | `CompiledFrame::lifetimes` |
-//! | memory | `memory` | order, queues, levels, lifetimes | placements, `alias_after`, `MemoryStats` |
-//! | barriers (+ discard, whole resources) | `barriers`, `discard::whole` | order, queues, `alias_after`, discard flags | barriers, batches, waits; the rest of `access_discard` |
-//! | render passes | `render_pass` | order, access table, discard flags | `CompiledFrame::render_passes` |
+//! cache, access table (`table`), dependencies (`deps`), liveness, schedule, queues, discard
+//! (region part), lifetimes, memory, barriers (with discard's whole-resource part), render
+//! passes. ARCHITECTURE.md's frame-compiler table lists what each reads and writes.
 //!
 //! The compiled frame's types are in `frame` and the options in `options`: leaves that import
 //! no stage. No stage imports a later one or the driver.

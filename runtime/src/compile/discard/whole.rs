@@ -56,11 +56,13 @@ fn bit(on: bool, bit: u32) -> u32 {
     u32::from(on) * bit
 }
 
-/// Whether the access (its `AccessInfo` bits, plane 0) needs the data before it
-/// ([`super::needs_data`]).
+/// Whether the access (its `AccessInfo` bits, plane 0) needs the data before it: the rule
+/// [`super::needs_data`] of its `READS` and `DISCARD_BEFORE` bits, as one mask and compare
+/// (this runs for every access of the frame; `needs_data_on_bits_is_the_rule` checks that
+/// both give the same answer for every combination).
 #[inline(always)]
 fn needs_data(bits: u32) -> bool {
-    super::needs_data(bits & READS != 0, bits & DISCARD_BEFORE != 0)
+    bits & (READS | DISCARD_BEFORE) == READS
 }
 
 /// The access's flags when its node begins: discard-before by [`super::discards_before`], and
@@ -296,5 +298,28 @@ fn repeated_node<S: TrackStore + ?Sized>(
                 KEEPABLE
             },
         ) | bit(keeps && bits & (ENTRY_VALID | ANY_WRITE) != 0, VALID);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole walk's bit form of the discard rule is the rule, whatever the other bits.
+    #[test]
+    fn needs_data_on_bits_is_the_rule() {
+        for other in [
+            0,
+            WRITES,
+            OUTLIVES,
+            DISCARD_AFTER,
+            !(READS | DISCARD_BEFORE),
+        ] {
+            for (reads, before) in [(false, false), (false, true), (true, false), (true, true)] {
+                let bits = other | bit(reads, READS) | bit(before, DISCARD_BEFORE);
+                assert_eq!(needs_data(bits), super::super::needs_data(reads, before));
+            }
+        }
+        assert!(needs_data(READS) && !needs_data(READS | DISCARD_BEFORE) && !needs_data(0));
     }
 }

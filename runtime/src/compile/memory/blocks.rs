@@ -13,7 +13,7 @@
 //! time (each move skips only offsets that overlap one), the same answer as a scan of them
 //! sorted by offset.
 
-use super::fit::{meet, Meet, Occupant, Span, SpanBuffers};
+use super::search::{meet, Meet, Occupant, Span, SpanBuffers};
 
 /// Blocks span at least this many positions (unless the frame ends first).
 const MIN_BLOCK_POSITIONS: u32 = 5;
@@ -85,7 +85,7 @@ fn advance<S: Span>(
 impl BlockLists {
     /// Cuts positions into blocks and sizes their lists from the ranks' extents.
     pub(super) fn build(&mut self, extents: &[(u32, u32)], group_of: &[u32]) {
-        super::fit::set_len(&mut self.block_of, group_of.len());
+        super::search::set_len(&mut self.block_of, group_of.len());
         let mut block = 0u32;
         let mut block_start = 0u32;
         let mut previous_group = 0u32;
@@ -100,9 +100,13 @@ impl BlockLists {
         }
         let count = self.block_of.last().map_or(0, |&block| block as usize + 1);
         // Each block's capacity: the extents touching it.
-        super::fit::fill_list_starts(&mut self.blocks, count, extents, &self.block_of, |block| {
-            &mut block.start
-        });
+        super::search::fill_list_starts(
+            &mut self.blocks,
+            count,
+            extents,
+            &self.block_of,
+            |block| &mut block.start,
+        );
     }
 
     /// Places every rank in order at the lowest offset free of the lower ranks overlapping it
@@ -153,7 +157,7 @@ impl BlockLists {
                 }
             }
             if let Some(moved) = last_moved {
-                super::fit::settle(blocks.len(), moved, |index| {
+                super::search::settle(blocks.len(), moved, |index| {
                     advance(
                         &mut blocks[index],
                         entry_ranges,

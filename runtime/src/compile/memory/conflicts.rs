@@ -4,7 +4,7 @@
 //! (CSR, each list sorted by rank), less those ordered apart, and the lowest free offset from a
 //! scan of them sorted by offset.
 
-use super::fit::{exclusive_prefix, meet, Meet, Span};
+use super::search::{exclusive_prefix, meet, Meet, Span};
 
 /// Reusable per-position rank lists.
 #[derive(Debug, Default)]

@@ -13,8 +13,29 @@
 use super::blocks::BlockLists;
 use super::conflicts::ConflictLists;
 use super::occupancy::OccupancyLists;
-use super::Transient;
+use super::search::{exclusive_prefix, set_len, Span};
 use crate::compile::frame::Placement;
+
+/// One transient resource of a frame.
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct Transient {
+    /// Resource index.
+    pub index: u32,
+    /// Placement extent start: the first position of the group of its first access.
+    pub start: u32,
+    /// Placement extent end: its last access, or with several queues the last position that
+    /// may still run concurrently with one of its accesses.
+    pub end: u32,
+}
+
+/// The `alias_after` paint unit for a heap of `heap_end` bytes, as a shift: at least
+/// [`crate::resource::ALLOCATION_ALIGNMENT`] and 1/256 of the heap, a power of two.
+pub(super) fn paint_shift(heap_end: u64) -> u32 {
+    (heap_end / 256)
+        .next_power_of_two()
+        .max(crate::resource::ALLOCATION_ALIGNMENT)
+        .trailing_zeros()
+}
 
 /// Groups shorter than this many positions on average (long chains of dependent nodes) make
 /// per-group lists short and many per extent: blocks of several groups serve better there.
@@ -33,7 +54,7 @@ pub(super) struct FirstFit {
     /// Whether the ordinals are already in extent-start order (`by_start` is then not written:
     /// the order is `0..len`).
     pub(super) in_start_order: bool,
-    /// Paint units `[lo, hi)` of each ordinal's placement (see [`super::paint_shift`]).
+    /// Paint units `[lo, hi)` of each ordinal's placement (see [`paint_shift`]).
     pub(super) unit_ranges: Vec<(u32, u32)>,
     /// Ordinals in rank order (largest first, extent start, ordinal).
     ranked: Vec<u32>,
@@ -57,175 +78,9 @@ pub(super) struct FirstFit {
     spans: Vec<u128>,
 }
 
-/// What a lowest-free-offset search makes of one placed range, met in offset order while the
-/// candidate offset is `offset` for `size` bytes: the one rule of every first-fit search
-/// (over per-group lists, per-block lists, or gathered and sorted ranges).
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(super) enum Meet {
-    /// The range ends at or below the candidate: it cannot overlap it (nor, as the candidate
-    /// only grows, any later candidate).
-    Below,
-    /// The range starts at or above the candidate's end: the candidate is free of it and of
-    /// every range after it (they start no lower).
-    Beyond,
-    /// The range overlaps the candidate: an overlapping occupant moves the candidate to the
-    /// range's end.
-    Overlaps,
-}
-
-/// Where `range` lies against the candidate `offset..offset + size` (see [`Meet`]).
-#[inline(always)]
-pub(super) fn meet<S: Span>(range: S, offset: u64, size: u64) -> Meet {
-    if range.hi() <= offset {
-        Meet::Below
-    } else if range.lo() >= offset + size {
-        Meet::Beyond
-    } else {
-        Meet::Overlaps
-    }
-}
-
 /// With several queues: `apart(a, b)` when the transients of ordinals `a` and `b` overlap in
 /// extent but may still share memory.
 pub(super) type Apart<'a> = &'a dyn Fn(u32, u32) -> bool;
-
-/// A range `lo..hi` packed into one integer ordered by `lo` first.
-pub(super) trait Span: Copy + Ord + Default {
-    /// The range `lo..hi`.
-    fn pack(lo: u64, hi: u64) -> Self;
-    /// Its start.
-    fn lo(self) -> u64;
-    /// Its end.
-    fn hi(self) -> u64;
-    /// The highest end among `spans` (0 for none).
-    fn highest_end(spans: &[Self]) -> u64 {
-        spans.iter().fold(0, |top, &span| top.max(span.hi()))
-    }
-}
-
-impl Span for u64 {
-    #[inline(always)]
-    fn pack(lo: u64, hi: u64) -> u64 {
-        lo << 32 | hi
-    }
-    #[inline(always)]
-    fn lo(self) -> u64 {
-        self >> 32
-    }
-    #[inline(always)]
-    fn hi(self) -> u64 {
-        self & 0xffff_ffff
-    }
-    fn highest_end(spans: &[u64]) -> u64 {
-        // Ends are the low 32 bits: a maximum of 32-bit lanes (vectorizes).
-        spans.iter().fold(0u32, |top, &span| top.max(span as u32)) as u64
-    }
-}
-
-impl Span for u128 {
-    #[inline(always)]
-    fn pack(lo: u64, hi: u64) -> u128 {
-        (lo as u128) << 64 | hi as u128
-    }
-    #[inline(always)]
-    fn lo(self) -> u64 {
-        (self >> 64) as u64
-    }
-    #[inline(always)]
-    fn hi(self) -> u64 {
-        self as u64
-    }
-}
-
-/// Fills the list starts of `lists` (one list per block or group, `list_of[position]`, plus one
-/// past the last) so that each list holds one slot per extent covering it: live counts from a
-/// difference array (+1 at an extent's first list, -1 after its last; modular, as a slot may dip
-/// below zero until the running sum), then their running sums. `start` picks the field.
-#[inline(always)]
-pub(super) fn fill_list_starts<T: Default + Clone>(
-    lists: &mut Vec<T>,
-    count: usize,
-    extents: &[(u32, u32)],
-    list_of: &[u32],
-    start: impl Fn(&mut T) -> &mut u32,
-) {
-    lists.clear();
-    lists.resize(count + 1, T::default());
-    for &(first, last) in extents {
-        let begin = start(&mut lists[list_of[first as usize] as usize]);
-        *begin = begin.wrapping_add(1);
-        let after = start(&mut lists[list_of[last as usize] as usize + 1]);
-        *after = after.wrapping_sub(1);
-    }
-    let mut live = 0u32;
-    let mut total = 0u32;
-    for list in lists.iter_mut() {
-        let slot = start(list);
-        live = live.wrapping_add(*slot);
-        *slot = total;
-        total += live;
-    }
-}
-
-/// Reusable buffers of both span widths (only grown: every slot is written before it is read),
-/// for the occupancy lists of [`BlockLists`] and [`OccupancyLists`].
-#[derive(Debug, Default)]
-pub(super) struct SpanBuffers {
-    packed: Vec<u64>,
-    wide: Vec<u128>,
-}
-
-/// A span width and its buffer in [`SpanBuffers`].
-pub(super) trait Occupant: Span {
-    /// The buffer of this width.
-    fn buffer(buffers: &mut SpanBuffers) -> &mut Vec<Self>;
-}
-
-impl Occupant for u64 {
-    fn buffer(buffers: &mut SpanBuffers) -> &mut Vec<u64> {
-        &mut buffers.packed
-    }
-}
-
-impl Occupant for u128 {
-    fn buffer(buffers: &mut SpanBuffers) -> &mut Vec<u128> {
-        &mut buffers.wide
-    }
-}
-
-/// Makes `values` `len` long without clearing the slots it keeps: for buffers whose every slot
-/// is written before it is read.
-pub(super) fn set_len<T: Copy + Default>(values: &mut Vec<T>, len: usize) {
-    if values.len() != len {
-        values.resize(len, T::default());
-    }
-}
-
-/// The rounds after the first of a lowest-offset search over `count` lists: visits the lists
-/// cyclically from the first until every one has seen the final offset; `moved` is the last
-/// list that moved the offset in the first round (those after it have seen it already), and
-/// `advance(index)` runs list `index`'s search and says whether it moved the offset (then
-/// every other list must see it again).
-#[inline(always)]
-pub(super) fn settle(count: usize, moved: usize, mut advance: impl FnMut(usize) -> bool) {
-    let mut unchanged = count - moved;
-    let mut index = 0;
-    while unchanged < count {
-        unchanged = if advance(index) { 1 } else { unchanged + 1 };
-        index += 1;
-        if index == count {
-            index = 0;
-        }
-    }
-}
-
-/// Exclusive prefix sums of `counts` in place.
-pub(super) fn exclusive_prefix(counts: &mut [u32]) {
-    let mut total = 0u32;
-    for count in counts.iter_mut() {
-        (*count, total) = (total, total + *count);
-    }
-}
 
 impl FirstFit {
     /// Places `transients` (execution positions `0..positions`, grouped by `group_of`: every
@@ -348,7 +203,7 @@ impl FirstFit {
             transients,
             scale_shift,
             // Paint units are at least one allocation unit, so never finer than span units.
-            unit_shift: super::paint_shift(heap_end) - scale_shift,
+            unit_shift: paint_shift(heap_end) - scale_shift,
         };
         if packable {
             placed.write(&self.packed_spans, &mut self.unit_ranges, placements);

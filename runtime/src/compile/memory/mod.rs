@@ -19,25 +19,14 @@ mod conflicts;
 mod fit;
 mod occupancy;
 mod queue_order;
+mod search;
 mod sweep;
 
 use super::deps::Analysis;
 use super::frame::{MemoryParts, MemoryStats, Ordered};
-use fit::FirstFit;
+use fit::{paint_shift, FirstFit, Transient};
 use queue_order::QueueOrder;
 use sweep::Sweep;
-
-/// One transient resource of a frame.
-#[derive(Copy, Clone, Debug, Default)]
-struct Transient {
-    /// Resource index.
-    index: u32,
-    /// Placement extent start: the first position of the group of its first access.
-    start: u32,
-    /// Placement extent end: its last access, or with several queues the last position that
-    /// may still run concurrently with one of its accesses.
-    end: u32,
-}
 
 /// Reusable scratch of lifetime analysis and placement.
 #[derive(Debug, Default)]
@@ -72,15 +61,6 @@ pub struct MemoryPlanner {
 }
 /// No ordinal (ends a list of [`MemoryPlanner::ended_at`]).
 const NONE: u32 = u32::MAX;
-
-/// The `alias_after` paint unit for a heap of `heap_end` bytes, as a shift: at least
-/// [`crate::resource::ALLOCATION_ALIGNMENT`] and 1/256 of the heap, a power of two.
-fn paint_shift(heap_end: u64) -> u32 {
-    (heap_end / 256)
-        .next_power_of_two()
-        .max(crate::resource::ALLOCATION_ALIGNMENT)
-        .trailing_zeros()
-}
 
 /// Two resources whose placement extents overlap may still share memory when one's last access
 /// comes before the other's extent starts and every queue orders it before the other.
@@ -119,12 +99,12 @@ impl MemoryPlanner {
         let positions = ordered.order.len();
         // Every slot of these two is written below: `None` here for the resources that are not
         // transient, by placement and the `alias_after` sweep for the transients.
-        fit::set_len(out.placements, resource_count);
-        fit::set_len(out.alias_after, resource_count);
+        search::set_len(out.placements, resource_count);
+        search::set_len(out.alias_after, resource_count);
         // Memory freed inside a run of same-level nodes becomes reusable only from the next run,
         // so the aliasing barrier can join the batch at the start of that run.
-        fit::set_len(&mut self.group_start, positions);
-        fit::set_len(&mut self.group_of, positions);
+        search::set_len(&mut self.group_start, positions);
+        search::set_len(&mut self.group_of, positions);
         let mut group_start = 0u32;
         let mut group = 0u32;
         for (position, (start, of)) in self
@@ -146,8 +126,8 @@ impl MemoryPlanner {
         self.ended_at.resize(positions, NONE);
         // At most one transient per resource: the slots are written in order and the lists cut
         // to the transient count after.
-        fit::set_len(&mut self.transients, resource_count);
-        fit::set_len(&mut self.next_ended, resource_count);
+        search::set_len(&mut self.transients, resource_count);
+        search::set_len(&mut self.next_ended, resource_count);
         let (transients, next_ended) = (
             &mut self.transients[..resource_count],
             &mut self.next_ended[..resource_count],

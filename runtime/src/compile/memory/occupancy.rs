@@ -13,7 +13,7 @@
 //! some placed range), the same answer as a scan of all overlapping ranges sorted by offset.
 //! The new range then goes into each group's list at its cursor.
 
-use super::fit::{meet, Meet, Occupant, Span, SpanBuffers};
+use super::search::{meet, Meet, Occupant, Span, SpanBuffers};
 
 /// One group's list: its slots in the span buffer and the search cursor.
 #[derive(Copy, Clone, Debug, Default)]
@@ -67,7 +67,7 @@ impl OccupancyLists {
     /// covering its start.
     pub(super) fn build(&mut self, extents: &[(u32, u32)], group_of: &[u32]) {
         let count = group_of.last().map_or(0, |&group| group as usize + 1);
-        super::fit::fill_list_starts(&mut self.groups, count, extents, group_of, |group| {
+        super::search::fill_list_starts(&mut self.groups, count, extents, group_of, |group| {
             &mut group.start
         });
     }
@@ -112,7 +112,7 @@ impl OccupancyLists {
                 }
             }
             if let Some(moved) = last_moved {
-                super::fit::settle(groups.len(), moved, |index| {
+                super::search::settle(groups.len(), moved, |index| {
                     let group = &mut groups[index];
                     let list = &occupants[group.start as usize..][..group.len as usize];
                     advance(list, &mut group.cursor, &mut offset, size)

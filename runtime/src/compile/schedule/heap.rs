@@ -6,8 +6,9 @@
 //! [`super::priority`]. Every key ends with the unit id, so keys are unique and the top of a
 //! heap is the one minimum, whatever the order of pushes and updates that built the heap.
 
-use super::priority::before;
+use super::priority::{beats, before};
 use super::units::{Unit, NONE};
+use crate::decl::QueueClass;
 
 /// A min-heap of unit ids; each queued unit's position is kept in its [`Unit::heap_pos`].
 #[derive(Debug, Default)]
@@ -102,4 +103,29 @@ impl UnitHeap {
         self.items[position] = unit;
         units[unit as usize].heap_pos = position as u32;
     }
+}
+
+/// Pops the best unit among the tops of `heaps` (one per queue class, each ordered by
+/// `ORDER`) after a unit of `last_class`, by the rule of [`beats`].
+#[inline(always)]
+pub(super) fn pop_best<const ORDER: u8>(
+    heaps: &mut [UnitHeap; 3],
+    units: &mut [Unit],
+    last_class: QueueClass,
+) -> Option<u32> {
+    let mut best = NONE;
+    let mut best_class = 0;
+    for (class, heap) in heaps.iter().enumerate() {
+        let Some(top) = heap.top() else {
+            continue;
+        };
+        if best == NONE || beats::<ORDER>(units, (top, class), (best, best_class), last_class) {
+            best = top;
+            best_class = class;
+        }
+    }
+    if best == NONE {
+        return None;
+    }
+    heaps[best_class].pop::<ORDER>(units)
 }

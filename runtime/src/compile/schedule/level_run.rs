@@ -13,8 +13,9 @@
 //! the next class is the one whose best node is best. Shared resources take class heaps whose
 //! keys are updated in place after each node, as in the general scheduler.
 
+use super::heap::pop_best;
 use super::heap::UnitHeap;
-use super::priority::{key_of, pop_best, unpack, BY_MEMORY};
+use super::priority::{key_of, unpack, BY_MEMORY};
 use crate::compile::schedule::units::{Unit, Use, NONE};
 use crate::compile::table::{AccessInfo, NodeSpan, OUTLIVES};
 use crate::decl::QueueClass;
@@ -161,7 +162,7 @@ impl LevelRun {
     /// resource can be shared within a level.
     pub fn run(
         &mut self,
-        tables: LevelTables<'_>,
+        tables: &LevelTables<'_>,
         resources: &mut [ResourceFacts],
         priorities: Option<&[u128]>,
         level: Level<'_>,
@@ -169,7 +170,7 @@ impl LevelRun {
     ) -> u32 {
         let LevelTables {
             spans, decl_class, ..
-        } = tables;
+        } = *tables;
         let nodes = level.nodes;
         self.keys.clear();
         self.classes.clear();
@@ -207,7 +208,7 @@ impl LevelRun {
     /// resource has two or more users in the level (priorities then change while it runs).
     fn key_level(
         &mut self,
-        tables: LevelTables<'_>,
+        tables: &LevelTables<'_>,
         resources: &mut [ResourceFacts],
         level: Level<'_>,
     ) -> bool {
@@ -215,7 +216,7 @@ impl LevelRun {
             spans,
             infos,
             decl_class,
-        } = tables;
+        } = *tables;
         let (nodes, level_depth) = (level.nodes, level.depth);
         let mut shared = false;
         for (local, &node) in nodes.iter().enumerate() {
@@ -309,7 +310,7 @@ impl LevelRun {
     /// class heap.
     fn run_shared(
         &mut self,
-        tables: LevelTables<'_>,
+        tables: &LevelTables<'_>,
         resources: &[ResourceFacts],
         level: Level<'_>,
         order: &mut Vec<u32>,
@@ -340,7 +341,7 @@ impl LevelRun {
     /// may be shared.
     fn queue_shared(
         &mut self,
-        tables: LevelTables<'_>,
+        tables: &LevelTables<'_>,
         resources: &[ResourceFacts],
         level: Level<'_>,
     ) {
@@ -392,7 +393,7 @@ impl LevelRun {
         }
     }
 
-    /// Pops the best node under the `Default` rule (see [`super::priority::pop_best`]).
+    /// Pops the best node under the `Default` rule (see [`super::heap::pop_best`]).
     #[inline(always)]
     fn pop_best(&mut self, last_class: QueueClass) -> Option<u32> {
         pop_best::<BY_MEMORY>(&mut self.heaps, &mut self.locals[..], last_class)

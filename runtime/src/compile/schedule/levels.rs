@@ -23,8 +23,8 @@
 //! differs when they overflow, so frames whose sizes could exceed [`PRIORITY_LIMIT`] in total
 //! take the general path.
 
+use super::output::Schedule;
 use super::priority::{allocated, freed, NOTHING_FREED, PRIORITY_LIMIT};
-use super::Schedule;
 use crate::compile::deps::{Analysis, DepGraph};
 use crate::compile::schedule::level_run::{Level, LevelRun, LevelTables, ResourceFacts};
 use crate::compile::schedule::units::NONE;
@@ -123,6 +123,12 @@ impl LevelScheduler {
             .extend(graph.decls.iter().map(|decl| decl.queue));
         let depth = level_source(&self.depth, deps, self.depth_from_deps);
         let priorities = (!self.any_tie).then_some(&self.priorities[..]);
+        // The same for every level: built once, passed by reference.
+        let tables = LevelTables {
+            spans,
+            infos,
+            decl_class: &self.decl_class,
+        };
         let mut last_node = NONE;
         let mut start = 0;
         // Every depth from 1 to `max_depth` has a node, so the level of the n-th run is n.
@@ -146,12 +152,7 @@ impl LevelScheduler {
                 let last_class = if last_node == NONE {
                     QueueClass::Graphics
                 } else {
-                    self.decl_class[spans[last_node as usize].decl as usize]
-                };
-                let tables = LevelTables {
-                    spans,
-                    infos,
-                    decl_class: &self.decl_class,
+                    tables.decl_class[spans[last_node as usize].decl as usize]
                 };
                 let level = Level {
                     nodes: &sorted[start..end],
@@ -159,7 +160,7 @@ impl LevelScheduler {
                     last_class,
                 };
                 last_node = self.run.run(
-                    tables,
+                    &tables,
                     &mut self.resources,
                     priorities,
                     level,

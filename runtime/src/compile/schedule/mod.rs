@@ -31,6 +31,7 @@
 mod heap;
 mod level_run;
 mod levels;
+mod output;
 mod priority;
 mod units;
 
@@ -40,39 +41,9 @@ use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
 use heap::UnitHeap;
 use levels::LevelScheduler;
+pub(crate) use output::Schedule;
 use priority::{BY_LEVEL, BY_MEMORY};
 use units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
-
-/// The schedule stage's output: the live nodes in execution order, each with its dependency
-/// level (by position).
-#[derive(Debug, Default)]
-pub(crate) struct Schedule {
-    /// The live nodes (call indices) in execution order.
-    pub order: Vec<u32>,
-    /// The dependency level of the node at each position.
-    pub levels: Vec<u32>,
-}
-
-impl Schedule {
-    /// Empties both lists.
-    fn clear(&mut self) {
-        self.order.clear();
-        self.levels.clear();
-    }
-
-    /// Room for `count` more nodes.
-    fn reserve(&mut self, count: usize) {
-        self.order.reserve(count);
-        self.levels.reserve(count);
-    }
-
-    /// Appends `node` at `level`.
-    #[inline(always)]
-    fn push(&mut self, node: u32, level: u32) {
-        self.order.push(node);
-        self.levels.push(level);
-    }
-}
 
 /// Reusable scratch of the scheduler.
 #[derive(Debug, Default)]
@@ -328,7 +299,7 @@ impl ReadyQueue {
         })
     }
 
-    /// Pops the best ready unit: under `Default` by the rule of [`priority::pop_best`] over the
+    /// Pops the best ready unit: under `Default` by the rule of [`heap::pop_best`] over the
     /// class heaps, else the top of heap 0.
     #[inline(always)]
     fn pop_best<const ORDER: u8>(
@@ -339,7 +310,7 @@ impl ReadyQueue {
         if ORDER != BY_LEVEL {
             return self.heaps[0].pop::<ORDER>(units);
         }
-        priority::pop_best::<ORDER>(&mut self.heaps, units, last_class)
+        heap::pop_best::<ORDER>(&mut self.heaps, units, last_class)
     }
 
     /// Restores the heap of queued `unit` after its key changed (`raised`: towards the front).

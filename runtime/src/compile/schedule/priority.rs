@@ -9,11 +9,10 @@
 //!
 //! The memory part comes in two encodings: [`before`] compares two units' fields, and
 //! [`key_of`] packs the same order into one `u128` whose ascending order is it (the level
-//! scheduler sorts such keys). [`pop_best`] makes the class-switch choice between the tops of
-//! one heap per queue class.
+//! scheduler sorts such keys). [`beats`] makes the class-switch choice between the tops of one
+//! heap per queue class.
 
-use super::heap::UnitHeap;
-use super::units::{Unit, NONE};
+use super::units::Unit;
 use crate::decl::QueueClass;
 
 /// Order by (bytes freed descending, bytes allocated ascending, unit id).
@@ -78,46 +77,28 @@ pub(super) fn unpack(key: u128) -> (u64, u64, u32) {
     )
 }
 
-/// Pops the best unit among the tops of `heaps` (one per queue class, each ordered by
-/// `ORDER`) after a unit of `last_class`: by level (under [`BY_LEVEL`]), then no class switch,
-/// then the memory order and call order ([`before`] under [`BY_MEMORY`]). Within one heap the
-/// switch is the same for every unit, so each heap's top is its best candidate.
+/// Whether candidate `top`, the top of the heap of queue class `class`, beats `best`, the top
+/// of the heap of `best_class`, after a unit of `last_class`: by level (under [`BY_LEVEL`]),
+/// then no class switch, then the memory order and call order ([`before`] under
+/// [`BY_MEMORY`]). Within one heap the switch is the same for every unit, so comparing the
+/// heaps' tops this way finds the best ready unit ([`super::heap::pop_best`]).
 #[inline(always)]
-pub(super) fn pop_best<const ORDER: u8>(
-    heaps: &mut [UnitHeap; 3],
-    units: &mut [Unit],
+pub(super) fn beats<const ORDER: u8>(
+    units: &[Unit],
+    (top, class): (u32, usize),
+    (best, best_class): (u32, usize),
     last_class: QueueClass,
-) -> Option<u32> {
-    let mut best = NONE;
-    let mut best_class = 0;
-    for (class, heap) in heaps.iter().enumerate() {
-        let Some(top) = heap.top() else {
-            continue;
-        };
-        if best == NONE {
-            best = top;
-            best_class = class;
-            continue;
-        }
-        let (top_level, best_level) = (units[top as usize].level, units[best as usize].level);
-        let top_switch = class != last_class as usize;
-        let best_switch = best_class != last_class as usize;
-        let better = if ORDER == BY_LEVEL && top_level != best_level {
-            top_level < best_level
-        } else if top_switch != best_switch {
-            !top_switch
-        } else {
-            before::<BY_MEMORY>(units, top, best)
-        };
-        if better {
-            best = top;
-            best_class = class;
-        }
+) -> bool {
+    let (top_level, best_level) = (units[top as usize].level, units[best as usize].level);
+    let top_switch = class != last_class as usize;
+    let best_switch = best_class != last_class as usize;
+    if ORDER == BY_LEVEL && top_level != best_level {
+        top_level < best_level
+    } else if top_switch != best_switch {
+        !top_switch
+    } else {
+        before::<BY_MEMORY>(units, top, best)
     }
-    if best == NONE {
-        return None;
-    }
-    heaps[best_class].pop::<ORDER>(units)
 }
 
 #[cfg(test)]
