@@ -65,15 +65,16 @@ fn needs_data(bits: u32) -> bool {
     bits & (READS | DISCARD_BEFORE) == READS
 }
 
-/// The access's flags when its node begins: discard-before by [`super::discards_before`], and
-/// discard-after provisionally (taken back, by the rule's after half, when a later node needs
-/// the data: [`take_back_after`]).
+/// The access's flags when its node begins: discard-before by the rule
+/// [`super::discards_before`] (written out here as the walk's branch on `needs && valid`;
+/// `flags_at_start_follow_the_rule` checks both agree), and discard-after provisionally (taken
+/// back, by the rule's after half, when a later node needs the data: [`take_back_after`]).
 #[inline(always)]
 fn flags_at_start(needs: bool, valid: bool) -> DiscardFlags {
-    if super::discards_before(needs, valid) {
-        DiscardFlags::AFTER | DiscardFlags::BEFORE
-    } else {
+    if needs && valid {
         DiscardFlags::AFTER
+    } else {
+        DiscardFlags::AFTER | DiscardFlags::BEFORE
     }
 }
 
@@ -321,5 +322,19 @@ mod tests {
             }
         }
         assert!(needs_data(READS) && !needs_data(READS | DISCARD_BEFORE) && !needs_data(0));
+    }
+
+    /// The walk's flags at a node's start carry discard-before exactly where the rule says,
+    /// and always the provisional discard-after.
+    #[test]
+    fn flags_at_start_follow_the_rule() {
+        for (needs, valid) in [(false, false), (false, true), (true, false), (true, true)] {
+            let flags = flags_at_start(needs, valid);
+            assert_eq!(
+                flags.contains(DiscardFlags::BEFORE),
+                super::super::discards_before(needs, valid)
+            );
+            assert!(flags.contains(DiscardFlags::AFTER));
+        }
     }
 }
