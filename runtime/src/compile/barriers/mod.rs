@@ -21,9 +21,9 @@
 //! per-plane needs first, accesses of part of a resource) are out of line. The fast path reads
 //! neither the access's record (its parameter and attributes come from the access table's key)
 //! nor any box: a whole access's region is its resource's whole box, which its barrier names
-//! as [`RegionRef::WHOLE`] (a 56-byte record; only the rare barrier of part of a resource
-//! keeps its box, in the frame's `barrier_regions`). A frame starts in one pass over the
-//! states that reads only the outliving resources' records.
+//! as [`RegionRef::WHOLE`](super::frame::RegionRef::WHOLE) (a 56-byte record; only the rare
+//! barrier of part of a resource keeps its box, in the frame's `barrier_regions`). A frame
+//! starts in one pass over the states that reads only the outliving resources' records.
 
 // The per-segment state and the barrier emitter, the per-declaration-set needs, the region
 // reference of a barrier and the mapping of accesses to Vulkan states.
@@ -225,7 +225,7 @@ struct General {
 struct FrameAccesses<'a> {
     records: &'a [AccessRecord],
     /// The accesses' keys (attribute flags, mode and parameter index; see
-    /// [`AccessTable::keys`]).
+    /// [`AccessTable::keys`](super::table::AccessTable::keys)).
     keys: &'a [u64],
     infos: &'a [AccessInfo],
     boxes: AccessBoxes<'a>,
@@ -565,7 +565,7 @@ impl BarrierPlanner {
     }
 
     /// Brings the frame's copy of the resources' whole boxes (`boxes`, what
-    /// [`super::frame::RegionRef::WHOLE`] stands for) up to date with `full`. A graph with the resource
+    /// `RegionRef::WHOLE` stands for) up to date with `full`. A graph with the resource
     /// serial of the last copy has the same resources (the serial is unique to one set of
     /// resource records, see [`RecordedGraph::resource_serial`]), so a steady frame copies
     /// nothing; any other graph (serial 0: unknown) gets a fresh copy.

@@ -5,10 +5,10 @@
 //! The rank order comes from counting passes: transients by extent start, then a stable
 //! partition by size class (frames use few distinct sizes; with many, one comparison sort).
 //! The search for the lowest free offset runs, with one queue, over per-group occupancy lists
-//! ([`memory_occupancy`](super::occupancy)), or where groups are short over per-block lists
-//! with a time check ([`memory_blocks`](super::blocks)); with several queues, where overlapping
+//! ([`occupancy`](super::occupancy)), or where groups are short over per-block lists
+//! with a time check ([`blocks`](super::blocks)); with several queues, where overlapping
 //! extents may still share memory, over per-position lists of ranks
-//! ([`memory_conflicts`](super::conflicts)). All give the same placements.
+//! ([`conflicts`](super::conflicts)). All give the same placements.
 
 use super::blocks::BlockLists;
 use super::conflicts::ConflictLists;

@@ -4,9 +4,9 @@
 //! granularity. Memory freed within a run of nodes at one dependency level is reused only from
 //! the next run on (so the aliasing barrier joins the batch at the start of that run).
 //!
-//! Packing over (time x offset): first fit by decreasing size ([`memory_fit`](fit)), when the
+//! Packing over (time x offset): first fit by decreasing size ([`fit`]), when the
 //! summed lifetime lengths stay within a linear budget; otherwise a sweep in start order with
-//! best-fit free blocks coalesced on release, O(R log R) ([`memory_sweep`](sweep)). The better
+//! best-fit free blocks coalesced on release, O(R log R) ([`sweep`]). The better
 //! of the two is not searched for: the first applies whenever it is cheap.
 //!
 //! Each transient is one dense record ([`Transient`]), named by its ordinal (its place among the

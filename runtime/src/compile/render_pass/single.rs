@@ -9,7 +9,7 @@
 //! recorded accesses and the 104-byte resource records: the access keys (8 bytes: parameter
 //! and clear flag), the access's compact record (resource, whole-resource bit) and the
 //! resource's 16-byte [`TargetExtent`]. That covers a declaration whose target parameter is a
-//! lone texture slot ([`crate::compile::render_pass::plan::DeclKind::target_param_alone`]) and an access
+//! lone texture slot ([`super::plan::DeclKind::target_param_alone`]) and an access
 //! of the whole of a one-mip texture; other cases read the recorded accesses as before.
 
 use super::pass::{full_scissor, full_viewport, load_op, mip_extent, store_op};
@@ -51,7 +51,8 @@ pub(super) struct SinglePass {
 /// resource its extent.
 #[derive(Copy, Clone)]
 pub(super) struct CompactAccesses<'a> {
-    /// Per access: attribute flags, mode and parameter ([`crate::compile::table::AccessTable::keys`]).
+    /// Per access: attribute flags, mode and parameter
+    /// ([`crate::compile::table::AccessTable::keys`]).
     pub keys: &'a [u64],
     /// Per access: resource and bits ([`crate::compile::table::AccessTable::infos`]).
     pub infos: &'a [AccessInfo],

@@ -1,4 +1,4 @@
-//! One wide level of the level scheduler ([`crate::compile::schedule::levels`]): all its nodes are ready,
+//! One wide level of the level scheduler ([`super::levels`]): all its nodes are ready,
 //! and they run by (queue class switch from the previous node, bytes freed descending, bytes
 //! allocated ascending, call order).
 //!

@@ -13,7 +13,7 @@
 //! Within a level the scheduler picks by (queue class switch from the previous node, bytes freed
 //! descending, bytes allocated ascending, call order). A level of one node needs no key at all.
 //! For wider levels the memory priorities come from per-resource facts over the whole frame
-//! (see [`crate::compile::schedule::level_run`]): a resource is not started yet when a level starts iff no
+//! (see [`super::level_run`]): a resource is not started yet when a level starts iff no
 //! user has a lower level, and a node is its last unscheduled user iff every other user has a
 //! lower level. In the common frame every resource's users rise in level along call order; then
 //! its first user starts it and its last user ends it, whatever the order within levels, and
@@ -53,7 +53,7 @@ pub(super) struct LevelScheduler {
     /// stays unfilled: priorities are computed per level from the resources).
     any_tie: bool,
     /// Per live node without `any_tie`: its sort key without its position (see
-    /// [`crate::compile::schedule::level_run`]), from the bytes of transient memory it ends (it is the
+    /// [`super::level_run`]), from the bytes of transient memory it ends (it is the
     /// last user) and starts (it is the first user).
     priorities: Vec<u128>,
     /// Per declaration: its queue class.
