@@ -46,7 +46,8 @@ mod table;
 pub use barriers::access_map::{map_access, AccessState};
 use barriers::BarrierPlanner;
 use cache::StructureKey;
-use deps::{Analysis, DepGraph, Dependencies};
+use deps::stage::{Analysis, Dependencies};
+use deps::DepGraph;
 use discard::DiscardInference;
 pub use frame::{
     Barrier, BarrierBatch, ColorAttachment, ColorAttachments, CompileError, CompiledFrame,

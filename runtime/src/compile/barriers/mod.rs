@@ -31,7 +31,7 @@ pub mod access_map;
 mod needs;
 mod state;
 
-use super::deps::Analysis;
+use super::deps::stage::Analysis;
 use super::discard::whole::{Track, TrackStore};
 use super::discard::DiscardInference;
 use super::frame::Barrier;

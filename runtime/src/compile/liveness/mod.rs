@@ -3,7 +3,8 @@
 //! node reads data it wrote or depends on it explicitly. Reverse reachability over data edges,
 //! so a chain that feeds nothing dies entirely.
 
-use super::deps::{Analysis, DepGraph, EdgeKind};
+use super::deps::stage::Analysis;
+use super::deps::{DepGraph, EdgeKind};
 use super::table::{has_effect, AccessTable};
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;

@@ -22,7 +22,7 @@ mod queue_order;
 mod search;
 mod sweep;
 
-use super::deps::Analysis;
+use super::deps::stage::Analysis;
 use super::frame::{MemoryParts, MemoryStats, Ordered};
 use fit::{paint_shift, FirstFit, Transient};
 use queue_order::QueueOrder;

@@ -25,7 +25,8 @@
 
 use super::output::Schedule;
 use super::priority::{allocated, freed, NOTHING_FREED, PRIORITY_LIMIT};
-use crate::compile::deps::{Analysis, DepGraph};
+use crate::compile::deps::stage::Analysis;
+use crate::compile::deps::DepGraph;
 use crate::compile::schedule::level_run::{Level, LevelRun, LevelTables, ResourceFacts};
 use crate::compile::schedule::units::NONE;
 use crate::compile::table::{AccessInfo, NodeSpan, OUTLIVES};

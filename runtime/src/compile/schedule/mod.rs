@@ -35,7 +35,7 @@ mod output;
 mod priority;
 mod units;
 
-use super::deps::Analysis;
+use super::deps::stage::Analysis;
 use super::options::SchedulePreference;
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;

@@ -2,7 +2,8 @@
 //! path) must give exactly the general list scheduler's order and levels on every frame they
 //! accept.
 
-use super::super::deps::{Analysis, DepBuilder, DepGraph};
+use super::super::deps::stage::Analysis;
+use super::super::deps::{DepBuilder, DepGraph};
 use super::super::liveness::find_live_nodes;
 use super::super::options::SchedulePreference;
 use super::super::table::AccessTable;

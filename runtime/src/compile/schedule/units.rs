@@ -10,7 +10,7 @@
 //! Every edge goes from an earlier unit to a later one: dependencies point at earlier nodes (the
 //! builder rejects anything else) and sequential chains follow call order.
 
-use crate::compile::deps::Analysis;
+use crate::compile::deps::stage::Analysis;
 use crate::compile::table::{AccessInfo, OUTLIVES};
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
