@@ -80,8 +80,9 @@ pub struct FrameCompiler {
     dependencies: Dependencies,
     /// Stage 3: the live nodes.
     liveness: Liveness,
-    /// Stage 4: the scheduler's scratch and its output.
+    /// Stage 4: the scheduler's scratch ...
     scheduler: Scheduler,
+    /// ... and its output, the order with each position's level.
     schedule: Schedule,
     /// Discard inference (its region part runs before memory, its whole-resource part inside
     /// barrier planning's walk).
