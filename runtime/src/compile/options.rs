@@ -1,0 +1,37 @@
+//! What the frame compiler is asked to do: the options of a compile.
+
+/// The scheduling preference (`--schedule`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum SchedulePreference {
+    /// Batch barriers by dependency depth, group queue classes, then save memory.
+    #[default]
+    Default,
+    /// Keep call order.
+    ProgramOrder,
+    /// Minimise live transient memory.
+    Memory,
+}
+
+/// Options of the frame compiler.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct CompileOptions {
+    /// Scheduling preference.
+    pub schedule: SchedulePreference,
+    /// Eliminate dead nodes (`--no-cull` turns this off).
+    pub cull: bool,
+    /// Reuse the compiled frame when the recorded graph did not change.
+    pub cache: bool,
+    /// Place `async` compute nodes on a separate compute queue.
+    pub async_compute: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            schedule: SchedulePreference::Default,
+            cull: true,
+            cache: true,
+            async_compute: true,
+        }
+    }
+}

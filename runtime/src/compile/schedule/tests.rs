@@ -1,0 +1,240 @@
+//! Differential tests of the scheduler: the level-by-level `Default` path (and the call-order
+//! path) must give exactly the general list scheduler's order and levels on every frame they
+//! accept.
+
+use super::super::deps::stage::Analysis;
+use super::super::deps::{DepBuilder, DepGraph};
+use super::super::liveness::find_live_nodes;
+use super::super::options::SchedulePreference;
+use super::super::table::AccessTable;
+use super::{Schedule, Scheduler};
+use crate::shapes::ShapeRng;
+use crate::*;
+
+/// An order and its levels.
+type Scheduled = (Vec<u32>, Vec<u32>);
+
+/// The level path's schedule (and whether it applied) and the list scheduler's, both for the
+/// `Default` preference, of one frame.
+fn level_and_list(
+    (fast, general): (&mut Scheduler, &mut Scheduler),
+    graph: &RecordedGraph,
+    table: &AccessTable,
+    deps: &DepGraph,
+    alive: &[bool],
+) -> (bool, Scheduled, Scheduled) {
+    let frame = Analysis { graph, table, deps };
+    let (mut got, mut want) = (Schedule::default(), Schedule::default());
+    let done = fast.levels.schedule(frame, alive, &mut got);
+    general.schedule_general(frame, alive, SchedulePreference::Default, &mut want);
+    (done, (got.order, got.levels), (want.order, want.levels))
+}
+
+/// Declarations of several queue classes reading and writing textures.
+fn declare(builder: &mut GraphBuilder) -> Vec<DeclId> {
+    let tex = |name: &str, access: AccessDesc| {
+        ParamDesc::new(name, ValueType::Texture).with_access(access)
+    };
+    let specs = vec![
+        NodeDeclDesc::new(
+            "g_read_rw",
+            QueueClass::Graphics,
+            vec![
+                tex("a", AccessDesc::readonly(AccessFlags::PS)),
+                tex("b", AccessDesc::readwrite(AccessFlags::PS)),
+            ],
+        ),
+        NodeDeclDesc::new(
+            "g_read2",
+            QueueClass::Graphics,
+            vec![
+                tex("a", AccessDesc::readonly(AccessFlags::PS)),
+                tex("b", AccessDesc::readonly(AccessFlags::PS)),
+            ],
+        ),
+        NodeDeclDesc::new(
+            "c_read_write",
+            QueueClass::Compute,
+            vec![
+                tex("a", AccessDesc::readonly(AccessFlags::CS)),
+                tex("b", AccessDesc::readonly(AccessFlags::CS)),
+                tex("c", AccessDesc::writeonly(AccessFlags::CS)),
+            ],
+        ),
+        NodeDeclDesc::new(
+            "copy",
+            QueueClass::Copy,
+            vec![
+                tex("dst", AccessDesc::writeonly(AccessFlags::COPY)),
+                tex("src", AccessDesc::readonly(AccessFlags::COPY)),
+            ],
+        ),
+        NodeDeclDesc::new(
+            "present",
+            QueueClass::Graphics,
+            vec![tex("a", AccessDesc::readonly(AccessFlags::PRESENT))],
+        ),
+    ];
+    specs
+        .into_iter()
+        .map(|decl| builder.declare_node(decl))
+        .collect()
+}
+
+/// Records a random frame without barriers or subgraphs: few resources of varied sizes, so
+/// that nodes of one level often share resources.
+fn record(builder: &mut GraphBuilder, decls: &[DeclId], rng: &mut ShapeRng) -> RecordedGraph {
+    builder.begin_frame(0);
+    let out = builder
+        .import_external("out", ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64))
+        .unwrap();
+    let mut textures = vec![out];
+    for key in 0..(1 + rng.below(12)) {
+        let format = match rng.below(3) {
+            0 => Format::R8G8B8A8_UNORM,
+            1 => Format::R16G16B16A16_FLOAT,
+            _ => Format::R32_FLOAT,
+        };
+        let mut desc = ResourceDesc::tex2d(format, 8 + 8 * rng.below(64) as u32, 16);
+        if rng.below(10) == 0 {
+            desc.flags = ResourceFlags::PERSISTENT;
+        }
+        textures.push(builder.create_resource(desc, key).unwrap());
+    }
+    let nodes = 1 + rng.below(90);
+    for key in 0..nodes {
+        let decl_id = decls[rng.below(decls.len() as u64) as usize];
+        let decl = builder.decl(decl_id).unwrap().clone();
+        let mut args = ArgsWriter::new(&decl);
+        for index in 0..decl.params.len() {
+            let id = textures[rng.below(textures.len() as u64) as usize];
+            let view = builder.default_texture_view(id).unwrap();
+            args.write_texture(index, &view);
+        }
+        let Ok(node) = builder.call_node(decl_id, args.bytes(), CallFlags::default(), key) else {
+            continue;
+        };
+        if node.0 > 0 && rng.below(6) == 0 {
+            let on = NodeId(rng.below(node.0 as u64) as u32);
+            builder.add_dependency(node, on).unwrap();
+        }
+    }
+    builder.finish().unwrap().clone()
+}
+
+#[test]
+fn level_path_matches_the_list_scheduler() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare(&mut builder);
+    let mut rng = ShapeRng(0x5eed);
+    let mut fast = Scheduler::default();
+    let mut general = Scheduler::default();
+    let mut table = AccessTable::default();
+    let (mut deps, mut alive, mut stack) = (DepGraph::default(), Vec::new(), Vec::new());
+    let mut taken = 0;
+    for case in 0..3000 {
+        let graph = record(&mut builder, &decls, &mut rng);
+        table.build(&graph);
+        let cull = case % 2 == 0;
+        DepBuilder::default().build(&graph, None, &mut deps);
+        find_live_nodes(&graph, &table, &deps, cull, &mut alive, &mut stack);
+        if cull {
+            // Built for every node: where something was culled, the builder's levels do not
+            // fit `alive`, and the level path walks the edges itself (as the list scheduler).
+            let schedulers = (&mut fast, &mut general);
+            let (done, got, want) = level_and_list(schedulers, &graph, &table, &deps, &alive);
+            if done {
+                assert_eq!(got, want, "case {case}, levels built for every node");
+            }
+            DepBuilder::default().build(&graph, Some(&alive), &mut deps);
+        }
+        let schedulers = (&mut fast, &mut general);
+        let (done, _, (want_order, want_levels)) =
+            level_and_list(schedulers, &graph, &table, &deps, &alive);
+        taken += done as usize;
+        let frame = Analysis {
+            graph: &graph,
+            table: &table,
+            deps: &deps,
+        };
+        let mut got = Schedule::default();
+        fast.schedule(frame, &alive, SchedulePreference::Default, &mut got);
+        assert_eq!(got.order, want_order, "case {case}");
+        assert_eq!(got.levels, want_levels, "case {case}");
+        // Call order with levels.
+        assert!(fast.levels.program_order(frame, &alive, &mut got));
+        let mut want = Schedule::default();
+        general.schedule_general(frame, &alive, SchedulePreference::ProgramOrder, &mut want);
+        assert_eq!(got.order, want.order, "case {case}");
+        assert_eq!(got.levels, want.levels, "case {case}");
+    }
+    assert_eq!(taken, 3000);
+}
+
+/// Records `width` lanes of `steps` nodes each: every node reads its lane's previous output and
+/// writes a new resource of a random size, with a random declaration (so the levels are wide,
+/// of mixed classes, and no resource is shared within a level).
+fn record_lanes(
+    builder: &mut GraphBuilder,
+    decls: &[DeclId],
+    rng: &mut ShapeRng,
+    width: u64,
+    steps: u64,
+) -> RecordedGraph {
+    builder.begin_frame(0);
+    let mut previous = vec![None; width as usize];
+    let mut key = 0;
+    for _ in 0..steps {
+        for lane in previous.iter_mut() {
+            let desc = ResourceDesc::tex2d(
+                Format::R8G8B8A8_UNORM,
+                8 + 8 * rng.below(8) as u32,
+                8 + 8 * rng.below(8) as u32,
+            );
+            let out = builder.create_resource(desc, key).unwrap();
+            key += 1;
+            // "c_read_write" (compute) or "copy": read the previous output, write `out`.
+            let (decl_id, read, write) = if rng.below(2) == 0 {
+                (decls[2], 0, 2)
+            } else {
+                (decls[3], 1, 0)
+            };
+            let decl = builder.decl(decl_id).unwrap().clone();
+            let mut args = ArgsWriter::new(&decl);
+            let input = lane.unwrap_or(out);
+            args.write_texture(read, &builder.default_texture_view(input).unwrap());
+            args.write_texture(write, &builder.default_texture_view(out).unwrap());
+            if decl_id == decls[2] {
+                args.write_texture(1, &builder.default_texture_view(input).unwrap());
+            }
+            builder
+                .call_node(decl_id, args.bytes(), CallFlags::default(), key)
+                .unwrap();
+            *lane = Some(out);
+        }
+    }
+    builder.finish().unwrap().clone()
+}
+
+#[test]
+fn level_path_matches_the_list_scheduler_on_wide_lanes() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare(&mut builder);
+    let mut rng = ShapeRng(0x1a4e5);
+    let mut fast = Scheduler::default();
+    let mut general = Scheduler::default();
+    let mut table = AccessTable::default();
+    let mut deps = DepGraph::default();
+    for case in 0..60 {
+        let width = 1 + rng.below(100);
+        let steps = 1 + rng.below(4);
+        let graph = record_lanes(&mut builder, &decls, &mut rng, width, steps);
+        table.build(&graph);
+        DepBuilder::default().build(&graph, None, &mut deps);
+        let alive = vec![true; graph.nodes.len()];
+        let schedulers = (&mut fast, &mut general);
+        let (done, got, want) = level_and_list(schedulers, &graph, &table, &deps, &alive);
+        assert!(done, "case {case}");
+        assert_eq!(got, want, "case {case}");
+    }
+}
