@@ -1,7 +1,6 @@
 //! The backend trait the runtime reaches a GPU through, its typed errors, and [`NullBackend`],
 //! which executes nothing and records what a GPU backend would do (for tests).
 
-use crate::builtin_call::BuiltinCall;
 use crate::compile::CompiledFrame;
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
@@ -147,14 +146,6 @@ impl Backend for NullBackend {
                 ));
             }
             let decl = graph.decl_of(node);
-            // A built-in's arguments decode as a GPU backend reads them.
-            if let Some(Err(error)) = BuiltinCall::of_node(graph, node) {
-                return Err(BackendError::Node {
-                    node,
-                    name: decl.name.clone(),
-                    message: error.to_string(),
-                });
-            }
             let bound = decl.is_builtin() || self.bound_nodes.contains(&decl.name);
             if !bound && !self.allow_unbound {
                 return Err(BackendError::UnboundNode {

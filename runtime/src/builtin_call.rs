@@ -18,11 +18,11 @@ use crate::ids::NodeId;
 /// A view argument: the access the builder recorded for it (a null view has none, and is
 /// `None` where a view is expected).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct ViewArg {
+pub struct ViewArg<'a> {
     /// The position of the access among the call's accesses (0 = the node's first access).
     pub index: u32,
     /// The access.
-    pub access: AccessRecord,
+    pub access: &'a AccessRecord,
 }
 
 /// The `int4 rects[]` (x, y, width, height) of a region clear: `numRects` and the bytes the
@@ -100,9 +100,9 @@ impl StorageClearValue {
 
 /// `clear(texture, float4)` or `clear(texture, uint4)`: a render-target clear.
 #[derive(Copy, Clone, PartialEq, Debug)]
-pub struct ClearColor {
+pub struct ClearColor<'a> {
     /// The cleared view.
-    pub target: Option<ViewArg>,
+    pub target: Option<ViewArg<'a>>,
     /// The value as typed (the render target's format converts it).
     pub value: ClearValue,
 }
@@ -111,7 +111,7 @@ pub struct ClearColor {
 #[derive(Copy, Clone, PartialEq, Debug)]
 pub struct ClearColorRegions<'a> {
     /// The cleared view.
-    pub target: Option<ViewArg>,
+    pub target: Option<ViewArg<'a>>,
     /// The colour.
     pub value: [f32; 4],
     /// The rectangles.
@@ -121,9 +121,9 @@ pub struct ClearColorRegions<'a> {
 /// `clear(texture, depth, stencil)`, `clear_depth(texture, depth)` or
 /// `clear_stencil(texture, stencil)`: the planes given a value are cleared, the others kept.
 #[derive(Copy, Clone, PartialEq, Debug)]
-pub struct ClearDepthStencil {
+pub struct ClearDepthStencil<'a> {
     /// The cleared view.
-    pub target: Option<ViewArg>,
+    pub target: Option<ViewArg<'a>>,
     /// The depth value (`None`: depth is not cleared).
     pub depth: Option<f32>,
     /// The stencil value (`None`: stencil is not cleared).
@@ -134,7 +134,7 @@ pub struct ClearDepthStencil {
 #[derive(Copy, Clone, PartialEq, Debug)]
 pub struct ClearDepthStencilRegions<'a> {
     /// The cleared view.
-    pub target: Option<ViewArg>,
+    pub target: Option<ViewArg<'a>>,
     /// `RPS_CLEAR_FLAGS`: `RPS_CLEAR_DEPTH` (2) and `RPS_CLEAR_STENCIL` (4) pick the planes.
     pub option: u32,
     /// The depth value.
@@ -149,7 +149,7 @@ pub struct ClearDepthStencilRegions<'a> {
 #[derive(Copy, Clone, PartialEq, Debug)]
 pub struct ClearTexture<'a> {
     /// The cleared view.
-    pub target: Option<ViewArg>,
+    pub target: Option<ViewArg<'a>>,
     /// The value.
     pub value: StorageClearValue,
     /// The rectangles of `clear_texture_regions` (`None`: the whole view).
@@ -158,9 +158,9 @@ pub struct ClearTexture<'a> {
 
 /// `clear_buffer(b, option, data)` or `clear(buffer, float4 | uint4)`.
 #[derive(Copy, Clone, PartialEq, Debug)]
-pub struct ClearBuffer {
+pub struct ClearBuffer<'a> {
     /// The cleared view.
-    pub target: Option<ViewArg>,
+    pub target: Option<ViewArg<'a>>,
     /// The value.
     pub value: StorageClearValue,
 }
@@ -179,11 +179,11 @@ pub struct TextureRegion {
 
 /// `copy_texture(dst, src)` (every common mip) or its region overload.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct CopyTexture {
+pub struct CopyTexture<'a> {
     /// The destination view.
-    pub dst: Option<ViewArg>,
+    pub dst: Option<ViewArg<'a>>,
     /// The source view.
-    pub src: Option<ViewArg>,
+    pub src: Option<ViewArg<'a>>,
     /// The copied region (`None`: whole views).
     pub region: Option<TextureRegion>,
 }
@@ -201,11 +201,11 @@ pub struct BufferRegion {
 
 /// `copy_buffer(dst, src)` (the views' common size) or its region overload.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct CopyBuffer {
+pub struct CopyBuffer<'a> {
     /// The destination view.
-    pub dst: Option<ViewArg>,
+    pub dst: Option<ViewArg<'a>>,
     /// The source view.
-    pub src: Option<ViewArg>,
+    pub src: Option<ViewArg<'a>>,
     /// The copied bytes (`None`: the common size from the views' starts).
     pub region: Option<BufferRegion>,
 }
@@ -213,11 +213,11 @@ pub struct CopyBuffer {
 /// `copy_texture_to_buffer` or `copy_buffer_to_texture`: texels between the first mip of a
 /// texture view and a buffer view holding an image of them.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct BufferTextureCopy {
+pub struct BufferTextureCopy<'a> {
     /// The buffer view (the destination of `copy_texture_to_buffer`).
-    pub buffer: Option<ViewArg>,
+    pub buffer: Option<ViewArg<'a>>,
     /// The texture view.
-    pub texture: Option<ViewArg>,
+    pub texture: Option<ViewArg<'a>>,
     /// Where the image starts in the buffer view, in bytes.
     pub byte_offset: u64,
     /// Bytes per row of the buffer image (0: rows packed).
@@ -234,13 +234,13 @@ pub struct BufferTextureCopy {
 
 /// `resolve(dst, dstOffset, src, srcOffset, extent, resolveMode)`.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct Resolve {
+pub struct Resolve<'a> {
     /// The single-sampled destination view.
-    pub dst: Option<ViewArg>,
+    pub dst: Option<ViewArg<'a>>,
     /// Where the region lands in the destination.
     pub dst_offset: [u32; 2],
     /// The multisampled source view.
-    pub src: Option<ViewArg>,
+    pub src: Option<ViewArg<'a>>,
     /// Where it starts in the source.
     pub src_offset: [u32; 2],
     /// Its size (a zero axis: the source's first viewed mip).
@@ -253,27 +253,27 @@ pub struct Resolve {
 #[derive(Copy, Clone, PartialEq, Debug)]
 pub enum BuiltinCall<'a> {
     /// `clear(texture, float4 | uint4)`.
-    ClearColor(ClearColor),
+    ClearColor(ClearColor<'a>),
     /// `clear_color_regions`.
     ClearColorRegions(ClearColorRegions<'a>),
     /// `clear(texture, float, uint)`, `clear_depth`, `clear_stencil`.
-    ClearDepthStencil(ClearDepthStencil),
+    ClearDepthStencil(ClearDepthStencil<'a>),
     /// `clear_depth_stencil_regions`.
     ClearDepthStencilRegions(ClearDepthStencilRegions<'a>),
     /// `clear_texture`, `clear_texture_regions`.
     ClearTexture(ClearTexture<'a>),
     /// `clear_buffer`, `clear(buffer, float4 | uint4)`.
-    ClearBuffer(ClearBuffer),
+    ClearBuffer(ClearBuffer<'a>),
     /// `copy_texture` (both overloads).
-    CopyTexture(CopyTexture),
+    CopyTexture(CopyTexture<'a>),
     /// `copy_buffer` (both overloads).
-    CopyBuffer(CopyBuffer),
+    CopyBuffer(CopyBuffer<'a>),
     /// `copy_texture_to_buffer`.
-    CopyTextureToBuffer(BufferTextureCopy),
+    CopyTextureToBuffer(BufferTextureCopy<'a>),
     /// `copy_buffer_to_texture`.
-    CopyBufferToTexture(BufferTextureCopy),
+    CopyBufferToTexture(BufferTextureCopy<'a>),
     /// `resolve`.
-    Resolve(Resolve),
+    Resolve(Resolve<'a>),
 }
 
 /// An argument block that does not hold a built-in's arguments (the builder accepts no such
@@ -325,45 +325,62 @@ struct ArgReader<'a> {
 }
 
 impl<'a> ArgReader<'a> {
+    #[inline]
     fn offset(&self, param: usize) -> usize {
         self.layout.params[param].offset as usize
     }
 
+    #[inline(always)]
     fn words<const N: usize>(&self, param: usize) -> [u32; N] {
         let start = self.offset(param);
+        let bytes = &self.bytes[start..start + N * 4];
         std::array::from_fn(|i| {
-            let at = start + i * 4;
-            let b = &self.bytes[at..at + 4];
-            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+            u32::from_le_bytes([
+                bytes[i * 4],
+                bytes[i * 4 + 1],
+                bytes[i * 4 + 2],
+                bytes[i * 4 + 3],
+            ])
         })
     }
 
+    #[inline]
     fn u32(&self, param: usize) -> u32 {
         self.words::<1>(param)[0]
     }
 
+    #[inline]
     fn u64(&self, param: usize) -> u64 {
         let [low, high] = self.words::<2>(param);
         low as u64 | (high as u64) << 32
     }
 
+    #[inline]
     fn f32(&self, param: usize) -> f32 {
         f32::from_bits(self.u32(param))
     }
 
+    #[inline]
     fn floats(&self, param: usize) -> [f32; 4] {
         self.words::<4>(param).map(f32::from_bits)
     }
 
-    fn view(&self, param: u16) -> Option<ViewArg> {
-        let index = self.accesses.iter().position(|a| a.param == param)?;
-        Some(ViewArg {
-            index: index as u32,
-            access: self.accesses[index],
-        })
+    #[inline]
+    fn view(&self, param: u16) -> Option<ViewArg<'a>> {
+        let accesses: &'a [AccessRecord] = self.accesses;
+        for (index, access) in accesses.iter().enumerate() {
+            if access.param == param {
+                return Some(ViewArg {
+                    index: index as u32,
+                    access,
+                });
+            }
+        }
+        None
     }
 
     /// `numRects` at `count` and the array's bytes at `rects` (to the end of the block).
+    #[inline]
     fn rects(&self, count: usize, rects: usize) -> ClearRects<'a> {
         ClearRects::new(self.u32(count), &self.bytes[self.offset(rects)..])
     }
@@ -388,21 +405,17 @@ impl<'a> BuiltinCall<'a> {
     /// assert_eq!((region.dst_offset, region.src_offset, region.size), (16, 4, 64));
     /// assert_eq!(copy.dst, None); // null views
     /// ```
+    #[inline]
     pub fn decode(
         decl: &'a NodeDeclDesc,
         args: &'a [u8],
         accesses: &'a [AccessRecord],
     ) -> Result<BuiltinCall<'a>, BuiltinArgsError> {
         let node = decl.builtin.ok_or(BuiltinArgsError::NotBuiltin)?;
-        // Arguments are read at the offsets of rpsl.h's declaration, which `decl` must share.
+        // Arguments are read at the offsets of rpsl.h's declaration, which `decl` must share
+        // (`BuiltinNode::of_declaration` matched its parameter types when it was made).
         let layout = node.shared_declaration();
-        if decl.params.len() != layout.params.len()
-            || decl
-                .params
-                .iter()
-                .zip(&layout.params)
-                .any(|(a, b)| a.offset != b.offset)
-        {
+        if decl.params.len() != layout.params.len() || decl.args_end != layout.args_end {
             return Err(BuiltinArgsError::Parameters(node));
         }
         if args.len() < layout.args_end as usize {
@@ -435,7 +448,7 @@ impl<'a> BuiltinCall<'a> {
     }
 
     /// The view of the call's first parameter: the cleared, copied-to or resolved-to view.
-    pub fn target(&self) -> Option<&ViewArg> {
+    pub fn target(&self) -> Option<&ViewArg<'a>> {
         match self {
             BuiltinCall::ClearColor(call) => call.target.as_ref(),
             BuiltinCall::ClearColorRegions(call) => call.target.as_ref(),
@@ -454,6 +467,7 @@ impl<'a> BuiltinCall<'a> {
 
 /// The one place that knows where each built-in keeps each argument (the parameter indices of
 /// [`BuiltinNode::declaration`]).
+#[inline(never)]
 fn decode_args<'a>(node: BuiltinNode, r: &ArgReader<'a>) -> BuiltinCall<'a> {
     use BuiltinNode as N;
     match node {

@@ -7,6 +7,7 @@
 use crate::builtin_call::{
     BufferTextureCopy, BuiltinCall, CopyBuffer, CopyTexture, Resolve, ViewArg,
 };
+use crate::builtins::BuiltinNode;
 use crate::decl::NodeDeclDesc;
 use crate::graph::{AccessRange, AccessRecord, ResourceRecord};
 use crate::resource::ResourceDesc;
@@ -83,32 +84,48 @@ pub(crate) fn check_transfer(
     resources: &[ResourceRecord],
     args: &[u8],
 ) -> Result<(), String> {
-    if decl.builtin.is_none() {
+    use BuiltinNode as N;
+    // Only copies and resolves have rules here: other calls are not decoded at all.
+    if !matches!(
+        decl.builtin,
+        Some(
+            N::CopyTexture
+                | N::CopyTextureRegion
+                | N::CopyBuffer
+                | N::CopyBufferRegion
+                | N::CopyTextureToBuffer
+                | N::CopyBufferToTexture
+                | N::Resolve
+        )
+    ) {
         return Ok(());
     }
-    match BuiltinCall::decode(decl, args, accesses).map_err(|error| error.to_string())? {
-        BuiltinCall::CopyTexture(copy) => check_copy_texture(&copy, resources),
-        BuiltinCall::CopyBuffer(copy) => check_copy_buffer(&copy, resources),
-        BuiltinCall::CopyTextureToBuffer(copy) => {
+    match &BuiltinCall::decode(decl, args, accesses) {
+        Ok(BuiltinCall::CopyTexture(copy)) => check_copy_texture(copy, resources),
+        Ok(BuiltinCall::CopyBuffer(copy)) => check_copy_buffer(copy, resources),
+        Ok(BuiltinCall::CopyTextureToBuffer(copy)) => {
             overlap(copy.buffer, copy.texture, resources)?;
-            check_buffer_texture_copy(&copy, resources)
+            check_buffer_texture_copy(copy, resources)
         }
-        BuiltinCall::CopyBufferToTexture(copy) => {
+        Ok(BuiltinCall::CopyBufferToTexture(copy)) => {
             overlap(copy.texture, copy.buffer, resources)?;
-            check_buffer_texture_copy(&copy, resources)
+            check_buffer_texture_copy(copy, resources)
         }
-        BuiltinCall::Resolve(call) => check_resolve(&call, resources),
-        BuiltinCall::ClearColor(_)
-        | BuiltinCall::ClearColorRegions(_)
-        | BuiltinCall::ClearDepthStencil(_)
-        | BuiltinCall::ClearDepthStencilRegions(_)
-        | BuiltinCall::ClearTexture(_)
-        | BuiltinCall::ClearBuffer(_) => Ok(()),
+        Ok(BuiltinCall::Resolve(call)) => check_resolve(call, resources),
+        Ok(
+            BuiltinCall::ClearColor(_)
+            | BuiltinCall::ClearColorRegions(_)
+            | BuiltinCall::ClearDepthStencil(_)
+            | BuiltinCall::ClearDepthStencilRegions(_)
+            | BuiltinCall::ClearTexture(_)
+            | BuiltinCall::ClearBuffer(_),
+        ) => Ok(()),
+        Err(error) => Err(error.to_string()),
     }
 }
 
 /// What a view argument covers (`None` for a null view or an unknown resource).
-fn viewed(view: Option<ViewArg>, resources: &[ResourceRecord]) -> Option<Viewed<'_>> {
+fn viewed<'a>(view: Option<ViewArg<'a>>, resources: &'a [ResourceRecord]) -> Option<Viewed<'a>> {
     let access = view?.access;
     resources.get(access.resource.index()).map(|record| Viewed {
         desc: &record.desc,
@@ -118,7 +135,7 @@ fn viewed(view: Option<ViewArg>, resources: &[ResourceRecord]) -> Option<Viewed<
 
 /// `copy_texture`: distinct subresources; whole views of compatible textures with mips of one
 /// size, or a region whose offsets lie in compatible views' first mips.
-fn check_copy_texture(copy: &CopyTexture, resources: &[ResourceRecord]) -> Result<(), String> {
+fn check_copy_texture(copy: &CopyTexture<'_>, resources: &[ResourceRecord]) -> Result<(), String> {
     overlap(copy.dst, copy.src, resources)?;
     let (Some(dst), Some(src)) = (viewed(copy.dst, resources), viewed(copy.src, resources)) else {
         return Ok(());
@@ -134,7 +151,7 @@ fn check_copy_texture(copy: &CopyTexture, resources: &[ResourceRecord]) -> Resul
 }
 
 /// `copy_buffer`: distinct byte ranges; a region inside both views.
-fn check_copy_buffer(copy: &CopyBuffer, resources: &[ResourceRecord]) -> Result<(), String> {
+fn check_copy_buffer(copy: &CopyBuffer<'_>, resources: &[ResourceRecord]) -> Result<(), String> {
     overlap(copy.dst, copy.src, resources)?;
     let (Some(dst), Some(src), Some(region)) = (
         viewed(copy.dst, resources),
@@ -149,7 +166,7 @@ fn check_copy_buffer(copy: &CopyBuffer, resources: &[ResourceRecord]) -> Result<
 
 /// `copy_texture_to_buffer` / `copy_buffer_to_texture` ([`buffer_texture_copy`]).
 fn check_buffer_texture_copy(
-    copy: &BufferTextureCopy,
+    copy: &BufferTextureCopy<'_>,
     resources: &[ResourceRecord],
 ) -> Result<(), String> {
     let (Some(buffer), Some(texture)) = (
@@ -175,7 +192,7 @@ fn check_buffer_texture_copy(
 
 /// `resolve`: distinct subresources, a multisampled source into a single-sampled destination
 /// of its format, offsets inside the views' first mips.
-fn check_resolve(call: &Resolve, resources: &[ResourceRecord]) -> Result<(), String> {
+fn check_resolve(call: &Resolve<'_>, resources: &[ResourceRecord]) -> Result<(), String> {
     overlap(call.dst, call.src, resources)?;
     let (Some(dst), Some(src)) = (viewed(call.dst, resources), viewed(call.src, resources)) else {
         return Ok(());
@@ -195,8 +212,8 @@ fn widen(at: [u32; 3]) -> [u64; 3] {
 /// The source and destination views of one resource share no subresource (or byte): a copy
 /// reads and writes them in different layouts, and the copy regions may not overlap.
 fn overlap(
-    dst: Option<ViewArg>,
-    src: Option<ViewArg>,
+    dst: Option<ViewArg<'_>>,
+    src: Option<ViewArg<'_>>,
     resources: &[ResourceRecord],
 ) -> Result<(), String> {
     let (Some(dst), Some(src)) = (dst, src) else {

@@ -215,8 +215,8 @@ impl FrameRecorder<'_> {
         let handle = self.handle(view.access.resource)?;
         Ok(BoundView {
             access_index: self.graph.nodes[node.index()].accesses.start + view.index,
-            access: view.access,
-            region: access_region(&view.access, &handle.desc),
+            access: *view.access,
+            region: access_region(view.access, &handle.desc),
             handle,
         })
     }

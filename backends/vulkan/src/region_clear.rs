@@ -55,7 +55,7 @@ pub(crate) fn create_region_clear_scratch(
         if let Some(Ok(TextureClear::Texel(_))) = texture_clear_value(graph, &call, target.format) {
             continue;
         }
-        let region = access_region(&access, &target.desc);
+        let region = access_region(access, &target.desc);
         let mip = region.range.base_mip_level;
         let desc = ResourceDesc::tex2d(
             target.desc.format,
