@@ -8,8 +8,8 @@ use std::sync::Arc;
 use rpsl_frontend::access::{AccessArgs, AccessDesc as HirAccess, AccessMode as HirMode};
 use rpsl_frontend::hir::{self, ScalarKind, StructId, Type, TypeTable};
 use rpsl_runtime::{
-    AccessDesc, AccessFlags, AccessMode, NodeDeclDesc, ParamDesc, QueueClass, ScalarType,
-    SemanticKind, StructField, StructType, ValueType,
+    AccessDesc, AccessFlags, AccessMode, BuiltinNode, NodeDeclDesc, ParamDesc, QueueClass,
+    ScalarType, SemanticKind, StructField, StructType, ValueType,
 };
 
 /// Converts frontend types into runtime value types, sharing one [`StructType`] per struct.
@@ -150,7 +150,17 @@ pub(crate) fn node_declarations(module: &hir::Module) -> Result<Vec<NodeDeclDesc
         }
         let mut decl = NodeDeclDesc::new(node.name.clone(), queue_class(node.queue), params);
         if node.is_builtin {
-            decl = decl.into_builtin();
+            let Some(builtin) = BuiltinNode::of_declaration(&decl) else {
+                return Err(DeclError {
+                    message: format!(
+                        "internal error: rpsl.h node `{}` has no built-in implementation with \
+                         these parameters",
+                        node.name
+                    ),
+                    span: node.span,
+                });
+            };
+            decl = decl.with_builtin(builtin);
         }
         for (runtime, hir) in decl.params.iter().zip(&node.params) {
             if runtime.offset != hir.offset {
@@ -187,6 +197,22 @@ mod tests {
         assert_eq!(draw.params[1].view_slots[0].name, "g.t");
         assert_eq!(draw.params[2].offset, 88);
         assert_eq!(draw.params[3].view_slots.len(), 2);
-        assert!(decls.iter().any(|d| d.name == "clear" && d.builtin));
+        assert!(decls
+            .iter()
+            .any(|d| d.name == "clear" && d.builtin == Some(BuiltinNode::ClearColorFloat)));
+    }
+
+    #[test]
+    fn the_preludes_nodes_resolve_to_every_builtin_once_and_in_order() {
+        let compilation = rpsl_frontend::check_source("empty.rpsl", "export void main() {}\n");
+        let decls = node_declarations(&compilation.module.expect("checks")).expect("converts");
+        let builtins: Vec<_> = decls.iter().filter_map(|decl| decl.builtin).collect();
+        assert_eq!(builtins, BuiltinNode::ALL);
+        for decl in decls.iter().filter(|decl| decl.is_builtin()) {
+            let runtime = decl.builtin.unwrap().declaration();
+            let offsets = |d: &NodeDeclDesc| d.params.iter().map(|p| p.offset).collect::<Vec<_>>();
+            assert_eq!(offsets(decl), offsets(&runtime), "{}", decl.name);
+            assert_eq!(decl.queue, runtime.queue, "{}", decl.name);
+        }
     }
 }

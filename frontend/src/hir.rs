@@ -265,7 +265,8 @@ pub struct NodeDecl {
     /// One slot per view reachable from the parameters, in parameter order (arrays and structs
     /// flattened, recursively).
     pub slots: Vec<AccessSlot>,
-    /// Whether it is one of the prelude's built-in nodes (the runtime implements those by name).
+    /// Whether it is one of the prelude's built-in nodes (the runtime resolves each to the
+    /// built-in of its name and parameter types).
     pub is_builtin: bool,
     /// The function that defines it, for a node declared with a body.
     pub definition: Option<FuncId>,

@@ -146,7 +146,7 @@ impl Backend for NullBackend {
                 ));
             }
             let decl = graph.decl_of(node);
-            let bound = decl.builtin || self.bound_nodes.contains(&decl.name);
+            let bound = decl.is_builtin() || self.bound_nodes.contains(&decl.name);
             if !bound && !self.allow_unbound {
                 return Err(BackendError::UnboundNode {
                     node,

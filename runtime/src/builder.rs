@@ -704,7 +704,7 @@ impl GraphBuilder {
         decl: &NodeDeclDesc,
         accesses: std::ops::Range<usize>,
     ) -> Result<(), BuildError> {
-        if !decl.builtin || accesses.len() != 2 {
+        if !decl.is_builtin() || accesses.len() != 2 {
             return Ok(());
         }
         let copies: Vec<AccessRecord> = self.graph.accesses[accesses].to_vec();

@@ -1,6 +1,7 @@
 //! Node declarations: parameter value types and layouts, access attributes, semantics, and the
 //! view slots through which the builder finds the views inside an argument block.
 
+use crate::builtins::BuiltinNode;
 use crate::view::VIEW_BYTES;
 use std::sync::Arc;
 
@@ -524,8 +525,9 @@ pub struct NodeDeclDesc {
     pub args_size: u32,
     /// The end of the last parameter: the fewest bytes `call_node` accepts.
     pub args_end: u32,
-    /// A built-in node of rpsl.h (`clear`, `copy_texture`, ...).
-    pub builtin: bool,
+    /// The built-in node of rpsl.h this declares (`clear`, `copy_texture`, ...), resolved once
+    /// when the declaration is made; `None` for a script's node.
+    pub builtin: Option<BuiltinNode>,
 }
 
 impl NodeDeclDesc {
@@ -560,14 +562,20 @@ impl NodeDeclDesc {
             params,
             args_size: offset.next_multiple_of(8),
             args_end: offset,
-            builtin: false,
+            builtin: None,
         }
     }
 
-    /// Marks the declaration as a built-in.
-    pub fn into_builtin(mut self) -> NodeDeclDesc {
-        self.builtin = true;
+    /// Marks the declaration as rpsl.h's built-in node `node` (found for a declaration by
+    /// [`BuiltinNode::of_declaration`]).
+    pub fn with_builtin(mut self, node: BuiltinNode) -> NodeDeclDesc {
+        self.builtin = Some(node);
         self
+    }
+
+    /// A built-in node of rpsl.h.
+    pub fn is_builtin(&self) -> bool {
+        self.builtin.is_some()
     }
 
     /// The parameter of a name.

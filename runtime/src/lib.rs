@@ -15,6 +15,7 @@ mod args_writer;
 pub mod backend;
 mod build_error;
 mod builder;
+mod builtin_call;
 mod builtins;
 mod clear_pattern;
 pub mod compile;
@@ -35,7 +36,12 @@ pub mod vk;
 pub use args_writer::ArgsWriter;
 pub use backend::{Backend, BackendError, NullBackend, NullCommand};
 pub use builder::{external_key, mix_key, BuildError, GraphBuilder};
-pub use builtins::builtin_declarations;
+pub use builtin_call::{
+    BufferRegion, BufferTextureCopy, BuiltinArgsError, BuiltinCall, ClearBuffer, ClearColor,
+    ClearColorRegions, ClearDepthStencil, ClearDepthStencilRegions, ClearRects, ClearTexture,
+    CopyBuffer, CopyTexture, Resolve, StorageClearValue, TextureRegion, ViewArg,
+};
+pub use builtins::{builtin_declarations, BuiltinNode};
 pub use clear_pattern::{
     buffer_clear_pattern, option_clear_value, texture_clear, texture_region_clear_value,
     ClearValue, TextureClear, CLEAR_UAV_FLOAT, CLEAR_UAV_UINT,

@@ -4,35 +4,13 @@
 //! that reaches past the end of a resource, is an error at the call on every backend — never a
 //! command a GPU runs (on real drivers such a copy can take the device down).
 
+use crate::builtin_call::{
+    BufferTextureCopy, BuiltinCall, CopyBuffer, CopyTexture, Resolve, ViewArg,
+};
+use crate::builtins::BuiltinNode;
 use crate::decl::NodeDeclDesc;
 use crate::graph::{AccessRange, AccessRecord, ResourceRecord};
 use crate::resource::ResourceDesc;
-
-/// Reads the argument block of one call by parameter index.
-struct CallArgs<'a> {
-    decl: &'a NodeDeclDesc,
-    bytes: &'a [u8],
-}
-
-impl CallArgs<'_> {
-    fn u32(&self, param: usize, index: u32) -> u64 {
-        let Some(offset) = self.decl.params.get(param).map(|p| p.offset) else {
-            return 0;
-        };
-        let at = (offset + index * 4) as usize;
-        self.bytes
-            .get(at..at + 4)
-            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
-    }
-
-    fn u64(&self, param: usize) -> u64 {
-        self.u32(param, 0) | self.u32(param, 1) << 32
-    }
-
-    fn vector(&self, param: usize) -> [u64; 3] {
-        [self.u32(param, 0), self.u32(param, 1), self.u32(param, 2)]
-    }
-}
 
 /// What one access of the call covers: its resource's description and the viewed range.
 struct Viewed<'a> {
@@ -106,95 +84,142 @@ pub(crate) fn check_transfer(
     resources: &[ResourceRecord],
     args: &[u8],
 ) -> Result<(), String> {
-    if !decl.builtin {
+    use BuiltinNode as N;
+    // Only copies and resolves have rules here: other calls are not decoded at all.
+    if !matches!(
+        decl.builtin,
+        Some(
+            N::CopyTexture
+                | N::CopyTextureRegion
+                | N::CopyBuffer
+                | N::CopyBufferRegion
+                | N::CopyTextureToBuffer
+                | N::CopyBufferToTexture
+                | N::Resolve
+        )
+    ) {
         return Ok(());
     }
-    let args = CallArgs { decl, bytes: args };
-    let (dst_param, src_param) = match decl.name.as_str() {
-        "copy_texture" | "copy_buffer" if decl.params.len() == 2 => (0, 1),
-        "copy_texture" | "copy_buffer" | "copy_buffer_to_texture" | "resolve" => (0, 2),
-        "copy_texture_to_buffer" => (0, 5),
-        _ => return Ok(()),
-    };
-    let access = |param: usize| {
-        accesses
-            .iter()
-            .find(|access| access.param as usize == param)
-    };
-    overlap(access(dst_param), access(src_param), resources)?;
-    let view = |param: usize| {
-        access(param).and_then(|access| {
-            resources.get(access.resource.index()).map(|record| Viewed {
-                desc: &record.desc,
-                range: access.range,
-            })
-        })
-    };
-    match (decl.name.as_str(), decl.params.len()) {
-        ("copy_texture", 2) => match (view(0), view(1)) {
-            (Some(dst), Some(src)) => whole_texture_copy(&dst, &src),
-            _ => Ok(()),
-        },
-        ("copy_texture", _) => match (view(0), view(2)) {
-            (Some(dst), Some(src)) => {
-                texture_copy_compatible(&dst, &src)?;
-                offsets_in_mips(&args, &dst, &src, 3)
-            }
-            _ => Ok(()),
-        },
-        ("copy_buffer", 5) => match (view(0), view(2)) {
-            (Some(dst), Some(src)) => {
-                let size = args.u64(4);
-                within("source", args.u64(3), size, src.bytes())?;
-                within("destination", args.u64(1), size, dst.bytes())
-            }
-            _ => Ok(()),
-        },
-        (name @ ("copy_texture_to_buffer" | "copy_buffer_to_texture"), _) => {
-            // To a buffer: dst(0) byteOffset(1) rowPitch(2) imageSize(3) bufferOffset(4)
-            // src(5) srcOffset(6) extent(7); to a texture: dst(0) dstOffset(1) src(2)
-            // byteOffset(3) rowPitch(4) imageSize(5) bufferOffset(6) extent(7).
-            let [buffer, byte_offset, pitch, size, at, texture, texture_at] =
-                if name == "copy_texture_to_buffer" {
-                    [0, 1, 2, 3, 4, 5, 6]
-                } else {
-                    [2, 3, 4, 5, 6, 0, 1]
-                };
-            match (view(buffer), view(texture)) {
-                (Some(buffer), Some(texture)) => {
-                    let layout = BufferLayout {
-                        byte_offset: args.u64(byte_offset),
-                        row_pitch: args.u32(pitch, 0),
-                        image_height: args.u32(size, 1),
-                        at: args.vector(at),
-                    };
-                    let (texture_at, extent) = (args.vector(texture_at), args.vector(7));
-                    buffer_texture_copy(&buffer, &texture, layout, texture_at, extent)
-                }
-                _ => Ok(()),
-            }
+    match &BuiltinCall::decode(decl, args, accesses) {
+        Ok(BuiltinCall::CopyTexture(copy)) => check_copy_texture(copy, resources),
+        Ok(BuiltinCall::CopyBuffer(copy)) => check_copy_buffer(copy, resources),
+        Ok(BuiltinCall::CopyTextureToBuffer(copy)) => {
+            overlap(copy.buffer, copy.texture, resources)?;
+            check_buffer_texture_copy(copy, resources)
         }
-        ("resolve", _) => match (view(0), view(2)) {
-            (Some(dst), Some(src)) => {
-                resolve(&dst, &src)?;
-                offsets_in_mips(&args, &dst, &src, 2)
-            }
-            _ => Ok(()),
-        },
-        _ => Ok(()),
+        Ok(BuiltinCall::CopyBufferToTexture(copy)) => {
+            overlap(copy.texture, copy.buffer, resources)?;
+            check_buffer_texture_copy(copy, resources)
+        }
+        Ok(BuiltinCall::Resolve(call)) => check_resolve(call, resources),
+        Ok(
+            BuiltinCall::ClearColor(_)
+            | BuiltinCall::ClearColorRegions(_)
+            | BuiltinCall::ClearDepthStencil(_)
+            | BuiltinCall::ClearDepthStencilRegions(_)
+            | BuiltinCall::ClearTexture(_)
+            | BuiltinCall::ClearBuffer(_),
+        ) => Ok(()),
+        Err(error) => Err(error.to_string()),
     }
+}
+
+/// What a view argument covers (`None` for a null view or an unknown resource).
+fn viewed<'a>(view: Option<ViewArg<'a>>, resources: &'a [ResourceRecord]) -> Option<Viewed<'a>> {
+    let access = view?.access;
+    resources.get(access.resource.index()).map(|record| Viewed {
+        desc: &record.desc,
+        range: access.range,
+    })
+}
+
+/// `copy_texture`: distinct subresources; whole views of compatible textures with mips of one
+/// size, or a region whose offsets lie in compatible views' first mips.
+fn check_copy_texture(copy: &CopyTexture<'_>, resources: &[ResourceRecord]) -> Result<(), String> {
+    overlap(copy.dst, copy.src, resources)?;
+    let (Some(dst), Some(src)) = (viewed(copy.dst, resources), viewed(copy.src, resources)) else {
+        return Ok(());
+    };
+    match copy.region {
+        None => whole_texture_copy(&dst, &src),
+        Some(region) => {
+            texture_copy_compatible(&dst, &src)?;
+            offset_in_mip("destination", widen(region.dst_offset), &dst, 3)?;
+            offset_in_mip("source", widen(region.src_offset), &src, 3)
+        }
+    }
+}
+
+/// `copy_buffer`: distinct byte ranges; a region inside both views.
+fn check_copy_buffer(copy: &CopyBuffer<'_>, resources: &[ResourceRecord]) -> Result<(), String> {
+    overlap(copy.dst, copy.src, resources)?;
+    let (Some(dst), Some(src), Some(region)) = (
+        viewed(copy.dst, resources),
+        viewed(copy.src, resources),
+        copy.region,
+    ) else {
+        return Ok(());
+    };
+    within("source", region.src_offset, region.size, src.bytes())?;
+    within("destination", region.dst_offset, region.size, dst.bytes())
+}
+
+/// `copy_texture_to_buffer` / `copy_buffer_to_texture` ([`buffer_texture_copy`]).
+fn check_buffer_texture_copy(
+    copy: &BufferTextureCopy<'_>,
+    resources: &[ResourceRecord],
+) -> Result<(), String> {
+    let (Some(buffer), Some(texture)) = (
+        viewed(copy.buffer, resources),
+        viewed(copy.texture, resources),
+    ) else {
+        return Ok(());
+    };
+    let layout = BufferLayout {
+        byte_offset: copy.byte_offset,
+        row_pitch: copy.row_pitch as u64,
+        image_height: copy.buffer_image_size[1] as u64,
+        at: widen(copy.buffer_offset),
+    };
+    buffer_texture_copy(
+        &buffer,
+        &texture,
+        layout,
+        widen(copy.texture_offset),
+        widen(copy.extent),
+    )
+}
+
+/// `resolve`: distinct subresources, a multisampled source into a single-sampled destination
+/// of its format, offsets inside the views' first mips.
+fn check_resolve(call: &Resolve<'_>, resources: &[ResourceRecord]) -> Result<(), String> {
+    overlap(call.dst, call.src, resources)?;
+    let (Some(dst), Some(src)) = (viewed(call.dst, resources), viewed(call.src, resources)) else {
+        return Ok(());
+    };
+    resolve(&dst, &src)?;
+    let [x, y] = call.dst_offset;
+    offset_in_mip("destination", widen([x, y, 0]), &dst, 2)?;
+    let [x, y] = call.src_offset;
+    offset_in_mip("source", widen([x, y, 0]), &src, 2)
+}
+
+/// Texel coordinates as the checks' `u64`s (no sum of them can overflow).
+fn widen(at: [u32; 3]) -> [u64; 3] {
+    at.map(u64::from)
 }
 
 /// The source and destination views of one resource share no subresource (or byte): a copy
 /// reads and writes them in different layouts, and the copy regions may not overlap.
 fn overlap(
-    dst: Option<&AccessRecord>,
-    src: Option<&AccessRecord>,
+    dst: Option<ViewArg<'_>>,
+    src: Option<ViewArg<'_>>,
     resources: &[ResourceRecord],
 ) -> Result<(), String> {
     let (Some(dst), Some(src)) = (dst, src) else {
         return Ok(());
     };
+    let (dst, src) = (dst.access, src.access);
     let Some(record) = resources.get(dst.resource.index()) else {
         return Ok(());
     };
@@ -210,18 +235,6 @@ fn overlap(
         );
     }
     Ok(())
-}
-
-/// The destination (parameter 1) and source (parameter 3) offsets of a region copy or resolve
-/// lie in their views' first mips ([`offset_in_mip`]).
-fn offsets_in_mips(
-    args: &CallArgs<'_>,
-    dst: &Viewed<'_>,
-    src: &Viewed<'_>,
-    axes: usize,
-) -> Result<(), String> {
-    offset_in_mip("destination", args.vector(1), dst, axes)?;
-    offset_in_mip("source", args.vector(3), src, axes)
 }
 
 /// Both views hold the same number of array layers.

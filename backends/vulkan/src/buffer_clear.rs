@@ -11,8 +11,8 @@ use ash::vk;
 use gpu_allocator::vulkan::{AllocationCreateDesc, AllocationScheme, Allocator};
 use gpu_allocator::MemoryLocation;
 use rpsl_runtime::{
-    buffer_clear_pattern, BackendError, ClearValue, CompiledFrame, NodeId, RecordedGraph,
-    ResourceDesc, ResourceKind,
+    buffer_clear_pattern, BackendError, BuiltinCall, BuiltinNode, ClearBuffer, CompiledFrame,
+    NodeId, RecordedGraph, ResourceDesc, ResourceKind,
 };
 
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
@@ -33,54 +33,40 @@ pub struct BufferClearScratch {
     pub size: u64,
 }
 
-/// The built-in buffer clear `node` is: its pattern, or `None` for other nodes (and clears of
-/// textures or null views). `Err`: the view's format cannot be cleared.
+/// The pattern of built-in buffer clear `node`, or `None` for other nodes (and null views).
+/// `Err`: the view's format cannot be cleared.
 pub(crate) fn clear_pattern_of(
     graph: &RecordedGraph,
     node: NodeId,
 ) -> Option<Result<Vec<u8>, String>> {
-    let decl = graph.decl_of(node);
-    if !decl.builtin || !matches!(decl.name.as_str(), "clear" | "clear_buffer") {
+    if !matches!(
+        graph.decl_of(node).builtin,
+        Some(
+            BuiltinNode::ClearBuffer | BuiltinNode::ClearBufferFloat | BuiltinNode::ClearBufferUint
+        )
+    ) {
         return None;
     }
-    let access = graph.node_accesses(node).iter().find(|a| a.param == 0)?;
+    match BuiltinCall::of_node(graph, node)? {
+        Ok(BuiltinCall::ClearBuffer(call)) => clear_pattern(graph, &call),
+        _ => None,
+    }
+}
+
+/// The pattern of buffer clear `call`: its value packed in the view's format (`None` for a
+/// null view). `Err`: the view's format cannot be cleared.
+fn clear_pattern(graph: &RecordedGraph, call: &ClearBuffer) -> Option<Result<Vec<u8>, String>> {
+    let access = call.target?.access;
     let resource = graph.resources.get(access.resource.index())?;
     if resource.desc.kind != ResourceKind::Buffer {
         return None;
     }
-    let bytes = graph.node_args(node);
-    let word = |param: usize, index: u32| {
-        let at = decl
-            .params
-            .get(param)
-            .map_or(usize::MAX, |p| p.offset as usize)
-            + index as usize * 4;
-        bytes
-            .get(at..at.saturating_add(4))
-            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    let value_param = if decl.name == "clear_buffer" { 2 } else { 1 };
-    let words = [0, 1, 2, 3].map(|i| word(value_param, i));
     let format = if access.view_format == rpsl_runtime::Format::UNKNOWN {
         resource.desc.format
     } else {
         access.view_format
     };
-    // clear_buffer(b, option, data): the option decides; clear(b, float4 | uint4): the type.
-    let value = if decl.name == "clear_buffer" {
-        rpsl_runtime::option_clear_value(format, word(1, 0), words)
-    } else if matches!(
-        decl.params.get(1).map(|p| &p.value_type),
-        Some(rpsl_runtime::ValueType::Vector(
-            rpsl_runtime::ScalarType::F32,
-            4
-        ))
-    ) {
-        ClearValue::Float(words.map(f32::from_bits))
-    } else {
-        ClearValue::Uint(words)
-    };
-    Some(buffer_clear_pattern(format, value))
+    Some(buffer_clear_pattern(format, call.value.for_format(format)))
 }
 
 /// The 4-byte word a fill writes for `pattern`, when the pattern repeats every 4 bytes.
@@ -211,6 +197,7 @@ impl FrameRecorder<'_> {
         &self,
         node: NodeId,
         name: &str,
+        call: &ClearBuffer,
         target: &ResourceHandle,
         offset: u64,
         size: u64,
@@ -220,7 +207,7 @@ impl FrameRecorder<'_> {
             name: name.to_string(),
             message,
         };
-        let pattern = clear_pattern_of(self.graph, node)
+        let pattern = clear_pattern(self.graph, call)
             .ok_or_else(|| failed("not a buffer clear".into()))?
             .map_err(failed)?;
         if size == 0 {

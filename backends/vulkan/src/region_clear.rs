@@ -7,12 +7,13 @@
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
 use rpsl_runtime::{
-    BackendError, CompiledFrame, NodeId, RecordedGraph, ResourceDesc, TextureClear,
+    BackendError, BuiltinCall, BuiltinNode, CompiledFrame, NodeId, RecordedGraph, ResourceDesc,
+    TextureClear, ViewArg,
 };
 
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
 use crate::resources::{create_unbound, GpuResource};
-use crate::texture_clear::texture_clear_of;
+use crate::texture_clear::texture_clear_value;
 
 /// The scratch image of one `clear_texture_regions` node.
 #[derive(Copy, Clone, Debug)]
@@ -35,12 +36,15 @@ pub(crate) fn create_region_clear_scratch(
 ) -> Result<Vec<RegionClearScratch>, BackendError> {
     let mut images = Vec::new();
     for &node in &frame.order {
-        let decl = graph.decl_of(node);
-        let record = &graph.nodes[node.index()];
-        if decl.name != "clear_texture_regions" || record.accesses.is_empty() {
+        if graph.decl_of(node).builtin != Some(BuiltinNode::ClearTextureRegions) {
             continue;
         }
-        let access = graph.accesses[record.accesses.start as usize];
+        let Some(Ok(BuiltinCall::ClearTexture(call))) = BuiltinCall::of_node(graph, node) else {
+            continue;
+        };
+        let Some(ViewArg { access, .. }) = call.target else {
+            continue;
+        };
         let Some(Some(target)) = handles.get(access.resource.index()) else {
             continue;
         };
@@ -48,10 +52,10 @@ pub(crate) fn create_region_clear_scratch(
             continue;
         }
         // Texel clears copy from a buffer instead (`texture_clear.rs`).
-        if let Some(Ok(TextureClear::Texel(_))) = texture_clear_of(graph, node, target.format) {
+        if let Some(Ok(TextureClear::Texel(_))) = texture_clear_value(graph, &call, target.format) {
             continue;
         }
-        let region = access_region(&access, &target.desc);
+        let region = access_region(access, &target.desc);
         let mip = region.range.base_mip_level;
         let desc = ResourceDesc::tex2d(
             target.desc.format,

@@ -397,7 +397,7 @@ fn record_node(
 ) -> Result<(), BackendError> {
     let graph = recorder.graph;
     let decl = graph.decl_of(node);
-    if decl.builtin {
+    if decl.is_builtin() {
         return recorder.record_builtin(node);
     }
     let callback = sub.nodes.get_mut(&decl.name);

@@ -16,8 +16,8 @@
 use ash::vk;
 use gpu_allocator::vulkan::Allocator;
 use rpsl_runtime::{
-    buffer_clear_pattern, option_clear_value, texture_clear, texture_region_clear_value,
-    BackendError, CompiledFrame, Format, NodeId, RecordedGraph, ResourceKind, TextureClear,
+    buffer_clear_pattern, texture_clear, BackendError, BuiltinCall, BuiltinNode, ClearTexture,
+    CompiledFrame, Format, NodeId, RecordedGraph, ResourceKind, TextureClear,
 };
 
 use crate::buffer_clear::{create_pattern_buffer, SCRATCH_BYTES};
@@ -72,50 +72,44 @@ fn row_bands(
 
 /// How the built-in texture clear `node` writes its value into its target image, whose Vulkan
 /// format is `image_format`, or `None` for other nodes (and null views). `Err`: the view's
-/// format cannot be cleared this way. A view whose format is not the image's (a typed view of a
-/// typeless texture) always gets texel bytes: `vkCmdClearColorImage` would take the value in
-/// the image's format.
+/// format cannot be cleared this way.
 pub(crate) fn texture_clear_of(
     graph: &RecordedGraph,
     node: NodeId,
     image_format: vk::Format,
 ) -> Option<Result<TextureClear, String>> {
-    let decl = graph.decl_of(node);
-    let regions = match decl.name.as_str() {
-        "clear_texture" => false,
-        "clear_texture_regions" => true,
-        _ => return None,
-    };
-    if !decl.builtin {
+    if !matches!(
+        graph.decl_of(node).builtin,
+        Some(BuiltinNode::ClearTexture | BuiltinNode::ClearTextureRegions)
+    ) {
         return None;
     }
-    let access = graph.node_accesses(node).iter().find(|a| a.param == 0)?;
+    match BuiltinCall::of_node(graph, node)? {
+        Ok(BuiltinCall::ClearTexture(call)) => texture_clear_value(graph, &call, image_format),
+        _ => None,
+    }
+}
+
+/// How texture clear `call` writes its value into its target image, whose Vulkan format is
+/// `image_format` (`None` for a null view). `Err`: the view's format cannot be cleared this
+/// way. A view whose format is not the image's (a typed view of a typeless texture) always
+/// gets texel bytes: `vkCmdClearColorImage` would take the value in the image's format.
+pub(crate) fn texture_clear_value(
+    graph: &RecordedGraph,
+    call: &ClearTexture<'_>,
+    image_format: vk::Format,
+) -> Option<Result<TextureClear, String>> {
+    let access = call.target?.access;
     let resource = graph.resources.get(access.resource.index())?;
     if resource.desc.kind == ResourceKind::Buffer {
         return None;
     }
-    let bytes = graph.node_args(node);
-    let word = |param: usize, index: usize| {
-        let at = decl
-            .params
-            .get(param)
-            .map_or(usize::MAX, |p| p.offset as usize)
-            .saturating_add(index * 4);
-        bytes
-            .get(at..at.saturating_add(4))
-            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
     let format = if access.view_format == Format::UNKNOWN {
         resource.desc.format
     } else {
         access.view_format
     };
-    // clear_texture_regions(t, data, ...); clear_texture(t, option, data).
-    let value = if regions {
-        texture_region_clear_value(format, [0, 1, 2, 3].map(|i| word(1, i)))
-    } else {
-        option_clear_value(format, word(1, 0), [0, 1, 2, 3].map(|i| word(2, i)))
-    };
+    let value = call.value.for_format(format);
     let clear = texture_clear(format, value);
     if vk_format(format) == Some(image_format)
         || !matches!(clear, Ok(TextureClear::Integer(_) | TextureClear::Float(_)))
@@ -183,6 +177,7 @@ impl FrameRecorder<'_> {
         &self,
         node: NodeId,
         name: &str,
+        call: &ClearTexture<'_>,
         target: &ResourceHandle,
         range: &vk::ImageSubresourceRange,
         rects: Option<&[vk::ClearRect]>,
@@ -192,7 +187,7 @@ impl FrameRecorder<'_> {
             name: name.to_string(),
             message,
         };
-        let clear = texture_clear_of(self.graph, node, target.format)
+        let clear = texture_clear_value(self.graph, call, target.format)
             .ok_or_else(|| failed("not a texture clear".into()))?
             .map_err(failed)?;
         let value = match clear {

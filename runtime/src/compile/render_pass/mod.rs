@@ -181,7 +181,7 @@ fn build_render_pass(
     let record = &graph.nodes[node.index()];
     let decl_index = record.decl.index();
     let decl = &graph.decls[decl_index];
-    if decl.builtin {
+    if decl.is_builtin() {
         return Ok(false);
     }
     let Some(&decl_kind) = plans.kinds.get(decl_index) else {

@@ -159,7 +159,7 @@ fn slot_role(decl: &NodeDeclDesc, semantic: Option<(SemanticKind, u32)>) -> Slot
 
 fn decl_kind(decl: &NodeDeclDesc) -> DeclKind {
     let attachments = decl.queue == QueueClass::Graphics
-        && !decl.builtin
+        && !decl.is_builtin()
         && decl.params.iter().any(|param| {
             param.view_slots.iter().any(|slot| {
                 matches!(
