@@ -258,7 +258,7 @@ fn bench_reports_every_figure_as_json() {
 }
 
 #[test]
-fn graph_html_shows_schedule_heap_and_tables() {
+fn graph_html_embeds_the_dump_and_the_explorer_facts() {
     let script = scratch(
         "html.rpsl",
         "graphics node Fill(rtv rt);\n\
@@ -274,25 +274,42 @@ fn graph_html_shows_schedule_heap_and_tables() {
     let page = String::from_utf8(out.stdout).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(page.trim_end().ends_with("</html>"));
-    // Both nodes on the graphics queue, in order.
-    assert!(
-        page.contains("<title>#0 node 0: Fill (graphics)</title>"),
-        "{page}"
+    // Self-contained: nothing is fetched.
+    for outside in ["http://", "https://", "<link", " src="] {
+        assert!(!page.contains(outside), "{outside}");
+    }
+    // The page carries the JSON dump of the same frame, byte for byte.
+    let json = rpsl(&["graph", script.to_str().unwrap(), "--format", "json"]);
+    let json = String::from_utf8(json.stdout).unwrap();
+    assert!(page.contains(&format!(
+        "<script type=\"application/json\" id=\"dump\">{json}</script>"
+    )));
+    // And the explorer's facts: the edge with its reason, the barriers decoded.
+    let start = page.find("id=\"facts\">").unwrap() + "id=\"facts\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let facts: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+    let frame = &facts[0];
+    assert_eq!(
+        frame["edges"],
+        serde_json::json!([[0, 1, "data", [{"resource": 1, "range": "mips 0..1, layers 0..1"}]]])
     );
-    assert!(page.contains("<title>#1 node 1: Blend (graphics)</title>"));
-    // Three barrier batches, the second with two transitions.
-    assert_eq!(page.matches("fill=\"#cc0000\"").count(), 3);
-    assert!(page.contains(
-        "batch before #1:\nt: ColorAttachment -&gt; ShaderReadOnly\n\
-         bb: PresentSrc -&gt; ColorAttachment</title>"
-    ));
-    // The transient (named after its variable) lives from position 0 to 1 at the start of a
-    // 64 KiB heap.
-    assert!(page.contains("<title>t: bytes 0..65536, positions 0..=1</title>"));
-    assert!(page.contains(
-        "<td>bb</td><td>tex2d 1280x720x1 1 mips 1 samples R8G8B8A8_UNORM</td><td>external</td>\
-         <td>1..=1</td>"
-    ));
+    assert_eq!(frame["culled"], serde_json::json!([]));
+    assert_eq!(frame["lifetimes"], serde_json::json!([[1, 1], [0, 1]]));
+    assert_eq!(frame["batches"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        frame["batches"][1],
+        serde_json::json!({"position": 1, "barriers": [
+            {"resource": 1, "range": "mips 0..1, layers 0..1",
+             "old_layout": "COLOR_ATTACHMENT_OPTIMAL", "new_layout": "SHADER_READ_ONLY_OPTIMAL",
+             "src_stages": "COLOR_ATTACHMENT_OUTPUT", "src_access": "COLOR_ATTACHMENT_WRITE",
+             "dst_stages": "FRAGMENT_SHADER|COMPUTE_SHADER", "dst_access": "SHADER_SAMPLED_READ"},
+            {"resource": 0, "range": "mips 0..1, layers 0..1",
+             "old_layout": "PRESENT_SRC_KHR", "new_layout": "COLOR_ATTACHMENT_OPTIMAL",
+             "src_stages": "ALL_COMMANDS", "src_access": "MEMORY_WRITE",
+             "dst_stages": "COLOR_ATTACHMENT_OUTPUT",
+             "dst_access": "COLOR_ATTACHMENT_READ|COLOR_ATTACHMENT_WRITE"},
+        ]})
+    );
 }
 
 /// `check` lowers the script too: a function whose locals pass the VM's 16 MiB frame is an

@@ -1,14 +1,15 @@
 //! `rpsl run FILE`: runs an entry point for N frames on a backend (`vulkan` by default, `null`
 //! to record and compile only) and writes the JSON dump of every frame with `--dump PATH` (`-`
-//! for stdout).
+//! for stdout) and every frame into one graph explorer page with `--dump-html PATH`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use rpsl::runtime::DumpWriter;
 
 use super::frames::{self, Backend, FrameOptions, EXIT_RUNTIME};
+use super::graph_page::ExplorerPage;
 use super::output::{Destination, Output};
 use super::run_vulkan::{script_node_names, shader_dir_of, VulkanRunOptions, VulkanRunner};
 
@@ -26,6 +27,9 @@ pub struct RunArgs {
     /// Write the JSON graph dump of every frame here (`-` for stdout).
     #[arg(long)]
     dump: Option<PathBuf>,
+    /// Write every frame into one graph explorer page (HTML, docs/cli.md) here (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    dump_html: Option<PathBuf>,
     /// (vulkan) Write every external texture of the last frame as DIR/<param>.png.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -98,10 +102,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let mut dump_writer = dump_output
         .as_mut()
         .map(|output| DumpWriter::streaming(&entry, output.writer()));
+    let mut page = args.dump_html.as_ref().map(|_| ExplorerPage::new(&entry));
     let mut failure = None;
     for _ in 0..args.frames {
         match session.run_frame(&entry_args) {
             Ok(frame) => {
+                if let Some(page) = page.as_mut() {
+                    page.add_frame(frame.graph, frame.compiled);
+                }
                 if let Some(dump) = dump_writer.as_mut() {
                     dump.add_frame(frame.graph, Some(frame.compiled));
                     if dump.error().is_some() {
@@ -144,7 +152,27 @@ pub fn run(args: &RunArgs) -> ExitCode {
         }
     }
     let outcome = failure.unwrap_or(ExitCode::SUCCESS);
-    match dumped {
+    let outcome = match dumped {
+        Ok(()) => outcome,
+        Err(error) => error.report(outcome),
+    };
+    // The explorer page holds every frame that ran, also when a later one failed.
+    match (page, &args.dump_html) {
+        (Some(page), Some(path)) => write_page(page, path, outcome),
+        _ => outcome,
+    }
+}
+
+/// Writes the explorer page after the run (it needs every frame); `outcome` is the run's.
+fn write_page(page: ExplorerPage, path: &Path, outcome: ExitCode) -> ExitCode {
+    let mut output = match Output::open("the explorer page", Destination::from_option(Some(path))) {
+        Ok(output) => output,
+        Err(error) => return error.report(outcome),
+    };
+    match output
+        .write_str(&page.finish())
+        .and_then(|()| output.finish())
+    {
         Ok(()) => outcome,
         Err(error) => error.report(outcome),
     }
