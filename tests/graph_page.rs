@@ -392,23 +392,54 @@ fn run_dump_html_compares_frames() {
     );
 }
 
-/// The screenshot of the docs: the corpus frame zoomed in with a node selected. The test
-/// checks a PNG came back; `RPSL_UPDATE_SCREENSHOT=1` also writes it to
-/// docs/images/graph-explorer.png.
+/// Two queues (`async_overlap.rpsl`): a lane per queue, the cross-queue wait, transient
+/// resources of one name told apart by id, and the heap's reuse.
+#[test]
+fn async_frame_shows_queues_and_waits() {
+    let browser = browser_or_skip!();
+    let page = graph_page(&async_overlap(), "main", ASYNC_ARGS, "async.html");
+    let report = selftest(&browser, &page, "node=6");
+    assert_eq!(
+        lines(&report, "lanes: "),
+        ["lanes: graphics, compute"],
+        "{report}"
+    );
+    assert_eq!(
+        lines(&report, "queue waits: "),
+        ["queue waits: graphics waits for compute #12 before #13"]
+    );
+    assert_eq!(
+        lines(&report, "select node "),
+        [
+            "select node 6: nodes [copy_texture, copy_texture, copy_texture] \
+          resources [next #6, next #7] batches [] edges 2"
+        ]
+    );
+    assert_eq!(
+        lines(&report, "edge 5 -> 6 "),
+        ["edge 5 -> 6 data: next #6 [mips 0..1, layers 0..1]"]
+    );
+}
+
+const ASYNC_ARGS: &[&str] = &["GraphicsPasses=4", "ComputePasses=8"];
+
+fn async_overlap() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench/async_overlap.rpsl")
+}
+
+/// The screenshot of the docs: `async_overlap.rpsl` (two queues, aliasing) with a node
+/// selected. The test checks a PNG of the window's size came back; with
+/// `RPSL_UPDATE_SCREENSHOT=1` it also writes docs/images/graph-explorer.png.
 #[test]
 fn screenshot_of_the_explorer() {
     let browser = browser_or_skip!();
-    let Some(script) = corpus("tests_console_test_scheduler.rpsl") else {
-        eprintln!("skipping: the RPS SDK corpus is missing");
-        return;
-    };
-    let page = graph_page(&script, "subres_data_lifetime", &[], "screenshot.html");
+    let page = graph_page(&async_overlap(), "main", ASYNC_ARGS, "screenshot.html");
     let png = scratch_dir().join("graph-explorer.png");
     let _ = std::fs::remove_file(&png);
     let out = browse(
         &browser,
         &page,
-        "zoom=14&at=0&node=4",
+        "node=6",
         &[&format!("--screenshot={}", png.display())],
     );
     let bytes = std::fs::read(&png).unwrap_or_else(|error| {

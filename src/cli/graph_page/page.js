@@ -81,9 +81,15 @@ function prepare(index) {
   return model;
 }
 
+/** A resource's name; `name #id` where several resources share it; `resource id` unnamed. */
 function resourceName(resources, r) {
-  const name = resources[r] && resources[r].name;
-  return name === null || name === undefined ? 'resource ' + r : name;
+  if (!resources.labels) {
+    const uses = new Map();
+    for (const res of resources) if (res.name !== null) uses.set(res.name, (uses.get(res.name) || 0) + 1);
+    resources.labels = resources.map((res, i) => (res.name === null ? 'resource ' + i
+      : uses.get(res.name) > 1 ? `${res.name} #${i}` : res.name));
+  }
+  return resources.labels[r] === undefined ? 'resource ' + r : resources.labels[r];
 }
 
 function overlapsBytes(m, a, b) {
@@ -352,7 +358,8 @@ function timelineHit(m, px, py) {
 function drawLifetimes(m, rel) {
   const scroll = $('life-scroll');
   $('life-spacer').style.height = Math.max(ROW_H, m.rows.length * ROW_H) + 'px';
-  const height = Math.min(scroll.clientHeight || 320, m.rows.length * ROW_H + 2);
+  scroll.style.height = Math.min(320, m.rows.length * ROW_H + 2) + 'px';
+  const height = Math.min(320, m.rows.length * ROW_H + 2);
   const canvas = $('lifetimes');
   const { ctx, width } = setup(canvas, Math.max(ROW_H, height));
   const first = Math.floor(scroll.scrollTop / ROW_H);
