@@ -416,6 +416,11 @@ fn async_frame_shows_queues_and_waits() {
         ]
     );
     assert_eq!(
+        lines(&report, "tooltip node: "),
+        ["tooltip node: copy_texture (node 6, #5 on compute) | after copy_texture (node 5), \
+          data: next #6 [mips 0..1, layers 0..1]"]
+    );
+    assert_eq!(
         lines(&report, "edge 5 -> 6 "),
         ["edge 5 -> 6 data: next #6 [mips 0..1, layers 0..1]"]
     );
@@ -457,4 +462,30 @@ fn screenshot_of_the_explorer() {
         std::fs::create_dir_all(docs.parent().unwrap()).unwrap();
         std::fs::copy(&png, docs).unwrap();
     }
+}
+
+/// A page path that cannot be written fails before any frame runs (exit 3), as `--dump` does.
+#[test]
+fn dump_html_to_an_unwritable_path_fails_first() {
+    let dir = scratch_dir();
+    let script = dir.join("two_frames_unwritable.rpsl");
+    std::fs::write(&script, TWO_FRAMES).unwrap();
+    let page = dir.join("missing-folder/page.html");
+    let out = rpsl(&[
+        "run",
+        script.to_str().unwrap(),
+        "--backend",
+        "null",
+        "--dump-html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: cannot write the explorer page to `{}`: No such file or directory (os error 2)\n",
+            page.display()
+        )
+    );
+    assert!(out.stdout.is_empty());
 }

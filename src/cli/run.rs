@@ -2,7 +2,7 @@
 //! to record and compile only) and writes the JSON dump of every frame with `--dump PATH` (`-`
 //! for stdout) and every frame into one graph explorer page with `--dump-html PATH`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -102,7 +102,19 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let mut dump_writer = dump_output
         .as_mut()
         .map(|output| DumpWriter::streaming(&entry, output.writer()));
-    let mut page = args.dump_html.as_ref().map(|_| ExplorerPage::new(&entry));
+    // The explorer page is written after the run (it holds every frame), into a file opened
+    // now: a path that cannot be written fails before any frame runs, as `--dump` does.
+    let page_output = match &args.dump_html {
+        Some(path) => match Output::open(
+            "the explorer page",
+            Destination::from_option(Some(path.as_path())),
+        ) {
+            Ok(output) => Some(output),
+            Err(error) => return error.report(ExitCode::SUCCESS),
+        },
+        None => None,
+    };
+    let mut page = page_output.as_ref().map(|_| ExplorerPage::new(&entry));
     let mut failure = None;
     for _ in 0..args.frames {
         match session.run_frame(&entry_args) {
@@ -157,18 +169,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Err(error) => error.report(outcome),
     };
     // The explorer page holds every frame that ran, also when a later one failed.
-    match (page, &args.dump_html) {
-        (Some(page), Some(path)) => write_page(page, path, outcome),
+    match (page, page_output) {
+        (Some(page), Some(output)) => write_page(page, output, outcome),
         _ => outcome,
     }
 }
 
-/// Writes the explorer page after the run (it needs every frame); `outcome` is the run's.
-fn write_page(page: ExplorerPage, path: &Path, outcome: ExitCode) -> ExitCode {
-    let mut output = match Output::open("the explorer page", Destination::from_option(Some(path))) {
-        Ok(output) => output,
-        Err(error) => return error.report(outcome),
-    };
+/// Writes the explorer page after the run; `outcome` is the run's exit code.
+fn write_page(page: ExplorerPage, mut output: Output, outcome: ExitCode) -> ExitCode {
     match output
         .write_str(&page.finish())
         .and_then(|()| output.finish())

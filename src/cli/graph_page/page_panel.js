@@ -203,6 +203,18 @@ function find(text) {
   if (r >= 0) select('resource', r);
 }
 
+/** A node's tooltip: name, position, and why it waits for each node it depends on. */
+function nodeTip(m, n) {
+  const lines = [`${m.nodes[n].name} (node ${n}, #${m.position[n]} on ${m.queueNames[m.queueOf(n)]})`];
+  for (const e of m.preds[n].slice(0, 8)) {
+    const edge = m.edges[e];
+    const why = edge.reasons.map((r) => `${resourceName(m.resources, r.resource)} [${r.range}]`).join('; ');
+    lines.push(`after ${m.nodes[edge.from].name} (node ${edge.from}), ${edge.kind}: ${why || 'explicit dependency'}`);
+  }
+  if (m.preds[n].length > 8) lines.push(`… ${m.preds[n].length - 8} more (select the node)`);
+  return lines.join('\n');
+}
+
 function attach(canvas, hit, wheelScrolls) {
   let drag = null;
   canvas.addEventListener('wheel', (e) => {
@@ -232,8 +244,7 @@ function attach(canvas, hit, wheelScrolls) {
     const target = hit(e.clientX - rect.left, e.clientY - rect.top);
     const tip = $('tooltip');
     if (!target || drag) { tip.hidden = true; return; }
-    tip.textContent = target.kind === 'node'
-      ? `${model.nodes[target.id].name} (node ${target.id}, #${model.position[target.id]})`
+    tip.textContent = target.kind === 'node' ? nodeTip(model, target.id)
       : target.kind === 'resource' ? resourceName(model.resources, target.id)
         : model.facts.batches[target.id].barriers.map((t) => transitionText(model, t)).join('\n');
     tip.style.left = (e.clientX + 12) + 'px';
@@ -341,6 +352,7 @@ function selfTest(params) {
       + `resources [${names(rel.resources, (r) => resourceName(m.resources, r))}] `
       + `batches [${names(rel.batches, (b) => '#' + m.facts.batches[b].position)}] edges ${rel.edges.size}`);
     lines.push(`details ${kind}: ${$('details').textContent.replace(/\s+/g, ' ').trim().slice(0, 400)}`);
+    if (kind === 'node' && state.selection) lines.push(`tooltip node: ${nodeTip(m, state.selection.id).replace(/\n/g, ' | ')}`);
   }
   if (modelB) {
     const { rows, moved } = compareRows(model, modelB);
