@@ -417,8 +417,10 @@ fn async_frame_shows_queues_and_waits() {
     );
     assert_eq!(
         lines(&report, "tooltip node: "),
-        ["tooltip node: copy_texture (node 6, #5 on compute) | after copy_texture (node 5), \
-          data: next #6 [mips 0..1, layers 0..1]"]
+        [
+            "tooltip node: copy_texture (node 6, #5 on compute) | after copy_texture (node 5), \
+          data: next #6 [mips 0..1, layers 0..1]"
+        ]
     );
     assert_eq!(
         lines(&report, "edge 5 -> 6 "),

@@ -178,6 +178,18 @@ function niceStep(raw) {
 
 /** Related items of the selection: nodes, resources, batches, edges (sets of indices). */
 function related(m) {
+  const key = state.selection && `${m.index}:${state.selection.kind}:${state.selection.id}`;
+  if (relatedCache.model !== m || relatedCache.key !== key) {
+    relatedCache.model = m;
+    relatedCache.key = key;
+    relatedCache.value = computeRelated(m);
+  }
+  return relatedCache.value;
+}
+
+const relatedCache = { model: null, key: null, value: null };
+
+function computeRelated(m) {
   const sel = state.selection;
   const out = { nodes: new Set(), resources: new Set(), batches: new Set(), edges: new Set() };
   if (!sel) return out;
@@ -233,15 +245,23 @@ function drawTimeline(canvas, m, rel, recordLabels) {
     ctx.fillStyle = q % 2 ? '#f4f6f8' : '#fbfbfb';
     ctx.fillRect(MARGIN, AXIS_H + q * LANE_H, width - MARGIN, LANE_H);
   }
-  if (state.showEdges || rel.edges.size) drawEdges(ctx, m, rel, lo, hi, w);
+  // Below half a pixel per position, edges are a grey smear: only the selection's are drawn.
+  const dense = view.scale < 0.5;
+  if ((state.showEdges && !dense) || rel.edges.size) drawEdges(ctx, m, rel, lo, hi, w, dense);
   const labels = [];
+  const lastColumn = new Float64Array(lanes).fill(-1);
   for (let p = lo; p <= hi; p++) {
     const node = m.s.order[p];
     const q = m.queueOf(node);
     const x = xOf(p);
     const y = AXIS_H + q * LANE_H + 8;
     const lit = rel.nodes.has(node);
-    ctx.globalAlpha = selecting && !lit ? 0.35 : 1;
+    // Zoomed out, many nodes share a pixel column: one box per column and lane is enough.
+    const column = Math.floor(x);
+    if (w < 1.5 && !lit && lastColumn[q] === column) continue;
+    lastColumn[q] = column;
+    const alpha = selecting && !lit ? 0.35 : 1;
+    if (ctx.globalAlpha !== alpha) ctx.globalAlpha = alpha;
     ctx.fillStyle = QUEUE_COLOURS[q % QUEUE_COLOURS.length];
     ctx.fillRect(x, y, w, LANE_H - 16);
     if (lit) {
@@ -260,10 +280,13 @@ function drawTimeline(canvas, m, rel, recordLabels) {
   ctx.globalAlpha = 1;
   const top = AXIS_H;
   const bottom = AXIS_H + lanes * LANE_H;
+  let lastBatchColumn = -1;
   m.facts.batches.forEach((batch, b) => {
     if (batch.position < lo || batch.position > hi + 1) return;
     const x = xOf(batch.position);
     const lit = rel.batches.has(b);
+    if (!lit && Math.floor(x) === lastBatchColumn) return;
+    lastBatchColumn = Math.floor(x);
     ctx.fillStyle = lit ? '#ff0000' : '#cc0000';
     ctx.globalAlpha = selecting && !lit ? 0.4 : 1;
     ctx.fillRect(x - (lit ? 2.5 : 1.5), top, lit ? 5 : 3, bottom - top);
@@ -306,14 +329,14 @@ function arrow(ctx, x1, y1, x2, y2) {
 }
 
 /** Dependency edges touching the visible range: grey (dashed for order-only), related blue. */
-function drawEdges(ctx, m, rel, lo, hi, w) {
+function drawEdges(ctx, m, rel, lo, hi, w, onlyRelated) {
   const paths = { data: new Path2D(), order: new Path2D(), lit: new Path2D() };
   m.edges.forEach((edge, e) => {
     const a = m.position[edge.from];
     const b = m.position[edge.to];
     if (a < 0 || b < 0 || (a < lo && b < lo) || (a > hi && b > hi)) return;
     const lit = rel.edges.has(e);
-    if (!lit && !state.showEdges) return;
+    if (!lit && (!state.showEdges || onlyRelated)) return;
     const path = lit ? paths.lit : paths[edge.kind];
     const qa = m.queueOf(edge.from);
     const qb = m.queueOf(edge.to);
@@ -415,35 +438,61 @@ function heapRect(m, r) {
 function drawHeap(m, rel) {
   const { ctx, width } = setup($('heap'), HEAP_H);
   const selecting = state.selection !== null;
+  // Rectangles are filled per colour in one path each, outlined in one path: a heap of 10,000
+  // resources draws in a handful of canvas calls. The selection's are drawn on top.
+  const fills = new Map();
+  const outlines = new Path2D();
+  const lit = [];
+  const labels = [];
   for (const r of m.placed) {
     const rect = heapRect(m, r);
     if (rect.x > width || rect.x + rect.w < MARGIN) continue;
-    const lit = rel.resources.has(r);
-    ctx.globalAlpha = selecting && !lit ? 0.35 : 1;
+    if (rel.resources.has(r)) {
+      lit.push([r, rect]);
+      continue;
+    }
+    const hue = (r * 47) % 360;
+    if (!fills.has(hue)) fills.set(hue, new Path2D());
+    fills.get(hue).rect(rect.x, rect.y, rect.w, rect.h);
+    if (rect.w >= 4) outlines.rect(rect.x, rect.y, rect.w, rect.h);
+    if (rect.h >= 12 && rect.w >= 30) labels.push([r, rect]);
+  }
+  ctx.globalAlpha = selecting ? 0.35 : 1;
+  for (const [hue, path] of fills) {
+    ctx.fillStyle = `hsl(${hue},55%,65%)`;
+    ctx.fill(path);
+  }
+  ctx.strokeStyle = '#555';
+  ctx.lineWidth = 0.5;
+  ctx.stroke(outlines);
+  for (const [r, rect] of labels) heapLabel(ctx, m, r, rect, width);
+  ctx.globalAlpha = 1;
+  for (const [r, rect] of lit) {
     ctx.fillStyle = `hsl(${(r * 47) % 360},55%,65%)`;
     ctx.fillRect(rect.x, rect.y, rect.w, rect.h);
-    ctx.strokeStyle = lit ? '#000' : '#555';
-    ctx.lineWidth = lit ? 2 : 0.5;
+    ctx.strokeStyle = '#000';
+    ctx.lineWidth = 2;
     ctx.strokeRect(rect.x, rect.y, rect.w, rect.h);
-    if (rect.h >= 12) {
-      const reuses = m.reuses.get(r);
-      const name = resourceName(m.resources, r);
-      const label = reuses === undefined ? name : `${name} (reuses ${resourceName(m.resources, reuses)})`;
-      const text = fitText(label, Math.min(rect.w, width - Math.max(rect.x, MARGIN)) - 6);
-      if (text !== null) {
-        ctx.fillStyle = '#111';
-        ctx.textAlign = 'left';
-        ctx.fillText(text, Math.max(rect.x, MARGIN) + 3, rect.y + Math.min(rect.h, 24) / 2);
-      }
-    }
+    if (rect.h >= 12) heapLabel(ctx, m, r, rect, width);
   }
-  ctx.globalAlpha = 1;
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, MARGIN - 1, HEAP_H);
   ctx.fillStyle = '#222';
   ctx.textAlign = 'left';
   ctx.fillText('0', 6, 10);
   ctx.fillText((m.s.memory.transient_bytes / 1e6).toFixed(2) + ' MB', 6, HEAP_H - 10);
+}
+
+/** `name (reuses other)` inside a heap rectangle, where it fits. */
+function heapLabel(ctx, m, r, rect, width) {
+  const reuses = m.reuses.get(r);
+  const name = resourceName(m.resources, r);
+  const label = reuses === undefined ? name : `${name} (reuses ${resourceName(m.resources, reuses)})`;
+  const text = fitText(label, Math.min(rect.x + rect.w, width) - Math.max(rect.x, MARGIN) - 6);
+  if (text === null) return;
+  ctx.fillStyle = '#111';
+  ctx.textAlign = 'left';
+  ctx.fillText(text, Math.max(rect.x, MARGIN) + 3, rect.y + Math.min(rect.h, 24) / 2);
 }
 
 function heapHit(m, px, py) {
