@@ -308,6 +308,10 @@ fn ten_thousand_node_chain_renders() {
         ],
         "{report}"
     );
+    assert_eq!(
+        lines(&report, "heap resources reusing memory: "),
+        ["heap resources reusing memory: 9992 of 9999"]
+    );
     // Fitted to the window, 10,000 boxes are far too narrow for labels.
     assert_eq!(lines(&report, "labels drawn: "), ["labels drawn: 0"]);
     assert_eq!(
@@ -413,6 +417,15 @@ fn async_frame_shows_queues_and_waits() {
         [
             "select node 6: nodes [copy_texture, copy_texture, copy_texture] \
           resources [next #6, next #7] batches [] edges 2"
+        ]
+    );
+    // Each transient of the copy chains takes over the memory of one two passes back.
+    assert_eq!(
+        lines(&report, "heap reuses: "),
+        [
+            "heap reuses: next #3 <- onGraphics, next #4 <- next #2, next #7 <- onCompute, \
+          next #8 <- next #6, next #9 <- next #7, next #10 <- next #8, next #11 <- next #9, \
+          next #12 <- next #10"
         ]
     );
     assert_eq!(

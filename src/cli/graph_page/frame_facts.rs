@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 const MAX_SUBRESOURCE_ROWS: u64 = 64;
 
 /// The facts of one frame as the page's JSON (`edges`, `culled`, `batches`, `lifetimes`,
-/// `alias_after`, `subresources`; docs/cli.md describes the page).
+/// `alias_after`, `reuses`, `subresources`; docs/cli.md describes the page).
 pub fn frame_facts(graph: &RecordedGraph, compiled: &CompiledFrame) -> Value {
     let mut boxes = Vec::new();
     access_boxes(graph, &mut boxes);
@@ -29,6 +29,7 @@ pub fn frame_facts(graph: &RecordedGraph, compiled: &CompiledFrame) -> Value {
         "batches": batches(graph, compiled),
         "lifetimes": compiled.lifetimes.iter().map(|span| span.map(|(a, b)| [a, b])).collect::<Vec<_>>(),
         "alias_after": compiled.alias_after,
+        "reuses": super::heap_reuse::previous_occupants(&compiled.placements, &compiled.lifetimes),
         "subresources": subresource_rows(graph, compiled, &boxes),
     })
 }

@@ -10,6 +10,7 @@
 //! `<pre id="selftest">` (tests/graph_page.rs reads it through a headless browser).
 
 mod frame_facts;
+mod heap_reuse;
 
 use rpsl::runtime::{CompiledFrame, DumpWriter, RecordedGraph};
 use serde_json::Value;

@@ -66,18 +66,8 @@ function prepare(index) {
     index, frame, facts, s, nodes, resources, position, queueNames, queueOf, edges, preds, succs,
     resourceNodes, nodeResources, batchAt, culledWhy, rows, placed, reuses: new Map(),
   };
-  // The resource whose bytes each placed resource takes over (the latest earlier occupant
-  // whose byte range overlaps), for the heap's labels; quadratic, so only for modest heaps.
-  if (placed.length <= 3000) {
-    for (const r of placed) {
-      let best = null;
-      for (const q of placed) {
-        if (q !== r && overlapsBytes(model, q, r) && facts.lifetimes[q][1] < facts.lifetimes[r][0]
-          && (best === null || facts.lifetimes[q][1] > facts.lifetimes[best][1])) best = q;
-      }
-      if (best !== null) model.reuses.set(r, best);
-    }
-  }
+  // The resource whose bytes each placed resource takes over (computed in Rust).
+  (facts.reuses || []).forEach((q, r) => { if (q !== null) model.reuses.set(r, q); });
   return model;
 }
 

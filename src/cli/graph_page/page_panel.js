@@ -341,6 +341,8 @@ function selfTest(params) {
   for (const row of m.rows.slice(0, 200)) {
     if (row.sub) lines.push(`  ${resourceName(m.resources, row.resource)} ${row.label}: ${row.span ? row.span.join('..') : '-'} touches ${row.touches.join(',')}`);
   }
+  lines.push(`heap resources reusing memory: ${m.reuses.size} of ${m.placed.length}`);
+  lines.push(`heap reuses: ${[...m.reuses].slice(0, 20).map(([r, q]) => `${resourceName(m.resources, r)} <- ${resourceName(m.resources, q)}`).join(', ')}`);
   for (const c of m.facts.culled) lines.push(`culled ${c.node} ${m.nodes[c.node].name}: ${c.why}`);
   for (const [kind, key] of [['node', 'node'], ['resource', 'resource']]) {
     if (!params.has(key)) continue;
