@@ -439,6 +439,18 @@ fn async_frame_shows_queues_and_waits() {
         lines(&report, "edge 5 -> 6 "),
         ["edge 5 -> 6 data: next #6 [mips 0..1, layers 0..1]"]
     );
+    // The last graphics copy waits for the compute chain's last copy, which signals it.
+    let report = selftest(&browser, &page, "node=13");
+    assert_eq!(
+        lines(&report, "waits node: "),
+        ["waits node: waits for compute after copy_texture (node 11)"],
+        "{report}"
+    );
+    let report = selftest(&browser, &page, "node=11");
+    assert_eq!(
+        lines(&report, "waits node: "),
+        ["waits node: signals graphics, which waits before copy_texture (node 13)"]
+    );
 }
 
 const ASYNC_ARGS: &[&str] = &["GraphicsPasses=4", "ComputePasses=8"];

@@ -52,6 +52,8 @@ function showDetails() {
       `<li>${esc(a.param)}: ${resourceRef(m, a.resource)} ${esc(accessRange(a))} — ${esc(a.access.join(', '))} (${esc(a.mode)})</li>`).join('') + '</ul>';
     html += '<h3>Depends on</h3><ul>' + m.preds[sel.id].map((e) => `<li>${edgeText(m, m.edges[e], m.edges[e].from)}</li>`).join('') + '</ul>';
     html += '<h3>Needed by</h3><ul>' + m.succs[sel.id].map((e) => `<li>${edgeText(m, m.edges[e], m.edges[e].to)}</li>`).join('') + '</ul>';
+    const waits = waitLines(m, sel.id);
+    if (waits.length) html += '<h3>Cross-queue</h3><ul>' + waits.map((w) => `<li>${w}</li>`).join('') + '</ul>';
     const b = m.batchAt.get(p);
     if (b !== undefined) html += batchHtml(m, b);
     const pass = m.s.render_passes.find((rp) => rp.node === sel.id);
@@ -90,6 +92,24 @@ function showDetails() {
     html += batchHtml(m, sel.id);
   }
   panel.innerHTML = html;
+}
+
+/** The cross-queue waits a node takes part in: it waits before running, or signals after. */
+function waitLines(m, n) {
+  const p = m.position[n];
+  const q = m.queueOf(n);
+  const out = [];
+  for (const w of m.s.queue_waits) {
+    const signaller = m.s.order[w.signal_after];
+    const waiter = m.s.order[w.wait_before];
+    if (w.wait_before === p && w.wait_queue === q) {
+      out.push(`waits for ${esc(m.queueNames[w.signal_queue])} after ${nodeRef(m, signaller)}`);
+    }
+    if (w.signal_after === p && w.signal_queue === q) {
+      out.push(`signals ${esc(m.queueNames[w.wait_queue])}, which waits before ${waiter === undefined ? 'the end' : nodeRef(m, waiter)}`);
+    }
+  }
+  return out;
 }
 
 function batchHtml(m, b) {
@@ -354,6 +374,7 @@ function selfTest(params) {
       + `resources [${names(rel.resources, (r) => resourceName(m.resources, r))}] `
       + `batches [${names(rel.batches, (b) => '#' + m.facts.batches[b].position)}] edges ${rel.edges.size}`);
     lines.push(`details ${kind}: ${$('details').textContent.replace(/\s+/g, ' ').trim().slice(0, 400)}`);
+    if (kind === 'node' && state.selection) lines.push(`waits node: ${waitLines(m, state.selection.id).map((w) => w.replace(/<[^>]+>/g, '')).join('; ')}`);
     if (kind === 'node' && state.selection) lines.push(`tooltip node: ${nodeTip(m, state.selection.id).replace(/\n/g, ' | ')}`);
   }
   if (modelB) {
