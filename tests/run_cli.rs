@@ -289,26 +289,66 @@ fn graph_html_embeds_the_dump_and_the_explorer_facts() {
     let end = start + page[start..].find("</script>").unwrap();
     let facts: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
     let frame = &facts[0];
+    // Edge reasons and barriers hold their strings as indices into `names`.
+    let names: Vec<&str> = frame["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    let name = |value: &serde_json::Value| names[value.as_u64().unwrap() as usize];
+    let edges = frame["edges"].as_array().unwrap();
+    assert_eq!(edges.len(), 1);
     assert_eq!(
-        frame["edges"],
-        serde_json::json!([[0, 1, "data", [{"resource": 1, "range": "mips 0..1, layers 0..1"}]]])
+        (&edges[0][0], &edges[0][1], &edges[0][2]),
+        (
+            &serde_json::json!(0),
+            &serde_json::json!(1),
+            &serde_json::json!("data")
+        )
     );
+    assert_eq!(edges[0][3][0][0], 1);
+    assert_eq!(name(&edges[0][3][0][1]), "mips 0..1, layers 0..1");
     assert_eq!(frame["culled"], serde_json::json!([]));
     assert_eq!(frame["lifetimes"], serde_json::json!([[1, 1], [0, 1]]));
+    assert_eq!(frame["reuses"], serde_json::json!([null, null]));
     assert_eq!(frame["batches"].as_array().unwrap().len(), 3);
+    assert_eq!(frame["batches"][1]["position"], 1);
+    let barriers: Vec<Vec<String>> = frame["batches"][1]["barriers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|barrier| {
+            let fields = barrier.as_array().unwrap();
+            let mut text = vec![fields[0].to_string()];
+            text.extend(fields[1..].iter().map(|field| name(field).to_string()));
+            text
+        })
+        .collect();
     assert_eq!(
-        frame["batches"][1],
-        serde_json::json!({"position": 1, "barriers": [
-            {"resource": 1, "range": "mips 0..1, layers 0..1",
-             "old_layout": "COLOR_ATTACHMENT_OPTIMAL", "new_layout": "SHADER_READ_ONLY_OPTIMAL",
-             "src_stages": "COLOR_ATTACHMENT_OUTPUT", "src_access": "COLOR_ATTACHMENT_WRITE",
-             "dst_stages": "FRAGMENT_SHADER|COMPUTE_SHADER", "dst_access": "SHADER_SAMPLED_READ"},
-            {"resource": 0, "range": "mips 0..1, layers 0..1",
-             "old_layout": "PRESENT_SRC_KHR", "new_layout": "COLOR_ATTACHMENT_OPTIMAL",
-             "src_stages": "ALL_COMMANDS", "src_access": "MEMORY_WRITE",
-             "dst_stages": "COLOR_ATTACHMENT_OUTPUT",
-             "dst_access": "COLOR_ATTACHMENT_READ|COLOR_ATTACHMENT_WRITE"},
-        ]})
+        barriers,
+        [
+            [
+                "1",
+                "mips 0..1, layers 0..1",
+                "COLOR_ATTACHMENT_OPTIMAL",
+                "SHADER_READ_ONLY_OPTIMAL",
+                "COLOR_ATTACHMENT_OUTPUT",
+                "COLOR_ATTACHMENT_WRITE",
+                "FRAGMENT_SHADER|COMPUTE_SHADER",
+                "SHADER_SAMPLED_READ",
+            ],
+            [
+                "0",
+                "mips 0..1, layers 0..1",
+                "PRESENT_SRC_KHR",
+                "COLOR_ATTACHMENT_OPTIMAL",
+                "ALL_COMMANDS",
+                "MEMORY_WRITE",
+                "COLOR_ATTACHMENT_OUTPUT",
+                "COLOR_ATTACHMENT_READ|COLOR_ATTACHMENT_WRITE",
+            ],
+        ]
     );
 }
 

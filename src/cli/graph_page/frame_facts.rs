@@ -8,30 +8,55 @@ use rpsl::runtime::compile::deps::{access_boxes, DepBuilder, DepGraph, EdgeKind}
 use rpsl::runtime::SubresourceBox;
 use rpsl::runtime::{CompiledFrame, NodeId, RecordedGraph, ResourceId, ResourceKind};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// A resource with more subresources than this gets rows per mip (layers merged) instead of
 /// one row per mip and layer.
 const MAX_SUBRESOURCE_ROWS: u64 = 64;
 
-/// The facts of one frame as the page's JSON (`edges`, `culled`, `batches`, `lifetimes`,
-/// `alias_after`, `reuses`, `subresources`; docs/cli.md describes the page).
+/// The facts of one frame as the page's JSON (`names`, `edges`, `culled`, `batches`,
+/// `lifetimes`, `alias_after`, `reuses`, `subresources`; docs/cli.md describes the page).
+/// Ranges, layouts and masks repeat thousands of times in a large frame: edges and barriers
+/// hold them as indices into `names`, which the page expands when it loads.
 pub fn frame_facts(graph: &RecordedGraph, compiled: &CompiledFrame) -> Value {
     let mut boxes = Vec::new();
     access_boxes(graph, &mut boxes);
     let mut deps = DepGraph::default();
     DepBuilder::default().build(graph, None, &mut deps);
-    let edges = edges(graph, &deps, &boxes);
+    let mut names = Names::default();
+    let edges = edges(graph, &deps, &boxes, &mut names);
     let culled = culled_reasons(graph, compiled, &deps);
+    let batches = batches(graph, compiled, &mut names);
     json!({
+        "names": names.list,
         "edges": edges,
         "culled": culled,
-        "batches": batches(graph, compiled),
+        "batches": batches,
         "lifetimes": compiled.lifetimes.iter().map(|span| span.map(|(a, b)| [a, b])).collect::<Vec<_>>(),
         "alias_after": compiled.alias_after,
         "reuses": super::heap_reuse::previous_occupants(&compiled.placements, &compiled.lifetimes),
         "subresources": subresource_rows(graph, compiled, &boxes),
     })
+}
+
+/// The distinct strings of a frame's facts, each once, by first use.
+#[derive(Default)]
+struct Names {
+    list: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Names {
+    /// The index of `text` in the list (added when new).
+    fn of(&mut self, text: String) -> usize {
+        if let Some(&index) = self.index.get(&text) {
+            return index;
+        }
+        self.list.push(text.clone());
+        self.index.insert(text, self.list.len() - 1);
+        self.list.len() - 1
+    }
 }
 
 /// `mips 0..2, layers 1..2` (texture) or `bytes 0..256` (buffer): a subresource box as the
@@ -54,9 +79,14 @@ pub fn box_text(kind: ResourceKind, region: &SubresourceBox) -> String {
 }
 
 /// Every dependency edge once (a data edge wins over an order edge between the same nodes) as
-/// `[pred, node, "data"|"order", [{resource, range}...]]`; an edge with no shared resource is
-/// an explicit dependency (empty reasons).
-fn edges(graph: &RecordedGraph, deps: &DepGraph, boxes: &[SubresourceBox]) -> Vec<Value> {
+/// `[pred, node, "data"|"order", [[resource, range name]...]]`; an edge with no shared
+/// resource is an explicit dependency (no reasons).
+fn edges(
+    graph: &RecordedGraph,
+    deps: &DepGraph,
+    boxes: &[SubresourceBox],
+    names: &mut Names,
+) -> Vec<Value> {
     let mut out = Vec::new();
     let mut preds: Vec<(u32, bool)> = Vec::new();
     for node in 0..graph.nodes.len() {
@@ -73,7 +103,11 @@ fn edges(graph: &RecordedGraph, deps: &DepGraph, boxes: &[SubresourceBox]) -> Ve
             same
         });
         for &(pred, data) in &preds {
-            let reasons = edge_reasons(graph, boxes, NodeId(pred), NodeId::from_index(node));
+            let reasons: Vec<Value> =
+                edge_reasons(graph, boxes, NodeId(pred), NodeId::from_index(node))
+                    .into_iter()
+                    .map(|(resource, range)| json!([resource, names.of(range)]))
+                    .collect();
             let kind = if data { "data" } else { "order" };
             out.push(json!([pred, node, kind, reasons]));
         }
@@ -88,7 +122,7 @@ fn edge_reasons(
     boxes: &[SubresourceBox],
     earlier: NodeId,
     later: NodeId,
-) -> Vec<Value> {
+) -> Vec<(u32, String)> {
     let span = |node: NodeId| {
         let record = &graph.nodes[node.index()];
         record.accesses.start as usize..record.accesses.end as usize
@@ -114,9 +148,6 @@ fn edge_reasons(
         }
     }
     reasons
-        .into_iter()
-        .map(|(resource, range)| json!({"resource": resource, "range": range}))
-        .collect()
 }
 
 /// `resource N` when unnamed.
@@ -171,10 +202,11 @@ fn culled_reasons(graph: &RecordedGraph, compiled: &CompiledFrame, deps: &DepGra
         .collect()
 }
 
-/// Each barrier batch with every transition decoded: resource, subresource range, layouts
-/// (Vulkan's `VkImageLayout` names without the prefix), stage and access masks, and the queue
-/// family transfer when there is one.
-fn batches(graph: &RecordedGraph, compiled: &CompiledFrame) -> Vec<Value> {
+/// Each barrier batch with every transition decoded, as `{position, barriers}` with each
+/// barrier `[resource, range, old layout, new layout, src stages, src accesses, dst stages,
+/// dst accesses]` (names: layouts as Vulkan's `VkImageLayout` names without the prefix, masks
+/// through `vk`'s `Display`), then `src queue, dst queue` for a queue family transfer.
+fn batches(graph: &RecordedGraph, compiled: &CompiledFrame, names: &mut Names) -> Vec<Value> {
     compiled
         .batch_list
         .iter()
@@ -184,21 +216,20 @@ fn batches(graph: &RecordedGraph, compiled: &CompiledFrame) -> Vec<Value> {
                 .iter()
                 .map(|barrier| {
                     let kind = graph.resources[barrier.resource.index()].desc.kind;
-                    let mut value = json!({
-                        "resource": barrier.resource.0,
-                        "range": box_text(kind, &compiled.barrier_region(barrier)),
-                        "old_layout": layout_name(barrier.old_layout),
-                        "new_layout": layout_name(barrier.new_layout),
-                        "src_stages": barrier.src_stages.to_string(),
-                        "src_access": barrier.src_accesses.to_string(),
-                        "dst_stages": barrier.dst_stages.to_string(),
-                        "dst_access": barrier.dst_accesses.to_string(),
-                    });
+                    let mut fields = vec![
+                        barrier.resource.0 as usize,
+                        names.of(box_text(kind, &compiled.barrier_region(barrier))),
+                        names.of(layout_name(barrier.old_layout).to_string()),
+                        names.of(layout_name(barrier.new_layout).to_string()),
+                        names.of(barrier.src_stages.to_string()),
+                        names.of(barrier.src_accesses.to_string()),
+                        names.of(barrier.dst_stages.to_string()),
+                        names.of(barrier.dst_accesses.to_string()),
+                    ];
                     if barrier.src_queue != barrier.dst_queue {
-                        value["src_queue"] = json!(barrier.src_queue);
-                        value["dst_queue"] = json!(barrier.dst_queue);
+                        fields.extend([barrier.src_queue as usize, barrier.dst_queue as usize]);
                     }
-                    value
+                    json!(fields)
                 })
                 .collect();
             json!({"position": batch.position, "barriers": barriers})

@@ -22,7 +22,7 @@ let modelB = null;
 /** Everything a frame's views need, indexed once. */
 function prepare(index) {
   const frame = DUMP.frames[index];
-  const facts = FACTS[index];
+  const facts = expandNames(FACTS[index]);
   const s = frame.schedule;
   const nodes = frame.nodes;
   const resources = frame.resources;
@@ -72,6 +72,27 @@ function prepare(index) {
 }
 
 /** A resource's name; `name #id` where several resources share it; `resource id` unnamed. */
+/** Replaces the facts' name indices (edge reasons, barriers) by objects, once per frame. */
+function expandNames(facts) {
+  if (facts.expanded) return facts;
+  const names = facts.names;
+  for (const edge of facts.edges) {
+    edge[3] = edge[3].map(([resource, range]) => ({ resource, range: names[range] }));
+  }
+  for (const batch of facts.batches) {
+    batch.barriers = batch.barriers.map((b) => {
+      const t = {
+        resource: b[0], range: names[b[1]], old_layout: names[b[2]], new_layout: names[b[3]],
+        src_stages: names[b[4]], src_access: names[b[5]], dst_stages: names[b[6]], dst_access: names[b[7]],
+      };
+      if (b.length > 8) [t.src_queue, t.dst_queue] = [b[8], b[9]];
+      return t;
+    });
+  }
+  facts.expanded = true;
+  return facts;
+}
+
 function resourceName(resources, r) {
   if (!resources.labels) {
     const uses = new Map();
