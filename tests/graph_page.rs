@@ -368,6 +368,10 @@ fn run_dump_html_compares_frames() {
     );
     let report = selftest(&browser, &page, "frame=0&compare=1");
     assert_eq!(lines(&report, "frames: "), ["frames: 2"]);
+    assert_eq!(
+        lines(&report, "frame selector: "),
+        ["frame selector: frame 0, compare: frame 1"]
+    );
     assert_eq!(lines(&report, "labels: "), ["labels: Fill | Blend"]);
     assert_eq!(
         lines(&report, "compare "),
@@ -377,11 +381,17 @@ fn run_dump_html_compares_frames() {
             "compare barrier batches: 3 -> 4",
             "compare transitions: 4 -> 6",
             "compare transient bytes: 65536 -> 131072",
+            "compare added: Blur ×1",
+            "compare removed: ",
             "compare positions differing: 2",
         ],
         "{report}"
     );
     let report = selftest(&browser, &page, "frame=1&resource=1");
+    assert_eq!(
+        lines(&report, "frame selector: "),
+        ["frame selector: frame 1, compare: none"]
+    );
     assert_eq!(lines(&report, "labels: "), ["labels: Fill | Blur | Blend"]);
     assert_eq!(
         lines(&report, "edge "),

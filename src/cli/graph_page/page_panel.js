@@ -154,7 +154,21 @@ function compareRows(a, b) {
     const tb = nb === undefined ? '—' : b.nodes[nb].name;
     if (ta !== tb) moved.push(`#${p}: ${ta} → ${tb}`);
   }
-  return { rows, moved };
+  return { rows, moved, ...nameChanges(a, b) };
+}
+
+/** Scheduled node names by how many more (added) or fewer (removed) times frame B has them. */
+function nameChanges(a, b) {
+  const counts = new Map();
+  for (const n of a.s.order) counts.set(a.nodes[n].name, (counts.get(a.nodes[n].name) || 0) - 1);
+  for (const n of b.s.order) counts.set(b.nodes[n].name, (counts.get(b.nodes[n].name) || 0) + 1);
+  const added = [];
+  const removed = [];
+  for (const [name, delta] of [...counts].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))) {
+    if (delta > 0) added.push(`${name} ×${delta}`);
+    if (delta < 0) removed.push(`${name} ×${-delta}`);
+  }
+  return { added, removed };
 }
 
 function showCompare() {
@@ -167,17 +181,20 @@ function showCompare() {
   modelB = prepare(state.compare);
   section.hidden = false;
   $('compare-title').textContent = `frame ${modelB.frame.index} (below frame ${model.frame.index}, same zoom)`;
-  const { rows, moved } = compareRows(model, modelB);
+  const { rows, moved, added, removed } = compareRows(model, modelB);
   let html = `<tr><th></th><th>frame ${model.frame.index}</th><th>frame ${modelB.frame.index}</th></tr>`;
   for (const [what, x, y] of rows) {
     html += `<tr${x !== y ? ' class="changed"' : ''}><th>${what}</th><td class="num">${x}</td><td class="num">${y}</td></tr>`;
   }
+  html += `<tr${added.length ? ' class="changed"' : ''}><th>nodes only in frame ${modelB.frame.index}</th><td colspan="2">${esc(added.join(', ') || 'none')}</td></tr>`;
+  html += `<tr${removed.length ? ' class="changed"' : ''}><th>nodes only in frame ${model.frame.index}</th><td colspan="2">${esc(removed.join(', ') || 'none')}</td></tr>`;
   html += `<tr><th>schedule positions that differ</th><td colspan="2">${moved.length ? esc(moved.slice(0, 40).join('; ')) + (moved.length > 40 ? ` … (${moved.length})` : '') : 'none'}</td></tr>`;
   $('diff').innerHTML = html;
 }
 
 function setFrame(index) {
   state.frame = index;
+  $('frame').value = String(index);
   model = prepare(index);
   if (state.selection && state.selection.id >= (state.selection.kind === 'node' ? model.nodes.length : model.resources.length)) {
     state.selection = null;
@@ -342,7 +359,8 @@ function selfTest(params) {
   const m = model;
   const lines = [];
   drawAll();
-  lines.push(`frames: ${DUMP.frames.length}`, `summary: ${summaryText(m)}`);
+  lines.push(`frames: ${DUMP.frames.length}`, `frame selector: ${$('frame').selectedOptions[0].textContent}`
+    + `, compare: ${$('compare').selectedOptions[0].textContent}`, `summary: ${summaryText(m)}`);
   lines.push(`lanes: ${m.queueNames.join(', ')}`);
   lines.push(`labels drawn: ${state.drawnLabels.length}`);
   lines.push(`labels: ${state.drawnLabels.slice(0, 16).join(' | ')}`);
@@ -378,8 +396,9 @@ function selfTest(params) {
     if (kind === 'node' && state.selection) lines.push(`tooltip node: ${nodeTip(m, state.selection.id).replace(/\n/g, ' | ')}`);
   }
   if (modelB) {
-    const { rows, moved } = compareRows(model, modelB);
+    const { rows, moved, added, removed } = compareRows(model, modelB);
     for (const [what, x, y] of rows) if (x !== y) lines.push(`compare ${what}: ${x} -> ${y}`);
+    lines.push(`compare added: ${added.join(', ')}`, `compare removed: ${removed.join(', ')}`);
     lines.push(`compare positions differing: ${moved.length}`);
   }
   lines.push('rendered: yes');
