@@ -449,6 +449,21 @@ fn async_frame_shows_queues_and_waits() {
         lines(&report, "edge 5 -> 6 "),
         ["edge 5 -> 6 data: next #6 [mips 0..1, layers 0..1]"]
     );
+    // Keys, wheel and mouse (synthetic events): zoom about the centre and about the pointer,
+    // pan, fit, select by clicking a node, clear.
+    let report = selftest(&browser, &page, "input");
+    assert_eq!(
+        lines(&report, "input "),
+        [
+            "input +: zoom ×1.250",
+            "input ArrowRight: pans 10% of the view",
+            "input wheel: zoom ×2.061, position under the pointer stays",
+            "input 0: fitted",
+            "input click: node 0 selected",
+            "input Escape: nothing selected",
+        ],
+        "{report}"
+    );
     // The last graphics copy waits for the compute chain's last copy, which signals it.
     let report = selftest(&browser, &page, "node=13");
     assert_eq!(

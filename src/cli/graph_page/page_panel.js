@@ -395,6 +395,7 @@ function selfTest(params) {
     if (kind === 'node' && state.selection) lines.push(`waits node: ${waitLines(m, state.selection.id).map((w) => w.replace(/<[^>]+>/g, '')).join('; ')}`);
     if (kind === 'node' && state.selection) lines.push(`tooltip node: ${nodeTip(m, state.selection.id).replace(/\n/g, ' | ')}`);
   }
+  if (params.has('input')) lines.push(...inputTest(m));
   if (modelB) {
     const { rows, moved, added, removed } = compareRows(model, modelB);
     for (const [what, x, y] of rows) if (x !== y) lines.push(`compare ${what}: ${x} -> ${y}`);
@@ -405,6 +406,45 @@ function selfTest(params) {
   const pre = $('selftest');
   pre.textContent = lines.join('\n');
   pre.hidden = false;
+}
+
+/** `#selftest&input`: drives the page through synthetic key, wheel and mouse events and
+ * reports what each did to the view and the selection. */
+function inputTest(m) {
+  const out = [];
+  const key = (k) => document.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+  fit();
+  const fitted = { x0: view.x0, scale: view.scale };
+  key('+');
+  out.push(`input +: zoom ×${(view.scale / fitted.scale).toFixed(3)}`);
+  const before = view.x0;
+  key('ArrowRight');
+  const span = (cssWidth($('timeline')) - MARGIN) / view.scale;
+  out.push(`input ArrowRight: pans ${Math.round(((view.x0 - before) / span) * 100)}% of the view`);
+  const canvas = $('timeline');
+  const rect = canvas.getBoundingClientRect();
+  const px = MARGIN + 200;
+  const under = posAt(px);
+  canvas.dispatchEvent(new WheelEvent('wheel', {
+    deltaY: -250, clientX: rect.left + px, clientY: rect.top + 30, bubbles: true, cancelable: true,
+  }));
+  out.push(`input wheel: zoom ×${(view.scale / fitted.scale).toFixed(3)}, position under the pointer `
+    + `${Math.abs(posAt(px) - under) < 1e-6 ? 'stays' : 'moves'}`);
+  key('0');
+  out.push(`input 0: ${view.scale === fitted.scale && view.x0 === fitted.x0 ? 'fitted' : 'not fitted'}`);
+  // A click in the middle of the first scheduled node's box selects it.
+  const first = m.s.order[0];
+  if (first !== undefined) {
+    const x = rect.left + xOf(0) + boxWidth() / 2;
+    const y = rect.top + laneCentre(m.queueOf(first));
+    canvas.dispatchEvent(new MouseEvent('mousedown', { clientX: x, clientY: y, bubbles: true }));
+    canvas.dispatchEvent(new MouseEvent('mouseup', { clientX: x, clientY: y, bubbles: true }));
+    const sel = state.selection;
+    out.push(`input click: ${sel ? `${sel.kind} ${sel.id}` : 'nothing'} selected`);
+  }
+  key('Escape');
+  out.push(`input Escape: ${state.selection === null ? 'nothing' : 'still something'} selected`);
+  return out;
 }
 
 init();
