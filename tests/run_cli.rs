@@ -258,7 +258,7 @@ fn bench_reports_every_figure_as_json() {
 }
 
 #[test]
-fn graph_html_shows_schedule_heap_and_tables() {
+fn graph_html_embeds_the_dump_and_the_explorer_facts() {
     let script = scratch(
         "html.rpsl",
         "graphics node Fill(rtv rt);\n\
@@ -274,25 +274,82 @@ fn graph_html_shows_schedule_heap_and_tables() {
     let page = String::from_utf8(out.stdout).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(page.trim_end().ends_with("</html>"));
-    // Both nodes on the graphics queue, in order.
-    assert!(
-        page.contains("<title>#0 node 0: Fill (graphics)</title>"),
-        "{page}"
+    // Self-contained: nothing is fetched.
+    for outside in ["http://", "https://", "<link", " src="] {
+        assert!(!page.contains(outside), "{outside}");
+    }
+    // The page carries the JSON dump of the same frame, byte for byte.
+    let json = rpsl(&["graph", script.to_str().unwrap(), "--format", "json"]);
+    let json = String::from_utf8(json.stdout).unwrap();
+    assert!(page.contains(&format!(
+        "<script type=\"application/json\" id=\"dump\">{json}</script>"
+    )));
+    // And the explorer's facts: the edge with its reason, the barriers decoded.
+    let start = page.find("id=\"facts\">").unwrap() + "id=\"facts\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let facts: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+    let frame = &facts[0];
+    // Edge reasons and barriers hold their strings as indices into `names`.
+    let names: Vec<&str> = frame["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    let name = |value: &serde_json::Value| names[value.as_u64().unwrap() as usize];
+    let edges = frame["edges"].as_array().unwrap();
+    assert_eq!(edges.len(), 1);
+    assert_eq!(
+        (&edges[0][0], &edges[0][1], &edges[0][2]),
+        (
+            &serde_json::json!(0),
+            &serde_json::json!(1),
+            &serde_json::json!("data")
+        )
     );
-    assert!(page.contains("<title>#1 node 1: Blend (graphics)</title>"));
-    // Three barrier batches, the second with two transitions.
-    assert_eq!(page.matches("fill=\"#cc0000\"").count(), 3);
-    assert!(page.contains(
-        "batch before #1:\nt: ColorAttachment -&gt; ShaderReadOnly\n\
-         bb: PresentSrc -&gt; ColorAttachment</title>"
-    ));
-    // The transient (named after its variable) lives from position 0 to 1 at the start of a
-    // 64 KiB heap.
-    assert!(page.contains("<title>t: bytes 0..65536, positions 0..=1</title>"));
-    assert!(page.contains(
-        "<td>bb</td><td>tex2d 1280x720x1 1 mips 1 samples R8G8B8A8_UNORM</td><td>external</td>\
-         <td>1..=1</td>"
-    ));
+    assert_eq!(edges[0][3][0][0], 1);
+    assert_eq!(name(&edges[0][3][0][1]), "mips 0..1, layers 0..1");
+    assert_eq!(frame["culled"], serde_json::json!([]));
+    assert_eq!(frame["lifetimes"], serde_json::json!([[1, 1], [0, 1]]));
+    assert_eq!(frame["reuses"], serde_json::json!([null, null]));
+    assert_eq!(frame["batches"].as_array().unwrap().len(), 3);
+    assert_eq!(frame["batches"][1]["position"], 1);
+    let barriers: Vec<Vec<String>> = frame["batches"][1]["barriers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|barrier| {
+            let fields = barrier.as_array().unwrap();
+            let mut text = vec![fields[0].to_string()];
+            text.extend(fields[1..].iter().map(|field| name(field).to_string()));
+            text
+        })
+        .collect();
+    assert_eq!(
+        barriers,
+        [
+            [
+                "1",
+                "mips 0..1, layers 0..1",
+                "COLOR_ATTACHMENT_OPTIMAL",
+                "SHADER_READ_ONLY_OPTIMAL",
+                "COLOR_ATTACHMENT_OUTPUT",
+                "COLOR_ATTACHMENT_WRITE",
+                "FRAGMENT_SHADER|COMPUTE_SHADER",
+                "SHADER_SAMPLED_READ",
+            ],
+            [
+                "0",
+                "mips 0..1, layers 0..1",
+                "PRESENT_SRC_KHR",
+                "COLOR_ATTACHMENT_OPTIMAL",
+                "ALL_COMMANDS",
+                "MEMORY_WRITE",
+                "COLOR_ATTACHMENT_OUTPUT",
+                "COLOR_ATTACHMENT_READ|COLOR_ATTACHMENT_WRITE",
+            ],
+        ]
+    );
 }
 
 /// `check` lowers the script too: a function whose locals pass the VM's 16 MiB frame is an

@@ -1,5 +1,5 @@
 //! `rpsl graph FILE --format json|dot|html [-o OUT]`: the compiled render graph of frame 0 (the
-//! HTML page is `graph_html`'s). The dot form lists the surviving nodes in schedule order, then the culled ones greyed, with an edge per
+//! HTML page is `graph_page`'s explorer). The dot form lists the surviving nodes in schedule order, then the culled ones greyed, with an edge per
 //! dependency (solid: data, dashed: order only).
 
 use std::fmt::Write as _;
@@ -14,6 +14,7 @@ use rpsl::runtime::{
 };
 
 use super::frames::{self, FrameOptions, EXIT_RUNTIME};
+use super::graph_page::ExplorerPage;
 use super::output::{Destination, Output};
 
 /// Output formats of `rpsl graph`.
@@ -23,7 +24,7 @@ pub enum GraphFormat {
     Json,
     /// Graphviz dot.
     Dot,
-    /// A self-contained HTML page: schedule timeline, transient heap, node and resource tables.
+    /// The graph explorer: one self-contained HTML page (docs/cli.md).
     Html,
 }
 
@@ -73,11 +74,11 @@ pub fn run(args: &GraphArgs) -> ExitCode {
                 .map_err(|error| output.failed(error))
         }
         GraphFormat::Dot => output.write_str(&dot(&entry, frame.graph, frame.compiled)),
-        GraphFormat::Html => output.write_str(&super::graph_html::html(
-            &entry,
-            frame.graph,
-            frame.compiled,
-        )),
+        GraphFormat::Html => {
+            let mut page = ExplorerPage::new(&entry);
+            page.add_frame(frame.graph, frame.compiled);
+            output.write_str(&page.finish())
+        }
     };
     match written.and_then(|()| output.finish()) {
         Ok(()) => ExitCode::SUCCESS,

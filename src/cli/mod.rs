@@ -26,7 +26,7 @@ mod bench;
 mod check;
 mod frames;
 mod graph;
-mod graph_html;
+mod graph_page;
 mod output;
 mod repl;
 mod run;

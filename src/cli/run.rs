@@ -1,6 +1,6 @@
 //! `rpsl run FILE`: runs an entry point for N frames on a backend (`vulkan` by default, `null`
 //! to record and compile only) and writes the JSON dump of every frame with `--dump PATH` (`-`
-//! for stdout).
+//! for stdout) and every frame into one graph explorer page with `--dump-html PATH`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +9,7 @@ use clap::Args;
 use rpsl::runtime::DumpWriter;
 
 use super::frames::{self, Backend, FrameOptions, EXIT_RUNTIME};
+use super::graph_page::ExplorerPage;
 use super::output::{Destination, Output};
 use super::run_vulkan::{
     script_node_names, shader_dir_of, NamedOutput, VulkanRunOptions, VulkanRunner,
@@ -28,6 +29,9 @@ pub struct RunArgs {
     /// Write the JSON graph dump of every frame here (`-` for stdout).
     #[arg(long)]
     pub(super) dump: Option<PathBuf>,
+    /// Write every frame into one graph explorer page (HTML, docs/cli.md) here (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    pub(super) dump_html: Option<PathBuf>,
     /// (vulkan) DIR: write every external texture of the last frame as DIR/<param>.png;
     /// NAME=FILE: write the last frame's resource NAME (any named texture or buffer, transients
     /// included) to FILE. Repeatable.
@@ -164,10 +168,26 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let mut dump_writer = dump_output
         .as_mut()
         .map(|output| DumpWriter::streaming(&entry, output.writer()));
+    // The explorer page is written after the run (it holds every frame), into a file opened
+    // now: a path that cannot be written fails before any frame runs, as `--dump` does.
+    let page_output = match &args.dump_html {
+        Some(path) => match Output::open(
+            "the explorer page",
+            Destination::from_option(Some(path.as_path())),
+        ) {
+            Ok(output) => Some(output),
+            Err(error) => return error.report(ExitCode::SUCCESS),
+        },
+        None => None,
+    };
+    let mut page = page_output.as_ref().map(|_| ExplorerPage::new(&entry));
     let mut failure = None;
     for _ in 0..args.frames {
         match session.run_frame(&entry_args) {
             Ok(frame) => {
+                if let Some(page) = page.as_mut() {
+                    page.add_frame(frame.graph, frame.compiled);
+                }
                 if let Some(dump) = dump_writer.as_mut() {
                     dump.add_frame(frame.graph, Some(frame.compiled));
                     if dump.error().is_some() {
@@ -210,7 +230,23 @@ pub fn run(args: &RunArgs) -> ExitCode {
         }
     }
     let outcome = failure.unwrap_or(ExitCode::SUCCESS);
-    match dumped {
+    let outcome = match dumped {
+        Ok(()) => outcome,
+        Err(error) => error.report(outcome),
+    };
+    // The explorer page holds every frame that ran, also when a later one failed.
+    match (page, page_output) {
+        (Some(page), Some(output)) => write_page(page, output, outcome),
+        _ => outcome,
+    }
+}
+
+/// Writes the explorer page after the run; `outcome` is the run's exit code.
+fn write_page(page: ExplorerPage, mut output: Output, outcome: ExitCode) -> ExitCode {
+    match output
+        .write_str(&page.finish())
+        .and_then(|()| output.finish())
+    {
         Ok(()) => outcome,
         Err(error) => error.report(outcome),
     }

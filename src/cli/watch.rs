@@ -72,8 +72,8 @@ pub fn watch(args: &RunArgs) -> ExitCode {
         Ok(outs) => outs,
         Err(message) => return frames::usage_error(&message),
     };
-    if args.dump.is_some() {
-        return frames::usage_error("`--dump` and `--watch` do not go together");
+    if args.dump.is_some() || args.dump_html.is_some() {
+        return frames::usage_error("`--dump` and `--dump-html` do not go with `--watch`");
     }
     let options = match frames::session_options(&args.options) {
         Ok(options) => options,
