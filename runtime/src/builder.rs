@@ -79,23 +79,38 @@ pub struct GraphBuilder {
     /// Depth-capable typeless resources (`R32_TYPELESS`, `R16_TYPELESS`) written as depth or
     /// as colour this frame: whether as depth, and the node that first did.
     typeless_roles: HashMap<u32, (bool, String)>,
-    /// Per resource of this frame: the format uses (bits of [`own_format_use_bit`]) already
-    /// found valid for a view in the resource's own format, so later views in it skip the
-    /// format check.
-    own_format_uses_ok: Vec<u8>,
+    /// Format checks that passed: packed (resource format, view format, access kind) keys
+    /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
+    /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
+    passed_format_checks: [u64; PASSED_FORMAT_CHECKS],
 }
 
-/// The bit of a view in its resource's own format: its kind and format use. Depth/stencil uses
-/// also depend on the planes accessed and are never cached (`None`).
-fn own_format_use_bit(format_use: FormatUse, kind: ViewKind) -> Option<u8> {
-    let base = match format_use {
-        FormatUse::DepthStencil => return None,
-        FormatUse::ColorTarget => 0,
-        FormatUse::Storage => 1,
-        FormatUse::TypedBuffer => 2,
-        FormatUse::Other => 3,
-    };
-    Some(1 << (base + if kind == ViewKind::Buffer { 4 } else { 0 }))
+/// Entries of [`GraphBuilder::passed_format_checks`].
+const PASSED_FORMAT_CHECKS: usize = 32;
+
+/// The key of a format check: what [`crate::view_format_check::check_view_format`]'s answer
+/// depends on (the resource and view formats, the slot's format use, view kind and planes),
+/// packed with a set top bit (0 means an empty entry); `None` for formats too large to pack
+/// (not `RPS_FORMAT` values: the full check reports them).
+fn format_check_key(
+    resource: Format,
+    view: Format,
+    format_use: FormatUse,
+    kind: ViewKind,
+    planes: u8,
+) -> Option<u64> {
+    if resource.0 >= 1 << 24 || view.0 >= 1 << 24 {
+        return None;
+    }
+    let use_bits = format_use as u64;
+    let kind_bit = u64::from(kind == ViewKind::Buffer);
+    let attributes = use_bits | kind_bit << 3 | (u64::from(planes) & 3) << 4;
+    Some(1 << 63 | u64::from(resource.0) | u64::from(view.0) << 24 | attributes << 48)
+}
+
+/// The table slot of a format-check key.
+fn format_check_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize % PASSED_FORMAT_CHECKS
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -202,7 +217,6 @@ impl GraphBuilder {
         self.subgraph_stack.clear();
         self.keys_this_frame.clear();
         self.typeless_roles.clear();
-        self.own_format_uses_ok.clear();
         self.recording = true;
     }
 
@@ -623,18 +637,17 @@ impl GraphBuilder {
     ) -> Result<(), BuildError> {
         let resource_format = self.graph.resources[resource as usize].desc.format;
         let view_format = Format(view_format);
-        // Nearly every view is in its resource's own format: once a use passed, it passes.
-        let own_format = view_format == Format::UNKNOWN || view_format == resource_format;
-        let cache_bit = own_format
-            .then(|| own_format_use_bit(FormatUse::of(&slot.access, slot.kind), slot.kind))
-            .flatten();
-        if let Some(bit) = cache_bit {
-            let index = resource as usize;
-            if self
-                .own_format_uses_ok
-                .get(index)
-                .is_some_and(|ok| ok & bit != 0)
-            {
+        let format_use = FormatUse::of(&slot.access, slot.kind);
+        let key = format_check_key(
+            resource_format,
+            view_format,
+            format_use,
+            slot.kind,
+            slot.access.plane_bits(),
+        );
+        let typeless = crate::view_format_check::is_depth_capable_typeless(resource_format);
+        if let Some(key) = key.filter(|_| !typeless) {
+            if self.passed_format_checks[format_check_slot(key)] == key {
                 return Ok(());
             }
         }
@@ -652,17 +665,13 @@ impl GraphBuilder {
             view_format,
         )
         .map_err(error)?;
-        if !crate::view_format_check::is_depth_capable_typeless(resource_format) {
-            if let Some(bit) = cache_bit {
-                let index = resource as usize;
-                if self.own_format_uses_ok.len() <= index {
-                    self.own_format_uses_ok.resize(index + 1, 0);
-                }
-                self.own_format_uses_ok[index] |= bit;
+        if !typeless {
+            if let Some(key) = key {
+                self.passed_format_checks[format_check_slot(key)] = key;
             }
             return Ok(());
         }
-        let as_depth = match FormatUse::of(&slot.access, slot.kind) {
+        let as_depth = match format_use {
             FormatUse::DepthStencil => true,
             FormatUse::ColorTarget | FormatUse::Storage => false,
             _ => return Ok(()),
@@ -848,5 +857,41 @@ impl GraphBuilder {
     /// The graph recorded so far (or by the last finished frame).
     pub fn graph(&self) -> &RecordedGraph {
         &self.graph
+    }
+}
+
+#[cfg(test)]
+mod format_check_key_tests {
+    use super::*;
+
+    #[test]
+    fn keys_tell_apart_everything_the_check_depends_on() {
+        let d24 = Format::from_name("D24_UNORM_S8_UINT").unwrap();
+        let base = (
+            d24,
+            Format::UNKNOWN,
+            FormatUse::DepthStencil,
+            ViewKind::Texture,
+            1,
+        );
+        let key = |(r, v, u, k, p): (Format, Format, FormatUse, ViewKind, u8)| {
+            format_check_key(r, v, u, k, p).unwrap()
+        };
+        let variants = [
+            (Format::R8G8B8A8_UNORM, base.1, base.2, base.3, base.4),
+            (base.0, d24, base.2, base.3, base.4),
+            (base.0, base.1, FormatUse::ColorTarget, base.3, base.4),
+            (base.0, base.1, base.2, ViewKind::Buffer, base.4),
+            (base.0, base.1, base.2, base.3, 2),
+        ];
+        for variant in variants {
+            assert_ne!(key(variant), key(base), "{variant:?}");
+        }
+        assert_eq!(key(base), key(base));
+        assert_ne!(key(base), 0, "0 marks an empty entry");
+        assert_eq!(
+            format_check_key(Format(1 << 24), Format::UNKNOWN, base.2, base.3, 1),
+            None
+        );
     }
 }
