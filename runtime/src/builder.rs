@@ -62,8 +62,8 @@ pub struct GraphBuilder {
     graph: RecordedGraph,
     recording: bool,
     subgraph_stack: Vec<u32>,
-    storage: HashMap<u64, StorageEntry>,
-    keys_this_frame: HashMap<u64, u32>,
+    storage: foldhash::HashMap<u64, StorageEntry>,
+    keys_this_frame: foldhash::HashMap<u64, u32>,
     next_slot: u32,
     /// The previous frame's graph (double buffer), compared record by record while recording.
     previous: RecordedGraph,
