@@ -4,7 +4,7 @@
 //! VM reports as located runtime faults.
 
 use rpsl_runtime::{BuildError, CallFlags, DeclId, GraphBuilder, ResourceDesc, ResourceId};
-use rpsl_types::{view_offsets, RpslResourceDesc, ViewBytes, NULL_RESOURCE};
+use rpsl_types::{view_resource, RpslResourceDesc, ViewBytes, NULL_RESOURCE};
 use rpsl_vm::host::NODE_FLAG_ASYNC;
 use rpsl_vm::ops::{SUBGRAPH_ATOMIC, SUBGRAPH_SEQUENTIAL};
 use rpsl_vm::{CallSite, Host, HostError, MarkerKind, NodeDeclId};
@@ -33,11 +33,6 @@ pub fn default_view_bytes(
     resource: ResourceId,
 ) -> Result<ViewBytes, BuildError> {
     builder.default_view_bytes(resource)
-}
-
-fn view_resource(view: &ViewBytes) -> u32 {
-    let at = view_offsets::RESOURCE as usize;
-    u32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]])
 }
 
 impl Host for BuilderHost<'_> {

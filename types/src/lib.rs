@@ -36,6 +36,7 @@ pub use resource::{
     MAX_TEXTURE_DIMENSION_2D, MAX_TEXTURE_DIMENSION_3D, RESOURCE_DESC_SIZE,
 };
 pub use view::{
-    view_offsets, BufferView, PlaneMask, TextureRange, TextureView, ViewBytes, ViewRangeError,
-    CUBEMAP_VIEW_FLAG, IDENTITY_COMPONENT_MAPPING, NULL_RESOURCE, NULL_VIEW, REMAINING, VIEW_BYTES,
+    view_offsets, view_resource, BufferView, PlaneMask, TextureRange, TextureView, ViewBytes,
+    ViewRangeError, CUBEMAP_VIEW_FLAG, IDENTITY_COMPONENT_MAPPING, NULL_RESOURCE, NULL_VIEW,
+    REMAINING, VIEW_BYTES,
 };

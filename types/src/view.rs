@@ -63,6 +63,17 @@ pub const NULL_VIEW: ViewBytes = {
     }
     bytes
 };
+/// The `Resource` field of a texture or buffer view's bytes ([`NULL_RESOURCE`] for `null`).
+///
+/// ```
+/// use rpsl_types::{view_resource, BufferView, NULL_RESOURCE, NULL_VIEW};
+/// assert_eq!(view_resource(&NULL_VIEW), NULL_RESOURCE);
+/// assert_eq!(view_resource(&BufferView { resource: 7, ..BufferView::NULL }.to_bytes()), 7);
+/// ```
+pub fn view_resource(view: &ViewBytes) -> u32 {
+    read_u32(view, view_offsets::RESOURCE)
+}
+
 /// A mip or layer count meaning "all remaining" (rpsl.h's `-1`). A count of 0 means the same.
 pub const REMAINING: u32 = u32::MAX;
 

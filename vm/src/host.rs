@@ -196,8 +196,7 @@ impl Host for RecordingHost {
         site: CallSite,
         view: &ViewBytes,
     ) -> Result<RpslResourceDesc, HostError> {
-        let at = view_offsets::RESOURCE as usize;
-        let resource = u32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]]);
+        let resource = rpsl_types::view_resource(view);
         let desc = self
             .resources
             .get(resource as usize)
