@@ -20,6 +20,7 @@ pub enum AccessMode {
 
 impl AccessMode {
     /// The attribute name (`readonly`), also the dump's.
+    #[inline]
     pub fn name(self) -> &'static str {
         match self {
             AccessMode::ReadOnly => "readonly",
@@ -29,11 +30,13 @@ impl AccessMode {
     }
 
     /// The access reads existing data.
+    #[inline]
     pub fn reads(self) -> bool {
         self != AccessMode::WriteOnly
     }
 
     /// The access writes.
+    #[inline]
     pub fn writes(self) -> bool {
         self != AccessMode::ReadOnly
     }
@@ -46,6 +49,7 @@ impl AccessMode {
     /// assert_eq!(AccessMode::ReadOnly.merge(AccessMode::WriteOnly), AccessMode::ReadWrite);
     /// assert_eq!(AccessMode::WriteOnly.merge(AccessMode::WriteOnly), AccessMode::WriteOnly);
     /// ```
+    #[inline]
     pub fn merge(self, other: AccessMode) -> AccessMode {
         if self == other {
             self
@@ -137,16 +141,19 @@ impl AccessFlags {
     pub const SHADER_STAGES: AccessFlags = AccessFlags(0x1ff);
 
     /// All of `other`'s bits are set.
+    #[inline]
     pub fn contains(self, other: AccessFlags) -> bool {
         self.0 & other.0 == other.0
     }
 
     /// Any of `other`'s bits is set.
+    #[inline]
     pub fn intersects(self, other: AccessFlags) -> bool {
         self.0 & other.0 != 0
     }
 
     /// No bit is set.
+    #[inline]
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -176,12 +183,14 @@ impl AccessFlags {
 
 impl std::ops::BitOr for AccessFlags {
     type Output = AccessFlags;
+    #[inline]
     fn bitor(self, rhs: AccessFlags) -> AccessFlags {
         AccessFlags(self.0 | rhs.0)
     }
 }
 
 impl std::ops::BitOrAssign for AccessFlags {
+    #[inline]
     fn bitor_assign(&mut self, rhs: AccessFlags) {
         self.0 |= rhs.0;
     }
@@ -219,6 +228,7 @@ pub struct AccessDesc {
 
 impl AccessDesc {
     /// An access with one mode for every plane.
+    #[inline]
     pub fn new(mode: AccessMode, flags: AccessFlags) -> AccessDesc {
         AccessDesc {
             mode,
@@ -229,21 +239,25 @@ impl AccessDesc {
     }
 
     /// `[readonly(flags)]`.
+    #[inline]
     pub fn readonly(flags: AccessFlags) -> AccessDesc {
         AccessDesc::new(AccessMode::ReadOnly, flags)
     }
 
     /// `[writeonly(flags)]`.
+    #[inline]
     pub fn writeonly(flags: AccessFlags) -> AccessDesc {
         AccessDesc::new(AccessMode::WriteOnly, flags)
     }
 
     /// `[readwrite(flags)]`.
+    #[inline]
     pub fn readwrite(flags: AccessFlags) -> AccessDesc {
         AccessDesc::new(AccessMode::ReadWrite, flags)
     }
 
     /// The mode for plane 0 (color/depth) or 1 (stencil).
+    #[inline]
     pub fn mode_for_plane(&self, plane: u32) -> AccessMode {
         if plane == 1 {
             self.stencil_mode.unwrap_or(self.mode)
@@ -253,16 +267,19 @@ impl AccessDesc {
     }
 
     /// Some plane is written.
+    #[inline]
     pub fn writes(&self) -> bool {
         self.mode.writes() || self.stencil_mode.is_some_and(AccessMode::writes)
     }
 
     /// Some plane is read.
+    #[inline]
     pub fn reads(&self) -> bool {
         self.mode.reads() || self.stencil_mode.is_some_and(AccessMode::reads)
     }
 
     /// The planes named by `depth` / `stencil` flags (bit 0 depth, bit 1 stencil); 0 when neither.
+    #[inline]
     pub fn plane_bits(&self) -> u8 {
         (self.flags.contains(AccessFlags::DEPTH) as u8)
             | ((self.flags.contains(AccessFlags::STENCIL) as u8) << 1)
@@ -304,6 +321,7 @@ impl SemanticKind {
     ];
 
     /// The canonical spelling without index (`SV_Target`).
+    #[inline]
     pub fn name(self) -> &'static str {
         match self {
             SemanticKind::Target => "SV_Target",

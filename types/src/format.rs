@@ -236,6 +236,7 @@ impl Format {
     pub const COUNT: u32 = FORMATS.len() as u32;
 
     /// The description of a defined format, `None` for values out of range.
+    #[inline]
     pub fn info(self) -> Option<&'static FormatInfo> {
         FORMATS.get(self.0 as usize)
     }
@@ -245,6 +246,7 @@ impl Format {
     /// ```
     /// assert_eq!(rpsl_types::Format(28).name(), Some("R8G8B8A8_UNORM"));
     /// ```
+    #[inline]
     pub fn name(self) -> Option<&'static str> {
         self.info().map(|info| info.name)
     }
@@ -265,36 +267,43 @@ impl Format {
     }
 
     /// Bits per element (texel or compressed block); 0 for `UNKNOWN` and undefined values.
+    #[inline]
     pub fn bits_per_element(self) -> u32 {
         self.info().map_or(0, |info| info.bits_per_element)
     }
 
     /// Whole bytes per texel, rounded up (block-compressed formats: bytes per 4x4 block).
+    #[inline]
     pub fn bytes_per_element(self) -> u32 {
         self.bits_per_element().div_ceil(8)
     }
 
     /// Texel footprint of one element: 4 for block-compressed formats, else 1.
+    #[inline]
     pub fn block_size(self) -> u32 {
         self.info().map_or(1, |info| info.block_size)
     }
 
     /// Block-compressed (BCn) format.
+    #[inline]
     pub fn is_block_compressed(self) -> bool {
         self.block_size() > 1
     }
 
     /// The format has a depth plane (includes depth-plane view formats).
+    #[inline]
     pub fn has_depth(self) -> bool {
         self.info().is_some_and(|info| info.depth)
     }
 
     /// The format has a stencil plane (includes stencil-plane view formats).
+    #[inline]
     pub fn has_stencil(self) -> bool {
         self.info().is_some_and(|info| info.stencil)
     }
 
     /// A depth and/or stencil resource format (not a color-readable plane view of one).
+    #[inline]
     pub fn is_depth_stencil(self) -> bool {
         self.info()
             .is_some_and(|info| (info.depth || info.stencil) && !info.plane_view)
@@ -302,6 +311,7 @@ impl Format {
 
     /// The planes a view of this format selects, as a [`crate::PlaneMask`]-style bit set:
     /// bit 0 = color/depth, bit 1 = stencil.
+    #[inline]
     pub fn plane_bits(self) -> u8 {
         match self.info() {
             Some(info) if info.depth || info.stencil => {
@@ -312,6 +322,7 @@ impl Format {
     }
 
     /// The number of planes of a resource of this format (2 for depth + stencil formats).
+    #[inline]
     pub fn plane_count(self) -> u32 {
         if self.has_depth() && self.has_stencil() {
             2

@@ -15,6 +15,7 @@ pub enum QueueClass {
 
 impl QueueClass {
     /// The keyword, also the dump's name (`graphics`, `compute`, `copy`).
+    #[inline]
     pub fn name(self) -> &'static str {
         match self {
             QueueClass::Graphics => "graphics",

@@ -47,6 +47,7 @@ pub enum ResourceKind {
 
 impl ResourceKind {
     /// The dump's name: `buffer`, `tex1d`, `tex2d`, `tex3d`.
+    #[inline]
     pub fn name(self) -> &'static str {
         match self {
             ResourceKind::Buffer => "buffer",
@@ -57,6 +58,7 @@ impl ResourceKind {
     }
 
     /// The kind of an `RPS_RESOURCE_TYPE` value.
+    #[inline]
     pub fn from_u32(value: u32) -> Option<ResourceKind> {
         match value {
             0 => Some(ResourceKind::Buffer),
@@ -68,6 +70,7 @@ impl ResourceKind {
     }
 
     /// A texture of any dimension.
+    #[inline]
     pub fn is_texture(self) -> bool {
         self != ResourceKind::Buffer
     }
@@ -106,6 +109,7 @@ impl ResourceFlags {
     ];
 
     /// All of `other`'s bits are set.
+    #[inline]
     pub fn contains(self, other: ResourceFlags) -> bool {
         self.0 & other.0 == other.0
     }
@@ -121,6 +125,7 @@ impl ResourceFlags {
 
 impl std::ops::BitOr for ResourceFlags {
     type Output = ResourceFlags;
+    #[inline]
     fn bitor(self, rhs: ResourceFlags) -> ResourceFlags {
         ResourceFlags(self.0 | rhs.0)
     }
@@ -181,6 +186,7 @@ pub struct RpslResourceDesc {
 
 impl RpslResourceDesc {
     /// The fields in declaration order.
+    #[inline]
     pub fn to_words(&self) -> [u32; 9] {
         [
             self.ty,
@@ -196,6 +202,7 @@ impl RpslResourceDesc {
     }
 
     /// Reads the fields in declaration order.
+    #[inline]
     pub fn from_words(words: [u32; 9]) -> RpslResourceDesc {
         RpslResourceDesc {
             ty: words[0],
@@ -211,6 +218,7 @@ impl RpslResourceDesc {
     }
 
     /// The in-memory bytes.
+    #[inline]
     pub fn to_bytes(&self) -> [u8; RESOURCE_DESC_SIZE as usize] {
         let mut bytes = [0u8; RESOURCE_DESC_SIZE as usize];
         for (chunk, word) in bytes.chunks_exact_mut(4).zip(self.to_words()) {
@@ -226,6 +234,7 @@ impl RpslResourceDesc {
     /// let desc = RpslResourceDesc { ty: 2, width: 640, height: 480, ..Default::default() };
     /// assert_eq!(RpslResourceDesc::from_bytes(&desc.to_bytes()), desc);
     /// ```
+    #[inline]
     pub fn from_bytes(bytes: &[u8; RESOURCE_DESC_SIZE as usize]) -> RpslResourceDesc {
         let mut words = [0u32; 9];
         for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(4)) {
@@ -303,6 +312,7 @@ impl std::error::Error for ResourceError {}
 
 impl ResourceDesc {
     /// A 2-D texture with one mip, one layer, one sample.
+    #[inline]
     pub fn tex2d(format: Format, width: u32, height: u32) -> ResourceDesc {
         ResourceDesc {
             kind: ResourceKind::Tex2d,
@@ -318,6 +328,7 @@ impl ResourceDesc {
     }
 
     /// A buffer of `size` bytes.
+    #[inline]
     pub fn buffer(size: u64) -> ResourceDesc {
         ResourceDesc {
             kind: ResourceKind::Buffer,
@@ -333,6 +344,7 @@ impl ResourceDesc {
     }
 
     /// Array layers of a 1-D/2-D texture (1 for buffers and 3-D textures).
+    #[inline]
     pub fn array_layers(&self) -> u32 {
         match self.kind {
             ResourceKind::Tex1d | ResourceKind::Tex2d => self.depth_or_array_size,
@@ -341,6 +353,7 @@ impl ResourceDesc {
     }
 
     /// Depth of a 3-D texture (1 otherwise).
+    #[inline]
     pub fn depth(&self) -> u32 {
         if self.kind == ResourceKind::Tex3d {
             self.depth_or_array_size
@@ -350,6 +363,7 @@ impl ResourceDesc {
     }
 
     /// Planes of a texture (2 for depth + stencil formats), 1 for buffers.
+    #[inline]
     pub fn plane_count(&self) -> u32 {
         if self.kind.is_texture() {
             self.format.plane_count()
@@ -359,6 +373,7 @@ impl ResourceDesc {
     }
 
     /// The number of mips in the full chain of this texture's extent.
+    #[inline]
     pub fn full_mip_chain(&self) -> u32 {
         let largest = self
             .width
@@ -369,6 +384,7 @@ impl ResourceDesc {
     }
 
     /// The data survives across frames: `PERSISTENT` or more than one temporal layer.
+    #[inline]
     pub fn is_persistent(&self) -> bool {
         self.flags.contains(ResourceFlags::PERSISTENT) || self.temporal_layers > 1
     }
@@ -519,6 +535,7 @@ impl ResourceDesc {
 
     /// Bytes of one temporal layer's data (unaligned): texels of every mip, layer and sample, or
     /// the buffer size.
+    #[inline]
     pub fn data_bytes(&self) -> u64 {
         if self.kind == ResourceKind::Buffer {
             return self.width;
@@ -540,6 +557,7 @@ impl ResourceDesc {
     }
 
     /// Placement size: data bytes of every temporal layer, rounded up to [`ALLOCATION_ALIGNMENT`].
+    #[inline]
     pub fn allocation_size(&self) -> u64 {
         let bytes = self
             .data_bytes()
@@ -550,6 +568,7 @@ impl ResourceDesc {
     }
 
     /// rpsl.h's byte layout of this description.
+    #[inline]
     pub fn to_rpsl(&self) -> RpslResourceDesc {
         let buffer = self.kind == ResourceKind::Buffer;
         RpslResourceDesc {
@@ -570,6 +589,7 @@ impl ResourceDesc {
     }
 
     /// A description from rpsl.h's byte layout; `None` for an unknown `Type`.
+    #[inline]
     pub fn from_rpsl(raw: &RpslResourceDesc) -> Option<ResourceDesc> {
         let kind = ResourceKind::from_u32(raw.ty)?;
         let buffer = kind == ResourceKind::Buffer;

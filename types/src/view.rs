@@ -70,6 +70,7 @@ pub const NULL_VIEW: ViewBytes = {
 /// assert_eq!(view_resource(&NULL_VIEW), NULL_RESOURCE);
 /// assert_eq!(view_resource(&BufferView { resource: 7, ..BufferView::NULL }.to_bytes()), 7);
 /// ```
+#[inline]
 pub fn view_resource(view: &ViewBytes) -> u32 {
     read_u32(view, view_offsets::RESOURCE)
 }
@@ -133,20 +134,24 @@ pub const CUBEMAP_VIEW_FLAG: u32 = 1 << 0;
 /// byte each): what a default view carries and what `texture.base()` returns.
 pub const IDENTITY_COMPONENT_MAPPING: u32 = 0x0302_0100;
 
+#[inline]
 fn read_u32(bytes: &[u8], at: u32) -> u32 {
     let at = at as usize;
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
+#[inline]
 fn read_u64(bytes: &[u8], at: u32) -> u64 {
     read_u32(bytes, at) as u64 | ((read_u32(bytes, at + 4) as u64) << 32)
 }
 
+#[inline]
 fn write_u32(out: &mut ViewBytes, at: u32, value: u32) {
     let at = at as usize;
     out[at..at + 4].copy_from_slice(&value.to_le_bytes());
 }
 
+#[inline]
 fn write_u64(out: &mut ViewBytes, at: u32, value: u64) {
     let at = at as usize;
     out[at..at + 8].copy_from_slice(&value.to_le_bytes());
@@ -168,6 +173,7 @@ impl TextureView {
     };
 
     /// The default view of a whole resource: every mip and layer, the resource's format.
+    #[inline]
     pub fn whole(resource: ResourceId, desc: &ResourceDesc) -> TextureView {
         TextureView {
             resource: resource.0,
@@ -184,11 +190,13 @@ impl TextureView {
     }
 
     /// The view is null.
+    #[inline]
     pub fn is_null(&self) -> bool {
         self.resource == NULL_RESOURCE
     }
 
     /// Decodes a view from 40 little-endian bytes; `None` when `bytes` is shorter.
+    #[inline]
     pub fn from_bytes(bytes: &[u8]) -> Option<TextureView> {
         if bytes.len() < VIEW_BYTES {
             return None;
@@ -208,22 +216,19 @@ impl TextureView {
     }
 
     /// The 40 little-endian bytes of this view.
+    #[inline]
     pub fn to_bytes(&self) -> ViewBytes {
         let mut out = [0u8; VIEW_BYTES];
-        for (at, word) in [
-            (off::RESOURCE, self.resource),
-            (off::VIEW_FORMAT, self.view_format),
-            (off::TEMPORAL_LAYER, self.temporal_layer),
-            (off::FLAGS, self.flags),
-            (off::BASE_MIP, self.base_mip_level),
-            (off::MIP_COUNT, self.mip_level_count),
-            (off::BASE_LAYER, self.base_array_layer),
-            (off::LAYER_COUNT, self.array_layer_count),
-            (off::MIN_LOD, self.min_lod_clamp.to_bits()),
-            (off::COMPONENT_MAPPING, self.component_mapping),
-        ] {
-            write_u32(&mut out, at, word);
-        }
+        write_u32(&mut out, off::RESOURCE, self.resource);
+        write_u32(&mut out, off::VIEW_FORMAT, self.view_format);
+        write_u32(&mut out, off::TEMPORAL_LAYER, self.temporal_layer);
+        write_u32(&mut out, off::FLAGS, self.flags);
+        write_u32(&mut out, off::BASE_MIP, self.base_mip_level);
+        write_u32(&mut out, off::MIP_COUNT, self.mip_level_count);
+        write_u32(&mut out, off::BASE_LAYER, self.base_array_layer);
+        write_u32(&mut out, off::LAYER_COUNT, self.array_layer_count);
+        write_u32(&mut out, off::MIN_LOD, self.min_lod_clamp.to_bits());
+        write_u32(&mut out, off::COMPONENT_MAPPING, self.component_mapping);
         out
     }
 }
@@ -242,6 +247,7 @@ impl BufferView {
     };
 
     /// The default view of a whole buffer.
+    #[inline]
     pub fn whole(resource: ResourceId, desc: &ResourceDesc) -> BufferView {
         BufferView {
             resource: resource.0,
@@ -251,11 +257,13 @@ impl BufferView {
     }
 
     /// The view is null.
+    #[inline]
     pub fn is_null(&self) -> bool {
         self.resource == NULL_RESOURCE
     }
 
     /// Decodes a view from 40 little-endian bytes; `None` when `bytes` is shorter.
+    #[inline]
     pub fn from_bytes(bytes: &[u8]) -> Option<BufferView> {
         if bytes.len() < VIEW_BYTES {
             return None;
@@ -273,19 +281,16 @@ impl BufferView {
     }
 
     /// The 40 little-endian bytes of this view.
+    #[inline]
     pub fn to_bytes(&self) -> ViewBytes {
         let mut out = [0u8; VIEW_BYTES];
-        for (at, word) in [
-            (off::RESOURCE, self.resource),
-            (off::VIEW_FORMAT, self.view_format),
-            (off::TEMPORAL_LAYER, self.temporal_layer),
-            (off::FLAGS, self.flags),
-            (off::STRIDE, self.stride),
-        ] {
-            write_u32(&mut out, at, word);
-        }
+        write_u32(&mut out, off::RESOURCE, self.resource);
+        write_u32(&mut out, off::VIEW_FORMAT, self.view_format);
+        write_u32(&mut out, off::TEMPORAL_LAYER, self.temporal_layer);
+        write_u32(&mut out, off::FLAGS, self.flags);
         write_u64(&mut out, off::OFFSET, self.offset);
         write_u64(&mut out, off::SIZE, self.size_in_bytes);
+        write_u32(&mut out, off::STRIDE, self.stride);
         out
     }
 }
@@ -362,6 +367,7 @@ fn resolve_count(base: u32, count: u32, total: u32) -> Option<u32> {
 
 impl TextureView {
     /// The view's format, or the resource's when the view inherits it.
+    #[inline]
     pub fn effective_format(&self, desc: &ResourceDesc) -> Format {
         if self.view_format == 0 {
             desc.format
