@@ -11,6 +11,7 @@ use std::fmt;
 use rpsl_frontend::hir::{self, ScalarKind, Type, TypeTable};
 use rpsl_runtime::{Format, ResourceDesc};
 use rpsl_vm::lower::EntryInfo;
+use rpsl_vm::Value;
 
 use crate::Program;
 
@@ -40,42 +41,22 @@ fn arg_error<T>(message: impl Into<String>) -> Result<T, ArgError> {
     })
 }
 
-/// One scalar argument value, typed like the leaf it fills.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
-    /// `bool` (stored as a 4-byte 0 or 1).
-    Bool(bool),
-    /// `int` and enums.
-    I32(i32),
-    /// `uint`.
-    U32(u32),
-    /// `int64_t`.
-    I64(i64),
-    /// `uint64_t`.
-    U64(u64),
-    /// `float` and `half`.
-    F32(f32),
-    /// `double`.
-    F64(f64),
-}
-
-impl Scalar {
-    /// Writes the little-endian bytes at `offset`.
-    pub(crate) fn write(&self, io: &mut [u8], offset: usize) {
-        let mut put = |bytes: &[u8]| {
-            if let Some(dst) = io.get_mut(offset..offset + bytes.len()) {
-                dst.copy_from_slice(bytes);
-            }
-        };
-        match *self {
-            Scalar::Bool(v) => put(&(v as u32).to_le_bytes()),
-            Scalar::I32(v) => put(&v.to_le_bytes()),
-            Scalar::U32(v) => put(&v.to_le_bytes()),
-            Scalar::I64(v) => put(&v.to_le_bytes()),
-            Scalar::U64(v) => put(&v.to_le_bytes()),
-            Scalar::F32(v) => put(&v.to_le_bytes()),
-            Scalar::F64(v) => put(&v.to_le_bytes()),
+/// Writes a scalar argument's little-endian bytes at `offset` of the I/O block, as the VM
+/// stores it (`bool` as a 4-byte 0 or 1); nothing when it does not fit.
+pub(crate) fn write_value(value: Value, io: &mut [u8], offset: usize) {
+    let mut put = |bytes: &[u8]| {
+        if let Some(dst) = io.get_mut(offset..offset + bytes.len()) {
+            dst.copy_from_slice(bytes);
         }
+    };
+    match value {
+        Value::Bool(v) => put(&(v as u32).to_le_bytes()),
+        Value::I32(v) => put(&v.to_le_bytes()),
+        Value::U32(v) | Value::Addr(v) => put(&v.to_le_bytes()),
+        Value::I64(v) => put(&v.to_le_bytes()),
+        Value::U64(v) => put(&v.to_le_bytes()),
+        Value::F32(v) => put(&v.to_le_bytes()),
+        Value::F64(v) => put(&v.to_le_bytes()),
     }
 }
 
@@ -166,7 +147,7 @@ pub fn leaves_of(types: &TypeTable, ty: &Type, offset: u32, path: &str, out: &mu
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgValue {
     /// The data leaves, in order (view leaves excluded).
-    Data(Vec<Scalar>),
+    Data(Vec<Value>),
     /// The description of an external texture or buffer parameter.
     Resource(ResourceDesc),
 }
@@ -178,7 +159,7 @@ pub enum ArgValue {
 /// let program = rpsl::Program::from_source("a.rpsl", "export void main(uint n, float2 s) {}\n").unwrap();
 /// let entry = program.entry(None).unwrap();
 /// let args = rpsl::EntryArgs::parse(&program, entry, ["n=0x10", "s=1.5,-2"]).unwrap();
-/// assert_eq!(args.value(0), Some(&rpsl::ArgValue::Data(vec![rpsl::Scalar::U32(16)])));
+/// assert_eq!(args.value(0), Some(&rpsl::ArgValue::Data(vec![rpsl::vm::Value::U32(16)])));
 /// assert!(rpsl::EntryArgs::parse(&program, entry, ["s=1"]).is_err());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -297,35 +278,33 @@ fn ranged<T: TryFrom<i128>>(value: i128, what: &str) -> Result<T, String> {
     T::try_from(value).map_err(|_| format!("{value} is out of range for {what}"))
 }
 
-fn parse_leaf(types: &TypeTable, leaf: &Leaf, text: &str) -> Result<Scalar, String> {
+fn parse_leaf(types: &TypeTable, leaf: &Leaf, text: &str) -> Result<Value, String> {
     Ok(match &leaf.kind {
         LeafKind::Scalar(ScalarKind::Bool) => match text {
-            "true" | "1" => Scalar::Bool(true),
-            "false" | "0" => Scalar::Bool(false),
+            "true" | "1" => Value::Bool(true),
+            "false" | "0" => Value::Bool(false),
             _ => return Err("expected `true` or `false`".to_string()),
         },
-        LeafKind::Scalar(ScalarKind::Int) => Scalar::I32(ranged(parse_integer(text)?, "int")?),
+        LeafKind::Scalar(ScalarKind::Int) => Value::I32(ranged(parse_integer(text)?, "int")?),
         LeafKind::Scalar(ScalarKind::Uint) | LeafKind::Node => {
-            Scalar::U32(ranged(parse_integer(text)?, "uint")?)
+            Value::U32(ranged(parse_integer(text)?, "uint")?)
         }
-        LeafKind::Scalar(ScalarKind::Int64) => {
-            Scalar::I64(ranged(parse_integer(text)?, "int64_t")?)
-        }
+        LeafKind::Scalar(ScalarKind::Int64) => Value::I64(ranged(parse_integer(text)?, "int64_t")?),
         LeafKind::Scalar(ScalarKind::Uint64) => {
-            Scalar::U64(ranged(parse_integer(text)?, "uint64_t")?)
+            Value::U64(ranged(parse_integer(text)?, "uint64_t")?)
         }
-        LeafKind::Scalar(ScalarKind::Double) => Scalar::F64(parse_float(text)?),
+        LeafKind::Scalar(ScalarKind::Double) => Value::F64(parse_float(text)?),
         LeafKind::Scalar(_) => {
             if let Some(hex) = text.strip_prefix("0x") {
                 let bits = u32::from_str_radix(hex, 16).map_err(|_| "not a hex bit pattern")?;
-                Scalar::F32(f32::from_bits(bits))
+                Value::F32(f32::from_bits(bits))
             } else {
-                Scalar::F32(parse_float(text)? as f32)
+                Value::F32(parse_float(text)? as f32)
             }
         }
         LeafKind::Enum(id) => {
             if let Ok(value) = parse_integer(text) {
-                Scalar::I32(ranged(value, "an enum")?)
+                Value::I32(ranged(value, "an enum")?)
             } else {
                 let def = types.enum_def(*id).ok_or("unknown enum")?;
                 let name = text.rsplit("::").next().unwrap_or(text);
@@ -337,7 +316,7 @@ fn parse_leaf(types: &TypeTable, leaf: &Leaf, text: &str) -> Result<Scalar, Stri
                         names.join(", ")
                     )
                 })?;
-                Scalar::I32(ranged(value.value as i128, "an enum")?)
+                Value::I32(ranged(value.value as i128, "an enum")?)
             }
         }
         LeafKind::Texture | LeafKind::Buffer => return Err("a view takes no data value".into()),

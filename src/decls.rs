@@ -1,15 +1,16 @@
 //! Node declarations for the runtime: every HIR node declaration (the prelude's built-ins
 //! included) converted into a [`NodeDeclDesc`] with the same parameter layout the lowering writes,
-//! plus the frontend-to-runtime conversions of types, access attributes and semantics.
+//! plus the frontend-to-runtime conversion of types. Queue classes and semantics are the same
+//! `rpsl-types` values on both sides; access attributes resolve with
+//! [`rpsl_frontend::access::AccessDesc::resolved`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rpsl_frontend::access::{AccessArgs, AccessDesc as HirAccess, AccessMode as HirMode};
 use rpsl_frontend::hir::{self, ScalarKind, StructId, Type, TypeTable};
 use rpsl_runtime::{
-    AccessDesc, AccessFlags, AccessMode, BuiltinNode, NodeDeclDesc, ParamDesc, QueueClass,
-    ScalarType, SemanticKind, StructField, StructType, ValueType,
+    BuiltinNode, NodeDeclDesc, ParamDesc, ScalarType, SemanticKind, StructField, StructType,
+    ValueType,
 };
 
 /// Converts frontend types into runtime value types, sharing one [`StructType`] per struct.
@@ -74,44 +75,6 @@ pub(crate) fn scalar_type(kind: ScalarKind) -> ScalarType {
     }
 }
 
-fn access_mode(mode: HirMode) -> AccessMode {
-    match mode {
-        HirMode::ReadOnly => AccessMode::ReadOnly,
-        HirMode::WriteOnly => AccessMode::WriteOnly,
-        HirMode::ReadWrite => AccessMode::ReadWrite,
-    }
-}
-
-/// The runtime access of a parameter's attributes. Attributes that give the depth and stencil
-/// planes different modes (`[readwrite(depth)][writeonly(stencil)]`) keep both.
-pub(crate) fn access_desc(desc: &HirAccess) -> AccessDesc {
-    let merged = desc.mode().map_or(AccessMode::ReadOnly, access_mode);
-    let depth = desc.plane_mode(AccessArgs::DEPTH).map(access_mode);
-    let stencil = desc.plane_mode(AccessArgs::STENCIL).map(access_mode);
-    let (mode, stencil_mode) = match (depth, stencil) {
-        (Some(depth), Some(stencil)) if depth != stencil => (depth, Some(stencil)),
-        _ => (merged, None),
-    };
-    AccessDesc {
-        mode,
-        stencil_mode,
-        flags: AccessFlags(desc.args().0),
-        relaxed: desc.relaxed,
-    }
-}
-
-fn semantic_kind(kind: hir::SemanticKind) -> Option<SemanticKind> {
-    SemanticKind::parse(kind.as_str()).map(|(kind, _)| kind)
-}
-
-fn queue_class(queue: hir::QueueClass) -> QueueClass {
-    match queue {
-        hir::QueueClass::Graphics => QueueClass::Graphics,
-        hir::QueueClass::Compute => QueueClass::Compute,
-        hir::QueueClass::Copy => QueueClass::Copy,
-    }
-}
-
 /// A node declaration the runtime cannot represent (a layout mismatch would corrupt arguments).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct DeclError {
@@ -135,20 +98,16 @@ pub(crate) fn node_declarations(module: &hir::Module) -> Result<Vec<NodeDeclDesc
             };
             let mut desc = ParamDesc::new(param.name.clone(), value_type);
             if let Some(access) = &param.access {
-                desc = desc.with_access(access_desc(access));
+                desc = desc.with_access(access.resolved());
             }
             match (param.semantic, param.render_target) {
-                (Some(semantic), _) => {
-                    if let Some(kind) = semantic_kind(semantic.kind) {
-                        desc = desc.with_semantic(kind, semantic.index);
-                    }
-                }
+                (Some(semantic), _) => desc = desc.with_semantic(semantic.kind, semantic.index),
                 (None, Some(slot)) => desc = desc.with_semantic(SemanticKind::Target, slot),
                 (None, None) => {}
             }
             params.push(desc);
         }
-        let mut decl = NodeDeclDesc::new(node.name.clone(), queue_class(node.queue), params);
+        let mut decl = NodeDeclDesc::new(node.name.clone(), node.queue, params);
         if node.is_builtin {
             let Some(builtin) = BuiltinNode::of_declaration(&decl) else {
                 return Err(DeclError {

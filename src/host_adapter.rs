@@ -1,16 +1,13 @@
 //! [`BuilderHost`]: the VM's [`Host`] calls forwarded to the runtime's [`GraphBuilder`]. Views
-//! and resource descriptions cross as their rpsl.h bytes; builder errors become [`HostError`]s,
-//! which the VM reports as located runtime faults.
+//! and resource descriptions cross as rpsl.h's plain data (`rpsl-types`' [`RpslResourceDesc`] and
+//! [`ViewBytes`], the same types on both sides); builder errors become [`HostError`]s, which the
+//! VM reports as located runtime faults.
 
-use rpsl_runtime::{
-    BuildError, CallFlags, DeclId, GraphBuilder, ResourceDesc as RtDesc, ResourceId,
-    RpslResourceDesc,
-};
+use rpsl_runtime::{BuildError, CallFlags, DeclId, GraphBuilder, ResourceDesc, ResourceId};
+use rpsl_types::{view_resource, RpslResourceDesc, ViewBytes, NULL_RESOURCE};
 use rpsl_vm::host::NODE_FLAG_ASYNC;
 use rpsl_vm::ops::{SUBGRAPH_ATOMIC, SUBGRAPH_SEQUENTIAL};
-use rpsl_vm::{
-    CallSite, Host, HostError, MarkerKind, NodeDeclId, ResourceDesc as VmDesc, ViewBytes,
-};
+use rpsl_vm::{CallSite, Host, HostError, MarkerKind, NodeDeclId};
 
 /// A [`Host`] that records into a [`GraphBuilder`] (which must be between `begin_frame` and
 /// `finish`).
@@ -30,37 +27,6 @@ fn host_error(error: BuildError) -> HostError {
     HostError::new(error.to_string())
 }
 
-/// The runtime description of the VM's `ResourceDesc`; `None` for an unknown resource type.
-pub fn runtime_desc(desc: &VmDesc) -> Option<RtDesc> {
-    RtDesc::from_rpsl(&RpslResourceDesc {
-        ty: desc.ty,
-        temporal_layers: desc.temporal_layers,
-        flags: desc.flags,
-        width: desc.width,
-        height: desc.height,
-        depth_or_array_size: desc.depth_or_array_size,
-        mip_levels: desc.mip_levels,
-        format: desc.format,
-        sample_count: desc.sample_count,
-    })
-}
-
-/// The VM's `ResourceDesc` of a runtime description.
-pub fn vm_desc(desc: &RtDesc) -> VmDesc {
-    let raw = desc.to_rpsl();
-    VmDesc {
-        ty: raw.ty,
-        temporal_layers: raw.temporal_layers,
-        flags: raw.flags,
-        width: raw.width,
-        height: raw.height,
-        depth_or_array_size: raw.depth_or_array_size,
-        mip_levels: raw.mip_levels,
-        format: raw.format,
-        sample_count: raw.sample_count,
-    }
-}
-
 /// The default (whole-resource) view bytes of a resource of this frame.
 pub fn default_view_bytes(
     builder: &GraphBuilder,
@@ -69,13 +35,13 @@ pub fn default_view_bytes(
     builder.default_view_bytes(resource)
 }
 
-fn view_resource(view: &ViewBytes) -> u32 {
-    u32::from_le_bytes([view[0], view[1], view[2], view[3]])
-}
-
 impl Host for BuilderHost<'_> {
-    fn create_resource(&mut self, site: CallSite, desc: &VmDesc) -> Result<ViewBytes, HostError> {
-        let desc = runtime_desc(desc)
+    fn create_resource(
+        &mut self,
+        site: CallSite,
+        desc: &RpslResourceDesc,
+    ) -> Result<ViewBytes, HostError> {
+        let desc = ResourceDesc::from_rpsl(desc)
             .ok_or_else(|| HostError::new(format!("invalid resource type {}", desc.ty)))?;
         let resource = self
             .builder
@@ -90,16 +56,16 @@ impl Host for BuilderHost<'_> {
         &mut self,
         _site: CallSite,
         view: &ViewBytes,
-    ) -> Result<VmDesc, HostError> {
+    ) -> Result<RpslResourceDesc, HostError> {
         let resource = view_resource(view);
-        if resource == u32::MAX {
+        if resource == NULL_RESOURCE {
             return Err(HostError::new("cannot describe a null view"));
         }
         let desc = self
             .builder
             .describe(ResourceId(resource))
             .map_err(host_error)?;
-        Ok(vm_desc(&desc))
+        Ok(desc.to_rpsl())
     }
 
     fn call_node(

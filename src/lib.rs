@@ -36,12 +36,13 @@ mod program;
 mod runner;
 mod session;
 
-pub use args::{ArgError, ArgValue, EntryArgs, Scalar};
+pub use args::{ArgError, ArgValue, EntryArgs};
 pub use hot::{HotScript, ReloadError};
 pub use program::{EntryError, Program, ProgramError};
 pub use rpsl_frontend as frontend;
 pub use rpsl_frontend::{check_file, check_source, Compilation};
 pub use rpsl_runtime as runtime;
+pub use rpsl_types as types;
 pub use rpsl_vm as vm;
 /// The Vulkan backend (feature `vulkan`, on with the default `cli`).
 #[cfg(feature = "vulkan")]

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::thread::JoinHandle;
 
+use rpsl_frontend::access::AccessDesc;
 use rpsl_frontend::hir::{ParamDirection, ScalarKind, Type};
 use rpsl_runtime::{FrameCompiler, GraphBuilder, RecordedGraph, ResourceId};
 use rpsl_vm::host::NULL_VIEW;
@@ -14,8 +15,7 @@ use rpsl_vm::jit::{JitError, JitModule, JitOptions};
 use rpsl_vm::lower::EntryInfo;
 use rpsl_vm::{FuncId, Host, Interpreter, Limits, RuntimeError, Value, VerifiedModule};
 
-use crate::args::{default_resource, leaves_of, ArgValue, EntryArgs, Leaf, LeafKind, Scalar};
-use crate::decls::access_desc;
+use crate::args::{default_resource, leaves_of, write_value, ArgValue, EntryArgs, Leaf, LeafKind};
 use crate::host_adapter::{default_view_bytes, BuilderHost};
 use crate::program::Program;
 use crate::session::{Frame, FrameError, Mode, SessionError, SessionOptions};
@@ -323,7 +323,7 @@ impl Runner {
                 .params
                 .get(index)
                 .and_then(|p| p.access.as_ref())
-                .map(access_desc);
+                .map(AccessDesc::resolved);
             let mut data = match value {
                 Some(ArgValue::Data(values)) => Some(values.iter()),
                 _ => None,
@@ -350,12 +350,12 @@ impl Runner {
                                 && param.name == "frameIndex"
                                 && param.ty == Type::Scalar(ScalarKind::Uint) =>
                             {
-                                Some(Scalar::U32(frame as u32))
+                                Some(Value::U32(frame as u32))
                             }
                             None => None,
                         };
                         if let Some(scalar) = scalar {
-                            scalar.write(&mut self.io, leaf.offset as usize);
+                            write_value(scalar, &mut self.io, leaf.offset as usize);
                         }
                     }
                 }
@@ -408,7 +408,7 @@ impl Runner {
                 .params
                 .get(index)
                 .and_then(|p| p.access.as_ref())
-                .map(access_desc);
+                .map(AccessDesc::resolved);
             for leaf in &self.leaves[index] {
                 if !matches!(leaf.kind, LeafKind::Texture | LeafKind::Buffer) {
                     continue;

@@ -1,5 +1,7 @@
 //! Access attributes of node and entry-point parameters (`[readonly(ps, cs)]`, `[relaxed]`, ...) as
-//! rpsl.h defines them: parsing from the AST, merging stacked attributes, and validation.
+//! rpsl.h defines them: parsing from the AST, merging stacked attributes, and validation. The modes
+//! and the table of argument names and bits ([`AccessMode`], [`AccessFlags`]) are `rpsl-types`',
+//! shared with the runtime that decodes them.
 //!
 //! Semantics (`SV_Target3`) and node parameter checks are in [`semantic`]; the flattening of
 //! parameters into per-view access slots is in [`flatten`].
@@ -8,7 +10,7 @@
 //! `[readwrite(depth)][writeonly(stencil)]` keeps depth read-write and stencil write-only, see
 //! [`AccessDesc::plane_mode`]); [`AccessDesc::mode`] and [`AccessDesc::args`] are the unions.
 //! `writeonly(..)` is `readwrite(discard_before, ..)`: its entry gets
-//! [`AccessArgs::DISCARD_BEFORE`] and its mode is [`AccessMode::WriteOnly`].
+//! [`AccessFlags::DISCARD_BEFORE`] and its mode is [`AccessMode::WriteOnly`].
 
 pub mod flatten;
 pub mod semantic;
@@ -18,182 +20,12 @@ pub use semantic::*;
 
 use std::fmt;
 
+pub use rpsl_types::{AccessFlags, AccessMode};
+
 use crate::ast::{Attribute, ExprKind};
 use crate::builtins::suggest;
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
-
-/// Whether an access reads, writes, or both.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AccessMode {
-    /// `readonly`.
-    ReadOnly,
-    /// `writeonly` (previous contents are discarded).
-    WriteOnly,
-    /// `readwrite`.
-    ReadWrite,
-}
-
-impl AccessMode {
-    /// Whether the access reads.
-    pub fn reads(self) -> bool {
-        self != AccessMode::WriteOnly
-    }
-
-    /// Whether the access writes.
-    pub fn writes(self) -> bool {
-        self != AccessMode::ReadOnly
-    }
-
-    /// The union of two accesses to the same thing.
-    pub fn merge(self, other: AccessMode) -> AccessMode {
-        if self == other {
-            self
-        } else {
-            AccessMode::ReadWrite
-        }
-    }
-
-    /// The attribute name (`readonly`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AccessMode::ReadOnly => "readonly",
-            AccessMode::WriteOnly => "writeonly",
-            AccessMode::ReadWrite => "readwrite",
-        }
-    }
-}
-
-macro_rules! access_args {
-    ($($(#[$doc:meta])* $flag:ident = $bit:literal, $name:literal;)*) => {
-        impl AccessArgs {
-            $($(#[$doc])* pub const $flag: AccessArgs = AccessArgs(1 << $bit);)*
-
-            /// Every argument with its name, in rpsl.h order.
-            pub const ALL: &'static [(&'static str, AccessArgs)] = &[$(($name, AccessArgs::$flag),)*];
-        }
-    };
-}
-
-/// A set of access attribute arguments (`ps`, `rendertarget`, `discard_before`, ...).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct AccessArgs(pub u32);
-
-access_args! {
-    /// `vs`: vertex shader.
-    VS = 0, "vs";
-    /// `ps`: pixel shader.
-    PS = 1, "ps";
-    /// `cs`: compute shader.
-    CS = 2, "cs";
-    /// `gs`: geometry shader.
-    GS = 3, "gs";
-    /// `hs`: hull shader.
-    HS = 4, "hs";
-    /// `ds`: domain shader.
-    DS = 5, "ds";
-    /// `ts`: amplification (task) shader.
-    TS = 6, "ts";
-    /// `ms`: mesh shader.
-    MS = 7, "ms";
-    /// `raytracing`: ray tracing shaders.
-    RAYTRACING = 8, "raytracing";
-    /// `rendertarget`: render target (write access only).
-    RENDERTARGET = 9, "rendertarget";
-    /// `depth`: the depth plane of a depth-stencil view.
-    DEPTH = 10, "depth";
-    /// `stencil`: the stencil plane of a depth-stencil view.
-    STENCIL = 11, "stencil";
-    /// `copy`: copy source (read) or destination (write).
-    COPY = 12, "copy";
-    /// `resolve`: resolve source (read) or destination (write).
-    RESOLVE = 13, "resolve";
-    /// `present`: present source (readonly only).
-    PRESENT = 14, "present";
-    /// `cpu`: CPU access.
-    CPU = 15, "cpu";
-    /// `indirectargs`: indirect arguments (readonly only).
-    INDIRECTARGS = 16, "indirectargs";
-    /// `vb`: vertex buffer.
-    VB = 17, "vb";
-    /// `ib`: index buffer.
-    IB = 18, "ib";
-    /// `cb`: constant buffer.
-    CB = 19, "cb";
-    /// `shadingrate`: VRS image (readonly only).
-    SHADINGRATE = 20, "shadingrate";
-    /// `predication`: predication buffer (readonly only).
-    PREDICATION = 21, "predication";
-    /// `streamout`: stream-out buffer (write access only).
-    STREAMOUT = 22, "streamout";
-    /// `rtas`: ray tracing acceleration structure (buffers).
-    RTAS = 23, "rtas";
-    /// `cubemap`: viewed as a cubemap.
-    CUBEMAP = 24, "cubemap";
-    /// `clear`: cleared before the access.
-    CLEAR = 25, "clear";
-    /// `discard_before`: previous contents may be discarded.
-    DISCARD_BEFORE = 26, "discard_before";
-    /// `discard_after`: contents may be discarded after the node.
-    DISCARD_AFTER = 27, "discard_after";
-}
-
-impl AccessArgs {
-    /// The empty set.
-    pub const NONE: AccessArgs = AccessArgs(0);
-    /// All shader stages (`vs ps cs gs hs ds ts ms raytracing`).
-    pub const SHADER_STAGES: AccessArgs = AccessArgs(0x1ff);
-
-    /// The argument with this name.
-    pub fn from_name(name: &str) -> Option<AccessArgs> {
-        AccessArgs::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, a)| *a)
-    }
-
-    /// Whether every argument of `other` is in `self`.
-    pub fn contains(self, other: AccessArgs) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// Whether `self` and `other` share an argument.
-    pub fn intersects(self, other: AccessArgs) -> bool {
-        self.0 & other.0 != 0
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The names of the arguments in the set, in rpsl.h order.
-    pub fn names(self) -> impl Iterator<Item = &'static str> {
-        AccessArgs::ALL
-            .iter()
-            .filter(move |(_, a)| self.contains(*a))
-            .map(|(n, _)| *n)
-    }
-}
-
-impl std::ops::BitOr for AccessArgs {
-    type Output = AccessArgs;
-    fn bitor(self, rhs: AccessArgs) -> AccessArgs {
-        AccessArgs(self.0 | rhs.0)
-    }
-}
-
-impl std::ops::BitOrAssign for AccessArgs {
-    fn bitor_assign(&mut self, rhs: AccessArgs) {
-        self.0 |= rhs.0;
-    }
-}
-
-impl fmt::Display for AccessArgs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.names().collect::<Vec<_>>().join(", "))
-    }
-}
 
 /// One `readonly` / `writeonly` / `readwrite` attribute as written (`writeonly` entries include
 /// `discard_before`).
@@ -202,7 +34,7 @@ pub struct AccessEntry {
     /// The attribute.
     pub mode: AccessMode,
     /// Its arguments.
-    pub args: AccessArgs,
+    pub args: AccessFlags,
 }
 
 /// The merged access attributes of one parameter.
@@ -224,15 +56,15 @@ impl AccessDesc {
     }
 
     /// The union of all entries' arguments.
-    pub fn args(&self) -> AccessArgs {
+    pub fn args(&self) -> AccessFlags {
         self.entries
             .iter()
-            .fold(AccessArgs::NONE, |acc, e| acc | e.args)
+            .fold(AccessFlags::NONE, |acc, e| acc | e.args)
     }
 
-    /// The mode of the entries naming `plane` (`AccessArgs::DEPTH` or `AccessArgs::STENCIL`):
+    /// The mode of the entries naming `plane` (`AccessFlags::DEPTH` or `AccessFlags::STENCIL`):
     /// `[readwrite(depth)][writeonly(stencil)]` gives depth `ReadWrite`, stencil `WriteOnly`.
-    pub fn plane_mode(&self, plane: AccessArgs) -> Option<AccessMode> {
+    pub fn plane_mode(&self, plane: AccessFlags) -> Option<AccessMode> {
         self.entries
             .iter()
             .filter(|e| e.args.contains(plane))
@@ -240,15 +72,48 @@ impl AccessDesc {
             .reduce(AccessMode::merge)
     }
 
-    /// Whether data of `plane` (or of the whole view, for `AccessArgs::NONE`) may be discarded before
+    /// The access as the render graph records it: one mode per plane (attributes that give the
+    /// depth and stencil planes different modes, `[readwrite(depth)][writeonly(stencil)]`, keep
+    /// both), the union of the arguments, and `[relaxed]`. Only `[relaxed]` means `readonly`.
+    ///
+    /// ```
+    /// use rpsl_frontend::access::{AccessDesc, AccessEntry, AccessFlags, AccessMode};
+    /// let written = AccessDesc {
+    ///     entries: vec![
+    ///         AccessEntry { mode: AccessMode::ReadWrite, args: AccessFlags::DEPTH },
+    ///         AccessEntry { mode: AccessMode::WriteOnly, args: AccessFlags::STENCIL },
+    ///     ],
+    ///     relaxed: false,
+    /// };
+    /// let access = written.resolved();
+    /// assert_eq!((access.mode, access.stencil_mode), (AccessMode::ReadWrite, Some(AccessMode::WriteOnly)));
+    /// assert_eq!(access.flags, AccessFlags::DEPTH | AccessFlags::STENCIL);
+    /// ```
+    pub fn resolved(&self) -> rpsl_types::AccessDesc {
+        let merged = self.mode().unwrap_or(AccessMode::ReadOnly);
+        let depth = self.plane_mode(AccessFlags::DEPTH);
+        let stencil = self.plane_mode(AccessFlags::STENCIL);
+        let (mode, stencil_mode) = match (depth, stencil) {
+            (Some(depth), Some(stencil)) if depth != stencil => (depth, Some(stencil)),
+            _ => (merged, None),
+        };
+        rpsl_types::AccessDesc {
+            mode,
+            stencil_mode,
+            flags: self.args(),
+            relaxed: self.relaxed,
+        }
+    }
+
+    /// Whether data of `plane` (or of the whole view, for `AccessFlags::NONE`) may be discarded before
     /// the access: every entry touching it has `discard_before`.
-    pub fn discard_before(&self, plane: AccessArgs) -> bool {
+    pub fn discard_before(&self, plane: AccessFlags) -> bool {
         let mut touching = self
             .entries
             .iter()
             .filter(|e| plane.is_empty() || e.args.contains(plane))
             .peekable();
-        touching.peek().is_some() && touching.all(|e| e.args.contains(AccessArgs::DISCARD_BEFORE))
+        touching.peek().is_some() && touching.all(|e| e.args.contains(AccessFlags::DISCARD_BEFORE))
     }
 }
 
@@ -259,7 +124,7 @@ impl fmt::Display for AccessDesc {
             f.write_str("[relaxed]")?;
         }
         for e in &self.entries {
-            write!(f, "[{}({})]", e.mode.as_str(), e.args)?;
+            write!(f, "[{}({})]", e.mode.name(), e.args)?;
         }
         Ok(())
     }
@@ -273,7 +138,7 @@ pub struct Shorthand {
     /// The access it stands for.
     pub mode: AccessMode,
     /// Its arguments (as written in rpsl.h; `writeonly` adds `discard_before` when applied).
-    pub args: AccessArgs,
+    pub args: AccessFlags,
     /// `true` for `texture`, `false` for `buffer`.
     pub is_texture: bool,
 }
@@ -281,7 +146,7 @@ pub struct Shorthand {
 const fn shorthand_entry(
     name: &'static str,
     mode: AccessMode,
-    args: AccessArgs,
+    args: AccessFlags,
     is_texture: bool,
 ) -> Shorthand {
     Shorthand {
@@ -294,43 +159,48 @@ const fn shorthand_entry(
 
 /// The 9 access shorthands, as rpsl.h defines them.
 pub const SHORTHANDS: [Shorthand; 9] = [
-    shorthand_entry("rtv", AccessMode::ReadWrite, AccessArgs::RENDERTARGET, true),
+    shorthand_entry(
+        "rtv",
+        AccessMode::ReadWrite,
+        AccessFlags::RENDER_TARGET,
+        true,
+    ),
     shorthand_entry(
         "dsv",
         AccessMode::ReadWrite,
-        AccessArgs(AccessArgs::DEPTH.0 | AccessArgs::STENCIL.0),
+        AccessFlags(AccessFlags::DEPTH.0 | AccessFlags::STENCIL.0),
         true,
     ),
     shorthand_entry(
         "discard_rtv",
         AccessMode::WriteOnly,
-        AccessArgs::RENDERTARGET,
+        AccessFlags::RENDER_TARGET,
         true,
     ),
     shorthand_entry(
         "srv",
         AccessMode::ReadOnly,
-        AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0),
+        AccessFlags(AccessFlags::PS.0 | AccessFlags::CS.0),
         true,
     ),
     shorthand_entry(
         "srv_buf",
         AccessMode::ReadOnly,
-        AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0),
+        AccessFlags(AccessFlags::PS.0 | AccessFlags::CS.0),
         false,
     ),
-    shorthand_entry("ps_srv", AccessMode::ReadOnly, AccessArgs::PS, true),
-    shorthand_entry("ps_srv_buf", AccessMode::ReadOnly, AccessArgs::PS, false),
+    shorthand_entry("ps_srv", AccessMode::ReadOnly, AccessFlags::PS, true),
+    shorthand_entry("ps_srv_buf", AccessMode::ReadOnly, AccessFlags::PS, false),
     shorthand_entry(
         "uav",
         AccessMode::ReadWrite,
-        AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0),
+        AccessFlags(AccessFlags::PS.0 | AccessFlags::CS.0),
         true,
     ),
     shorthand_entry(
         "uav_buf",
         AccessMode::ReadWrite,
-        AccessArgs(AccessArgs::PS.0 | AccessArgs::CS.0),
+        AccessFlags(AccessFlags::PS.0 | AccessFlags::CS.0),
         false,
     ),
 ];
@@ -353,9 +223,9 @@ impl Shorthand {
     /// Its access entry (`writeonly` with `discard_before` added).
     pub fn entry(&self) -> AccessEntry {
         let discard = if self.mode == AccessMode::WriteOnly {
-            AccessArgs::DISCARD_BEFORE
+            AccessFlags::DISCARD_BEFORE
         } else {
-            AccessArgs::NONE
+            AccessFlags::NONE
         };
         AccessEntry {
             mode: self.mode,
@@ -432,7 +302,7 @@ pub fn parse_access(attributes: &[Attribute]) -> (Option<AccessDesc>, Vec<Diagno
                 continue;
             }
         };
-        let mut args = AccessArgs::NONE;
+        let mut args = AccessFlags::NONE;
         for arg in &attr.args {
             let ExprKind::Name(ident) = &arg.kind else {
                 diags.push(Diagnostic::error(
@@ -441,7 +311,7 @@ pub fn parse_access(attributes: &[Attribute]) -> (Option<AccessDesc>, Vec<Diagno
                 ));
                 continue;
             };
-            match AccessArgs::from_name(&ident.name) {
+            match AccessFlags::from_name(&ident.name) {
                 Some(flag) => {
                     if let Some(message) = mode_conflict(mode, flag) {
                         diags.push(Diagnostic::error(ident.span, message));
@@ -453,7 +323,7 @@ pub fn parse_access(attributes: &[Attribute]) -> (Option<AccessDesc>, Vec<Diagno
             }
         }
         if mode == AccessMode::WriteOnly {
-            args |= AccessArgs::DISCARD_BEFORE;
+            args |= AccessFlags::DISCARD_BEFORE;
         }
         desc.entries.push(AccessEntry { mode, args });
         any = true;
@@ -462,23 +332,23 @@ pub fn parse_access(attributes: &[Attribute]) -> (Option<AccessDesc>, Vec<Diagno
 }
 
 /// Access arguments that only make sense on a `texture`.
-pub const TEXTURE_ONLY_ARGS: AccessArgs = AccessArgs(
-    AccessArgs::DEPTH.0
-        | AccessArgs::STENCIL.0
-        | AccessArgs::CUBEMAP.0
-        | AccessArgs::SHADINGRATE.0
-        | AccessArgs::PRESENT.0,
+pub const TEXTURE_ONLY_ARGS: AccessFlags = AccessFlags(
+    AccessFlags::DEPTH.0
+        | AccessFlags::STENCIL.0
+        | AccessFlags::CUBEMAP.0
+        | AccessFlags::SHADING_RATE.0
+        | AccessFlags::PRESENT.0,
 );
 
 /// Access arguments that only make sense on a `buffer`.
-pub const BUFFER_ONLY_ARGS: AccessArgs = AccessArgs(
-    AccessArgs::RTAS.0
-        | AccessArgs::VB.0
-        | AccessArgs::IB.0
-        | AccessArgs::CB.0
-        | AccessArgs::INDIRECTARGS.0
-        | AccessArgs::PREDICATION.0
-        | AccessArgs::STREAMOUT.0,
+pub const BUFFER_ONLY_ARGS: AccessFlags = AccessFlags(
+    AccessFlags::RTAS.0
+        | AccessFlags::VB.0
+        | AccessFlags::IB.0
+        | AccessFlags::CB.0
+        | AccessFlags::INDIRECT_ARGS.0
+        | AccessFlags::PREDICATION.0
+        | AccessFlags::STREAM_OUT.0,
 );
 
 /// Checks the arguments against the view kind the parameter holds: "`depth` is only valid on
@@ -492,7 +362,7 @@ pub fn view_kind_conflicts(desc: &AccessDesc, is_texture: bool) -> Vec<String> {
     } else {
         (TEXTURE_ONLY_ARGS, "texture")
     };
-    let found = AccessArgs(desc.args().0 & bad.0);
+    let found = AccessFlags(desc.args().0 & bad.0);
     found
         .names()
         .map(|name| format!("`{name}` is only valid on `{kind}` parameters"))
@@ -500,13 +370,13 @@ pub fn view_kind_conflicts(desc: &AccessDesc, is_texture: bool) -> Vec<String> {
 }
 
 /// The error message when `flag` is not allowed with `mode`, if it is not.
-pub fn mode_conflict(mode: AccessMode, flag: AccessArgs) -> Option<String> {
-    let write_only = [AccessArgs::RENDERTARGET, AccessArgs::STREAMOUT];
+pub fn mode_conflict(mode: AccessMode, flag: AccessFlags) -> Option<String> {
+    let write_only = [AccessFlags::RENDER_TARGET, AccessFlags::STREAM_OUT];
     let read_only = [
-        AccessArgs::PRESENT,
-        AccessArgs::INDIRECTARGS,
-        AccessArgs::SHADINGRATE,
-        AccessArgs::PREDICATION,
+        AccessFlags::PRESENT,
+        AccessFlags::INDIRECT_ARGS,
+        AccessFlags::SHADING_RATE,
+        AccessFlags::PREDICATION,
     ];
     let name = flag.names().next().unwrap_or("");
     if mode == AccessMode::ReadOnly && write_only.contains(&flag) {
@@ -519,7 +389,7 @@ pub fn mode_conflict(mode: AccessMode, flag: AccessArgs) -> Option<String> {
 }
 
 fn unknown_argument(name: &str, span: Span) -> Diagnostic {
-    let names = || AccessArgs::ALL.iter().map(|(n, _)| *n);
+    let names = || AccessFlags::ALL.iter().map(|(_, n)| *n);
     let diag =
         Diagnostic::error(span, format!("unknown access attribute argument `{name}`")).with_note(
             format!("access attribute arguments: {}", backticked(names())),
@@ -610,30 +480,30 @@ pub(crate) mod tests {
         let desc = desc.unwrap();
         assert_eq!(desc.mode(), Some(AccessMode::ReadWrite));
         assert_eq!(
-            desc.plane_mode(AccessArgs::DEPTH),
+            desc.plane_mode(AccessFlags::DEPTH),
             Some(AccessMode::ReadWrite)
         );
         assert_eq!(
-            desc.plane_mode(AccessArgs::STENCIL),
+            desc.plane_mode(AccessFlags::STENCIL),
             Some(AccessMode::WriteOnly)
         );
-        assert!(!desc.discard_before(AccessArgs::DEPTH));
-        assert!(desc.discard_before(AccessArgs::STENCIL));
-        assert!(!desc.discard_before(AccessArgs::NONE));
+        assert!(!desc.discard_before(AccessFlags::DEPTH));
+        assert!(desc.discard_before(AccessFlags::STENCIL));
+        assert!(!desc.discard_before(AccessFlags::NONE));
         assert_eq!(
             desc.args(),
-            AccessArgs::DEPTH | AccessArgs::STENCIL | AccessArgs::DISCARD_BEFORE
+            AccessFlags::DEPTH | AccessFlags::STENCIL | AccessFlags::DISCARD_BEFORE
         );
         let (desc, _) = parse_access(&[attr("readonly", &["depth", "stencil"])]);
         assert_eq!(
-            desc.unwrap().plane_mode(AccessArgs::STENCIL),
+            desc.unwrap().plane_mode(AccessFlags::STENCIL),
             Some(AccessMode::ReadOnly)
         );
         let (desc, _) = parse_access(&[attr("relaxed", &[])]);
         assert_eq!(desc.unwrap().mode(), None);
         let (desc, _) = parse_access(&[attr("writeonly", &["cs"])]);
-        assert!(desc.unwrap().discard_before(AccessArgs::NONE));
-        assert_eq!(AccessArgs::ALL.len(), 28);
+        assert!(desc.unwrap().discard_before(AccessFlags::NONE));
+        assert_eq!(AccessFlags::ALL.len(), 28);
     }
 
     #[test]
@@ -681,13 +551,13 @@ pub(crate) mod tests {
         );
         assert_eq!(
             shorthand("dsv").unwrap().entry().args,
-            AccessArgs::DEPTH | AccessArgs::STENCIL
+            AccessFlags::DEPTH | AccessFlags::STENCIL
         );
         // The table matches the prelude's macros.
         for s in &SHORTHANDS {
             let args: Vec<&str> = s.args.names().collect();
             let view = if s.is_texture { "texture" } else { "buffer" };
-            let define = format!("[{}({})] {view}", s.mode.as_str(), args.join(", "));
+            let define = format!("[{}({})] {view}", s.mode.name(), args.join(", "));
             let typedef = format!("typedef {view:<7} {};", s.name);
             assert!(
                 crate::builtins::PRELUDE

@@ -13,7 +13,7 @@
 //!   [`ExprKind::Call`]s whose callee is the type name; `sema` decides whether the callee names a
 //!   type or a function.
 //! - Node declarations are [`Function`]s whose return type is the name `node`
-//!   ([`Function::is_node`]), optionally with a [`NodeQueue`].
+//!   ([`Function::is_node`]), optionally with a [`QueueClass`].
 //!
 //! `Display` for expressions, types and statements (a fully parenthesized pretty-printer) lives in
 //! `crate::parse::print`.
@@ -21,6 +21,7 @@
 mod name;
 
 pub use name::Name;
+pub use rpsl_types::QueueClass;
 
 use crate::source::Span;
 
@@ -180,17 +181,6 @@ pub struct Semantic {
     pub span: Span,
 }
 
-/// The queue a node declaration is restricted to: `graphics node`, `compute node`, `copy node`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum NodeQueue {
-    /// `graphics`
-    Graphics,
-    /// `compute`
-    Compute,
-    /// `copy`
-    Copy,
-}
-
 /// A function or node: `[attrs] export ret name(params);` or with a body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
@@ -199,7 +189,7 @@ pub struct Function {
     /// Whether `export` was written (an entry point).
     pub is_export: bool,
     /// The queue keyword of a node declaration (`graphics`, `compute`, `copy`), if written.
-    pub queue: Option<NodeQueue>,
+    pub queue: Option<QueueClass>,
     /// The return type as written (`node` for nodes, `void`, ...).
     pub return_type: TypeRef,
     /// The function's name.

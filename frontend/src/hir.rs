@@ -22,46 +22,28 @@ use crate::builtins::Builtin;
 use crate::intrinsics::Intrinsic;
 use crate::source::Span;
 pub use crate::types::{EnumId, ScalarKind, StructId, Type, TypeTable};
+pub use rpsl_types::{QueueClass, ViewKind};
 
 mod dump;
 
-macro_rules! entity_id {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub u32);
+use rpsl_types::define_id;
 
-        impl $name {
-            /// The id as an index into its owning vector.
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-    };
-}
-
-entity_id!(
+define_id!(
     /// A function of [`Module::functions`] (user helpers, entry points, node definitions).
     FuncId,
     "fn"
 );
-entity_id!(
+define_id!(
     /// A node declaration of [`Module::nodes`].
     NodeId,
     "node"
 );
-entity_id!(
+define_id!(
     /// A local variable (parameters included) of one [`Function::locals`].
     LocalId,
     "l"
 );
-entity_id!(
+define_id!(
     /// A global constant of [`Module::globals`].
     GlobalId,
     "g"
@@ -230,29 +212,6 @@ pub struct Local {
     pub span: Span,
 }
 
-/// The queue class a node needs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum QueueClass {
-    /// `graphics node` (the default).
-    #[default]
-    Graphics,
-    /// `compute node`.
-    Compute,
-    /// `copy node`.
-    Copy,
-}
-
-impl QueueClass {
-    /// The keyword (`graphics`, `compute`, `copy`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            QueueClass::Graphics => "graphics",
-            QueueClass::Compute => "compute",
-            QueueClass::Copy => "copy",
-        }
-    }
-}
-
 /// A node declaration: a pass the render graph records when the script calls it.
 #[derive(Clone, Debug)]
 pub struct NodeDecl {
@@ -293,15 +252,6 @@ pub struct NodeParam {
     pub offset: u32,
     /// Where it is declared.
     pub span: Span,
-}
-
-/// Which kind of view an access slot holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ViewKind {
-    /// A `texture`.
-    Texture,
-    /// A `buffer`.
-    Buffer,
 }
 
 /// One view inside a node's arguments.

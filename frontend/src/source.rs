@@ -1,21 +1,16 @@
 //! Source files and spans: every location a diagnostic can point at is a `Span` into one of these.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The UTF-8 byte order mark that may start a file (and is not part of its text).
 const BYTE_ORDER_MARK: char = '\u{feff}';
 
-/// Identifies one source file inside a [`SourceFiles`] set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FileId(pub u32);
-
-impl fmt::Display for FileId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "file{}", self.0)
-    }
-}
+rpsl_types::define_id!(
+    /// Identifies one source file inside a [`SourceFiles`] set.
+    FileId,
+    "file"
+);
 
 /// A byte range in one original (not preprocessed) source file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -122,25 +122,16 @@ impl ScalarKind {
     }
 }
 
-/// Identifies a struct definition in a [`TypeTable`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StructId(pub u32);
-
-/// Identifies an enum definition in a [`TypeTable`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EnumId(pub u32);
-
-impl fmt::Display for StructId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "struct{}", self.0)
-    }
-}
-
-impl fmt::Display for EnumId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "enum{}", self.0)
-    }
-}
+rpsl_types::define_id!(
+    /// Identifies a struct definition in a [`TypeTable`].
+    StructId,
+    "struct"
+);
+rpsl_types::define_id!(
+    /// Identifies an enum definition in a [`TypeTable`].
+    EnumId,
+    "enum"
+);
 
 /// An RPSL type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -1,42 +1,11 @@
 //! Typed `u32` ids of the bytecode: registers, blocks, functions, source locations, node declarations.
 //!
 //! Each id's `Display` matches the text form of the disassembler (`v3`, `block2`, `fn1`, `loc7`,
-//! `decl4`). Ids index dense tables owned by a [`Function`](crate::Function) or a
-//! [`Module`](crate::Module); an id is only meaningful next to the table it came from.
+//! `decl4`). They come from `rpsl-types`' one id macro, `define_id!`. Ids index dense tables owned
+//! by a [`Function`](crate::Function) or a [`Module`](crate::Module); an id is only meaningful
+//! next to the table it came from.
 
-macro_rules! define_id {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-        pub struct $name(u32);
-
-        impl $name {
-            /// Makes the id from its table index.
-            #[inline]
-            pub const fn from_u32(index: u32) -> Self {
-                Self(index)
-            }
-
-            /// The table index of this id.
-            #[inline]
-            pub const fn as_u32(self) -> u32 {
-                self.0
-            }
-
-            /// The table index of this id, as a `usize`.
-            #[inline]
-            pub const fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-    };
-}
+use rpsl_types::define_id;
 
 define_id!(
     /// A typed virtual register of one function (`v3`). Registers are mutable variables, not SSA

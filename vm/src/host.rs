@@ -1,147 +1,28 @@
-//! The host interface: the few coarse calls a script makes into the render-graph builder, the
-//! plain-data layouts they exchange (rpsl.h's `ResourceDesc` and views), and [`RecordingHost`], a
-//! host for tests that records every call.
+//! The host interface: the few coarse calls a script makes into the render-graph builder, and
+//! [`RecordingHost`], a host for tests that records every call.
+//!
+//! The calls exchange rpsl.h's plain data, defined once in `rpsl-types` and re-exported here:
+//! [`RpslResourceDesc`] (a `ResourceDesc` as its nine `u32`s) and views as their 40 bytes
+//! ([`ViewBytes`], fields at [`view_offsets`]).
 //!
 //! **API Boundary**: this crate does not depend on `rpsl-runtime`. The root crate implements
-//! [`Host`] with an adapter over the runtime's `GraphBuilder`; views cross the boundary as the
-//! 40 bytes of rpsl.h's `texture`/`buffer` layout ([`ViewBytes`]), so the adapter is a copy.
+//! [`Host`] with an adapter over the runtime's `GraphBuilder`, which reads the same types.
 //! The interpreter and the JIT call the same trait, which keeps their recorded graphs identical.
 
 use crate::entities::{LocId, NodeDeclId};
 use crate::ops::MarkerKind;
+use rpsl_types::VIEW_BYTES;
 use std::fmt;
 
-/// Size of a `texture` or `buffer` view in memory.
-pub const VIEW_SIZE: u32 = 40;
-/// Size of a `ResourceDesc` in memory.
-pub const RESOURCE_DESC_SIZE: u32 = 36;
-/// Node-call flag: the call was made with `async` (a hint to run on another queue).
-pub const NODE_FLAG_ASYNC: u32 = 1;
-
-/// The bytes of a view: rpsl.h's `texture` (resource id, view format, temporal layer, flags,
-/// base mip, mip count, base layer, layer count: `u32`s at 0..32; min LOD `f32` at 32; component
-/// mapping `u32` at 36) or `buffer` (resource id, view format, temporal layer, flags at 0..16;
-/// offset `u64` at 16; size `u64` at 24; stride `u32` at 32; 4 bytes padding). Little-endian.
-pub type ViewBytes = [u8; VIEW_SIZE as usize];
-
-/// Byte offsets of view fields (see [`ViewBytes`]).
-pub mod view_offsets {
-    /// Resource id (`u32`, `u32::MAX` for `null`).
-    pub const RESOURCE: u32 = 0;
-    /// View format (`u32`).
-    pub const VIEW_FORMAT: u32 = 4;
-    /// Temporal layer (`u32`).
-    pub const TEMPORAL_LAYER: u32 = 8;
-    /// View flags (`u32`).
-    pub const FLAGS: u32 = 12;
-    /// Texture: base mip level (`u32`).
-    pub const BASE_MIP: u32 = 16;
-    /// Texture: mip level count (`u32`).
-    pub const MIP_COUNT: u32 = 20;
-    /// Texture: base array layer (`u32`).
-    pub const BASE_LAYER: u32 = 24;
-    /// Texture: array layer count (`u32`).
-    pub const LAYER_COUNT: u32 = 28;
-    /// Texture: min LOD clamp (`f32`).
-    pub const MIN_LOD: u32 = 32;
-    /// Texture: component mapping (`u32`).
-    pub const COMPONENT_MAPPING: u32 = 36;
-    /// Buffer: byte offset (`u64`).
-    pub const OFFSET: u32 = 16;
-    /// Buffer: byte size (`u64`).
-    pub const SIZE: u32 = 24;
-    /// Buffer: structure stride (`u32`).
-    pub const STRIDE: u32 = 32;
-}
-
-/// The `null` view: resource id `u32::MAX`, everything else zero.
-pub const NULL_VIEW: ViewBytes = {
-    let mut bytes = [0u8; VIEW_SIZE as usize];
-    bytes[0] = 0xFF;
-    bytes[1] = 0xFF;
-    bytes[2] = 0xFF;
-    bytes[3] = 0xFF;
-    bytes
+pub use rpsl_types::{
+    view_offsets, RpslResourceDesc, ViewBytes, IDENTITY_COMPONENT_MAPPING, NULL_VIEW,
+    RESOURCE_DESC_SIZE,
 };
 
-/// The component mapping of a default texture view: the identity swizzle (R, G, B, A from
-/// channels 0, 1, 2, 3, one byte each), what the host gives the view a `create_*` call returns
-/// and what `texture.base()` returns (`0x0302_0100`, as the runtime's view of the same name).
-pub const IDENTITY_COMPONENT_MAPPING: u32 = 0x0302_0100;
-
-/// rpsl.h's `ResourceDesc`: nine `u32` fields, in this order, little-endian in VM memory.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-#[repr(C)]
-pub struct ResourceDesc {
-    /// `RPS_RESOURCE_TYPE`: 0 buffer, 1 tex1d, 2 tex2d, 3 tex3d.
-    pub ty: u32,
-    /// Number of temporal layers.
-    pub temporal_layers: u32,
-    /// `RPS_RESOURCE_FLAGS`.
-    pub flags: u32,
-    /// Width, or the low 32 bits of a buffer's byte size.
-    pub width: u32,
-    /// Height, or the high 32 bits of a buffer's byte size.
-    pub height: u32,
-    /// Depth (3D) or array size (1D/2D).
-    pub depth_or_array_size: u32,
-    /// Mip levels.
-    pub mip_levels: u32,
-    /// `RPS_FORMAT`.
-    pub format: u32,
-    /// Sample count.
-    pub sample_count: u32,
-}
-
-impl ResourceDesc {
-    /// The fields in declaration order.
-    pub fn to_words(&self) -> [u32; 9] {
-        [
-            self.ty,
-            self.temporal_layers,
-            self.flags,
-            self.width,
-            self.height,
-            self.depth_or_array_size,
-            self.mip_levels,
-            self.format,
-            self.sample_count,
-        ]
-    }
-
-    /// Reads the fields in declaration order.
-    pub fn from_words(w: [u32; 9]) -> ResourceDesc {
-        ResourceDesc {
-            ty: w[0],
-            temporal_layers: w[1],
-            flags: w[2],
-            width: w[3],
-            height: w[4],
-            depth_or_array_size: w[5],
-            mip_levels: w[6],
-            format: w[7],
-            sample_count: w[8],
-        }
-    }
-
-    /// The in-memory bytes.
-    pub fn to_bytes(&self) -> [u8; RESOURCE_DESC_SIZE as usize] {
-        let mut bytes = [0u8; RESOURCE_DESC_SIZE as usize];
-        for (chunk, word) in bytes.chunks_exact_mut(4).zip(self.to_words()) {
-            chunk.copy_from_slice(&word.to_le_bytes());
-        }
-        bytes
-    }
-
-    /// Reads the in-memory bytes.
-    pub fn from_bytes(bytes: &[u8; RESOURCE_DESC_SIZE as usize]) -> ResourceDesc {
-        let mut words = [0u32; 9];
-        for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(4)) {
-            *word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-        }
-        ResourceDesc::from_words(words)
-    }
-}
+/// Size of a `texture` or `buffer` view in memory, as the `u32` the bytecode's sizes are.
+pub const VIEW_SIZE: u32 = VIEW_BYTES as u32;
+/// Node-call flag: the call was made with `async` (a hint to run on another queue).
+pub const NODE_FLAG_ASYNC: u32 = 1;
 
 /// Where a host call comes from, with a key that identifies it across frames.
 ///
@@ -205,7 +86,7 @@ pub trait Host {
     fn create_resource(
         &mut self,
         site: CallSite,
-        desc: &ResourceDesc,
+        desc: &RpslResourceDesc,
     ) -> Result<ViewBytes, HostError>;
 
     /// Describes the resource a view refers to.
@@ -213,7 +94,7 @@ pub trait Host {
         &mut self,
         site: CallSite,
         view: &ViewBytes,
-    ) -> Result<ResourceDesc, HostError>;
+    ) -> Result<RpslResourceDesc, HostError>;
 
     /// Records a node call with its flattened argument block; returns the node id.
     fn call_node(
@@ -236,7 +117,7 @@ pub enum HostEvent {
         /// Call site.
         site: CallSite,
         /// The description.
-        desc: ResourceDesc,
+        desc: RpslResourceDesc,
     },
     /// `describe_resource` of this resource id.
     DescribeResource {
@@ -274,7 +155,7 @@ pub struct RecordingHost {
     /// Every call, in order.
     pub events: Vec<HostEvent>,
     /// Descriptions of the created resources, by id.
-    pub resources: Vec<ResourceDesc>,
+    pub resources: Vec<RpslResourceDesc>,
     /// Number of node calls so far.
     pub n_nodes: u32,
 }
@@ -290,7 +171,7 @@ impl Host for RecordingHost {
     fn create_resource(
         &mut self,
         site: CallSite,
-        desc: &ResourceDesc,
+        desc: &RpslResourceDesc,
     ) -> Result<ViewBytes, HostError> {
         if desc.width == 0 {
             return Err(HostError::new("invalid resource description: width is 0"));
@@ -299,10 +180,14 @@ impl Host for RecordingHost {
         self.resources.push(*desc);
         self.events
             .push(HostEvent::CreateResource { site, desc: *desc });
-        let mut view = [0u8; VIEW_SIZE as usize];
-        view[0..4].copy_from_slice(&id.to_le_bytes());
-        view[20..24].copy_from_slice(&desc.mip_levels.max(1).to_le_bytes());
-        view[28..32].copy_from_slice(&desc.depth_or_array_size.max(1).to_le_bytes());
+        let mut view: ViewBytes = [0u8; VIEW_BYTES];
+        for (at, word) in [
+            (view_offsets::RESOURCE, id),
+            (view_offsets::MIP_COUNT, desc.mip_levels.max(1)),
+            (view_offsets::LAYER_COUNT, desc.depth_or_array_size.max(1)),
+        ] {
+            view[at as usize..][..4].copy_from_slice(&word.to_le_bytes());
+        }
         Ok(view)
     }
 
@@ -310,8 +195,8 @@ impl Host for RecordingHost {
         &mut self,
         site: CallSite,
         view: &ViewBytes,
-    ) -> Result<ResourceDesc, HostError> {
-        let resource = u32::from_le_bytes([view[0], view[1], view[2], view[3]]);
+    ) -> Result<RpslResourceDesc, HostError> {
+        let resource = rpsl_types::view_resource(view);
         let desc = self
             .resources
             .get(resource as usize)

@@ -11,7 +11,7 @@ use crate::entities::{FuncId, LocId, RegList};
 use crate::eval::{self, ArithFault};
 use crate::function::{Function, VerifiedModule};
 use crate::host::{
-    CallSite, Host, HostError, ResourceDesc, ViewBytes, RESOURCE_DESC_SIZE, VIEW_SIZE,
+    CallSite, Host, HostError, RpslResourceDesc, ViewBytes, RESOURCE_DESC_SIZE, VIEW_SIZE,
 };
 use crate::inst::Inst;
 use crate::types::{Type, Value};
@@ -441,7 +441,7 @@ impl Interpreter {
                     let mut desc_bytes = [0u8; RESOURCE_DESC_SIZE as usize];
                     desc_bytes.copy_from_slice(&self.memory[desc_range]);
                     let site = self.next_site(function.locs[pc - 1]);
-                    match host.create_resource(site, &ResourceDesc::from_bytes(&desc_bytes)) {
+                    match host.create_resource(site, &RpslResourceDesc::from_bytes(&desc_bytes)) {
                         Ok(view) => self.memory[view_range].copy_from_slice(&view),
                         Err(error) => fault!(RuntimeErrorKind::Host(error)),
                     }

@@ -39,7 +39,7 @@ pub use builder::{FunctionBuilder, FunctionBuilderContext};
 pub use codec::{decode_module, encode_module, DecodeError};
 pub use entities::{Block, FuncId, LocId, NodeDeclId, Reg, RegList};
 pub use function::{BlockData, Function, Module, Signature, VerifiedModule};
-pub use host::{CallSite, Host, HostError, HostEvent, RecordingHost, ResourceDesc, ViewBytes};
+pub use host::{CallSite, Host, HostError, HostEvent, RecordingHost, RpslResourceDesc, ViewBytes};
 pub use inst::{ConstBits, Inst, Opcode, Operand, VectorShape};
 pub use interp::{Interpreter, Limits, RuntimeError, RuntimeErrorKind};
 pub use ops::{BinaryOp, MarkerKind, TernaryOp, UnaryOp, VectorOp};

@@ -8,7 +8,7 @@ use common::{build, run_module, verified};
 use rpsl_vm::jit::JitModule;
 use rpsl_vm::{
     BinaryOp, CallSite, FuncId, Host, HostError, Interpreter, Limits, LocId, MarkerKind, Module,
-    NodeDeclId, RecordingHost, ResourceDesc, RuntimeErrorKind, Signature, Type, UnaryOp, Value,
+    NodeDeclId, RecordingHost, RpslResourceDesc, RuntimeErrorKind, Signature, Type, UnaryOp, Value,
     ViewBytes,
 };
 
@@ -16,10 +16,18 @@ use rpsl_vm::{
 struct PanickingHost;
 
 impl Host for PanickingHost {
-    fn create_resource(&mut self, _: CallSite, _: &ResourceDesc) -> Result<ViewBytes, HostError> {
+    fn create_resource(
+        &mut self,
+        _: CallSite,
+        _: &RpslResourceDesc,
+    ) -> Result<ViewBytes, HostError> {
         panic!("create_resource")
     }
-    fn describe_resource(&mut self, _: CallSite, _: &ViewBytes) -> Result<ResourceDesc, HostError> {
+    fn describe_resource(
+        &mut self,
+        _: CallSite,
+        _: &ViewBytes,
+    ) -> Result<RpslResourceDesc, HostError> {
         panic!("describe_resource")
     }
     fn call_node(

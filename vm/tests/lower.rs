@@ -126,7 +126,7 @@ export void main([readonly(present)] texture backbuffer, uint count)
     let verified = lowered.module.verify().expect("verifies");
     let entry = &lowered.entries[0];
     let mut host = RecordingHost::new();
-    host.resources.push(rpsl_vm::ResourceDesc {
+    host.resources.push(rpsl_vm::RpslResourceDesc {
         ty: 2,
         temporal_layers: 1,
         width: 1280,
@@ -254,7 +254,7 @@ fn corpus_lowers_verifies_and_runs() {
                 match param.ty {
                     rpsl_frontend::types::Type::Texture | rpsl_frontend::types::Type::Buffer => {
                         let id = host.resources.len() as u32;
-                        host.resources.push(rpsl_vm::ResourceDesc {
+                        host.resources.push(rpsl_vm::RpslResourceDesc {
                             ty: 2,
                             temporal_layers: 1,
                             width: 1280,
@@ -442,7 +442,7 @@ export void main(texture t, buffer buf)
     let entry = lowered.entries[0].clone();
     let verified = lowered.module.verify().expect("verifies");
     let mut host = RecordingHost::new();
-    let desc = |ty, width, height, mips, layers| rpsl_vm::ResourceDesc {
+    let desc = |ty, width, height, mips, layers| rpsl_vm::RpslResourceDesc {
         ty,
         temporal_layers: 2,
         flags: 0,

@@ -6,7 +6,7 @@ use common::{build, run_fn, run_module, verified};
 use rpsl_vm::host::{view_offsets, NULL_VIEW};
 use rpsl_vm::{
     BinaryOp, CallSite, FunctionBuilder, HostEvent, Inst, Limits, LocId, MarkerKind, Module,
-    NodeDeclId, ResourceDesc, RuntimeErrorKind, Signature, Type, Value, VectorOp, VectorShape,
+    NodeDeclId, RpslResourceDesc, RuntimeErrorKind, Signature, Type, Value, VectorOp, VectorShape,
 };
 
 /// `sum = 0; for (i = 0; i < n; i++) sum += i * i; return sum;`
@@ -512,7 +512,7 @@ fn host_calls_are_recorded_with_stable_identity_keys() {
         loc: LocId::from_u32(loc),
         key: (loc as u64) << 32 | n,
     };
-    let desc = ResourceDesc {
+    let desc = RpslResourceDesc {
         ty: 2,
         temporal_layers: 1,
         flags: 0,

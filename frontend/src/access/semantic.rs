@@ -11,60 +11,13 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use super::{AccessArgs, AccessDesc};
+pub use rpsl_types::SemanticKind;
+
+use super::{AccessDesc, AccessFlags};
 use crate::builtins::suggest;
 use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 use crate::types::{ScalarKind, Type, TypeTable};
-
-/// The kinds of system semantic RPSL gives meaning to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SemanticKind {
-    /// `SV_Target`: a render target slot.
-    Target,
-    /// `SV_ClearColor`: the clear value of the render target of the same index.
-    ClearColor,
-    /// `SV_DepthStencil`: the depth-stencil view.
-    DepthStencil,
-    /// `SV_ClearDepth`: the depth clear value.
-    ClearDepth,
-    /// `SV_ClearStencil`: the stencil clear value.
-    ClearStencil,
-    /// `SV_ResolveTarget`: the resolve destination of the render target of the same index.
-    ResolveTarget,
-    /// `SV_Viewport`: a viewport (`RpsViewport`).
-    Viewport,
-    /// `SV_ScissorRect`: a scissor rectangle (`int4` / `uint4`).
-    ScissorRect,
-}
-
-impl SemanticKind {
-    /// All kinds.
-    pub const ALL: [SemanticKind; 8] = [
-        SemanticKind::Target,
-        SemanticKind::ClearColor,
-        SemanticKind::DepthStencil,
-        SemanticKind::ClearDepth,
-        SemanticKind::ClearStencil,
-        SemanticKind::ResolveTarget,
-        SemanticKind::Viewport,
-        SemanticKind::ScissorRect,
-    ];
-
-    /// The canonical spelling without index (`SV_Target`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SemanticKind::Target => "SV_Target",
-            SemanticKind::ClearColor => "SV_ClearColor",
-            SemanticKind::DepthStencil => "SV_DepthStencil",
-            SemanticKind::ClearDepth => "SV_ClearDepth",
-            SemanticKind::ClearStencil => "SV_ClearStencil",
-            SemanticKind::ResolveTarget => "SV_ResolveTarget",
-            SemanticKind::Viewport => "SV_Viewport",
-            SemanticKind::ScissorRect => "SV_ScissorRect",
-        }
-    }
-}
 
 /// A parsed system semantic: kind and index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,7 +30,7 @@ pub struct SystemSemantic {
 
 impl fmt::Display for SystemSemantic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.kind.as_str(), self.index)
+        write!(f, "{}{}", self.kind.name(), self.index)
     }
 }
 
@@ -164,12 +117,12 @@ pub fn parse_semantic(semantic: &str) -> Result<Option<SystemSemantic>, Semantic
     };
     match SemanticKind::ALL
         .iter()
-        .find(|k| k.as_str().eq_ignore_ascii_case(name))
+        .find(|k| k.name().eq_ignore_ascii_case(name))
     {
         Some(&kind) => Ok(Some(SystemSemantic { kind, index })),
         None => Err(SemanticError::Unknown {
             semantic: semantic.to_string(),
-            suggestion: suggest(name, SemanticKind::ALL.iter().map(|k| k.as_str())),
+            suggestion: suggest(name, SemanticKind::ALL.iter().map(|k| k.name())),
         }),
     }
 }
@@ -203,7 +156,7 @@ fn array_base(ty: &Type) -> (&Type, u32) {
 fn is_render_target_view(p: &NodeParamInfo) -> bool {
     array_base(p.ty).0.is_view()
         && p.access
-            .is_some_and(|a| a.args().contains(AccessArgs::RENDERTARGET))
+            .is_some_and(|a| a.args().contains(AccessFlags::RENDER_TARGET))
 }
 
 /// The first render target slot of each parameter (`None` for parameters that are not render
@@ -282,7 +235,7 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
                 span,
                 format!(
                     "`{}` requires {expected} parameter, found `{found}`",
-                    sem.kind.as_str()
+                    sem.kind.name()
                 ),
             ));
             continue;
@@ -305,7 +258,7 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
                 let shown = match sem.kind {
                     SemanticKind::DepthStencil
                     | SemanticKind::ClearDepth
-                    | SemanticKind::ClearStencil => sem.kind.as_str().to_string(),
+                    | SemanticKind::ClearStencil => sem.kind.name().to_string(),
                     kind => SystemSemantic { kind, index }.to_string(),
                 };
                 diags.push(
@@ -336,9 +289,10 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
                     },
                     _
                 ))
-            ) || p
-                .access
-                .is_some_and(|a| a.args().intersects(AccessArgs::DEPTH | AccessArgs::STENCIL)))
+            ) || p.access.is_some_and(|a| {
+                a.args()
+                    .intersects(AccessFlags::DEPTH | AccessFlags::STENCIL)
+            }))
     });
     for p in params {
         let Some((sem, span)) = p.semantic else {
@@ -357,7 +311,7 @@ pub fn validate_node_params(params: &[NodeParamInfo], table: &TypeTable) -> Vec<
             SemanticKind::ClearDepth | SemanticKind::ClearStencil if !has_depth_stencil => {
                 diags.push(Diagnostic::error(
                     span,
-                    format!("`{}` has no matching depth-stencil view", sem.kind.as_str()),
+                    format!("`{}` has no matching depth-stencil view", sem.kind.name()),
                 ));
             }
             _ => {}

@@ -358,7 +358,7 @@ impl Printer<'_> {
         let builtin = if node.is_builtin { "builtin " } else { "" };
         let text = format!(
             "{builtin}{} node#{id} {}({})",
-            node.queue.as_str(),
+            node.queue.name(),
             node.name,
             params.join(", ")
         );

@@ -5,8 +5,8 @@ use pest::iterators::Pair;
 use super::{is_keyword, Lowered, Lowerer, Rule};
 use crate::ast::{
     ArrayDim, Attribute, Declarator, EnumDef, EnumVariant, Expr, ExprKind, Function, Ident, Item,
-    Name, NodeQueue, Param, ParamDirection, Semantic, StructDef, StructField, TypeRef, TypeRefKind,
-    Typedef, VarDecl,
+    Name, Param, ParamDirection, QueueClass, Semantic, StructDef, StructField, TypeRef,
+    TypeRefKind, Typedef, VarDecl,
 };
 use crate::diagnostic::Diagnostic;
 
@@ -185,9 +185,9 @@ impl Lowerer<'_> {
                 Rule::export_kw => is_export = true,
                 Rule::queue_kw => {
                     queue = Some(match part.as_str() {
-                        "graphics" => NodeQueue::Graphics,
-                        "compute" => NodeQueue::Compute,
-                        "copy" => NodeQueue::Copy,
+                        "graphics" => QueueClass::Graphics,
+                        "compute" => QueueClass::Compute,
+                        "copy" => QueueClass::Copy,
                         other => unreachable!("rule queue_kw: {other}"),
                     })
                 }

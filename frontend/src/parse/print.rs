@@ -14,8 +14,8 @@ use std::fmt::{self, Display, Formatter};
 
 use crate::ast::{
     ArrayDim, Attribute, Block, CaseLabel, Declarator, Expr, ExprKind, FloatSuffix, ForInit,
-    Function, IntRadix, Item, LongSuffix, Module, NodeQueue, Param, ParamDirection, Stmt, StmtKind,
-    TypeRef, TypeRefKind, VarDecl,
+    Function, IntRadix, Item, LongSuffix, Module, Param, ParamDirection, Stmt, StmtKind, TypeRef,
+    TypeRefKind, VarDecl,
 };
 
 /// Writes `items` separated by `sep`.
@@ -269,11 +269,8 @@ impl Display for Function {
         if self.is_export {
             f.write_str("export ")?;
         }
-        match self.queue {
-            Some(NodeQueue::Graphics) => f.write_str("graphics ")?,
-            Some(NodeQueue::Compute) => f.write_str("compute ")?,
-            Some(NodeQueue::Copy) => f.write_str("copy ")?,
-            None => {}
+        if let Some(queue) = self.queue {
+            write!(f, "{} ", queue.name())?;
         }
         write!(f, "{} {}(", self.return_type, self.name.name)?;
         list(f, &self.params, ", ")?;

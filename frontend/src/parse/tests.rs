@@ -3,8 +3,8 @@
 
 use super::parse_module;
 use crate::ast::{
-    CaseLabel, ExprKind, FloatSuffix, ForInit, IntRadix, Item, LongSuffix, Module, NodeQueue,
-    ParamDirection, StmtKind, TypeRefKind,
+    CaseLabel, ExprKind, FloatSuffix, ForInit, IntRadix, Item, LongSuffix, Module, ParamDirection,
+    QueueClass, StmtKind, TypeRefKind,
 };
 use crate::diagnostic::Diagnostic;
 use crate::preprocess::{MemoryLoader, Preprocessor};
@@ -383,8 +383,8 @@ fn functions_and_nodes() {
         })
         .collect();
     assert!(!functions[0].is_node() && functions[1].is_node() && functions[3].is_node());
-    assert_eq!(functions[1].queue, Some(NodeQueue::Graphics));
-    assert_eq!(functions[2].queue, Some(NodeQueue::Compute));
+    assert_eq!(functions[1].queue, Some(QueueClass::Graphics));
+    assert_eq!(functions[2].queue, Some(QueueClass::Compute));
     assert_eq!(functions[3].queue, None);
     assert!(functions[4].is_export && !functions[3].is_export);
     assert!(functions[1].body.is_none() && functions[3].body.is_some());

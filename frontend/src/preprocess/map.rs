@@ -3,9 +3,11 @@
 
 use crate::source::{FileId, Span};
 
-/// Identifies one macro expansion recorded in a [`SourceMap`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ExpansionId(pub u32);
+rpsl_types::define_id!(
+    /// Identifies one macro expansion recorded in a [`SourceMap`].
+    ExpansionId,
+    "expansion"
+);
 
 /// One macro expansion: which macro, where it is defined and where it was invoked.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use super::{Checker, SigParam};
 use crate::access::{self, NodeParamInfo};
 use crate::ast;
-use crate::hir::{self, AccessSlot, FuncId, NodeId, ParamDirection, QueueClass, ViewKind};
+use crate::hir::{self, AccessSlot, FuncId, NodeId, ParamDirection, ViewKind};
 use crate::types::{self, Type};
 
 impl Checker<'_> {
@@ -38,11 +38,7 @@ impl Checker<'_> {
         params: &[SigParam],
         definition: Option<FuncId>,
     ) -> NodeId {
-        let queue = match function.queue {
-            None | Some(ast::NodeQueue::Graphics) => QueueClass::Graphics,
-            Some(ast::NodeQueue::Compute) => QueueClass::Compute,
-            Some(ast::NodeQueue::Copy) => QueueClass::Copy,
-        };
+        let queue = function.queue.unwrap_or_default();
         for attr in &function.attributes {
             self.error(
                 attr.name.span,

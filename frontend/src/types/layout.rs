@@ -10,9 +10,12 @@
 //! * a struct is laid out like C: each member at the next offset that is a multiple of its alignment,
 //!   the struct aligned to its largest member alignment and its size rounded up to that;
 //! * enums and `node` handles are 4 bytes;
-//! * views have the layout of rpsl.h (see [`TEXTURE_LAYOUT`] and [`BUFFER_LAYOUT`]), 40 bytes each.
+//! * views have the layout of rpsl.h (see [`TEXTURE_LAYOUT`] and [`BUFFER_LAYOUT`]), 40 bytes each;
+//!   the offsets are `rpsl-types`' `view_offsets`, the ones the VM and the runtime read.
 
 use std::fmt;
+
+use rpsl_types::{view_offsets, VIEW_BYTES};
 
 use super::{EnumId, ScalarKind, StructId, Type};
 use crate::source::Span;
@@ -46,57 +49,57 @@ pub const TEXTURE_LAYOUT: [ViewField; 10] = [
     ViewField {
         name: "Resource",
         kind: ScalarKind::Uint,
-        offset: 0,
+        offset: view_offsets::RESOURCE,
     },
     ViewField {
         name: "ViewFormat",
         kind: ScalarKind::Uint,
-        offset: 4,
+        offset: view_offsets::VIEW_FORMAT,
     },
     ViewField {
         name: "TemporalLayer",
         kind: ScalarKind::Uint,
-        offset: 8,
+        offset: view_offsets::TEMPORAL_LAYER,
     },
     ViewField {
         name: "Flags",
         kind: ScalarKind::Uint,
-        offset: 12,
+        offset: view_offsets::FLAGS,
     },
     ViewField {
         name: "BaseMipLevel",
         kind: ScalarKind::Uint,
-        offset: 16,
+        offset: view_offsets::BASE_MIP,
     },
     ViewField {
         name: "MipLevelCount",
         kind: ScalarKind::Uint,
-        offset: 20,
+        offset: view_offsets::MIP_COUNT,
     },
     ViewField {
         name: "BaseArrayLayer",
         kind: ScalarKind::Uint,
-        offset: 24,
+        offset: view_offsets::BASE_LAYER,
     },
     ViewField {
         name: "ArrayLayerCount",
         kind: ScalarKind::Uint,
-        offset: 28,
+        offset: view_offsets::LAYER_COUNT,
     },
     ViewField {
         name: "MinLodClamp",
         kind: ScalarKind::Float,
-        offset: 32,
+        offset: view_offsets::MIN_LOD,
     },
     ViewField {
         name: "ComponentMapping",
         kind: ScalarKind::Uint,
-        offset: 36,
+        offset: view_offsets::COMPONENT_MAPPING,
     },
 ];
 
 /// Size in bytes of a `texture` value.
-pub const TEXTURE_SIZE: u32 = 40;
+pub const TEXTURE_SIZE: u32 = VIEW_BYTES as u32;
 
 /// The layout of a `buffer` value (40 bytes, alignment 8), as rpsl.h declares `struct buffer`:
 ///
@@ -114,42 +117,42 @@ pub const BUFFER_LAYOUT: [ViewField; 7] = [
     ViewField {
         name: "Resource",
         kind: ScalarKind::Uint,
-        offset: 0,
+        offset: view_offsets::RESOURCE,
     },
     ViewField {
         name: "ViewFormat",
         kind: ScalarKind::Uint,
-        offset: 4,
+        offset: view_offsets::VIEW_FORMAT,
     },
     ViewField {
         name: "TemporalLayer",
         kind: ScalarKind::Uint,
-        offset: 8,
+        offset: view_offsets::TEMPORAL_LAYER,
     },
     ViewField {
         name: "Flags",
         kind: ScalarKind::Uint,
-        offset: 12,
+        offset: view_offsets::FLAGS,
     },
     ViewField {
         name: "Offset",
         kind: ScalarKind::Uint64,
-        offset: 16,
+        offset: view_offsets::OFFSET,
     },
     ViewField {
         name: "SizeInBytes",
         kind: ScalarKind::Uint64,
-        offset: 24,
+        offset: view_offsets::SIZE,
     },
     ViewField {
         name: "Stride",
         kind: ScalarKind::Uint,
-        offset: 32,
+        offset: view_offsets::STRIDE,
     },
 ];
 
 /// Size in bytes of a `buffer` value.
-pub const BUFFER_SIZE: u32 = 40;
+pub const BUFFER_SIZE: u32 = VIEW_BYTES as u32;
 
 /// Size and alignment of a type, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 use crate::entities::{LocId, NodeDeclId};
 use crate::eval;
 use crate::host::{
-    CallSite, Host, HostError, ResourceDesc, ViewBytes, RESOURCE_DESC_SIZE, VIEW_SIZE,
+    CallSite, Host, HostError, RpslResourceDesc, ViewBytes, RESOURCE_DESC_SIZE, VIEW_SIZE,
 };
 use crate::inst::VectorShape;
 use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
@@ -295,7 +295,7 @@ pub(crate) extern "C" fn jit_create_resource(
             return 1;
         };
         let desc = match ctx.memory[desc_range].try_into() {
-            Ok(bytes) => ResourceDesc::from_bytes(bytes),
+            Ok(bytes) => RpslResourceDesc::from_bytes(bytes),
             Err(_) => return 1,
         };
         let site = ctx.next_site(loc);

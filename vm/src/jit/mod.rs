@@ -47,7 +47,7 @@ mod nan;
 
 use crate::entities::{FuncId, LocId, NodeDeclId};
 use crate::function::VerifiedModule;
-use crate::host::{CallSite, Host, HostError, ResourceDesc, ViewBytes};
+use crate::host::{CallSite, Host, HostError, RpslResourceDesc, ViewBytes};
 use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
 use crate::ops::MarkerKind;
 use crate::types::{Type, Value};
@@ -318,7 +318,7 @@ impl<H: Host + ?Sized> Host for HostAdapter<'_, H> {
     fn create_resource(
         &mut self,
         site: CallSite,
-        desc: &ResourceDesc,
+        desc: &RpslResourceDesc,
     ) -> Result<ViewBytes, HostError> {
         self.0.create_resource(site, desc)
     }
@@ -327,7 +327,7 @@ impl<H: Host + ?Sized> Host for HostAdapter<'_, H> {
         &mut self,
         site: CallSite,
         view: &ViewBytes,
-    ) -> Result<ResourceDesc, HostError> {
+    ) -> Result<RpslResourceDesc, HostError> {
         self.0.describe_resource(site, view)
     }
 

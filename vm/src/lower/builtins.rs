@@ -11,6 +11,7 @@ use rpsl_frontend::builtins::Builtin;
 use rpsl_frontend::hir::Arg;
 use rpsl_frontend::source::Span;
 use rpsl_frontend::types::{ScalarKind, Type};
+use rpsl_types::ResourceKind;
 
 impl FnLower<'_> {
     /// Writes a `ResourceDesc` built from `u32` registers (`None` = 0) and creates the resource.
@@ -126,9 +127,10 @@ impl FnLower<'_> {
         };
         use view_offsets as off;
         match builtin {
-            // ResourceDesc words: type, temporal layers, flags, width, height, depth/array, mips, format, samples.
+            // `RpslResourceDesc` words: type, temporal layers, flags, width, height, depth/array,
+            // mips, format, samples.
             Builtin::CreateTex1d => {
-                let ty = self.b.iconst_u32(1);
+                let ty = self.b.iconst_u32(ResourceKind::Tex1d as u32);
                 let one = self.b.iconst_u32(1);
                 self.create_resource(
                     [
@@ -146,7 +148,7 @@ impl FnLower<'_> {
                 )
             }
             Builtin::CreateTex2d => {
-                let ty = self.b.iconst_u32(2);
+                let ty = self.b.iconst_u32(ResourceKind::Tex2d as u32);
                 self.create_resource(
                     [
                         Some(ty),
@@ -163,7 +165,7 @@ impl FnLower<'_> {
                 )
             }
             Builtin::CreateTex3d => {
-                let ty = self.b.iconst_u32(3);
+                let ty = self.b.iconst_u32(ResourceKind::Tex3d as u32);
                 let one = self.b.iconst_u32(1);
                 self.create_resource(
                     [
@@ -191,6 +193,7 @@ impl FnLower<'_> {
                 let shift = self.b.constant(Value::U64(32));
                 let high = self.b.binary(VmBinary::ShrU64, width, shift);
                 let high = self.b.convert(VmType::U32, high);
+                // 0 is both `ResourceKind::Buffer` and the format `UNKNOWN`.
                 let zero = self.b.iconst_u32(0);
                 let one = self.b.iconst_u32(1);
                 self.create_resource(
