@@ -681,7 +681,8 @@ impl Drop for VulkanBackend {
             return;
         }
         if let Some(pass) = self.minmax.take() {
-            pass.destroy(&self.context);
+            // SAFETY: the device is idle (waited for above, not wedged).
+            unsafe { pass.destroy(&self.context) };
         }
         if let Some(mut allocator) = self.allocator.take() {
             // SAFETY: the device is idle.

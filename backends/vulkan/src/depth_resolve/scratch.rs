@@ -224,7 +224,7 @@ impl FrameRecorder<'_> {
         let src_view = frame_view(
             self,
             ViewUse::Attachment,
-            job.src.image,
+            job.src_image,
             job.src.format,
             aspects,
             src_mip,
@@ -357,27 +357,24 @@ impl FrameRecorder<'_> {
         self.begin_label(&format!(
             "resolve {label} into scratch, copy to destination"
         ));
-        let device = &self.context.device;
-        // SAFETY: outside a render pass; the views and images are live; the source is in its
-        // read-only layouts and the destination in TRANSFER_DST_OPTIMAL (the caller's
-        // barriers); the render area and the copy lie inside both images (the extent was
-        // clamped to them, and the scratch is as large as the source's mip).
+        // SAFETY: `cb` is the node's recording command buffer on the graphics queue, outside
+        // any render pass; the views and images are live (the scratch in the frame slot); the
+        // source is in its read-only layouts and the destination in TRANSFER_DST_OPTIMAL (the
+        // caller's barriers); the render area and the copy lie inside both images (the extent
+        // was clamped to them, and the scratch is as large as the source's mip).
         unsafe {
-            device.cmd_pipeline_barrier2(
-                self.cb,
+            let encoder = self.encoder();
+            encoder.pipeline_barrier(
                 &vk::DependencyInfo::default().image_memory_barriers(&[to_attachment]),
             );
-            device.cmd_begin_rendering(self.cb, &info);
-            device.cmd_end_rendering(self.cb);
-            device.cmd_pipeline_barrier2(
-                self.cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&[to_copy]),
-            );
-            device.cmd_copy_image(
-                self.cb,
+            encoder.begin_rendering(&info);
+            encoder.end_rendering();
+            encoder
+                .pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&[to_copy]));
+            encoder.copy_image(
                 scratch,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                job.dst.image,
+                job.dst_image,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 &regions,
             );
