@@ -35,7 +35,7 @@ mod view_cache;
 pub use ash;
 pub use context::{EnabledFeatures, QueueFamilies, SizeLimits};
 pub use format::vk_format;
-pub use node::{BoundView, NodeCallback, NodeContext};
+pub use node::{BoundBuffer, BoundResource, BoundTexture, BoundView, NodeCallback, NodeContext};
 pub use readback::{read_png, write_png};
 pub use timing::{FrameTimings, NodeTiming};
 pub use view_cache::{ObjectCounter, ObjectCounts, ObjectId};
