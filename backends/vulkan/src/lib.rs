@@ -623,7 +623,9 @@ impl VulkanBackend {
         let result = submit::record_and_submit_frame(&mut recorder, &mut submission, &mut timed);
         views_out.append(&mut recorder.views);
         drop(recorder);
-        resolve_scratch.end_frame(&self.context, &mut self.view_cache);
+        // SAFETY: the slot was retired (its previous frame complete) before this frame began
+        // recording (`execute`); the images and views were made with this context and cache.
+        unsafe { resolve_scratch.end_frame(&self.context, &mut self.view_cache) };
         self.slots[slot_index].resolve_scratch = resolve_scratch;
         result?;
         self.stats.barriers = frame.barriers.len() as u32;

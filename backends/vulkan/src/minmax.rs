@@ -219,7 +219,7 @@ impl MinMaxResolve {
     /// # Safety
     ///
     /// No pending command buffer uses them (the device is idle, or they were never recorded),
-    /// `context` is the one they were created with, and `self` is not used afterwards.
+    /// and `context` is the one they were created with.
     pub unsafe fn destroy(self, context: &Context) {
         if let Some(depth) = self.depth {
             // SAFETY: the caller's contract covers the depth/stencil resolve's objects.

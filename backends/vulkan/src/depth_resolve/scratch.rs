@@ -67,29 +67,45 @@ impl ResolveScratch {
         Ok(image)
     }
 
-    /// Destroys the images the frame did not use (the slot's previous frame, the last one that
-    /// could, is complete), forgetting their views first.
-    pub fn end_frame(&mut self, context: &Context, views: &mut ViewCache) {
+    /// Destroys the images the frame just recorded did not use, forgetting their views first.
+    ///
+    /// # Safety
+    ///
+    /// The slot's previous frame (the last one that could use them) is complete, and `views`
+    /// and `context` are the ones the images' views and images were made with.
+    pub unsafe fn end_frame(&mut self, context: &Context, views: &mut ViewCache) {
         let (keep, unused): (Vec<ScratchImage>, Vec<ScratchImage>) =
             std::mem::take(&mut self.images)
                 .into_iter()
                 .partition(|image| image.used);
         self.images = keep;
         for image in unused {
-            destroy_scratch(context, views, image);
+            // SAFETY: unused by this frame, and the caller guarantees earlier frames are done.
+            unsafe { destroy_scratch(context, views, image) };
         }
     }
 
-    /// Destroys every image (no work in flight uses them).
-    pub fn destroy(&mut self, context: &Context, views: &mut ViewCache) {
+    /// Destroys every image, forgetting their views first, and leaves the scratch empty.
+    ///
+    /// # Safety
+    ///
+    /// No pending work uses them (the slot is idle), and `views` and `context` are the ones
+    /// the images' views and images were made with.
+    pub unsafe fn destroy(&mut self, context: &Context, views: &mut ViewCache) {
         for image in self.images.drain(..) {
-            destroy_scratch(context, views, image);
+            // SAFETY: the caller's contract.
+            unsafe { destroy_scratch(context, views, image) };
         }
     }
 }
 
-fn destroy_scratch(context: &Context, views: &mut ViewCache, scratch: ScratchImage) {
-    // SAFETY: no pending work uses the image or its views (see the callers); its views go
+/// Destroys `scratch` and its views.
+///
+/// # Safety
+///
+/// No pending work uses the image or its views; `views` and `context` made them.
+unsafe fn destroy_scratch(context: &Context, views: &mut ViewCache, scratch: ScratchImage) {
+    // SAFETY: the caller guarantees no pending work uses the image or its views; its views go
     // before the image.
     unsafe {
         views.forget_image(context, scratch.image);

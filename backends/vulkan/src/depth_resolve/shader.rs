@@ -403,7 +403,7 @@ impl ShaderDepthResolve {
     /// # Safety
     ///
     /// No pending command buffer uses them (the device is idle, or they were never recorded),
-    /// `context` is the one they were created with, and `self` is not used afterwards.
+    /// and `context` is the one they were created with.
     pub unsafe fn destroy(self, context: &Context) {
         let device = &context.device;
         // SAFETY: the caller guarantees no pending work uses them; each is destroyed once

@@ -106,10 +106,12 @@ impl ShaderNodeState {
             .drain(..)
             .partition(|(at, _)| frame >= at + RING);
         self.retired = keep;
-        for (_, mut program) in done {
+        for (_, program) in done {
             self.descriptors
                 .forget_layout(device, program.set_layout, context.counter);
-            program.destroy(device);
+            // SAFETY: retired RING frames ago, more than can be in flight, so no pending
+            // command buffer uses it; its layout's sets were just forgotten.
+            unsafe { program.destroy(device) };
         }
         Ok(())
     }
@@ -362,11 +364,11 @@ impl Drop for ShaderNodeState {
         unsafe {
             let _ = device.device_wait_idle();
             for (_, (entry, _)) in self.entries.drain() {
-                if let Entry::Ready(mut program) = entry {
+                if let Entry::Ready(program) = entry {
                     program.destroy(&device);
                 }
             }
-            for (_, mut program) in self.retired.drain(..) {
+            for (_, program) in self.retired.drain(..) {
                 program.destroy(&device);
             }
             self.descriptors.destroy(&device);
