@@ -181,3 +181,54 @@ pub(crate) fn bind_node_views(
     }
     Ok(views)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{BoundBuffer, BoundResource, BoundTexture, BoundView};
+    use crate::view_cache::ObjectId;
+    use ash::vk::{self, Handle};
+
+    fn bound(resource: BoundResource) -> BoundView {
+        BoundView {
+            param: 0,
+            slot: 0,
+            resource,
+            id: ObjectId(7),
+        }
+    }
+
+    #[test]
+    fn a_bound_view_gives_only_the_side_of_its_kind() {
+        let texture = BoundTexture {
+            image: vk::Image::from_raw(0x11),
+            image_view: vk::ImageView::from_raw(0x12),
+            range: vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 1,
+                level_count: 2,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+        };
+        let bytes = BoundBuffer {
+            buffer: vk::Buffer::from_raw(0x22),
+            offset: 16,
+            size: 64,
+        };
+        let texture_view = bound(BoundResource::Texture(texture));
+        let buffer_view = bound(BoundResource::Buffer(bytes));
+        let got = texture_view.texture().map(|t| {
+            (
+                t.image,
+                t.image_view,
+                t.range.base_mip_level,
+                t.range.level_count,
+            )
+        });
+        assert_eq!(got, Some((texture.image, texture.image_view, 1, 2)));
+        assert!(texture_view.buffer().is_none());
+        let got = buffer_view.buffer().map(|b| (b.buffer, b.offset, b.size));
+        assert_eq!(got, Some((bytes.buffer, 16, 64)));
+        assert!(buffer_view.texture().is_none());
+    }
+}
