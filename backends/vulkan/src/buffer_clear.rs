@@ -16,7 +16,7 @@ use rpsl_runtime::{
 };
 
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
-use crate::resources::{create_unbound, map_alloc_error, GpuResource};
+use crate::resources::{create_unbound, map_alloc_error, GpuObject, GpuResource};
 
 /// The most bytes of one scratch buffer (the pattern repeated; larger ranges copy it several
 /// times).
@@ -127,12 +127,8 @@ pub(crate) fn create_buffer_clear_scratch(
             continue;
         };
         let label = format!("buffer clear pattern of node {}", node.0);
-        let resource = create_pattern_buffer(context, allocator, &label, size, &pattern)?;
-        buffers.push(BufferClearScratch {
-            node,
-            buffer: resource.buffer,
-            size,
-        });
+        let (resource, buffer) = create_pattern_buffer(context, allocator, &label, size, &pattern)?;
+        buffers.push(BufferClearScratch { node, buffer, size });
         scratch.push(resource);
     }
     Ok(buffers)
@@ -140,14 +136,14 @@ pub(crate) fn create_buffer_clear_scratch(
 
 /// A host-written buffer of `size` bytes holding `pattern` repeated (the last repeat cut at
 /// `size`), with its own memory: the source of the pattern copies of buffer clears and of
-/// texel clears of textures (`texture_clear.rs`).
+/// texel clears of textures (`texture_clear.rs`). Returns the resource and its buffer.
 pub(crate) fn create_pattern_buffer(
     context: &crate::context::Context,
     allocator: &mut Allocator,
     label: &str,
     size: u64,
     pattern: &[u8],
-) -> Result<GpuResource, BackendError> {
+) -> Result<(GpuResource, vk::Buffer), BackendError> {
     let mut resource = create_unbound(
         context,
         &ResourceDesc::buffer(size),
@@ -187,7 +183,10 @@ pub(crate) fn create_pattern_buffer(
         unsafe { resource.destroy(context, allocator) };
         return Err(error);
     }
-    Ok(resource)
+    let GpuObject::Buffer(buffer) = resource.object else {
+        unreachable!("a buffer description makes a buffer")
+    };
+    Ok((resource, buffer))
 }
 
 impl FrameRecorder<'_> {
@@ -213,11 +212,13 @@ impl FrameRecorder<'_> {
         if size == 0 {
             return Ok(());
         }
-        let device = self.device();
+        let buffer = target.buffer()?;
         match plan(&pattern, offset, size) {
             ClearPlan::Fill(word) => {
-                // SAFETY: the buffer range is live and in the planned state.
-                unsafe { device.cmd_fill_buffer(self.cb, target.buffer, offset, size, word) };
+                // SAFETY: `cb` is the node's recording command buffer, outside any render
+                // pass; the buffer lives until the frame completes and its range is in the
+                // planned transfer state; `plan` fills only 4-byte aligned ranges.
+                unsafe { self.encoder().fill_buffer(buffer, offset, size, word) };
             }
             ClearPlan::Copy(_) => {
                 let scratch = self
@@ -235,10 +236,12 @@ impl FrameRecorder<'_> {
                         }
                     })
                     .collect();
-                // SAFETY: both buffers are live; the scratch was written by the host before the
-                // submission (a host write is visible to the queue's later commands); the
-                // target range is in the planned state.
-                unsafe { device.cmd_copy_buffer(self.cb, scratch.buffer, target.buffer, &regions) };
+                // SAFETY: `cb` is the node's recording command buffer, outside any render
+                // pass; both buffers live until the frame completes (the scratch in the frame
+                // slot); the scratch was written by the host before the submission (a host
+                // write is visible to the queue's later commands); the target range is in the
+                // planned state and the regions stay inside it and the scratch.
+                unsafe { self.encoder().copy_buffer(scratch.buffer, buffer, &regions) };
             }
         }
         Ok(())

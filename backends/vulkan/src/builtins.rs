@@ -363,11 +363,9 @@ impl FrameRecorder<'_> {
             },
         };
         if !rects.is_empty() {
-            // SAFETY: inside the dynamic render pass begun above.
-            unsafe {
-                self.device()
-                    .cmd_clear_attachments(self.cb, &[attachment], &rects)
-            };
+            // SAFETY: inside the dynamic render pass begun above, which has the attachment
+            // cleared; `clear_rects` kept the rectangles inside its area and layers.
+            unsafe { self.encoder().clear_attachments(&[attachment], &rects) };
         }
         self.end_rendering();
         Ok(())
@@ -450,11 +448,9 @@ impl FrameRecorder<'_> {
                     },
                 },
             };
-            // SAFETY: inside the dynamic render pass begun above.
-            unsafe {
-                self.device()
-                    .cmd_clear_attachments(self.cb, &[attachment], &rects)
-            };
+            // SAFETY: inside the dynamic render pass begun above, which has the attachment
+            // cleared; `clear_rects` kept the rectangles inside its area and layers.
+            unsafe { self.encoder().clear_attachments(&[attachment], &rects) };
         }
         self.end_rendering();
         Ok(())

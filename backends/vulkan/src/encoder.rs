@@ -32,11 +32,6 @@ pub(crate) struct CommandEncoder<'a> {
     cb: vk::CommandBuffer,
 }
 
-#[allow(
-    dead_code,
-    reason = "the commands of builtins.rs, buffer_clear.rs, texture_clear.rs, region_clear.rs, \
-              minmax.rs and depth_resolve/, which move here after their rewrites"
-)]
 impl<'a> CommandEncoder<'a> {
     /// An encoder of `cb`; `debug` enables debug labels (VK_EXT_debug_utils).
     ///

@@ -35,7 +35,7 @@ mod view_cache;
 pub use ash;
 pub use context::{EnabledFeatures, QueueFamilies, SizeLimits};
 pub use format::vk_format;
-pub use node::{BoundView, NodeCallback, NodeContext};
+pub use node::{BoundBuffer, BoundResource, BoundTexture, BoundView, NodeCallback, NodeContext};
 pub use readback::{read_png, write_png};
 pub use timing::{FrameTimings, NodeTiming};
 pub use view_cache::{ObjectCounter, ObjectCounts, ObjectId};
@@ -623,7 +623,9 @@ impl VulkanBackend {
         let result = submit::record_and_submit_frame(&mut recorder, &mut submission, &mut timed);
         views_out.append(&mut recorder.views);
         drop(recorder);
-        resolve_scratch.end_frame(&self.context, &mut self.view_cache);
+        // SAFETY: the slot was retired (its previous frame complete) before this frame began
+        // recording (`execute`); the images and views were made with this context and cache.
+        unsafe { resolve_scratch.end_frame(&self.context, &mut self.view_cache) };
         self.slots[slot_index].resolve_scratch = resolve_scratch;
         result?;
         self.stats.barriers = frame.barriers.len() as u32;
@@ -681,7 +683,8 @@ impl Drop for VulkanBackend {
             return;
         }
         if let Some(pass) = self.minmax.take() {
-            pass.destroy(&self.context);
+            // SAFETY: the device is idle (waited for above, not wedged).
+            unsafe { pass.destroy(&self.context) };
         }
         if let Some(mut allocator) = self.allocator.take() {
             // SAFETY: the device is idle.

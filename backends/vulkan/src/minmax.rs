@@ -90,7 +90,8 @@ impl MinMaxResolve {
         match crate::depth_resolve::ShaderDepthResolve::new(context) {
             Ok(depth) => pass.depth = Some(depth),
             Err(error) => {
-                pass.destroy(context);
+                // SAFETY: just created; nothing was recorded with it.
+                unsafe { pass.destroy(context) };
                 return Err(error);
             }
         }
@@ -213,12 +214,19 @@ impl MinMaxResolve {
         }
     }
 
-    /// Destroys the pipeline objects (the device must be idle).
-    pub fn destroy(&self, context: &Context) {
-        if let Some(depth) = &self.depth {
-            depth.destroy(context);
+    /// Destroys the pipeline objects (and the depth/stencil resolve's).
+    ///
+    /// # Safety
+    ///
+    /// No pending command buffer uses them (the device is idle, or they were never recorded),
+    /// and `context` is the one they were created with.
+    pub unsafe fn destroy(self, context: &Context) {
+        if let Some(depth) = self.depth {
+            // SAFETY: the caller's contract covers the depth/stencil resolve's objects.
+            unsafe { depth.destroy(context) };
         }
-        // SAFETY: no submitted work uses them any more.
+        // SAFETY: the caller guarantees no pending work uses them; each is destroyed once
+        // (`self` is consumed).
         unsafe {
             for &pipeline in &self.pipelines {
                 context.device.destroy_pipeline(pipeline, None);
@@ -236,8 +244,6 @@ impl MinMaxResolve {
         recorder: &mut FrameRecorder<'_>,
         job: &MinMaxJob,
     ) -> Result<(), BackendError> {
-        let device = recorder.context.device.clone();
-        let cb = recorder.cb;
         let view = |recorder: &mut FrameRecorder<'_>,
                     image: vk::Image,
                     format: vk::Format,
@@ -362,39 +368,28 @@ impl MinMaxResolve {
             .layer_count
             .min(job.dst_range.layer_count)
             .max(1);
-        // SAFETY: recording outside a render pass; the images are live and in the layouts the
-        // compiler planned for the resolve, which the barriers above and below bridge.
+        let pipeline = self.pipelines[variant_of(job.dst_format)];
+        // SAFETY: `cb` is the node's recording command buffer, outside any render pass; the
+        // images are live until the frame completes and in the layouts the compiler planned
+        // for the resolve, which the barriers above and below bridge to the ones the
+        // descriptors name; the pipelines, layout and push-descriptor functions are this
+        // pass's (created on this device, with push descriptors enabled, and destroyed only
+        // once the device is idle); the push constants are the layout's 32 bytes; the views
+        // live in the view cache as long as their images.
         unsafe {
-            device.cmd_pipeline_barrier2(
-                cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&before),
-            );
-            let pipeline = self.pipelines[variant_of(job.dst_format)];
-            device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-            self.push.cmd_push_descriptor_set(
-                cb,
+            let encoder = recorder.encoder();
+            encoder.pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&before));
+            encoder.bind_pipeline(vk::PipelineBindPoint::COMPUTE, pipeline);
+            encoder.push_descriptor_set(
+                &self.push,
                 vk::PipelineBindPoint::COMPUTE,
                 self.layout,
                 0,
                 &writes,
             );
-            device.cmd_push_constants(
-                cb,
-                self.layout,
-                vk::ShaderStageFlags::COMPUTE,
-                0,
-                &constants,
-            );
-            device.cmd_dispatch(
-                cb,
-                job.extent[0].div_ceil(8),
-                job.extent[1].div_ceil(8),
-                layers,
-            );
-            device.cmd_pipeline_barrier2(
-                cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&after),
-            );
+            encoder.push_constants(self.layout, vk::ShaderStageFlags::COMPUTE, 0, &constants);
+            encoder.dispatch(job.extent[0].div_ceil(8), job.extent[1].div_ceil(8), layers);
+            encoder.pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&after));
         }
         Ok(())
     }

@@ -9,29 +9,88 @@ use crate::context::EnabledFeatures;
 use crate::resources::GpuObject;
 use crate::view_cache::{ObjectCounter, ObjectCounts, ObjectId};
 
-/// One view argument of a node, resolved to Vulkan objects.
+/// One view argument of a node, resolved to Vulkan objects: the subresources of a texture or
+/// the bytes of a buffer ([`BoundResource`]).
+///
+/// ```
+/// # use rpsl_vulkan::{BoundResource, BoundView};
+/// /// What a callback records for one of its views.
+/// fn describe(view: &BoundView) -> String {
+///     match &view.resource {
+///         BoundResource::Texture(texture) => {
+///             format!("mips from {}", texture.range.base_mip_level)
+///         }
+///         BoundResource::Buffer(buffer) => format!("{} bytes at {}", buffer.size, buffer.offset),
+///     }
+/// }
+/// // Or, where the parameter's type fixes the kind:
+/// fn storage_bytes(view: &BoundView) -> Result<u64, String> {
+///     let buffer = view.buffer().ok_or("parameter 0 must be a buffer")?;
+///     Ok(buffer.size)
+/// }
+/// ```
 #[derive(Copy, Clone, Debug)]
 pub struct BoundView {
     /// Parameter index in the declaration.
     pub param: u16,
     /// Slot within the parameter (array element).
     pub slot: u16,
-    /// The image (null for buffers).
+    /// The texture subresources or buffer bytes the view covers.
+    pub resource: BoundResource,
+    /// The identity of the image view (textures) or the buffer (buffers): the same in every
+    /// frame while the object lives, never reused after it is destroyed. Caches of objects
+    /// made from views (descriptor sets) key on it rather than on Vulkan handles, which may be
+    /// reused.
+    pub id: ObjectId,
+}
+
+/// What a [`BoundView`] names: a texture's subresources or a buffer's bytes.
+#[derive(Copy, Clone, Debug)]
+pub enum BoundResource {
+    /// A view of a texture.
+    Texture(BoundTexture),
+    /// A view of a buffer.
+    Buffer(BoundBuffer),
+}
+
+/// The texture side of a [`BoundView`].
+#[derive(Copy, Clone, Debug)]
+pub struct BoundTexture {
+    /// The image.
     pub image: vk::Image,
-    /// An image view of exactly the accessed subresources (null for buffers).
+    /// An image view of exactly the accessed subresources.
     pub image_view: vk::ImageView,
     /// The image's subresources (temporal slice folded into the layers).
     pub range: vk::ImageSubresourceRange,
-    /// The buffer (null for textures).
+}
+
+/// The buffer side of a [`BoundView`].
+#[derive(Copy, Clone, Debug)]
+pub struct BoundBuffer {
+    /// The buffer.
     pub buffer: vk::Buffer,
-    /// Byte offset of a buffer view.
+    /// Byte offset of the view.
     pub offset: u64,
-    /// Byte size of a buffer view.
+    /// Byte size of the view.
     pub size: u64,
-    /// The identity of `image_view` (textures) or `buffer` (buffers): the same in every frame
-    /// while the object lives, never reused after it is destroyed. Caches of objects made from
-    /// views (descriptor sets) key on it rather than on Vulkan handles, which may be reused.
-    pub id: ObjectId,
+}
+
+impl BoundView {
+    /// The texture the view names, `None` for a buffer view.
+    pub fn texture(&self) -> Option<&BoundTexture> {
+        match &self.resource {
+            BoundResource::Texture(texture) => Some(texture),
+            BoundResource::Buffer(_) => None,
+        }
+    }
+
+    /// The buffer the view names, `None` for a texture view.
+    pub fn buffer(&self) -> Option<&BoundBuffer> {
+        match &self.resource {
+            BoundResource::Buffer(buffer) => Some(buffer),
+            BoundResource::Texture(_) => None,
+        }
+    }
 }
 
 /// What a node implementation gets while its commands are recorded.
@@ -93,29 +152,83 @@ pub(crate) fn bind_node_views(
     for (offset, access) in graph.node_accesses(node).iter().enumerate() {
         let handle = recorder.handle(access.resource)?;
         let region = crate::record::access_region(access, &handle.desc);
-        let (image, image_view, buffer, id) = match handle.object {
+        let (resource, id) = match handle.object {
             GpuObject::Image(image) => {
-                let (view, id) = recorder.view_with_id(start + offset as u32, false)?;
-                (image, view, vk::Buffer::null(), id)
+                let (image_view, id) = recorder.view_with_id(start + offset as u32, false)?;
+                let texture = BoundTexture {
+                    image,
+                    image_view,
+                    range: region.range,
+                };
+                (BoundResource::Texture(texture), id)
             }
-            GpuObject::Buffer(buffer) => (
-                vk::Image::null(),
-                vk::ImageView::null(),
-                buffer,
-                recorder.view_cache.buffer_id(buffer),
-            ),
+            GpuObject::Buffer(buffer) => {
+                let bytes = BoundBuffer {
+                    buffer,
+                    offset: region.offset,
+                    size: region.size,
+                };
+                let id = recorder.view_cache.buffer_id(buffer);
+                (BoundResource::Buffer(bytes), id)
+            }
         };
         views.push(BoundView {
             param: access.param,
             slot: access.slot,
-            image,
-            image_view,
-            range: region.range,
-            buffer,
-            offset: region.offset,
-            size: region.size,
+            resource,
             id,
         });
     }
     Ok(views)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BoundBuffer, BoundResource, BoundTexture, BoundView};
+    use crate::view_cache::ObjectId;
+    use ash::vk::{self, Handle};
+
+    fn bound(resource: BoundResource) -> BoundView {
+        BoundView {
+            param: 0,
+            slot: 0,
+            resource,
+            id: ObjectId(7),
+        }
+    }
+
+    #[test]
+    fn a_bound_view_gives_only_the_side_of_its_kind() {
+        let texture = BoundTexture {
+            image: vk::Image::from_raw(0x11),
+            image_view: vk::ImageView::from_raw(0x12),
+            range: vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 1,
+                level_count: 2,
+                base_array_layer: 0,
+                layer_count: 1,
+            },
+        };
+        let bytes = BoundBuffer {
+            buffer: vk::Buffer::from_raw(0x22),
+            offset: 16,
+            size: 64,
+        };
+        let texture_view = bound(BoundResource::Texture(texture));
+        let buffer_view = bound(BoundResource::Buffer(bytes));
+        let got = texture_view.texture().map(|t| {
+            (
+                t.image,
+                t.image_view,
+                t.range.base_mip_level,
+                t.range.level_count,
+            )
+        });
+        assert_eq!(got, Some((texture.image, texture.image_view, 1, 2)));
+        assert!(texture_view.buffer().is_none());
+        let got = buffer_view.buffer().map(|b| (b.buffer, b.offset, b.size));
+        assert_eq!(got, Some((bytes.buffer, 16, 64)));
+        assert!(buffer_view.texture().is_none());
+    }
 }

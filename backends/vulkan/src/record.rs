@@ -7,7 +7,7 @@ use crate::context::Context;
 use crate::depth_resolve::ResolveScratch;
 use crate::encoder::CommandEncoder;
 use crate::format::{plane_aspect, vk_format};
-use crate::resources::{GpuObject, GpuResource, NullableHandles};
+use crate::resources::{GpuObject, GpuResource};
 use crate::view_cache::{ObjectId, ViewCache, ViewKey};
 use ash::vk;
 use rpsl_runtime::{
@@ -27,8 +27,6 @@ pub struct ResourceHandle {
     pub format: vk::Format,
     /// The usage the image was created with.
     pub usage: vk::ImageUsageFlags,
-    /// `object` for the files not yet converted (see [`NullableHandles`]).
-    nullable: NullableHandles,
 }
 
 impl ResourceHandle {
@@ -39,17 +37,33 @@ impl ResourceHandle {
             object: resource.object,
             format: resource.format,
             usage: resource.usage,
-            nullable: resource.object.into(),
         }
     }
-}
 
-impl std::ops::Deref for ResourceHandle {
-    type Target = NullableHandles;
+    /// The image of a texture resource.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::Unsupported`] for a buffer resource (a texture command on a buffer,
+    /// which the builder's parameter checks keep out of recorded graphs).
+    pub fn image(&self) -> Result<vk::Image, BackendError> {
+        self.object.image().ok_or_else(|| {
+            BackendError::Unsupported("a texture command on a buffer resource".to_string())
+        })
+    }
 
-    /// Transitional `.image` / `.buffer` (see [`NullableHandles`]).
-    fn deref(&self) -> &NullableHandles {
-        &self.nullable
+    /// The buffer of a buffer resource.
+    ///
+    /// # Errors
+    ///
+    /// [`BackendError::Unsupported`] for a texture resource (a buffer command on a texture).
+    pub fn buffer(&self) -> Result<vk::Buffer, BackendError> {
+        self.object.buffer().ok_or_else(|| {
+            BackendError::Unsupported(format!(
+                "a buffer command on a texture resource ({:?})",
+                self.desc.kind
+            ))
+        })
     }
 }
 
@@ -182,10 +196,6 @@ pub struct DepthTarget {
 }
 
 impl<'a> FrameRecorder<'a> {
-    pub(crate) fn device(&self) -> &ash::Device {
-        &self.context.device
-    }
-
     /// The encoder of the command buffer being recorded.
     ///
     /// # Safety
@@ -713,5 +723,46 @@ pub(crate) fn view_type_of(kind: ResourceKind, layers: u32) -> vk::ImageViewType
         ResourceKind::Tex3d => vk::ImageViewType::TYPE_3D,
         _ if layers > 1 => vk::ImageViewType::TYPE_2D_ARRAY,
         _ => vk::ImageViewType::TYPE_2D,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GpuObject, ResourceHandle};
+    use ash::vk::{self, Handle};
+    use rpsl_runtime::{BackendError, Format, ResourceDesc};
+
+    fn handle(desc: ResourceDesc, object: GpuObject) -> ResourceHandle {
+        ResourceHandle {
+            desc,
+            object,
+            format: vk::Format::UNDEFINED,
+            usage: vk::ImageUsageFlags::empty(),
+        }
+    }
+
+    #[test]
+    fn a_handle_gives_the_object_of_its_kind_and_an_error_for_the_other() {
+        let image = vk::Image::from_raw(0x11);
+        let buffer = vk::Buffer::from_raw(0x22);
+        let texture = handle(
+            ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4),
+            GpuObject::Image(image),
+        );
+        let bytes = handle(ResourceDesc::buffer(16), GpuObject::Buffer(buffer));
+        assert_eq!(texture.image(), Ok(image));
+        assert_eq!(bytes.buffer(), Ok(buffer));
+        assert_eq!(
+            bytes.image(),
+            Err(BackendError::Unsupported(
+                "a texture command on a buffer resource".to_string()
+            ))
+        );
+        assert_eq!(
+            texture.buffer(),
+            Err(BackendError::Unsupported(
+                "a buffer command on a texture resource (Tex2d)".to_string()
+            ))
+        );
     }
 }

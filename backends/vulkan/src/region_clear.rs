@@ -12,7 +12,7 @@ use rpsl_runtime::{
 };
 
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
-use crate::resources::{create_unbound, GpuResource};
+use crate::resources::{create_unbound, GpuObject, GpuResource};
 use crate::texture_clear::texture_clear_value;
 
 /// The scratch image of one `clear_texture_regions` node.
@@ -48,7 +48,7 @@ pub(crate) fn create_region_clear_scratch(
         let Some(Some(target)) = handles.get(access.resource.index()) else {
             continue;
         };
-        if target.image == vk::Image::null() {
+        if !matches!(target.object, GpuObject::Image(_)) {
             continue;
         }
         // Texel clears copy from a buffer instead (`texture_clear.rs`).
@@ -70,10 +70,10 @@ pub(crate) fn create_region_clear_scratch(
             unsafe { resource.destroy(context, allocator) };
             return Err(error);
         }
-        images.push(RegionClearScratch {
-            node,
-            image: resource.image,
-        });
+        let GpuObject::Image(image) = resource.object else {
+            unreachable!("a texture description makes an image")
+        };
+        images.push(RegionClearScratch { node, image });
         scratch.push(resource);
     }
     Ok(images)
@@ -98,7 +98,7 @@ impl FrameRecorder<'_> {
             .ok_or_else(|| {
                 BackendError::Api(format!("no region clear scratch for node {}", node.0))
             })?;
-        let device = self.device();
+        let target_image = target.image()?;
         let whole = vk::ImageSubresourceRange {
             aspect_mask: vk::ImageAspectFlags::COLOR,
             base_mip_level: 0,
@@ -133,7 +133,7 @@ impl FrameRecorder<'_> {
                 .dst_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
                 .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
                 .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                .image(target.image)
+                .image(target_image)
                 .subresource_range(*range)
         };
         let into_copy = [
@@ -181,37 +181,34 @@ impl FrameRecorder<'_> {
                 })
             })
             .collect();
-        // SAFETY: the command buffer is recording outside a render pass; the scratch image lives
-        // until the frame is retired; the target is in TRANSFER_DST over `range` (the
-        // compiler's barrier for the `clear` access).
+        // SAFETY: `cb` is the node's recording command buffer, outside any render pass; the
+        // scratch image (the size of the target's base mip, same format) lives until the frame
+        // is retired and is moved to TRANSFER_DST, then TRANSFER_SRC, here; the target is in
+        // TRANSFER_DST over `range` (the compiler's barrier for the `clear` access) and the
+        // rectangles were checked against its base mip.
         unsafe {
-            device.cmd_pipeline_barrier2(
-                self.cb,
+            let encoder = self.encoder();
+            encoder.pipeline_barrier(
                 &vk::DependencyInfo::default().image_memory_barriers(&[to_clear]),
             );
-            device.cmd_clear_color_image(
-                self.cb,
+            encoder.clear_color_image(
                 scratch.image,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 &value,
                 &[whole],
             );
-            device.cmd_pipeline_barrier2(
-                self.cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&into_copy),
-            );
+            encoder
+                .pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&into_copy));
             if !copies.is_empty() {
-                device.cmd_copy_image(
-                    self.cb,
+                encoder.copy_image(
                     scratch.image,
                     vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    target.image,
+                    target_image,
                     vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                     &copies,
                 );
             }
-            device.cmd_pipeline_barrier2(
-                self.cb,
+            encoder.pipeline_barrier(
                 &vk::DependencyInfo::default().image_memory_barriers(&out_of_copy),
             );
         }

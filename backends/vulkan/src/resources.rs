@@ -39,30 +39,6 @@ impl GpuObject {
     }
 }
 
-/// A [`GpuObject`] as an image handle and a buffer handle, the one of the other kind null.
-///
-/// Transitional: the files not yet converted to [`GpuObject`] (`builtins.rs`,
-/// `buffer_clear.rs`, `texture_clear.rs`, `region_clear.rs`, `depth_resolve/`, which another
-/// change is rewriting) read `.image` and `.buffer` of a [`GpuResource`] or
-/// [`crate::record::ResourceHandle`] through their `Deref` to this. New code matches on
-/// [`GpuObject`]; this goes once those files do.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct NullableHandles {
-    /// The image (null for buffers).
-    pub image: vk::Image,
-    /// The buffer (null for textures).
-    pub buffer: vk::Buffer,
-}
-
-impl From<GpuObject> for NullableHandles {
-    fn from(object: GpuObject) -> NullableHandles {
-        NullableHandles {
-            image: object.image().unwrap_or_default(),
-            buffer: object.buffer().unwrap_or_default(),
-        }
-    }
-}
-
 /// A Vulkan image or buffer of one resource, with the memory it owns.
 ///
 /// Lifetime: [`GpuResource::destroy`] is `unsafe` (the GPU must be done with it). Resources of
@@ -86,17 +62,6 @@ pub struct GpuResource {
     pub usage: vk::ImageUsageFlags,
     /// Its own memory (`None` when placed in a transient heap).
     pub allocation: Option<Allocation>,
-    /// `object` for the files not yet converted (see [`NullableHandles`]).
-    nullable: NullableHandles,
-}
-
-impl std::ops::Deref for GpuResource {
-    type Target = NullableHandles;
-
-    /// Transitional `.image` / `.buffer` (see [`NullableHandles`]).
-    fn deref(&self) -> &NullableHandles {
-        &self.nullable
-    }
 }
 
 pub(crate) fn map_alloc_error(what: &str, error: gpu_allocator::AllocationError) -> BackendError {
@@ -417,7 +382,6 @@ impl GpuResource {
             size,
             usage,
             allocation: None,
-            nullable: object.into(),
         }
     }
 
@@ -666,27 +630,20 @@ pub fn rest_layout(frame: &CompiledFrame, resource: usize) -> [vk::ImageLayout; 
 
 #[cfg(test)]
 mod tests {
-    use super::{bind_or_free, GpuObject, NullableHandles};
+    use super::{bind_or_free, GpuObject};
     use ash::vk::{self, Handle};
     use std::cell::RefCell;
 
     #[test]
-    fn nullable_handles_name_only_the_object_of_its_kind() {
+    fn a_gpu_object_names_only_the_handle_of_its_kind() {
         let image = vk::Image::from_raw(0x11);
         let buffer = vk::Buffer::from_raw(0x22);
         assert_eq!(
-            NullableHandles::from(GpuObject::Image(image)),
-            NullableHandles {
-                image,
-                buffer: vk::Buffer::null()
-            }
-        );
-        assert_eq!(
-            NullableHandles::from(GpuObject::Buffer(buffer)),
-            NullableHandles {
-                image: vk::Image::null(),
-                buffer
-            }
+            (
+                GpuObject::Image(image).image(),
+                GpuObject::Image(image).buffer()
+            ),
+            (Some(image), None)
         );
         assert_eq!(
             (

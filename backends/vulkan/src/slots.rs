@@ -187,7 +187,8 @@ impl FrameSlot {
                 resource.destroy(context, allocator);
             }
         }
-        self.resolve_scratch.destroy(context, view_cache);
+        // SAFETY: the slot is idle, and only its frames use its resolve scratch.
+        unsafe { self.resolve_scratch.destroy(context, view_cache) };
         for (_, resource) in self.transients.drain(..) {
             // SAFETY: as above: transients belong to the slot's frames alone.
             unsafe {

@@ -23,7 +23,7 @@ use rpsl_runtime::{
 use crate::buffer_clear::{create_pattern_buffer, SCRATCH_BYTES};
 use crate::format::vk_format;
 use crate::record::{access_region, FrameRecorder, ResourceHandle};
-use crate::resources::GpuResource;
+use crate::resources::{GpuObject, GpuResource};
 
 /// The texel buffer of one texture clear that copies its texel bytes.
 #[derive(Copy, Clone, Debug)]
@@ -146,7 +146,7 @@ pub(crate) fn create_texture_clear_scratch(
         let Some(Some(target)) = handles.get(access.resource.index()) else {
             continue;
         };
-        if target.image == vk::Image::null() {
+        if !matches!(target.object, GpuObject::Image(_)) {
             continue;
         }
         let Some(Ok(TextureClear::Texel(texel))) = texture_clear_of(graph, node, target.format)
@@ -158,12 +158,8 @@ pub(crate) fn create_texture_clear_scratch(
         let rows = rows_per_copy(base, texel.len() as u64);
         let size = rows as u64 * base.width as u64 * texel.len() as u64;
         let label = format!("texture clear texels of node {}", node.0);
-        let resource = create_pattern_buffer(context, allocator, &label, size, &texel)?;
-        buffers.push(TextureClearScratch {
-            node,
-            buffer: resource.buffer,
-            rows,
-        });
+        let (resource, buffer) = create_pattern_buffer(context, allocator, &label, size, &texel)?;
+        buffers.push(TextureClearScratch { node, buffer, rows });
         scratch.push(resource);
     }
     Ok(buffers)
@@ -200,11 +196,14 @@ impl FrameRecorder<'_> {
         match rects {
             Some(rects) => self.record_region_clear(node, target, range, value, rects),
             None => {
-                // SAFETY: the compiler's barrier put the range in TRANSFER_DST_OPTIMAL.
+                let image = target.image()?;
+                // SAFETY: `cb` is the node's recording command buffer, outside any render
+                // pass; the colour image lives until the frame completes (storage textures
+                // get TRANSFER_DST usage) and the compiler's barrier put `range` in
+                // TRANSFER_DST_OPTIMAL.
                 unsafe {
-                    self.device().cmd_clear_color_image(
-                        self.cb,
-                        target.image,
+                    self.encoder().clear_color_image(
+                        image,
                         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                         &value,
                         &[*range],
@@ -225,6 +224,7 @@ impl FrameRecorder<'_> {
         range: &vk::ImageSubresourceRange,
         rects: Option<&[vk::ClearRect]>,
     ) -> Result<(), BackendError> {
+        let image = target.image()?;
         let scratch = self
             .texture_clears
             .iter()
@@ -289,7 +289,7 @@ impl FrameRecorder<'_> {
                 .dst_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
                 .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
                 .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                .image(target.image)
+                .image(image)
                 .subresource_range(*range)
         };
         let into_copy = [barrier(
@@ -300,27 +300,24 @@ impl FrameRecorder<'_> {
             vk::PipelineStageFlags2::COPY,
             vk::PipelineStageFlags2::CLEAR,
         )];
-        let device = self.device();
-        // SAFETY: the command buffer is recording outside a render pass; the scratch buffer was
-        // written by the host before the submission and lives until the frame is retired; the
-        // target is in TRANSFER_DST over `range` (the compiler's barrier for the `clear`
-        // access), and the barriers chain the CLEAR stage it planned into and out of COPY.
+        // SAFETY: `cb` is the node's recording command buffer, outside any render pass; the
+        // scratch buffer was written by the host before the submission and lives until the
+        // frame is retired, and the copies' bands fit in it; the target is in TRANSFER_DST
+        // over `range` (the compiler's barrier for the `clear` access), and the barriers chain
+        // the CLEAR stage it planned into and out of COPY.
         unsafe {
-            device.cmd_pipeline_barrier2(
-                self.cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&into_copy),
-            );
+            let encoder = self.encoder();
+            encoder
+                .pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&into_copy));
             if !copies.is_empty() {
-                device.cmd_copy_buffer_to_image(
-                    self.cb,
+                encoder.copy_buffer_to_image(
                     scratch.buffer,
-                    target.image,
+                    image,
                     vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                     &copies,
                 );
             }
-            device.cmd_pipeline_barrier2(
-                self.cb,
+            encoder.pipeline_barrier(
                 &vk::DependencyInfo::default().image_memory_barriers(&out_of_copy),
             );
         }

@@ -75,17 +75,17 @@ fn validation_messages_fail_the_frame() {
     let compiled = compiler.compile(&graph).unwrap().clone();
     // A transfer clear inside a render pass, in the wrong layout: invalid usage.
     backend.bind_node("bad", |context| {
-        let view = context.views[0];
+        let texture = *context.views[0].texture().ok_or("`out` is a texture")?;
         let value = ash::vk::ClearColorValue { float32: [0.0; 4] };
         // SAFETY: deliberately invalid usage for the validation layer to report; the command
         // buffer is recording and the image is live.
         unsafe {
             context.device.cmd_clear_color_image(
                 context.command_buffer,
-                view.image,
+                texture.image,
                 ash::vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 &value,
-                &[view.range],
+                &[texture.range],
             )
         };
         Ok(())
@@ -116,15 +116,15 @@ fn synchronization_validation_reports_hazards() {
     let compiled = compiler.compile(&graph).unwrap().clone();
     // Two writes of the same bytes with no barrier between them.
     backend.bind_node("writer", |context| {
-        let view = context.views[0];
+        let buffer = context.views[0].buffer().ok_or("`b` is a buffer")?.buffer;
         // SAFETY: valid commands on a live buffer; the missing barrier is the point.
         unsafe {
             context
                 .device
-                .cmd_fill_buffer(context.command_buffer, view.buffer, 0, 256, 1);
+                .cmd_fill_buffer(context.command_buffer, buffer, 0, 256, 1);
             context
                 .device
-                .cmd_fill_buffer(context.command_buffer, view.buffer, 0, 256, 2);
+                .cmd_fill_buffer(context.command_buffer, buffer, 0, 256, 2);
         }
         Ok(())
     });

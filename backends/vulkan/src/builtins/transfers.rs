@@ -106,13 +106,15 @@ impl FrameRecorder<'_> {
                 }
             }
         }
-        // SAFETY: both ranges were put in transfer layouts by the compiler's barriers.
+        let (src_image, dst_image) = (src.handle.image()?, dst.handle.image()?);
+        // SAFETY: `cb` is the node's recording command buffer, outside any render pass; both
+        // images live until the frame completes and their ranges were put in transfer layouts
+        // by the compiler's barriers; the regions are clamped to both views.
         unsafe {
-            self.device().cmd_copy_image(
-                self.cb,
-                src.handle.image,
+            self.encoder().copy_image(
+                src_image,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                dst.handle.image,
+                dst_image,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 &regions,
             )
@@ -140,14 +142,13 @@ impl FrameRecorder<'_> {
             },
         };
         if region.size > 0 {
-            // SAFETY: live buffers in the planned states.
+            let (src_buffer, dst_buffer) = (src.handle.buffer()?, dst.handle.buffer()?);
+            // SAFETY: `cb` is the node's recording command buffer, outside any render pass;
+            // both buffers live until the frame completes, in the planned transfer states; the
+            // builder checked the region against both views.
             unsafe {
-                self.device().cmd_copy_buffer(
-                    self.cb,
-                    src.handle.buffer,
-                    dst.handle.buffer,
-                    &[region],
-                )
+                self.encoder()
+                    .copy_buffer(src_buffer, dst_buffer, &[region])
             };
         }
         Ok(())
@@ -193,22 +194,23 @@ impl FrameRecorder<'_> {
             image_offset: offset3(call.texture_offset),
             image_extent: extent,
         };
-        let (device, cb) = (self.device(), self.cb);
-        // SAFETY: live resources in the compiler's transfer layouts.
+        let (image, buffer) = (texture.handle.image()?, buffer.handle.buffer()?);
+        // SAFETY: `cb` is the node's recording command buffer, outside any render pass; both
+        // resources live until the frame completes, in the compiler's transfer layouts; the
+        // builder checked the rows and slices against both views.
         unsafe {
+            let encoder = self.encoder();
             if to_buffer {
-                device.cmd_copy_image_to_buffer(
-                    cb,
-                    texture.handle.image,
+                encoder.copy_image_to_buffer(
+                    image,
                     vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    buffer.handle.buffer,
+                    buffer,
                     &[copy],
                 )
             } else {
-                device.cmd_copy_buffer_to_image(
-                    cb,
-                    buffer.handle.buffer,
-                    texture.handle.image,
+                encoder.copy_buffer_to_image(
+                    buffer,
+                    image,
                     vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                     &[copy],
                 )
@@ -266,8 +268,10 @@ impl FrameRecorder<'_> {
             let job = crate::depth_resolve::DepthResolveJob {
                 node,
                 src: src.handle,
+                src_image: src.handle.image()?,
                 src_range,
                 dst: dst.handle,
+                dst_image: dst.handle.image()?,
                 dst_range,
                 src_offset: vk::Offset2D {
                     x: src_at.x,
@@ -290,10 +294,10 @@ impl FrameRecorder<'_> {
                 return Err(unsupported(node, name, "min/max resolve pipeline missing"));
             };
             let job = crate::minmax::MinMaxJob {
-                src_image: src.handle.image,
+                src_image: src.handle.image()?,
                 src_format: src.handle.format,
                 src_range,
-                dst_image: dst.handle.image,
+                dst_image: dst.handle.image()?,
                 dst_format: dst.handle.format,
                 dst_range,
                 src_offset: [src_at.x, src_at.y],
@@ -314,13 +318,16 @@ impl FrameRecorder<'_> {
             dst_offset: dst_at,
             extent,
         };
-        // SAFETY: live images in the compiler's transfer layouts.
+        let (src_image, dst_image) = (src.handle.image()?, dst.handle.image()?);
+        // SAFETY: `cb` is the node's recording command buffer on the graphics queue, outside
+        // any render pass; both images live until the frame completes, in the compiler's
+        // transfer layouts (the builder checked a multisampled colour source and a
+        // single-sampled destination of one format); the region is clamped to both.
         unsafe {
-            self.device().cmd_resolve_image(
-                self.cb,
-                src.handle.image,
+            self.encoder().resolve_image(
+                src_image,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                dst.handle.image,
+                dst_image,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 &[region],
             )

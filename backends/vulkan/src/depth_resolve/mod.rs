@@ -54,12 +54,16 @@ pub(crate) use shader::ShaderDepthResolve;
 pub(crate) struct DepthResolveJob {
     /// The node (for errors).
     pub node: NodeId,
-    /// The source image.
+    /// The source resource.
     pub src: ResourceHandle,
+    /// Its image.
+    pub src_image: vk::Image,
     /// The source's subresources.
     pub src_range: vk::ImageSubresourceRange,
-    /// The destination image.
+    /// The destination resource.
     pub dst: ResourceHandle,
+    /// Its image.
+    pub dst_image: vk::Image,
     /// The destination's subresources.
     pub dst_range: vk::ImageSubresourceRange,
     /// Top-left source texel.
@@ -348,7 +352,7 @@ impl FrameRecorder<'_> {
                 },
             );
             before.push(barrier(
-                job.src.image,
+                job.src_image,
                 aspect,
                 &job.src_range,
                 src_mip,
@@ -363,7 +367,7 @@ impl FrameRecorder<'_> {
                 (src_stage, src_access),
             ));
             before.push(barrier(
-                job.dst.image,
+                job.dst_image,
                 aspect,
                 &job.dst_range,
                 dst_mip,
@@ -375,7 +379,7 @@ impl FrameRecorder<'_> {
                 (dst_stage, dst_access),
             ));
             after.push(barrier(
-                job.src.image,
+                job.src_image,
                 aspect,
                 &job.src_range,
                 src_mip,
@@ -389,7 +393,7 @@ impl FrameRecorder<'_> {
                     | vk::AccessFlags2::TRANSFER_WRITE);
             used_writes |= written;
             after.push(barrier(
-                job.dst.image,
+                job.dst_image,
                 aspect,
                 &job.dst_range,
                 dst_mip,
@@ -399,8 +403,6 @@ impl FrameRecorder<'_> {
             ));
         }
         let passes = group_passes(&plans, features.independent_resolve);
-        let device = self.context.device.clone();
-        let cb = self.cb;
         let label = plans
             .iter()
             .map(|(aspect, method)| {
@@ -420,13 +422,12 @@ impl FrameRecorder<'_> {
             .collect::<Vec<_>>()
             .join(", ");
         self.begin_label(&format!("depth/stencil resolve: {label}"));
-        // SAFETY: recording outside a render pass; the images are live and in the layouts the
-        // compiler planned for the resolve, which these barriers bridge.
+        // SAFETY: `cb` is the node's recording command buffer, outside any render pass; the
+        // images live until the frame completes and are in the layouts the compiler planned
+        // for the resolve, which these barriers bridge.
         unsafe {
-            device.cmd_pipeline_barrier2(
-                cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&before),
-            )
+            self.encoder()
+                .pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&before))
         };
         let mut result = Ok(());
         for (index, pass) in passes.iter().enumerate() {
@@ -438,12 +439,10 @@ impl FrameRecorder<'_> {
                     .src_access_mask(used_writes)
                     .dst_stage_mask(used_stages)
                     .dst_access_mask(used_accesses)];
-                // SAFETY: recording outside a render pass.
+                // SAFETY: `cb` is recording outside a render pass (each pass ended its own).
                 unsafe {
-                    device.cmd_pipeline_barrier2(
-                        cb,
-                        &vk::DependencyInfo::default().memory_barriers(&between),
-                    )
+                    self.encoder()
+                        .pipeline_barrier(&vk::DependencyInfo::default().memory_barriers(&between))
                 };
             }
             result = match pass[0].1 {
@@ -468,12 +467,11 @@ impl FrameRecorder<'_> {
                 break;
             }
         }
-        // SAFETY: as above (layouts go back even after a failure, keeping the plan's state).
+        // SAFETY: as above (layouts go back even after a failure, keeping the plan's state;
+        // a failing pass returns before it begins rendering).
         unsafe {
-            device.cmd_pipeline_barrier2(
-                cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&after),
-            )
+            self.encoder()
+                .pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&after))
         };
         self.end_label();
         result
@@ -622,7 +620,7 @@ impl FrameRecorder<'_> {
         let src_view = frame_view(
             self,
             ViewUse::Attachment,
-            job.src.image,
+            job.src_image,
             job.src.format,
             full,
             src_mip,
@@ -632,7 +630,7 @@ impl FrameRecorder<'_> {
         let dst_view = frame_view(
             self,
             ViewUse::Attachment,
-            job.dst.image,
+            job.dst_image,
             job.dst.format,
             full,
             dst_mip,
@@ -670,10 +668,14 @@ impl FrameRecorder<'_> {
         if let Some(stencil) = &stencil {
             info = info.stencil_attachment(stencil);
         }
-        // SAFETY: outside a render pass; the views are live and in the attachment layouts.
+        // SAFETY: `cb` is the node's recording command buffer on the graphics queue, outside
+        // any render pass; the views are live (in the view cache or the frame's views) and
+        // in the attachment layouts the barriers before set; the render area is the clamped
+        // region, inside both images.
         unsafe {
-            self.context.device.cmd_begin_rendering(self.cb, &info);
-            self.context.device.cmd_end_rendering(self.cb);
+            let encoder = self.encoder();
+            encoder.begin_rendering(&info);
+            encoder.end_rendering();
         }
         Ok(())
     }

@@ -67,29 +67,45 @@ impl ResolveScratch {
         Ok(image)
     }
 
-    /// Destroys the images the frame did not use (the slot's previous frame, the last one that
-    /// could, is complete), forgetting their views first.
-    pub fn end_frame(&mut self, context: &Context, views: &mut ViewCache) {
+    /// Destroys the images the frame just recorded did not use, forgetting their views first.
+    ///
+    /// # Safety
+    ///
+    /// The slot's previous frame (the last one that could use them) is complete, and `views`
+    /// and `context` are the ones the images' views and images were made with.
+    pub unsafe fn end_frame(&mut self, context: &Context, views: &mut ViewCache) {
         let (keep, unused): (Vec<ScratchImage>, Vec<ScratchImage>) =
             std::mem::take(&mut self.images)
                 .into_iter()
                 .partition(|image| image.used);
         self.images = keep;
         for image in unused {
-            destroy_scratch(context, views, image);
+            // SAFETY: unused by this frame, and the caller guarantees earlier frames are done.
+            unsafe { destroy_scratch(context, views, image) };
         }
     }
 
-    /// Destroys every image (no work in flight uses them).
-    pub fn destroy(&mut self, context: &Context, views: &mut ViewCache) {
+    /// Destroys every image, forgetting their views first, and leaves the scratch empty.
+    ///
+    /// # Safety
+    ///
+    /// No pending work uses them (the slot is idle), and `views` and `context` are the ones
+    /// the images' views and images were made with.
+    pub unsafe fn destroy(&mut self, context: &Context, views: &mut ViewCache) {
         for image in self.images.drain(..) {
-            destroy_scratch(context, views, image);
+            // SAFETY: the caller's contract.
+            unsafe { destroy_scratch(context, views, image) };
         }
     }
 }
 
-fn destroy_scratch(context: &Context, views: &mut ViewCache, scratch: ScratchImage) {
-    // SAFETY: no pending work uses the image or its views (see the callers); its views go
+/// Destroys `scratch` and its views.
+///
+/// # Safety
+///
+/// No pending work uses the image or its views; `views` and `context` made them.
+unsafe fn destroy_scratch(context: &Context, views: &mut ViewCache, scratch: ScratchImage) {
+    // SAFETY: the caller guarantees no pending work uses the image or its views; its views go
     // before the image.
     unsafe {
         views.forget_image(context, scratch.image);
@@ -224,7 +240,7 @@ impl FrameRecorder<'_> {
         let src_view = frame_view(
             self,
             ViewUse::Attachment,
-            job.src.image,
+            job.src_image,
             job.src.format,
             aspects,
             src_mip,
@@ -357,27 +373,24 @@ impl FrameRecorder<'_> {
         self.begin_label(&format!(
             "resolve {label} into scratch, copy to destination"
         ));
-        let device = &self.context.device;
-        // SAFETY: outside a render pass; the views and images are live; the source is in its
-        // read-only layouts and the destination in TRANSFER_DST_OPTIMAL (the caller's
-        // barriers); the render area and the copy lie inside both images (the extent was
-        // clamped to them, and the scratch is as large as the source's mip).
+        // SAFETY: `cb` is the node's recording command buffer on the graphics queue, outside
+        // any render pass; the views and images are live (the scratch in the frame slot); the
+        // source is in its read-only layouts and the destination in TRANSFER_DST_OPTIMAL (the
+        // caller's barriers); the render area and the copy lie inside both images (the extent
+        // was clamped to them, and the scratch is as large as the source's mip).
         unsafe {
-            device.cmd_pipeline_barrier2(
-                self.cb,
+            let encoder = self.encoder();
+            encoder.pipeline_barrier(
                 &vk::DependencyInfo::default().image_memory_barriers(&[to_attachment]),
             );
-            device.cmd_begin_rendering(self.cb, &info);
-            device.cmd_end_rendering(self.cb);
-            device.cmd_pipeline_barrier2(
-                self.cb,
-                &vk::DependencyInfo::default().image_memory_barriers(&[to_copy]),
-            );
-            device.cmd_copy_image(
-                self.cb,
+            encoder.begin_rendering(&info);
+            encoder.end_rendering();
+            encoder
+                .pipeline_barrier(&vk::DependencyInfo::default().image_memory_barriers(&[to_copy]));
+            encoder.copy_image(
                 scratch,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                job.dst.image,
+                job.dst_image,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 &regions,
             );

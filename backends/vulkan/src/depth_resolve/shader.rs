@@ -33,7 +33,7 @@ impl FrameRecorder<'_> {
         let src_view = frame_view(
             self,
             ViewUse::Sampled,
-            job.src.image,
+            job.src_image,
             job.src.format,
             aspect,
             src_mip,
@@ -68,7 +68,7 @@ impl FrameRecorder<'_> {
             let dst_view = frame_view(
                 self,
                 ViewUse::Attachment,
-                job.dst.image,
+                job.dst_image,
                 job.dst.format,
                 full,
                 dst_mip,
@@ -99,30 +99,33 @@ impl FrameRecorder<'_> {
             ] {
                 constants.extend_from_slice(&word.to_le_bytes());
             }
-            let device = &self.context.device;
-            // SAFETY: outside a render pass; the views are live and in the layouts the barriers
-            // of `record_depth_resolve` set; the pipeline matches the attachment's format.
+            // SAFETY: `cb` is the node's recording command buffer on the graphics queue,
+            // outside any render pass; the views are live and in the layouts the barriers of
+            // `record_depth_resolve` set; the pipeline (made for the attachment's format, with
+            // dynamic viewport and scissor) and its layout (a push-descriptor set 0 and 20
+            // bytes of fragment push constants) are the minmax pass's, destroyed only once the
+            // device is idle; the push-descriptor functions were loaded for this device.
             unsafe {
-                device.cmd_begin_rendering(self.cb, &info);
-                device.cmd_bind_pipeline(self.cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-                shaders.push.cmd_push_descriptor_set(
-                    self.cb,
+                let encoder = self.encoder();
+                encoder.begin_rendering(&info);
+                encoder.bind_pipeline(vk::PipelineBindPoint::GRAPHICS, pipeline);
+                encoder.push_descriptor_set(
+                    &shaders.push,
                     vk::PipelineBindPoint::GRAPHICS,
                     shaders.layout,
                     0,
                     &writes,
                 );
-                device.cmd_push_constants(
-                    self.cb,
+                encoder.push_constants(
                     shaders.layout,
                     vk::ShaderStageFlags::FRAGMENT,
                     0,
                     &constants,
                 );
-                device.cmd_set_viewport(self.cb, 0, &[viewport]);
-                device.cmd_set_scissor(self.cb, 0, &[area]);
-                device.cmd_draw(self.cb, 3, 1, 0, 0);
-                device.cmd_end_rendering(self.cb);
+                encoder.set_viewport(0, &[viewport]);
+                encoder.set_scissor(0, &[area]);
+                encoder.draw(3, 1, 0, 0);
+                encoder.end_rendering();
             }
         }
         Ok(())
@@ -291,7 +294,8 @@ impl ShaderDepthResolve {
         match result {
             Ok(()) => Ok(made),
             Err(error) => {
-                made.destroy(context);
+                // SAFETY: made here and never recorded.
+                unsafe { made.destroy(context) };
                 Err(error)
             }
         }
@@ -394,10 +398,16 @@ impl ShaderDepthResolve {
         Ok(pipeline)
     }
 
-    /// Destroys its objects (the device must be idle).
-    pub fn destroy(&self, context: &Context) {
+    /// Destroys its objects (pipelines, layouts, shader modules).
+    ///
+    /// # Safety
+    ///
+    /// No pending command buffer uses them (the device is idle, or they were never recorded),
+    /// and `context` is the one they were created with.
+    pub unsafe fn destroy(self, context: &Context) {
         let device = &context.device;
-        // SAFETY: no submitted work uses them any more; null handles are ignored.
+        // SAFETY: the caller guarantees no pending work uses them; each is destroyed once
+        // (`self` is consumed); null handles (of a half-made resolve) are ignored.
         unsafe {
             for (_, pipeline) in self.pipelines.borrow_mut().drain(..) {
                 device.destroy_pipeline(pipeline, None);

@@ -224,12 +224,18 @@ impl DescriptorCache {
         Ok(PooledSet { set: sets[0], pool })
     }
 
-    /// Destroys the pools (and with them every set); the device must be idle.
-    pub fn destroy(&mut self, device: &ash::Device) {
+    /// Destroys the pools (and with them every set), leaving the cache empty.
+    ///
+    /// # Safety
+    ///
+    /// No pending command buffer uses any of its sets (the device is idle), and `device` is
+    /// the one the pools were created on.
+    pub unsafe fn destroy(&mut self, device: &ash::Device) {
         self.sets.clear();
         self.spares.clear();
         for pool in self.pools.drain(..) {
-            // SAFETY: no pending work uses the pool's sets.
+            // SAFETY: the caller guarantees no pending work uses the pool's sets; the pool
+            // leaves the cache here, so it is destroyed once.
             unsafe { device.destroy_descriptor_pool(pool, None) };
         }
     }

@@ -10,14 +10,14 @@ use rpsl_shaders::DescriptorKind;
 use super::plan::{DescriptorSource, SamplerKind};
 use super::program::{descriptor_type, Program};
 use super::ShaderNodeErrorKind;
-use crate::node::{BoundView, NodeContext};
+use crate::node::{BoundTexture, BoundView, NodeContext};
 use crate::record::view_type_of;
 use crate::view_cache::ObjectId;
 
 /// The layout the compiler plans for one access of an image (the runtime's access map: shader
 /// writes GENERAL, shader reads SHADER_READ_ONLY or the read-only depth/stencil layout,
 /// attachments their attachment layouts).
-fn planned_layout(access: &AccessRecord, view: &BoundView) -> vk::ImageLayout {
+fn planned_layout(access: &AccessRecord, view: &BoundTexture) -> vk::ImageLayout {
     let flags = access.access.flags;
     let writes = access.access.writes();
     let depth_aspect = view
@@ -69,15 +69,16 @@ fn ranges_overlap(a: &vk::ImageSubresourceRange, b: &vk::ImageSubresourceRange) 
     ) && a.aspect_mask.intersects(b.aspect_mask)
 }
 
-/// The layout view `index` is in during the node: its planned layout, merged with the other
-/// accesses of the node to the same subresources (read-only depth stays read-only depth when
-/// also sampled; any other pair is GENERAL).
+/// The layout view `index` (texture `texture`) is in during the node: its planned layout,
+/// merged with the other accesses of the node to the same subresources (read-only depth stays
+/// read-only depth when also sampled; any other pair is GENERAL).
 fn layout_during_node(
     views: &[BoundView],
     accesses: &[AccessRecord],
     index: usize,
+    texture: &BoundTexture,
 ) -> vk::ImageLayout {
-    let own = planned_layout(&accesses[index], &views[index]);
+    let own = planned_layout(&accesses[index], texture);
     let mut layout = own;
     for (other, access) in views
         .iter()
@@ -86,7 +87,10 @@ fn layout_during_node(
         .filter(|(i, _)| *i != index)
         .map(|(_, pair)| pair)
     {
-        if other.image != views[index].image || !ranges_overlap(&other.range, &views[index].range) {
+        let Some(other) = other.texture() else {
+            continue;
+        };
+        if other.image != texture.image || !ranges_overlap(&other.range, &texture.range) {
             continue;
         }
         let theirs = planned_layout(access, other);
@@ -188,20 +192,29 @@ pub(crate) fn set_contents(
                 descriptor.count
             )));
         }
+        let name = &program.decl.params[param as usize].name;
+        let texture = |index: usize| {
+            context.views[index].texture().ok_or_else(|| {
+                ShaderNodeErrorKind::Arguments(format!(
+                    "binding {} is an image in the shader but parameter `{name}` is a buffer",
+                    descriptor.binding
+                ))
+            })
+        };
         if let Some(image) = descriptor.image {
             for &(_, index) in &slots {
                 let resource = &context.graph.resources[accesses[index].resource.index()];
-                let view = view_type_of(resource.desc.kind, context.views[index].range.layer_count);
+                let layers = texture(index)?.range.layer_count;
+                let view = view_type_of(resource.desc.kind, layers);
                 let declared = declared_view_type(image);
                 if declared != Some(view) {
-                    let name = &program.decl.params[param as usize].name;
                     return Err(ShaderNodeErrorKind::Arguments(format!(
                         "binding {} is {} in the shader but parameter `{name}` is {} ({} layer(s)): \
                          view one layer with `.array(i)` or declare the matching image type",
                         descriptor.binding,
                         declared.map_or("an image of an unsupported type", view_type_name),
                         view_type_name(view),
-                        context.views[index].range.layer_count
+                        layers
                     )));
                 }
                 let access = &accesses[index];
@@ -214,7 +227,6 @@ pub(crate) fn set_contents(
                 if descriptor.kind == DescriptorKind::StorageImage
                     && declared.is_some_and(|declared| declared != numeric_type(format))
                 {
-                    let name = &program.decl.params[param as usize].name;
                     return Err(ShaderNodeErrorKind::Arguments(format!(
                         "binding {} is a storage image of {} texels in the shader but \
                          parameter `{name}` is viewed as {format} ({} texels): view it in a \
@@ -231,27 +243,37 @@ pub(crate) fn set_contents(
                 .iter()
                 .map(|&(_, index)| {
                     let view = &context.views[index];
-                    Descriptor::Buffer {
+                    let bytes = view.buffer().ok_or_else(|| {
+                        ShaderNodeErrorKind::Arguments(format!(
+                            "binding {} is a buffer in the shader but parameter `{name}` is a \
+                             texture",
+                            descriptor.binding
+                        ))
+                    })?;
+                    Ok(Descriptor::Buffer {
                         id: view.id,
-                        buffer: view.buffer,
-                        offset: view.offset,
-                        range: view.size.max(1),
-                    }
+                        buffer: bytes.buffer,
+                        offset: bytes.offset,
+                        range: bytes.size.max(1),
+                    })
                 })
-                .collect(),
+                .collect::<Result<_, _>>()?,
             _ => slots
                 .iter()
-                .map(|&(_, index)| Descriptor::Image {
-                    id: context.views[index].id,
-                    view: context.views[index].image_view,
-                    layout: layout_during_node(context.views, accesses, index),
-                    sampler: if descriptor.kind == DescriptorKind::CombinedImageSampler {
-                        linear
-                    } else {
-                        vk::Sampler::null()
-                    },
+                .map(|&(_, index)| {
+                    let texture = texture(index)?;
+                    Ok(Descriptor::Image {
+                        id: context.views[index].id,
+                        view: texture.image_view,
+                        layout: layout_during_node(context.views, accesses, index, texture),
+                        sampler: if descriptor.kind == DescriptorKind::CombinedImageSampler {
+                            linear
+                        } else {
+                            vk::Sampler::null()
+                        },
+                    })
                 })
-                .collect(),
+                .collect::<Result<_, _>>()?,
         };
         contents.push(BindingContents {
             binding: descriptor.binding,

@@ -323,7 +323,8 @@ impl Program {
         match program.create_objects(device, samplers, debug) {
             Ok(()) => Ok(program),
             Err(error) => {
-                program.destroy(device);
+                // SAFETY: made here and never recorded.
+                unsafe { program.destroy(device) };
                 Err(error)
             }
         }
@@ -565,9 +566,17 @@ impl Program {
         topology.unwrap_or(vk::PrimitiveTopology::TRIANGLE_LIST)
     }
 
-    /// Destroys the Vulkan objects.
-    pub fn destroy(&mut self, device: &ash::Device) {
-        // SAFETY: the caller guarantees the GPU no longer uses these objects.
+    /// Destroys the Vulkan objects (pipelines, layouts, shader modules).
+    ///
+    /// # Safety
+    ///
+    /// No pending command buffer uses them (the device is idle, more frames than can be in
+    /// flight have begun since the program was last recorded, or it never was), `device` is
+    /// the one they were created on, and no descriptor set of its set layout is used again.
+    pub unsafe fn destroy(mut self, device: &ash::Device) {
+        // SAFETY: the caller guarantees the GPU no longer uses these objects; each is
+        // destroyed once (`self` is consumed); null handles (of a half-made program) are
+        // ignored.
         unsafe {
             for (_, pipeline) in self.pipelines.drain() {
                 device.destroy_pipeline(pipeline, None);
@@ -578,8 +587,6 @@ impl Program {
                 device.destroy_shader_module(module, None);
             }
         }
-        self.pipeline_layout = vk::PipelineLayout::null();
-        self.set_layout = vk::DescriptorSetLayout::null();
     }
 }
 

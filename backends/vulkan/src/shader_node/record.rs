@@ -17,7 +17,7 @@ use super::program::{
 use super::push::apply_runs;
 use super::{ShaderNodeError, ShaderNodeErrorKind, ShaderNodeOptions};
 use crate::encoder::CommandEncoder;
-use crate::node::NodeContext;
+use crate::node::{BoundResource, NodeContext};
 use crate::vk_format;
 
 /// A node's program, or the error of its last build (kept until its files change).
@@ -106,10 +106,12 @@ impl ShaderNodeState {
             .drain(..)
             .partition(|(at, _)| frame >= at + RING);
         self.retired = keep;
-        for (_, mut program) in done {
+        for (_, program) in done {
             self.descriptors
                 .forget_layout(device, program.set_layout, context.counter);
-            program.destroy(device);
+            // SAFETY: retired RING frames ago, more than can be in flight, so no pending
+            // command buffer uses it; its layout's sets were just forgotten.
+            unsafe { program.destroy(device) };
         }
         Ok(())
     }
@@ -362,11 +364,11 @@ impl Drop for ShaderNodeState {
         unsafe {
             let _ = device.device_wait_idle();
             for (_, (entry, _)) in self.entries.drain() {
-                if let Entry::Ready(mut program) = entry {
+                if let Entry::Ready(program) = entry {
                     program.destroy(&device);
                 }
             }
-            for (_, mut program) in self.retired.drain(..) {
+            for (_, program) in self.retired.drain(..) {
                 program.destroy(&device);
             }
             self.descriptors.destroy(&device);
@@ -508,20 +510,23 @@ fn dispatch_size(
                     ShaderNodeErrorKind::Arguments(format!("parameter {param} has no view"))
                 })?;
             let desc = &graph.resources[access.resource.index()].desc;
-            let extent = if view.image == vk::Image::null() {
-                [(view.size / 4).max(1).min(u32::MAX as u64) as u32, 1, 1]
-            } else {
-                let mip = view.range.base_mip_level;
-                let depth = if desc.kind == rpsl_runtime::ResourceKind::Tex3d {
-                    (desc.depth_or_array_size >> mip).max(1)
-                } else {
-                    view.range.layer_count.max(1)
-                };
-                [
-                    ((desc.width >> mip).max(1)).min(u32::MAX as u64) as u32,
-                    (desc.height >> mip).max(1),
-                    depth,
-                ]
+            let extent = match &view.resource {
+                BoundResource::Buffer(bytes) => {
+                    [(bytes.size / 4).max(1).min(u32::MAX as u64) as u32, 1, 1]
+                }
+                BoundResource::Texture(texture) => {
+                    let mip = texture.range.base_mip_level;
+                    let depth = if desc.kind == rpsl_runtime::ResourceKind::Tex3d {
+                        (desc.depth_or_array_size >> mip).max(1)
+                    } else {
+                        texture.range.layer_count.max(1)
+                    };
+                    [
+                        ((desc.width >> mip).max(1)).min(u32::MAX as u64) as u32,
+                        (desc.height >> mip).max(1),
+                        depth,
+                    ]
+                }
             };
             Ok([0, 1, 2].map(|axis| extent[axis].div_ceil(local[axis])))
         }
