@@ -46,6 +46,7 @@ fn lengths_of(graph: &RecordedGraph) -> [usize; 5] {
     ]
 }
 
+#[inline]
 pub(crate) fn same_desc(a: &ResourceDesc, b: &ResourceDesc) -> bool {
     // Naming every field makes a new field a compile error here until it is compared.
     let ResourceDesc {
@@ -70,6 +71,7 @@ pub(crate) fn same_desc(a: &ResourceDesc, b: &ResourceDesc) -> bool {
         & (a.flags == b.flags)
 }
 
+#[inline]
 pub(crate) fn same_resource(a: &ResourceRecord, b: &ResourceRecord) -> bool {
     same_desc(&a.desc, &b.desc)
         & (a.external == b.external)
@@ -78,6 +80,7 @@ pub(crate) fn same_resource(a: &ResourceRecord, b: &ResourceRecord) -> bool {
         & ((!a.external & (a.frames_alive > 0)) == (!b.external & (b.frames_alive > 0)))
 }
 
+#[inline]
 pub(crate) fn same_node(a: &NodeRecord, b: &NodeRecord) -> bool {
     (a.decl == b.decl)
         & (a.flags == b.flags)
@@ -87,6 +90,7 @@ pub(crate) fn same_node(a: &NodeRecord, b: &NodeRecord) -> bool {
         & (a.accesses.end == b.accesses.end)
 }
 
+#[inline]
 fn same_access_desc(a: &AccessDesc, b: &AccessDesc) -> bool {
     (a.mode == b.mode)
         & (a.stencil_mode == b.stencil_mode)
@@ -94,6 +98,7 @@ fn same_access_desc(a: &AccessDesc, b: &AccessDesc) -> bool {
         & (a.relaxed == b.relaxed)
 }
 
+#[inline]
 fn same_range(a: &AccessRange, b: &AccessRange) -> bool {
     match (a, b) {
         (AccessRange::Texture(a), AccessRange::Texture(b)) => {
@@ -114,6 +119,7 @@ fn same_range(a: &AccessRange, b: &AccessRange) -> bool {
     }
 }
 
+#[inline]
 pub(crate) fn same_access(a: &AccessRecord, b: &AccessRecord) -> bool {
     // Naming every field makes a new field a compile error here until it is compared.
     let AccessRecord {
