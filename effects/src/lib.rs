@@ -10,6 +10,7 @@
 //!   PS or CS style); [`compile_effect`] compiles them with `rpsl-shaders`.
 //! - [`record_effect`] records an effect into an rpsl-runtime [`rpsl_runtime::GraphBuilder`]:
 //!   one compute node per pass ([`pass_declarations`]), one transient per intermediate texture.
+//! - [`load_source_image`] reads a `//!SOURCE` texture (PNG, BMP, JPEG, DDS with BC formats).
 //!
 //! Magpie itself is GPL-3.0; this crate is written from the format description only.
 
@@ -25,6 +26,7 @@ mod model;
 mod parse;
 mod size_expr;
 mod sizes;
+mod source_image;
 mod statics;
 
 pub use compile::{compile_effect, pass_request, CompiledPass, PassCompileError};
@@ -44,3 +46,4 @@ pub use size_expr::{
     SizeEvalError, SizeExpr, SizeInputs, SizeSyntaxError, SizeVariable, MAX_TEXTURE_DIMENSION,
 };
 pub use sizes::{resolve_sizes, EffectSizes, SizeError};
+pub use source_image::{load_source_image, SourceImage, SourceImageError};
