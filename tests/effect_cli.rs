@@ -221,3 +221,31 @@ fn a_folder_runs_a_chain_on_every_image() {
     assert_eq!(read_png(&out.join("a.png")).unwrap(), (4, 4, first));
     assert_eq!(read_png(&out.join("b.png")).unwrap(), (3, 2, second));
 }
+
+#[test]
+fn graph_shows_an_effect_as_its_passes() {
+    let output = rpsl(&["graph", &effect("Mrt.hlsl"), "--format", "dot"]);
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "digraph \"Mrt\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n  \
+         n0 [label=\"0: Mrt.Pass1\\ncompute\\n#0\"];\n  \
+         n1 [label=\"1: Mrt.Pass2\\ncompute\\n#1\"];\n  \
+         n2 [label=\"2: Mrt.Pass3\\ncompute\\n#2\"];\n  \
+         n0 -> n1;\n  n0 -> n2;\n  n1 -> n2;\n}\n"
+    );
+    // The JSON dump sizes the effect for a 1920x1080 input: OUTPUT is twice that.
+    let output = rpsl(&["graph", &effect("Mrt.hlsl")]);
+    assert_eq!(output.status.code(), Some(0));
+    let dump: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let resources = &dump["frames"][0]["resources"];
+    assert_eq!(resources[1]["name"], "OUTPUT");
+    assert_eq!(
+        (
+            resources[1]["width"].as_u64(),
+            resources[1]["height"].as_u64()
+        ),
+        (Some(3840), Some(2160))
+    );
+}

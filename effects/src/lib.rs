@@ -50,4 +50,6 @@ pub use size_expr::{
 };
 pub use sizes::{resolve_sizes, EffectSizes, SizeError};
 pub use source_image::{load_source_image, SourceImage, SourceImageError};
-pub use vulkan::{prepare_effect, EffectLink, EffectRunError, EffectRunner, RgbaImage};
+pub use vulkan::{
+    chain_frame, prepare_effect, EffectLink, EffectRunError, EffectRunner, RgbaImage,
+};

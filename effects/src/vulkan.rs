@@ -207,49 +207,21 @@ fn link_declarations(link: &EffectLink, index_of_stem: usize) -> Vec<rpsl_runtim
     decls
 }
 
-/// The frame kept for one input and output size.
-struct KeptFrame {
-    sizes: (u32, u32, Option<[u32; 2]>),
-    graph: RecordedGraph,
-    frame: CompiledFrame,
-    output: [u32; 2],
-}
-
-/// A chain of effects on a Vulkan backend.
-pub struct EffectRunner {
-    backend: VulkanBackend,
-    links: Vec<EffectLink>,
+/// A chain's node declarations and its graph builder and frame compiler.
+struct ChainGraph {
     builder: GraphBuilder,
     decls: Vec<Vec<DeclId>>,
     frame_compiler: FrameCompiler,
-    kept: Option<KeptFrame>,
-    constants: Vec<Option<Vec<u8>>>,
-    frame_index: u64,
 }
 
-fn rgba8(size: [u32; 2]) -> ResourceDesc {
-    ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, size[0], size[1])
-}
-
-/// The external name of a link's resource (`effect0.constants`, `effect1.lut`, ...).
-fn link_external(link: usize, name: &str) -> String {
-    format!("effect{link}.{name}")
-}
-
-impl EffectRunner {
-    /// Binds the chain's passes to `backend` and uploads the source textures.
-    pub fn new(
-        mut backend: VulkanBackend,
-        links: Vec<EffectLink>,
-    ) -> Result<EffectRunner, EffectRunError> {
-        if links.is_empty() {
-            return Err(fail("no effect to run"));
-        }
+impl ChainGraph {
+    /// Declares the passes of every link; returns the compute program of each pass.
+    fn new(links: &[EffectLink]) -> (ChainGraph, Vec<ComputeProgram>) {
         let mut builder = GraphBuilder::new();
         let mut decls = Vec::with_capacity(links.len());
         let mut programs = Vec::new();
         let mut stems: Vec<String> = Vec::new();
-        for (index, link) in links.iter().enumerate() {
+        for link in links {
             let stem = link
                 .effect
                 .path
@@ -267,47 +239,26 @@ impl EffectRunner {
                     .map(|decl| builder.declare_node(decl))
                     .collect(),
             );
-            for (texture, image) in &link.sources {
-                let name = link_external(index, &link.effect.textures[*texture].name);
-                let desc = ResourceDesc::tex2d(image.format, image.width, image.height);
-                backend.create_external(&name, &desc).map_err(fail)?;
-                backend.write_external(&name, &image.data).map_err(fail)?;
-            }
         }
-        bind_compute_programs(&mut backend, programs);
-        Ok(EffectRunner {
-            backend,
-            constants: vec![None; links.len()],
-            links,
+        let graph = ChainGraph {
             builder,
             decls,
             frame_compiler: FrameCompiler::new(CompileOptions::default()),
-            kept: None,
-            frame_index: 0,
-        })
-    }
-
-    /// The backend (for its stats and object counts).
-    pub fn backend(&self) -> &VulkanBackend {
-        &self.backend
-    }
-
-    /// Timings of the frames run since the last call (with timestamps enabled on the backend).
-    pub fn take_timings(&mut self) -> Vec<FrameTimings> {
-        self.backend.take_timings()
+        };
+        (graph, programs)
     }
 
     /// Sizes every link for an input of `input`: a link whose output size is not fixed takes
     /// `output` when it is the last one and `output` is given, else its input's size.
     fn link_sizes(
-        &self,
+        links: &[EffectLink],
         input: [u32; 2],
         output: Option<[u32; 2]>,
     ) -> Result<Vec<EffectSizes>, EffectRunError> {
-        let mut sizes = Vec::with_capacity(self.links.len());
+        let mut sizes = Vec::with_capacity(links.len());
         let mut size = input;
-        for (index, link) in self.links.iter().enumerate() {
-            let last = index + 1 == self.links.len();
+        for (index, link) in links.iter().enumerate() {
+            let last = index + 1 == links.len();
             let requested = if last {
                 output.or(Some(size))
             } else {
@@ -324,15 +275,17 @@ impl EffectRunner {
     /// Records and compiles the chain's frame for these sizes.
     fn build_frame(
         &mut self,
+        links: &[EffectLink],
         sizes: &[EffectSizes],
+        frame_index: u64,
     ) -> Result<(RecordedGraph, CompiledFrame), EffectRunError> {
         let builder = &mut self.builder;
-        builder.begin_frame(self.frame_index);
+        builder.begin_frame(frame_index);
         let mut input = builder
             .import_external("INPUT", rgba8(sizes[0].input))
             .map_err(fail)?;
-        for (index, (link, link_sizes)) in self.links.iter().zip(sizes).enumerate() {
-            let last = index + 1 == self.links.len();
+        for (index, (link, link_sizes)) in links.iter().zip(sizes).enumerate() {
+            let last = index + 1 == links.len();
             let output = if last {
                 builder
                     .import_external("OUTPUT", rgba8(link_sizes.output))
@@ -383,6 +336,89 @@ impl EffectRunner {
         let frame = self.frame_compiler.compile(&graph).map_err(fail)?.clone();
         Ok((graph, frame))
     }
+}
+
+/// The recorded and compiled frame of a chain for an input of `input` (`output`: the final
+/// size of a last effect without a fixed one), as an [`EffectRunner`] would run it: what
+/// `rpsl graph` shows for an effect file.
+pub fn chain_frame(
+    links: &[EffectLink],
+    input: [u32; 2],
+    output: Option<[u32; 2]>,
+) -> Result<(RecordedGraph, CompiledFrame), EffectRunError> {
+    if links.is_empty() {
+        return Err(fail("no effect to run"));
+    }
+    let (mut graph, _) = ChainGraph::new(links);
+    let sizes = ChainGraph::link_sizes(links, input, output)?;
+    graph.build_frame(links, &sizes, 0)
+}
+
+/// The frame kept for one input and output size.
+struct KeptFrame {
+    sizes: (u32, u32, Option<[u32; 2]>),
+    graph: RecordedGraph,
+    frame: CompiledFrame,
+    output: [u32; 2],
+}
+
+/// A chain of effects on a Vulkan backend.
+pub struct EffectRunner {
+    backend: VulkanBackend,
+    links: Vec<EffectLink>,
+    graph: ChainGraph,
+    kept: Option<KeptFrame>,
+    constants: Vec<Option<Vec<u8>>>,
+    frame_index: u64,
+}
+
+fn rgba8(size: [u32; 2]) -> ResourceDesc {
+    ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, size[0], size[1])
+}
+
+/// The external name of a link's resource (`effect0.constants`, `effect1.lut`, ...).
+fn link_external(link: usize, name: &str) -> String {
+    format!("effect{link}.{name}")
+}
+
+impl EffectRunner {
+    /// Binds the chain's passes to `backend` and uploads the source textures.
+    pub fn new(
+        mut backend: VulkanBackend,
+        links: Vec<EffectLink>,
+    ) -> Result<EffectRunner, EffectRunError> {
+        if links.is_empty() {
+            return Err(fail("no effect to run"));
+        }
+        let (graph, programs) = ChainGraph::new(&links);
+        for (index, link) in links.iter().enumerate() {
+            for (texture, image) in &link.sources {
+                let name = link_external(index, &link.effect.textures[*texture].name);
+                let desc = ResourceDesc::tex2d(image.format, image.width, image.height);
+                backend.create_external(&name, &desc).map_err(fail)?;
+                backend.write_external(&name, &image.data).map_err(fail)?;
+            }
+        }
+        bind_compute_programs(&mut backend, programs);
+        Ok(EffectRunner {
+            backend,
+            constants: vec![None; links.len()],
+            links,
+            graph,
+            kept: None,
+            frame_index: 0,
+        })
+    }
+
+    /// The backend (for its stats and object counts).
+    pub fn backend(&self) -> &VulkanBackend {
+        &self.backend
+    }
+
+    /// Timings of the frames run since the last call (with timestamps enabled on the backend).
+    pub fn take_timings(&mut self) -> Vec<FrameTimings> {
+        self.backend.take_timings()
+    }
 
     /// Applies the chain to `image`; `output` is the final size for a last effect whose output
     /// size is not fixed (else the size of its input).
@@ -402,7 +438,7 @@ impl EffectRunner {
         }
         let key = (image.width, image.height, output);
         if self.kept.as_ref().map(|kept| kept.sizes) != Some(key) {
-            let sizes = self.link_sizes([image.width, image.height], output)?;
+            let sizes = ChainGraph::link_sizes(&self.links, [image.width, image.height], output)?;
             for (index, (link, link_sizes)) in self.links.iter().zip(&sizes).enumerate() {
                 let layout = ConstantLayout::of(&link.effect);
                 let bytes = layout.fill(&link.effect, link_sizes, &link.params);
@@ -415,7 +451,9 @@ impl EffectRunner {
                     self.constants[index] = Some(bytes);
                 }
             }
-            let (graph, frame) = self.build_frame(&sizes)?;
+            let (graph, frame) = self
+                .graph
+                .build_frame(&self.links, &sizes, self.frame_index)?;
             let last = sizes.last().map(|s| s.output).unwrap_or([0, 0]);
             self.backend
                 .create_external("INPUT", &rgba8([image.width, image.height]))

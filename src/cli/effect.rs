@@ -19,6 +19,7 @@ use rpsl_effects::{
 };
 
 use super::frames::{EXIT_RUNTIME, EXIT_SCRIPT, EXIT_USAGE};
+use super::graph::GraphFormat;
 
 /// The longest one pass may take to compile (in the child process) before it fails.
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -328,4 +329,41 @@ pub fn run(args: &EffectArgs) -> ExitCode {
         bar.finish();
     }
     ExitCode::SUCCESS
+}
+
+/// Whether `path` is a MagpieFX effect (its first lines hold `//!MAGPIE EFFECT`), so that
+/// `rpsl graph` shows the effect's graph rather than reading it as a script.
+pub fn is_effect_file(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|file| file.take(4096).read_to_end(&mut head));
+    read.is_ok()
+        && String::from_utf8_lossy(&head)
+            .lines()
+            .take(32)
+            .any(|line| line.trim() == "//!MAGPIE EFFECT")
+}
+
+/// The input size `rpsl graph` sizes an effect for.
+pub const GRAPH_INPUT_SIZE: [u32; 2] = [1920, 1080];
+
+/// `rpsl graph EFFECT`: the effect's compiled frame for a 1920x1080 input.
+pub fn graph(path: &Path, format: GraphFormat, output: Option<&Path>) -> ExitCode {
+    let links = match prepare_chain(&[path.to_path_buf()], &[], false) {
+        Ok(links) => links,
+        Err(code) => return code,
+    };
+    match rpsl_effects::chain_frame(&links, GRAPH_INPUT_SIZE, None) {
+        Ok((graph, compiled)) => {
+            let name = path
+                .file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            super::graph::write_graph(&name, &graph, &compiled, format, output)
+        }
+        Err(error) => {
+            diagln!("error: {error}");
+            ExitCode::from(EXIT_SCRIPT)
+        }
+    }
 }
