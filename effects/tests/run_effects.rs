@@ -215,3 +215,43 @@ fn a_chain_runs_effects_one_after_the_other() {
     };
     assert_eq!(output.pixels, input.pixels);
 }
+
+#[test]
+fn block_compressed_dds_sources_upload_and_sample() {
+    let folder = tempfile::tempdir().unwrap();
+    // One BC1 block per 4x4 texels: both endpoints pure red (RGB565 0xf800), every index 0.
+    let mut dds = ddsfile::Dds::new_dxgi(ddsfile::NewDxgiParams {
+        height: 8,
+        width: 8,
+        depth: None,
+        format: ddsfile::DxgiFormat::BC1_UNorm,
+        mipmap_levels: None,
+        array_layers: None,
+        caps2: None,
+        is_cubemap: false,
+        resource_dimension: ddsfile::D3D10ResourceDimension::Texture2D,
+        alpha_mode: ddsfile::AlphaMode::Straight,
+    })
+    .unwrap();
+    for block in dds.get_mut_data(0).unwrap().chunks_mut(8) {
+        block.copy_from_slice(&[0x00, 0xf8, 0x00, 0xf8, 0, 0, 0, 0]);
+    }
+    let mut file = std::fs::File::create(folder.path().join("red_bc1.dds")).unwrap();
+    dds.write(&mut file).unwrap();
+    let path = folder.path().join("Red.hlsl");
+    std::fs::write(
+        &path,
+        "//!MAGPIE EFFECT\n//!VERSION 4\n//!TEXTURE\n//!SOURCE red_bc1.dds\nTexture2D red;\n\
+         //!SAMPLER\n//!FILTER POINT\nSamplerState sam;\n//!PASS 1\n//!STYLE PS\n//!IN red\n\
+         //!OUT OUTPUT\nfloat4 Pass1(float2 pos) { return red.SampleLevel(sam, pos, 0); }\n",
+    )
+    .unwrap();
+    let Some(backend) = backend() else { return };
+    let compiler = ShaderCompiler::new(CompilerOptions::default());
+    let link = prepare_effect(&path, &[], false, &compiler).unwrap_or_else(|e| panic!("{e}"));
+    let mut runner = EffectRunner::new(backend, vec![link]).unwrap_or_else(|e| panic!("{e}"));
+    let output = runner
+        .run(&gradient(3, 2), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.pixels, [255, 0, 0, 255].repeat(6));
+}
