@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use ddsfile::{D3DFormat, Dds, DxgiFormat};
+use ddsfile::{D3DFormat, Dds, DxgiFormat, PixelFormatFlags};
 use rpsl_runtime::Format;
 
 /// The pixels of a source texture, ready to upload: mip 0, rows tightly packed (BC formats: rows
@@ -126,11 +126,22 @@ fn legacy_dds_format(format: D3DFormat) -> Option<DxgiFormat> {
     })
 }
 
+/// An 8-bit luminance DDS (L8, such as SMAA's search texture): `ddsfile` keeps no red mask for
+/// luminance formats, so it never recognises L8 itself.
+fn is_luminance8(dds: &Dds) -> bool {
+    let format = &dds.header.spf;
+    format.flags.contains(PixelFormatFlags::LUMINANCE)
+        && !format.flags.contains(PixelFormatFlags::RGB)
+        && format.rgb_bit_count == Some(8)
+        && matches!(format.r_bit_mask, None | Some(0xff))
+}
+
 fn load_dds(bytes: &[u8]) -> Result<SourceImage, String> {
     let dds = Dds::read(bytes).map_err(|error| format!("not a readable DDS file: {error}"))?;
     let (dxgi, name) = match (dds.get_dxgi_format(), dds.get_d3d_format()) {
         (Some(dxgi), _) => (Some(dxgi), format!("{dxgi:?}")),
         (None, Some(d3d)) => (legacy_dds_format(d3d), format!("{d3d:?}")),
+        (None, None) if is_luminance8(&dds) => (Some(DxgiFormat::R8_UNorm), "L8".to_string()),
         (None, None) => (None, "an unknown format".to_string()),
     };
     let Some(dxgi) = dxgi.filter(|format| DDS_FORMATS.contains(format)) else {
@@ -147,9 +158,8 @@ fn load_dds(bytes: &[u8]) -> Result<SourceImage, String> {
     if width == 0 || height == 0 {
         return Err("the DDS texture is empty".to_string());
     }
-    let data = dds
-        .get_data(0)
-        .map_err(|error| format!("not a readable DDS file: {error}"))?;
+    // Layer 0's mip 0 comes first in the file's data.
+    let data = &dds.data;
     let size = mip0_bytes(format, width, height);
     if data.len() < size {
         return Err(format!(

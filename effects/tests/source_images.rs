@@ -173,3 +173,25 @@ fn unsupported_files_fail_naming_the_file() {
     let missing = folder.path().join("missing.bmp");
     assert!(error_of(&missing).starts_with(&format!("{}: cannot read: ", missing.display())));
 }
+
+#[test]
+fn luminance_dds_loads_as_r8() {
+    // A 4x2 L8 DDS: the LUMINANCE flag, 8 bits, red mask 0xff.
+    let mut bytes = Vec::new();
+    let words: [u32; 31] = [
+        124, 0x1007, 2, 4, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0x20000, 0, 8, 0xff, 0, 0,
+        0, 0x1000, 0, 0, 0, 0,
+    ];
+    bytes.extend(b"DDS ");
+    for word in words {
+        bytes.extend(word.to_le_bytes());
+    }
+    bytes.extend([0, 32, 64, 96, 128, 160, 192, 255]);
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("search.dds");
+    std::fs::write(&path, bytes).unwrap();
+    let image = load(&path);
+    assert_eq!((image.width, image.height), (4, 2));
+    assert_eq!(Some(image.format), Format::from_name("R8_UNORM"));
+    assert_eq!(image.data, [0, 32, 64, 96, 128, 160, 192, 255]);
+}
