@@ -48,6 +48,12 @@ fn run() -> Result<String, String> {
             .import_external("OUTPUT", image(sizes.output))
             .map_err(|e| e.to_string())?,
         sources: Vec::new(),
+        constants: builder
+            .import_external(
+                "constants",
+                ResourceDesc::buffer(rpsl_effects::ConstantLayout::of(&effect).size as u64),
+            )
+            .map_err(|e| e.to_string())?,
     };
     record_effect(&mut builder, &effect, &decls, &sizes, &bindings, 0)
         .map_err(|e| e.to_string())?;

@@ -3,10 +3,11 @@
 //! the caller supplies (externals, normally). Scheduling, barriers and aliasing then come from
 //! rpsl-runtime's frame compiler like for any RPSL frame.
 //!
-//! A pass's node takes its `//!IN` textures as `[readonly(cs)]` parameters and its `//!OUT`
-//! textures as `[readwrite(cs)]` ones (a pass may read back what it writes), in that order and
-//! named after the textures. Parameter values are not node arguments: they live in the effect's
-//! constant buffer ([`crate::ConstantLayout`]).
+//! A pass's node takes the effect's constant buffer ([`crate::ConstantLayout`], parameter values
+//! and predefined sizes) as its first parameter, `__constants` (`[readonly(cb, cs)]` buffer),
+//! then its `//!IN` textures as `[readonly(cs)]` parameters and its `//!OUT` textures as
+//! `[readwrite(cs)]` ones (a pass may read back what it writes), in that order and named after
+//! the textures.
 
 use std::fmt;
 
@@ -28,7 +29,8 @@ use crate::sizes::EffectSizes;
 /// let effect = rpsl_effects::parse_effect_file(&path).unwrap();
 /// let decls = rpsl_effects::pass_declarations(&effect);
 /// assert_eq!(decls[0].name, "Invert.Pass1");
-/// assert_eq!(decls[0].params[0].name, "INPUT");
+/// assert_eq!(decls[0].params[0].name, rpsl_effects::CONSTANTS_PARAM);
+/// assert_eq!(decls[0].params[1].name, "INPUT");
 /// ```
 pub fn pass_declarations(effect: &Effect) -> Vec<NodeDeclDesc> {
     let stem = effect
@@ -42,15 +44,19 @@ pub fn pass_declarations(effect: &Effect) -> Vec<NodeDeclDesc> {
         .map(|pass| {
             let read = AccessDesc::readonly(AccessFlags::CS);
             let write = AccessDesc::readwrite(AccessFlags::CS);
-            let params = pass
-                .inputs
-                .iter()
-                .map(|&index| (index, read))
-                .chain(pass.outputs.iter().map(|&index| (index, write)))
-                .map(|(index, access)| {
-                    ParamDesc::new(effect.textures[index].name.clone(), ValueType::Texture)
-                        .with_access(access)
-                })
+            let constants = ParamDesc::new(CONSTANTS_PARAM, ValueType::Buffer)
+                .with_access(AccessDesc::readonly(AccessFlags::CB | AccessFlags::CS));
+            let params = std::iter::once(constants)
+                .chain(
+                    pass.inputs
+                        .iter()
+                        .map(|&index| (index, read))
+                        .chain(pass.outputs.iter().map(|&index| (index, write)))
+                        .map(|(index, access)| {
+                            ParamDesc::new(effect.textures[index].name.clone(), ValueType::Texture)
+                                .with_access(access)
+                        }),
+                )
                 .collect();
             NodeDeclDesc::new(
                 format!("{stem}.Pass{}", pass.number),
@@ -61,6 +67,9 @@ pub fn pass_declarations(effect: &Effect) -> Vec<NodeDeclDesc> {
         .collect()
 }
 
+/// The name of every pass node's first parameter: the effect's constant buffer.
+pub const CONSTANTS_PARAM: &str = "__constants";
+
 /// The resources the caller gives an effect's graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EffectBindings {
@@ -70,6 +79,9 @@ pub struct EffectBindings {
     pub output: ResourceId,
     /// `(texture index, resource)` of each `//!SOURCE` texture, loaded by the caller.
     pub sources: Vec<(usize, ResourceId)>,
+    /// The buffer holding the effect's constants ([`crate::ConstantLayout::fill`]), at least
+    /// [`crate::ConstantLayout::size`] bytes.
+    pub constants: ResourceId,
 }
 
 /// What recording an effect made.
@@ -190,9 +202,10 @@ pub fn record_effect(
             return Err(BuildError::UnknownDecl(decl_id).into());
         };
         let mut args = ArgsWriter::new(decl);
+        args.write_buffer(0, &builder.default_buffer_view(bindings.constants)?);
         for (param, &index) in pass.inputs.iter().chain(&pass.outputs).enumerate() {
             let view = builder.default_texture_view(textures[index])?;
-            args.write_texture(param, &view);
+            args.write_texture(param + 1, &view);
         }
         let key = mix_key(identity_key, 0x7000_0000 + pass.number as u64);
         nodes.push(builder.call_node(decl_id, args.bytes(), CallFlags::default(), key)?);

@@ -10,6 +10,8 @@
 //!   PS or CS style); [`compile_effect`] compiles them with `rpsl-shaders`.
 //! - [`record_effect`] records an effect into an rpsl-runtime [`rpsl_runtime::GraphBuilder`]:
 //!   one compute node per pass ([`pass_declarations`]), one transient per intermediate texture.
+//! - [`EffectRunner`] runs a chain of effects ([`prepare_effect`]) on the Vulkan backend.
+//! - [`load_source_image`] reads a `//!SOURCE` texture (PNG, BMP, JPEG, DDS with BC formats).
 //!
 //! Magpie itself is GPL-3.0; this crate is written from the format description only.
 
@@ -25,7 +27,9 @@ mod model;
 mod parse;
 mod size_expr;
 mod sizes;
+mod source_image;
 mod statics;
+mod vulkan;
 
 pub use compile::{compile_effect, pass_request, CompiledPass, PassCompileError};
 pub use constants::{ConstantField, ConstantLayout, ConstantType, ConstantValue};
@@ -33,6 +37,7 @@ pub use error::EffectErrors;
 pub use format::{NumericKind, TextureFormat};
 pub use graph::{
     pass_declarations, record_effect, EffectBindings, EffectGraphError, RecordedEffect,
+    CONSTANTS_PARAM,
 };
 pub use hlsl::{generate_passes, PassBindings, PassSource, PassVariant, ENTRY_POINT};
 pub use model::{
@@ -44,3 +49,7 @@ pub use size_expr::{
     SizeEvalError, SizeExpr, SizeInputs, SizeSyntaxError, SizeVariable, MAX_TEXTURE_DIMENSION,
 };
 pub use sizes::{resolve_sizes, EffectSizes, SizeError};
+pub use source_image::{load_source_image, SourceImage, SourceImageError};
+pub use vulkan::{
+    chain_frame, prepare_effect, EffectLink, EffectRunError, EffectRunner, RgbaImage,
+};

@@ -51,6 +51,9 @@ fn record(
                 )
             })
             .collect(),
+        constants: builder
+            .import_external("constants", ResourceDesc::buffer(256))
+            .unwrap(),
     };
     let recorded = record_effect(&mut builder, effect, &decls, &sizes, &bindings, 7);
     (builder, recorded)
@@ -100,6 +103,7 @@ fn multi_pass_effect_becomes_three_nodes_and_three_transients() {
         vec![
             ("INPUT".to_string(), Format::R8G8B8A8_UNORM, 5, 3, true),
             ("OUTPUT".to_string(), Format::R8G8B8A8_UNORM, 10, 6, true),
+            ("constants".to_string(), Format::UNKNOWN, 256, 1, true),
             ("luma".to_string(), Format::R16G16B16A16_FLOAT, 5, 3, false),
             (
                 "chroma".to_string(),
@@ -123,20 +127,27 @@ fn multi_pass_effect_becomes_three_nodes_and_three_transients() {
     let read = AccessMode::ReadOnly;
     let write = AccessMode::ReadWrite;
     let cs = AccessFlags::CS;
+    let constants = AccessFlags::CB | AccessFlags::CS;
     let expected: Vec<(u32, String, AccessMode, AccessFlags)> = [
+        (0, "constants", read),
         (0, "INPUT", read),
         (0, "luma", write),
         (0, "chroma", write),
+        (1, "constants", read),
         (1, "INPUT", read),
         (1, "luma", read),
         (1, "detail", write),
+        (2, "constants", read),
         (2, "INPUT", read),
         (2, "chroma", read),
         (2, "detail", read),
         (2, "OUTPUT", write),
     ]
     .into_iter()
-    .map(|(node, name, mode)| (node, name.to_string(), mode, cs))
+    .map(|(node, name, mode)| {
+        let flags = if name == "constants" { constants } else { cs };
+        (node, name.to_string(), mode, flags)
+    })
     .collect();
     assert_eq!(found, expected);
     // The frame compiler orders the passes by their data dependencies and culls none.
@@ -161,6 +172,9 @@ fn source_textures_need_a_resource() {
         input: builder.import_external("INPUT", desc).unwrap(),
         output: builder.import_external("OUTPUT", desc).unwrap(),
         sources: Vec::new(),
+        constants: builder
+            .import_external("constants", ResourceDesc::buffer(64))
+            .unwrap(),
     };
     let error = record_effect(&mut builder, &effect, &decls, &sizes, &bindings, 1).unwrap_err();
     assert_eq!(
@@ -201,5 +215,8 @@ fn source_texture_is_read_by_its_pass() {
                 .unwrap()
         })
         .collect();
-    assert_eq!(read_by_the_pass, ["INPUT", "lut", "lutHalf", "OUTPUT"]);
+    assert_eq!(
+        read_by_the_pass,
+        ["constants", "INPUT", "lut", "lutHalf", "OUTPUT"]
+    );
 }

@@ -43,6 +43,9 @@ pub struct GraphArgs {
 
 /// Runs the command.
 pub fn run(args: &GraphArgs) -> ExitCode {
+    if super::effect::is_effect_file(&args.options.file) {
+        return super::effect::graph(&args.options.file, args.format, args.output.as_deref());
+    }
     if let Err(code) = frames::session_options(&args.options) {
         return code;
     }
@@ -55,7 +58,6 @@ pub fn run(args: &GraphArgs) -> ExitCode {
         Err(code) => return code,
     };
     let entry = session.entry().name.clone();
-    let destination = Destination::from_option(args.output.as_deref());
     let frame = match session.run_frame(&entry_args) {
         Ok(frame) => frame,
         Err(error) => {
@@ -63,20 +65,36 @@ pub fn run(args: &GraphArgs) -> ExitCode {
             return ExitCode::from(EXIT_RUNTIME);
         }
     };
+    write_graph(
+        &entry,
+        frame.graph,
+        frame.compiled,
+        args.format,
+        args.output.as_deref(),
+    )
+}
+
+/// Writes a compiled frame in `format` to `output` (stdout when `None` or `-`).
+pub fn write_graph(
+    entry: &str,
+    graph: &RecordedGraph,
+    compiled: &CompiledFrame,
+    format: GraphFormat,
+    output: Option<&std::path::Path>,
+) -> ExitCode {
+    let destination = Destination::from_option(output);
     let mut output = match Output::open("the graph", destination) {
         Ok(output) => output,
         Err(error) => return error.report(ExitCode::SUCCESS),
     };
-    let written = match args.format {
-        GraphFormat::Json => {
-            write_frame_json(output.writer(), &entry, frame.graph, Some(frame.compiled))
-                .map(|_| ())
-                .map_err(|error| output.failed(error))
-        }
-        GraphFormat::Dot => output.write_str(&dot(&entry, frame.graph, frame.compiled)),
+    let written = match format {
+        GraphFormat::Json => write_frame_json(output.writer(), entry, graph, Some(compiled))
+            .map(|_| ())
+            .map_err(|error| output.failed(error)),
+        GraphFormat::Dot => output.write_str(&dot(entry, graph, compiled)),
         GraphFormat::Html => {
-            let mut page = ExplorerPage::new(&entry);
-            page.add_frame(frame.graph, frame.compiled);
+            let mut page = ExplorerPage::new(entry);
+            page.add_frame(graph, compiled);
             output.write_str(&page.finish())
         }
     };

@@ -24,6 +24,7 @@ macro_rules! diagln {
 
 mod bench;
 mod check;
+mod effect;
 mod frames;
 mod graph;
 mod graph_page;
@@ -63,6 +64,8 @@ enum Command {
     Run(run::RunArgs),
     /// Print the compiled render graph of frame 0 as JSON, Graphviz dot or an HTML page.
     Graph(graph::GraphArgs),
+    /// Apply MagpieFX effects (a chain) on Vulkan to an image or a folder of images.
+    Effect(effect::EffectArgs),
     /// Interactive session: load a script, then type declarations and statements; each input
     /// runs the frame again and shows the nodes it added (`:help` lists the commands).
     Repl {
@@ -102,6 +105,7 @@ pub fn run(cli: Cli) -> ExitCode {
         } => check::run(&files, emit, deny_warnings, &include_dirs),
         Command::Run(args) => run::run(&args),
         Command::Graph(args) => graph::run(&args),
+        Command::Effect(args) => effect::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Repl { file, step_budget } => repl::run(file.as_deref(), step_budget),
     }

@@ -96,6 +96,8 @@ pub struct EnabledFeatures {
     pub geometry_shader: bool,
     /// `tessellationShader` (shader nodes with hull and domain shaders).
     pub tessellation_shader: bool,
+    /// `textureCompressionBC` (BC1 to BC7 textures, such as effects' DDS lookup tables).
+    pub texture_compression_bc: bool,
 }
 
 /// Gives `handle`, an object of the device `debug` was made for, a debug name that validation
@@ -541,6 +543,7 @@ fn create_device(
         shader_stencil_export: stencil_export,
         geometry_shader: have10.geometry_shader == vk::TRUE,
         tessellation_shader: have10.tessellation_shader == vk::TRUE,
+        texture_compression_bc: have10.texture_compression_bc == vk::TRUE,
     };
     if !features.timeline_semaphore {
         return Err(BackendError::MissingFeature(
@@ -573,7 +576,8 @@ fn create_device(
         .vertex_pipeline_stores_and_atomics(have10.vertex_pipeline_stores_and_atomics == vk::TRUE)
         .fragment_stores_and_atomics(have10.fragment_stores_and_atomics == vk::TRUE)
         .geometry_shader(features.geometry_shader)
-        .tessellation_shader(features.tessellation_shader);
+        .tessellation_shader(features.tessellation_shader)
+        .texture_compression_bc(features.texture_compression_bc);
     let mut family_indices = vec![families.graphics];
     family_indices.extend(families.async_compute);
     family_indices.extend(families.transfer);

@@ -4,7 +4,7 @@ use ash::vk;
 use rpsl_runtime::Format;
 
 /// The Vulkan format of an `RPS_FORMAT`, for the formats this backend supports so far.
-// TODO: block-compressed, video and the remaining packed formats.
+// TODO: video and the remaining packed formats.
 pub fn vk_format(format: Format) -> Option<vk::Format> {
     use vk::Format as F;
     Some(match format.0 {
@@ -41,6 +41,20 @@ pub fn vk_format(format: Format) -> Option<vk::Format> {
         57 => F::R16_UINT,
         61 => F::R8_UNORM,
         62 => F::R8_UINT,
+        70 | 71 => F::BC1_RGBA_UNORM_BLOCK,
+        72 => F::BC1_RGBA_SRGB_BLOCK,
+        73 | 74 => F::BC2_UNORM_BLOCK,
+        75 => F::BC2_SRGB_BLOCK,
+        76 | 77 => F::BC3_UNORM_BLOCK,
+        78 => F::BC3_SRGB_BLOCK,
+        79 | 80 => F::BC4_UNORM_BLOCK,
+        81 => F::BC4_SNORM_BLOCK,
+        82 | 83 => F::BC5_UNORM_BLOCK,
+        84 => F::BC5_SNORM_BLOCK,
+        94 | 95 => F::BC6H_UFLOAT_BLOCK,
+        96 => F::BC6H_SFLOAT_BLOCK,
+        97 | 98 => F::BC7_UNORM_BLOCK,
+        99 => F::BC7_SRGB_BLOCK,
         87 | 90 => F::B8G8R8A8_UNORM,
         91 => F::B8G8R8A8_SRGB,
         _ => return None,

@@ -10,6 +10,7 @@
 mod buffer_clear;
 mod buffer_target;
 mod builtins;
+pub mod compute_program;
 mod context;
 mod depth_resolve;
 mod encoder;

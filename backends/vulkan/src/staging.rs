@@ -31,7 +31,8 @@ impl Direction {
 }
 
 /// The bytes a transfer of `resource` moves: a whole buffer, or mip 0 / layer 0 of a texture
-/// (tightly packed; multisampled and block-compressed textures are refused).
+/// (tightly packed; block-compressed textures as rows of 4x4 blocks; multisampled textures are
+/// refused).
 pub(crate) fn transfer_size(resource: &GpuResource) -> Result<u64, BackendError> {
     let desc = resource.desc;
     match resource.object {
@@ -39,9 +40,10 @@ pub(crate) fn transfer_size(resource: &GpuResource) -> Result<u64, BackendError>
         GpuObject::Image(_) if desc.sample_count > 1 => Err(BackendError::Unsupported(
             "reading back multisampled textures".into(),
         )),
-        GpuObject::Image(_) if desc.format.is_block_compressed() => Err(BackendError::Unsupported(
-            "reading back block-compressed textures".into(),
-        )),
+        GpuObject::Image(_) if desc.format.is_block_compressed() => Ok(desc.width.div_ceil(4)
+            * desc.height.div_ceil(4) as u64
+            * desc.depth() as u64
+            * (desc.format.bits_per_element() / 8) as u64),
         GpuObject::Image(_) => Ok(desc.width
             * desc.height as u64
             * desc.depth() as u64

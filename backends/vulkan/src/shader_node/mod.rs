@@ -18,8 +18,8 @@
 //! );
 //! ```
 
-mod descriptor_cache;
-mod descriptors;
+pub(crate) mod descriptor_cache;
+pub(crate) mod descriptors;
 mod files;
 mod link;
 mod plan;

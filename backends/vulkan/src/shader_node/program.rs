@@ -613,6 +613,7 @@ mod tests {
             shader_stencil_export: false,
             geometry_shader: false,
             tessellation_shader: false,
+            texture_compression_bc: false,
         };
         let stages = [
             (ShaderStage::Vertex, "T.vert.hlsl"),

@@ -1,0 +1,489 @@
+//! Running effects on the Vulkan backend: an [`EffectRunner`] holds a chain of prepared effects
+//! ([`EffectLink`]: parsed, parameters checked, passes compiled, `//!SOURCE` images loaded) and
+//! applies it to RGBA8 images. Each pass node is bound to its generated compute shader
+//! (`rpsl_vulkan::compute_program`: the constant buffer, inputs as sampled images, outputs as
+//! storage images, the effect's samplers); source textures are uploaded once and kept; the
+//! recorded and compiled frame is kept and executed again for further images of the same size.
+
+use std::fmt;
+use std::path::Path;
+
+use rpsl_runtime::{
+    mix_key, Backend, CompileOptions, CompiledFrame, DeclId, Format, FrameCompiler, GraphBuilder,
+    RecordedGraph, ResourceDesc,
+};
+use rpsl_shaders::ShaderCompiler;
+use rpsl_vulkan::compute_program::{
+    bind_compute_programs, ComputeBinding, ComputeProgram, SamplerDesc,
+};
+use rpsl_vulkan::{FrameTimings, VulkanBackend};
+
+use crate::compile::{compile_effect, CompiledPass};
+use crate::constants::ConstantLayout;
+use crate::graph::{pass_declarations, record_effect, EffectBindings};
+use crate::hlsl::PassVariant;
+use crate::model::{AddressMode, Effect, Filter, ParamType};
+use crate::parse::parse_effect_file;
+use crate::sizes::{resolve_sizes, EffectSizes};
+use crate::source_image::{load_source_image, SourceImage};
+
+/// Why an effect could not be prepared or run; the text says what and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EffectRunError(pub String);
+
+impl fmt::Display for EffectRunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EffectRunError {}
+
+fn fail(message: impl fmt::Display) -> EffectRunError {
+    EffectRunError(message.to_string())
+}
+
+/// An RGBA8 image, rows tightly packed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RgbaImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes.
+    pub pixels: Vec<u8>,
+}
+
+/// One effect of a chain, ready to run.
+#[derive(Clone, Debug)]
+pub struct EffectLink {
+    /// The parsed effect.
+    pub effect: Effect,
+    /// Its compiled passes.
+    pub passes: Vec<CompiledPass>,
+    /// The value of each parameter (defaults where not set).
+    pub params: Vec<f64>,
+    /// `(texture index, image)` of each `//!SOURCE` texture.
+    pub sources: Vec<(usize, SourceImage)>,
+}
+
+/// Parses the effect at `path`, sets `params` (`(name, value)`, each checked against the
+/// parameter's bounds; an `int` parameter takes whole numbers only), compiles its passes (the
+/// FP16 variant when `fp16` and the effect supports it) and loads its source textures.
+///
+/// ```no_run
+/// let compiler = rpsl_shaders::ShaderCompiler::new(Default::default());
+/// let link = rpsl_effects::prepare_effect(
+///     "Sharpen.hlsl".as_ref(),
+///     &[("sharpness".to_string(), 0.8)],
+///     false,
+///     &compiler,
+/// )
+/// .unwrap();
+/// ```
+pub fn prepare_effect(
+    path: &Path,
+    params: &[(String, f64)],
+    fp16: bool,
+    compiler: &ShaderCompiler,
+) -> Result<EffectLink, EffectRunError> {
+    let effect = parse_effect_file(path).map_err(fail)?;
+    let values = parameter_values(&effect, params)?;
+    let variant = PassVariant {
+        fp16,
+        inline_params: None,
+        debug: false,
+    };
+    let passes = compile_effect(&effect, &variant, compiler).map_err(fail)?;
+    let mut sources = Vec::new();
+    for (index, texture) in effect.textures.iter().enumerate() {
+        if let Some(file) = &texture.source {
+            sources.push((index, load_source_image(file).map_err(fail)?));
+        }
+    }
+    Ok(EffectLink {
+        effect,
+        passes,
+        params: values,
+        sources,
+    })
+}
+
+/// Every parameter's value: its default, or the value set in `params` (checked).
+fn parameter_values(effect: &Effect, params: &[(String, f64)]) -> Result<Vec<f64>, EffectRunError> {
+    let mut values: Vec<f64> = effect.params.iter().map(|param| param.default).collect();
+    for (name, value) in params {
+        let Some((index, param)) = effect.param(name) else {
+            let known: Vec<&str> = effect.params.iter().map(|p| p.name.as_str()).collect();
+            let known = if known.is_empty() {
+                "it has none".to_string()
+            } else {
+                format!("it has {}", known.join(", "))
+            };
+            return Err(fail(format!(
+                "{}: no parameter named `{name}` ({known})",
+                effect.path.display()
+            )));
+        };
+        if !(param.min..=param.max).contains(value) {
+            return Err(fail(format!(
+                "{}: parameter `{name}` must be between {} and {} (got {value})",
+                effect.path.display(),
+                param.min,
+                param.max
+            )));
+        }
+        if param.ty == ParamType::Int && value.fract() != 0.0 {
+            return Err(fail(format!(
+                "{}: parameter `{name}` is an int (got {value})",
+                effect.path.display()
+            )));
+        }
+        values[index] = *value;
+    }
+    Ok(values)
+}
+
+/// The compute program of each pass of a link, bound to the pass's node name.
+fn pass_programs(link: &EffectLink, decl_names: &[String]) -> Vec<ComputeProgram> {
+    link.passes
+        .iter()
+        .zip(decl_names)
+        .map(|(pass, name)| {
+            let bindings = &pass.source.bindings;
+            let inputs = bindings.inputs.len() as u16;
+            let mut table = vec![(
+                bindings.constants,
+                ComputeBinding::UniformBuffer { param: 0 },
+            )];
+            table.extend(bindings.inputs.iter().enumerate().map(|(i, &binding)| {
+                (
+                    binding,
+                    ComputeBinding::SampledImage {
+                        param: 1 + i as u16,
+                    },
+                )
+            }));
+            table.extend(bindings.outputs.iter().enumerate().map(|(i, &binding)| {
+                (
+                    binding,
+                    ComputeBinding::StorageImage {
+                        param: 1 + inputs + i as u16,
+                    },
+                )
+            }));
+            table.extend(bindings.samplers.iter().zip(&link.effect.samplers).map(
+                |(&binding, sampler)| {
+                    let desc = SamplerDesc {
+                        linear: sampler.filter == Filter::Linear,
+                        repeat: sampler.address == AddressMode::Wrap,
+                    };
+                    (binding, ComputeBinding::Sampler(desc))
+                },
+            ));
+            ComputeProgram {
+                name: name.clone(),
+                spirv: pass.shader.spirv.clone(),
+                entry_point: pass.source.entry_point.clone(),
+                bindings: table,
+                dispatch_param: 1 + inputs,
+                block_size: pass.source.block_size,
+            }
+        })
+        .collect()
+}
+
+/// A link's node declarations, named `<stem>.Pass<N>` (`<stem>#<k>.Pass<N>` for the k-th use of
+/// a stem in the chain, from 2).
+fn link_declarations(link: &EffectLink, index_of_stem: usize) -> Vec<rpsl_runtime::NodeDeclDesc> {
+    let mut decls = pass_declarations(&link.effect);
+    if index_of_stem > 1 {
+        for decl in &mut decls {
+            if let Some((stem, pass)) = decl.name.rsplit_once('.') {
+                decl.name = format!("{stem}#{index_of_stem}.{pass}");
+            }
+        }
+    }
+    decls
+}
+
+/// A chain's node declarations and its graph builder and frame compiler.
+struct ChainGraph {
+    builder: GraphBuilder,
+    decls: Vec<Vec<DeclId>>,
+    frame_compiler: FrameCompiler,
+}
+
+impl ChainGraph {
+    /// Declares the passes of every link; returns the compute program of each pass.
+    fn new(links: &[EffectLink]) -> (ChainGraph, Vec<ComputeProgram>) {
+        let mut builder = GraphBuilder::new();
+        let mut decls = Vec::with_capacity(links.len());
+        let mut programs = Vec::new();
+        let mut stems: Vec<String> = Vec::new();
+        for link in links {
+            let stem = link
+                .effect
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            stems.push(stem.clone());
+            let uses = stems.iter().filter(|s| **s == stem).count();
+            let link_decls = link_declarations(link, uses);
+            let names: Vec<String> = link_decls.iter().map(|d| d.name.clone()).collect();
+            programs.extend(pass_programs(link, &names));
+            decls.push(
+                link_decls
+                    .into_iter()
+                    .map(|decl| builder.declare_node(decl))
+                    .collect(),
+            );
+        }
+        let graph = ChainGraph {
+            builder,
+            decls,
+            frame_compiler: FrameCompiler::new(CompileOptions::default()),
+        };
+        (graph, programs)
+    }
+
+    /// Sizes every link for an input of `input`: a link whose output size is not fixed takes
+    /// `output` when it is the last one and `output` is given, else its input's size.
+    fn link_sizes(
+        links: &[EffectLink],
+        input: [u32; 2],
+        output: Option<[u32; 2]>,
+    ) -> Result<Vec<EffectSizes>, EffectRunError> {
+        let mut sizes = Vec::with_capacity(links.len());
+        let mut size = input;
+        for (index, link) in links.iter().enumerate() {
+            let last = index + 1 == links.len();
+            let requested = if last {
+                output.or(Some(size))
+            } else {
+                Some(size)
+            };
+            let resolved = resolve_sizes(&link.effect, size, requested)
+                .map_err(|error| fail(format!("{}: {error}", link.effect.path.display())))?;
+            size = resolved.output;
+            sizes.push(resolved);
+        }
+        Ok(sizes)
+    }
+
+    /// Records and compiles the chain's frame for these sizes.
+    fn build_frame(
+        &mut self,
+        links: &[EffectLink],
+        sizes: &[EffectSizes],
+        frame_index: u64,
+    ) -> Result<(RecordedGraph, CompiledFrame), EffectRunError> {
+        let builder = &mut self.builder;
+        builder.begin_frame(frame_index);
+        let mut input = builder
+            .import_external("INPUT", rgba8(sizes[0].input))
+            .map_err(fail)?;
+        for (index, (link, link_sizes)) in links.iter().zip(sizes).enumerate() {
+            let last = index + 1 == links.len();
+            let output = if last {
+                builder
+                    .import_external("OUTPUT", rgba8(link_sizes.output))
+                    .map_err(fail)?
+            } else {
+                let resource = builder
+                    .create_resource(rgba8(link_sizes.output), mix_key(0xe17ec7, index as u64))
+                    .map_err(fail)?;
+                builder
+                    .set_resource_name(resource, &format!("effect{index}.OUTPUT"))
+                    .map_err(fail)?;
+                resource
+            };
+            let layout = ConstantLayout::of(&link.effect);
+            let constants = builder
+                .import_external(
+                    &link_external(index, "constants"),
+                    ResourceDesc::buffer(layout.size as u64),
+                )
+                .map_err(fail)?;
+            let mut sources = Vec::new();
+            for (texture, image) in &link.sources {
+                let name = link_external(index, &link.effect.textures[*texture].name);
+                let desc = ResourceDesc::tex2d(image.format, image.width, image.height);
+                sources.push((
+                    *texture,
+                    builder.import_external(&name, desc).map_err(fail)?,
+                ));
+            }
+            let bindings = EffectBindings {
+                input,
+                output,
+                sources,
+                constants,
+            };
+            record_effect(
+                builder,
+                &link.effect,
+                &self.decls[index],
+                link_sizes,
+                &bindings,
+                index as u64 + 1,
+            )
+            .map_err(|error| fail(format!("{}: {error}", link.effect.path.display())))?;
+            input = output;
+        }
+        let graph = builder.finish().map_err(fail)?.clone();
+        let frame = self.frame_compiler.compile(&graph).map_err(fail)?.clone();
+        Ok((graph, frame))
+    }
+}
+
+/// The recorded and compiled frame of a chain for an input of `input` (`output`: the final
+/// size of a last effect without a fixed one), as an [`EffectRunner`] would run it: what
+/// `rpsl graph` shows for an effect file.
+pub fn chain_frame(
+    links: &[EffectLink],
+    input: [u32; 2],
+    output: Option<[u32; 2]>,
+) -> Result<(RecordedGraph, CompiledFrame), EffectRunError> {
+    if links.is_empty() {
+        return Err(fail("no effect to run"));
+    }
+    let (mut graph, _) = ChainGraph::new(links);
+    let sizes = ChainGraph::link_sizes(links, input, output)?;
+    graph.build_frame(links, &sizes, 0)
+}
+
+/// The frame kept for one input and output size.
+struct KeptFrame {
+    sizes: (u32, u32, Option<[u32; 2]>),
+    graph: RecordedGraph,
+    frame: CompiledFrame,
+    output: [u32; 2],
+}
+
+/// A chain of effects on a Vulkan backend.
+pub struct EffectRunner {
+    backend: VulkanBackend,
+    links: Vec<EffectLink>,
+    graph: ChainGraph,
+    kept: Option<KeptFrame>,
+    constants: Vec<Option<Vec<u8>>>,
+    frame_index: u64,
+}
+
+fn rgba8(size: [u32; 2]) -> ResourceDesc {
+    ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, size[0], size[1])
+}
+
+/// The external name of a link's resource (`effect0.constants`, `effect1.lut`, ...).
+fn link_external(link: usize, name: &str) -> String {
+    format!("effect{link}.{name}")
+}
+
+impl EffectRunner {
+    /// Binds the chain's passes to `backend` and uploads the source textures.
+    pub fn new(
+        mut backend: VulkanBackend,
+        links: Vec<EffectLink>,
+    ) -> Result<EffectRunner, EffectRunError> {
+        if links.is_empty() {
+            return Err(fail("no effect to run"));
+        }
+        let (graph, programs) = ChainGraph::new(&links);
+        for (index, link) in links.iter().enumerate() {
+            for (texture, image) in &link.sources {
+                let name = link_external(index, &link.effect.textures[*texture].name);
+                let desc = ResourceDesc::tex2d(image.format, image.width, image.height);
+                backend.create_external(&name, &desc).map_err(fail)?;
+                backend.write_external(&name, &image.data).map_err(fail)?;
+            }
+        }
+        bind_compute_programs(&mut backend, programs);
+        Ok(EffectRunner {
+            backend,
+            constants: vec![None; links.len()],
+            links,
+            graph,
+            kept: None,
+            frame_index: 0,
+        })
+    }
+
+    /// The backend (for its stats and object counts).
+    pub fn backend(&self) -> &VulkanBackend {
+        &self.backend
+    }
+
+    /// Timings of the frames run since the last call (with timestamps enabled on the backend).
+    pub fn take_timings(&mut self) -> Vec<FrameTimings> {
+        self.backend.take_timings()
+    }
+
+    /// Applies the chain to `image`; `output` is the final size for a last effect whose output
+    /// size is not fixed (else the size of its input).
+    pub fn run(
+        &mut self,
+        image: &RgbaImage,
+        output: Option<[u32; 2]>,
+    ) -> Result<RgbaImage, EffectRunError> {
+        if image.pixels.len() != image.width as usize * image.height as usize * 4 {
+            return Err(fail(format!(
+                "a {}x{} RGBA8 image needs {} bytes, not {}",
+                image.width,
+                image.height,
+                image.width as usize * image.height as usize * 4,
+                image.pixels.len()
+            )));
+        }
+        let key = (image.width, image.height, output);
+        if self.kept.as_ref().map(|kept| kept.sizes) != Some(key) {
+            let sizes = ChainGraph::link_sizes(&self.links, [image.width, image.height], output)?;
+            for (index, (link, link_sizes)) in self.links.iter().zip(&sizes).enumerate() {
+                let layout = ConstantLayout::of(&link.effect);
+                let bytes = layout.fill(&link.effect, link_sizes, &link.params);
+                if self.constants[index].as_ref() != Some(&bytes) {
+                    let name = link_external(index, "constants");
+                    self.backend
+                        .create_external(&name, &ResourceDesc::buffer(layout.size as u64))
+                        .map_err(fail)?;
+                    self.backend.write_external(&name, &bytes).map_err(fail)?;
+                    self.constants[index] = Some(bytes);
+                }
+            }
+            let (graph, frame) = self
+                .graph
+                .build_frame(&self.links, &sizes, self.frame_index)?;
+            let last = sizes.last().map(|s| s.output).unwrap_or([0, 0]);
+            self.backend
+                .create_external("INPUT", &rgba8([image.width, image.height]))
+                .map_err(fail)?;
+            self.backend
+                .create_external("OUTPUT", &rgba8(last))
+                .map_err(fail)?;
+            self.kept = Some(KeptFrame {
+                sizes: key,
+                graph,
+                frame,
+                output: last,
+            });
+        }
+        let Some(kept) = &self.kept else {
+            return Err(fail("no frame was built"));
+        };
+        self.backend
+            .write_external("INPUT", &image.pixels)
+            .map_err(fail)?;
+        self.backend
+            .execute_frame(&kept.graph, &kept.frame)
+            .map_err(fail)?;
+        self.backend.wait_idle().map_err(fail)?;
+        self.frame_index += 1;
+        let pixels = self.backend.read_external("OUTPUT").map_err(fail)?;
+        Ok(RgbaImage {
+            width: kept.output[0],
+            height: kept.output[1],
+            pixels,
+        })
+    }
+}

@@ -1,0 +1,251 @@
+//! `rpsl effect`: exact exit codes and messages for bad command lines, and golden runs on
+//! Vulkan (one image, a chain over a folder) that skip without a device unless
+//! `RPSL_REQUIRE_VULKAN=1`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rpsl::vulkan::{read_png, write_png};
+
+fn effects() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("effects/tests/effects")
+}
+
+fn effect(name: &str) -> String {
+    effects().join(name).display().to_string()
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpsl-effect-cli-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rpsl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rpsl"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Writes a `width` x `height` PNG of distinct colours; returns its pixels.
+fn write_input(path: &Path, width: u32, height: u32) -> Vec<u8> {
+    let pixels: Vec<u8> = (0..width * height)
+        .flat_map(|i| [(i * 9) as u8, (i * 5 + 3) as u8, (200 - i) as u8, 255])
+        .collect();
+    write_png(path, width, height, &pixels).unwrap();
+    pixels
+}
+
+/// Whether the Vulkan runs can go ahead (else a note, or a failure with RPSL_REQUIRE_VULKAN=1).
+fn vulkan_ran(output: &Output) -> bool {
+    let required = std::env::var("RPSL_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
+    if output.status.code() == Some(3) && stderr(output).contains("no usable device") && !required {
+        eprintln!("skipping: no Vulkan device ({})", stderr(output));
+        return false;
+    }
+    true
+}
+
+#[test]
+fn bad_command_lines_fail_with_exact_messages() {
+    let dir = scratch("errors");
+    let input = dir.join("in.png");
+    write_input(&input, 4, 2);
+    let input = input.to_str().unwrap();
+    let out = dir.join("out.png");
+    let out = out.to_str().unwrap();
+    let tint = effect("Tint.hlsl");
+    let cases: Vec<(Vec<&str>, i32, String)> = vec![
+        (
+            vec![&tint, "--in", input, "--out", out, "--param", "strength=3"],
+            2,
+            format!("error: {tint}: parameter `strength` must be between 0 and 1 (got 3)\n"),
+        ),
+        (
+            vec![&tint, "--in", input, "--out", out, "--param", "channel=1.5"],
+            2,
+            format!("error: {tint}: parameter `channel` is an int (got 1.5)\n"),
+        ),
+        (
+            vec![&tint, "--in", input, "--out", out, "--param", "gain=1"],
+            2,
+            "error: no effect of the chain has a parameter named `gain`\n".to_string(),
+        ),
+        (
+            vec![&tint, "--in", input, "--out", out, "--param", "strength"],
+            2,
+            "error: --param must be NAME=NUMBER, not `strength`\n".to_string(),
+        ),
+        (
+            vec![&tint, "--in", input, "--out", out, "--size", "0x4"],
+            2,
+            "error: --size must be WIDTHxHEIGHT with sides from 1 to 16384, not `0x4`\n"
+                .to_string(),
+        ),
+        (
+            vec![&tint, "--in", input, "--out", out, "--scale", "0"],
+            2,
+            "error: --scale must be a number above 0 and at most 16, not 0\n".to_string(),
+        ),
+        (
+            vec![&tint, "--in", "nowhere.png", "--out", out],
+            2,
+            "error: input image nowhere.png does not exist\n".to_string(),
+        ),
+        (
+            vec!["--in", input, "--out", out],
+            2,
+            "error: no effect file given (rpsl effect FILE... --in IMAGE --out IMAGE)\n"
+                .to_string(),
+        ),
+    ];
+    for (args, code, message) in cases {
+        let mut full = vec!["effect"];
+        full.extend(args.iter().copied());
+        let output = rpsl(&full);
+        assert_eq!(stderr(&output), message, "rpsl {}", full.join(" "));
+        assert_eq!(output.status.code(), Some(code), "rpsl {}", full.join(" "));
+    }
+    assert!(!Path::new(out).exists());
+}
+
+#[test]
+fn a_missing_or_invalid_effect_exits_1_with_its_diagnostic() {
+    let dir = scratch("missing");
+    let input = dir.join("in.png");
+    write_input(&input, 2, 2);
+    let missing = dir.join("Nope.hlsl");
+    let output = rpsl(&[
+        "effect",
+        missing.to_str().unwrap(),
+        "--in",
+        input.to_str().unwrap(),
+        "--out",
+        dir.join("out.png").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).starts_with(&format!(
+        "{}:1:1: error: cannot read `{}`: ",
+        missing.display(),
+        missing.display()
+    )));
+
+    let bad = dir.join("Bad.hlsl");
+    std::fs::write(
+        &bad,
+        "//!MAGPIE EFFECT\n//!VERSION 4\n//!SAMPLER\n//!FILTER CUBIC\nSamplerState s;\n",
+    )
+    .unwrap();
+    let output = rpsl(&[
+        "effect",
+        bad.to_str().unwrap(),
+        "--in",
+        input.to_str().unwrap(),
+        "--out",
+        dir.join("out.png").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).starts_with(&format!(
+        "{}:4:11: error: unknown filter `CUBIC` (expected LINEAR or POINT)",
+        bad.display()
+    )));
+}
+
+#[test]
+fn invert_golden_run_writes_the_exact_pixels() {
+    let dir = scratch("golden");
+    let input = dir.join("in.png");
+    let pixels = write_input(&input, 5, 3);
+    let out = dir.join("out.png");
+    let output = rpsl(&[
+        "effect",
+        &effect("Invert.hlsl"),
+        "--in",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--validate",
+    ]);
+    if !vulkan_ran(&output) {
+        return;
+    }
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(0));
+    let (width, height, written) = read_png(&out).unwrap();
+    assert_eq!((width, height), (5, 3));
+    let expected: Vec<u8> = pixels
+        .chunks(4)
+        .flat_map(|p| [255 - p[0], 255 - p[1], 255 - p[2], p[3]])
+        .collect();
+    assert_eq!(written, expected);
+}
+
+#[test]
+fn a_folder_runs_a_chain_on_every_image() {
+    let dir = scratch("folder");
+    let images = dir.join("images");
+    std::fs::create_dir_all(&images).unwrap();
+    let first = write_input(&images.join("a.png"), 4, 4);
+    let second = write_input(&images.join("b.png"), 3, 2);
+    std::fs::write(images.join("notes.txt"), "not an image").unwrap();
+    let out = dir.join("out");
+    let output = rpsl(&[
+        "effect",
+        &effect("Invert.hlsl"),
+        "--effect",
+        &effect("Invert.hlsl"),
+        "--in",
+        images.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--validate",
+    ]);
+    if !vulkan_ran(&output) {
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.png", "b.png"]);
+    // Inverting twice gives the input back.
+    assert_eq!(read_png(&out.join("a.png")).unwrap(), (4, 4, first));
+    assert_eq!(read_png(&out.join("b.png")).unwrap(), (3, 2, second));
+}
+
+#[test]
+fn graph_shows_an_effect_as_its_passes() {
+    let output = rpsl(&["graph", &effect("Mrt.hlsl"), "--format", "dot"]);
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "digraph \"Mrt\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n  \
+         n0 [label=\"0: Mrt.Pass1\\ncompute\\n#0\"];\n  \
+         n1 [label=\"1: Mrt.Pass2\\ncompute\\n#1\"];\n  \
+         n2 [label=\"2: Mrt.Pass3\\ncompute\\n#2\"];\n  \
+         n0 -> n1;\n  n0 -> n2;\n  n1 -> n2;\n}\n"
+    );
+    // The JSON dump sizes the effect for a 1920x1080 input: OUTPUT is twice that.
+    let output = rpsl(&["graph", &effect("Mrt.hlsl")]);
+    assert_eq!(output.status.code(), Some(0));
+    let dump: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let resources = &dump["frames"][0]["resources"];
+    assert_eq!(resources[1]["name"], "OUTPUT");
+    assert_eq!(
+        (
+            resources[1]["width"].as_u64(),
+            resources[1]["height"].as_u64()
+        ),
+        (Some(3840), Some(2160))
+    );
+}
