@@ -169,12 +169,7 @@ impl Checker<'_> {
     /// The conversions needed to call `sig` with `args`, or `None` when it does not apply.
     fn match_signature(&self, sig_id: SigId, args: &[CallArg]) -> Option<Vec<Conversion>> {
         let sig = &self.sigs[sig_id.0 as usize];
-        let required = sig
-            .params
-            .iter()
-            .take_while(|p| p.default.is_none())
-            .count();
-        if args.len() < required || args.len() > sig.params.len() {
+        if !sig.accepts_arg_count(args.len()) {
             return None;
         }
         args.iter()
@@ -297,13 +292,7 @@ impl Checker<'_> {
     fn report_no_match(&mut self, name: &str, sigs: &[SigId], args: &[CallArg], span: Span) {
         if let [only] = sigs {
             let sig = &self.sigs[only.0 as usize];
-            let total = sig.params.len();
-            let required = sig
-                .params
-                .iter()
-                .take_while(|p| p.default.is_none())
-                .count();
-            if args.len() < required || args.len() > total {
+            if !sig.accepts_arg_count(args.len()) {
                 let diag = self.arity_mismatch(*only, args, span);
                 self.report(diag);
                 return;
@@ -324,15 +313,9 @@ impl Checker<'_> {
             }
             return;
         }
-        let arity_fits = sigs.iter().any(|s| {
-            let sig = &self.sigs[s.0 as usize];
-            let required = sig
-                .params
-                .iter()
-                .take_while(|p| p.default.is_none())
-                .count();
-            args.len() >= required && args.len() <= sig.params.len()
-        });
+        let arity_fits = sigs
+            .iter()
+            .any(|s| self.sigs[s.0 as usize].accepts_arg_count(args.len()));
         let message = if arity_fits {
             format!(
                 "no overload of `{name}` matches arguments ({})",
@@ -357,11 +340,7 @@ impl Checker<'_> {
     fn arity_mismatch(&self, sig_id: SigId, args: &[CallArg], span: Span) -> Diagnostic {
         let sig = &self.sigs[sig_id.0 as usize];
         let total = sig.params.len();
-        let required = sig
-            .params
-            .iter()
-            .take_while(|p| p.default.is_none())
-            .count();
+        let required = sig.required_params();
         let count = if required == total {
             format!("{total} argument{}", plural(total))
         } else {

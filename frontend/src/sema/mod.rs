@@ -237,6 +237,21 @@ pub(crate) struct Signature {
     pub is_node: bool,
 }
 
+impl Signature {
+    /// Parameters without a default value: the fewest arguments a call may give.
+    pub(crate) fn required_params(&self) -> usize {
+        self.params
+            .iter()
+            .take_while(|p| p.default.is_none())
+            .count()
+    }
+
+    /// Whether a call with `count` arguments fits the parameter list.
+    pub(crate) fn accepts_arg_count(&self, count: usize) -> bool {
+        (self.required_params()..=self.params.len()).contains(&count)
+    }
+}
+
 /// The global names, hashed with a fast non-cryptographic hash (names come from the program, and
 /// a lookup happens for every name use).
 pub(crate) type SymbolMap = HashMap<String, Symbol, BuildHasherDefault<WordHasher>>;
