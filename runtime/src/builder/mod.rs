@@ -34,7 +34,7 @@
 
 pub use crate::build_error::BuildError;
 use crate::compile::cache::{same_access, same_node, same_resource};
-use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind, ViewSlot};
+use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
 use crate::format::Format;
 use crate::graph::{
     AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
@@ -43,10 +43,13 @@ use crate::graph_limits::{GraphLimit, GraphLimits};
 use crate::ids::{DeclId, NodeId, ResourceId, StorageSlot};
 use crate::resource::{ResourceDesc, ResourceKind};
 use crate::view::{BufferView, TextureView, VIEW_BYTES};
-use crate::view_format_check::{FormatUse, ViewFormatError};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+mod view_formats;
+
+use view_formats::PASSED_FORMAT_CHECKS;
 
 #[derive(Copy, Clone, Debug)]
 struct StorageEntry {
@@ -83,34 +86,6 @@ pub struct GraphBuilder {
     /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
     /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
     passed_format_checks: [u64; PASSED_FORMAT_CHECKS],
-}
-
-/// Entries of [`GraphBuilder::passed_format_checks`].
-const PASSED_FORMAT_CHECKS: usize = 32;
-
-/// The key of a format check: what [`crate::view_format_check::check_view_format`]'s answer
-/// depends on (the resource and view formats, the slot's format use, view kind and planes),
-/// packed with a set top bit (0 means an empty entry); `None` for formats too large to pack
-/// (not `RPS_FORMAT` values: the full check reports them).
-fn format_check_key(
-    resource: Format,
-    view: Format,
-    format_use: FormatUse,
-    kind: ViewKind,
-    planes: u8,
-) -> Option<u64> {
-    if resource.0 >= 1 << 24 || view.0 >= 1 << 24 {
-        return None;
-    }
-    let use_bits = format_use as u64;
-    let kind_bit = u64::from(kind == ViewKind::Buffer);
-    let attributes = use_bits | kind_bit << 3 | (u64::from(planes) & 3) << 4;
-    Some(1 << 63 | u64::from(resource.0) | u64::from(view.0) << 24 | attributes << 48)
-}
-
-/// The table slot of a format-check key.
-fn format_check_slot(key: u64) -> usize {
-    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize % PASSED_FORMAT_CHECKS
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -624,127 +599,6 @@ impl GraphBuilder {
         Ok(())
     }
 
-    /// The view-format rule (`view_format_check.rs`) for one view slot of a call of `decl`,
-    /// and the one role a depth-capable typeless resource takes in a frame: a backend realises
-    /// it as a depth image when some access is a depth target, which cannot also be rendered
-    /// to, cleared as colour or stored to.
-    fn check_slot_format(
-        &mut self,
-        decl: &NodeDeclDesc,
-        slot: &ViewSlot,
-        resource: u32,
-        view_format: u32,
-    ) -> Result<(), BuildError> {
-        let resource_format = self.graph.resources[resource as usize].desc.format;
-        let view_format = Format(view_format);
-        let format_use = FormatUse::of(&slot.access, slot.kind);
-        let key = format_check_key(
-            resource_format,
-            view_format,
-            format_use,
-            slot.kind,
-            slot.access.plane_bits(),
-        );
-        let typeless = crate::view_format_check::is_depth_capable_typeless(resource_format);
-        if let Some(key) = key.filter(|_| !typeless) {
-            if self.passed_format_checks[format_check_slot(key)] == key {
-                return Ok(());
-            }
-        }
-        let error = |reason| BuildError::InvalidViewFormat {
-            node: decl.name.clone(),
-            param: slot.name.clone(),
-            resource_format,
-            view_format,
-            reason,
-        };
-        crate::view_format_check::check_view_format(
-            &slot.access,
-            slot.kind,
-            resource_format,
-            view_format,
-        )
-        .map_err(error)?;
-        if !typeless {
-            if let Some(key) = key {
-                self.passed_format_checks[format_check_slot(key)] = key;
-            }
-            return Ok(());
-        }
-        let as_depth = match format_use {
-            FormatUse::DepthStencil => true,
-            FormatUse::ColorTarget | FormatUse::Storage => false,
-            _ => return Ok(()),
-        };
-        self.claim_typeless_role(resource, as_depth, &decl.name)
-            .map_err(error)
-    }
-
-    /// Records that depth-capable typeless `resource` is written as depth (or as colour) by
-    /// node `node`; an error when it took the other role earlier this frame.
-    fn claim_typeless_role(
-        &mut self,
-        resource: u32,
-        as_depth: bool,
-        node: &str,
-    ) -> Result<(), ViewFormatError> {
-        match self.typeless_roles.get(&resource) {
-            Some((earlier, earlier_node)) if *earlier != as_depth => {
-                Err(ViewFormatError::TypelessRoles {
-                    earlier_node: earlier_node.clone(),
-                    earlier_depth: *earlier,
-                })
-            }
-            Some(_) => Ok(()),
-            None => {
-                self.typeless_roles
-                    .insert(resource, (as_depth, node.to_string()));
-                Ok(())
-            }
-        }
-    }
-
-    /// A built-in copy of a depth-capable typeless resource makes it a colour image for the
-    /// frame: Vulkan copies between a depth image and a colour image only through a buffer,
-    /// and the partner's role (a colour texture, or a typeless one whose role a later call may
-    /// decide) is not known to be depth.
-    fn check_typeless_copies(
-        &mut self,
-        decl: &NodeDeclDesc,
-        accesses: std::ops::Range<usize>,
-    ) -> Result<(), BuildError> {
-        if !decl.is_builtin() || accesses.len() != 2 {
-            return Ok(());
-        }
-        let copies: Vec<AccessRecord> = self.graph.accesses[accesses].to_vec();
-        if !copies
-            .iter()
-            .all(|access| access.access.flags.contains(crate::decl::AccessFlags::COPY))
-        {
-            return Ok(());
-        }
-        let formats: Vec<Format> = copies
-            .iter()
-            .map(|access| self.graph.resources[access.resource.index()].desc.format)
-            .collect();
-        for (index, access) in copies.iter().enumerate() {
-            let (format, partner) = (formats[index], formats[1 - index]);
-            if !crate::view_format_check::is_depth_capable_typeless(format) || partner == format {
-                continue;
-            }
-            let param = &decl.params[access.param as usize].view_slots[access.slot as usize].name;
-            self.claim_typeless_role(access.resource.0, false, &decl.name)
-                .map_err(|reason| BuildError::InvalidViewFormat {
-                    node: decl.name.clone(),
-                    param: param.clone(),
-                    resource_format: format,
-                    view_format: access.view_format,
-                    reason,
-                })?;
-        }
-        Ok(())
-    }
-
     fn resource_for_view(&self, resource: u32, param: &str) -> Result<&ResourceRecord, BuildError> {
         self.graph
             .resources
@@ -857,41 +711,5 @@ impl GraphBuilder {
     /// The graph recorded so far (or by the last finished frame).
     pub fn graph(&self) -> &RecordedGraph {
         &self.graph
-    }
-}
-
-#[cfg(test)]
-mod format_check_key_tests {
-    use super::*;
-
-    #[test]
-    fn keys_tell_apart_everything_the_check_depends_on() {
-        let d24 = Format::from_name("D24_UNORM_S8_UINT").unwrap();
-        let base = (
-            d24,
-            Format::UNKNOWN,
-            FormatUse::DepthStencil,
-            ViewKind::Texture,
-            1,
-        );
-        let key = |(r, v, u, k, p): (Format, Format, FormatUse, ViewKind, u8)| {
-            format_check_key(r, v, u, k, p).unwrap()
-        };
-        let variants = [
-            (Format::R8G8B8A8_UNORM, base.1, base.2, base.3, base.4),
-            (base.0, d24, base.2, base.3, base.4),
-            (base.0, base.1, FormatUse::ColorTarget, base.3, base.4),
-            (base.0, base.1, base.2, ViewKind::Buffer, base.4),
-            (base.0, base.1, base.2, base.3, 2),
-        ];
-        for variant in variants {
-            assert_ne!(key(variant), key(base), "{variant:?}");
-        }
-        assert_eq!(key(base), key(base));
-        assert_ne!(key(base), 0, "0 marks an empty entry");
-        assert_eq!(
-            format_check_key(Format(1 << 24), Format::UNKNOWN, base.2, base.3, 1),
-            None
-        );
     }
 }
