@@ -244,18 +244,7 @@ impl VulkanRunner {
     }
 
     fn write_png(&mut self, dir: &Path, output: &OutputTexture) -> Result<(), ExitCode> {
-        let file_name: String = output
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "._-[]".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let path = dir.join(format!("{file_name}.png"));
+        let path = dir.join(format!("{}.png", file_name_of(&output.name)));
         let (width, height, pixels) = match self.backend.read_rgba8(&output.name) {
             Ok(image) => image,
             // A format PNG cannot show is skipped with a warning; real failures fail the run.
@@ -268,6 +257,20 @@ impl VulkanRunner {
         rpsl_vulkan::write_png(&path, width, height, &pixels)
             .map_err(|error| backend_failure(&error))
     }
+}
+
+/// A resource name as a file name: characters other than letters, digits and `._-[]` become
+/// `_`.
+pub fn file_name_of(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-[]".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Where shader-bound nodes of the script at `file` find their shaders by default: the

@@ -21,7 +21,7 @@ use rpsl::{EntryArgs, Program, Session, SessionOptions};
 
 use crate::cli::output::{Destination, Output, OutputError};
 use crate::cli::run_vulkan::{
-    script_node_names, shader_dir_of, NamedOutput, VulkanRunOptions, VulkanRunner,
+    file_name_of, script_node_names, shader_dir_of, NamedOutput, VulkanRunOptions, VulkanRunner,
 };
 
 mod complete;
@@ -411,19 +411,9 @@ impl Repl {
             Ok(program) => program,
             Err(error) => return Reply::refused(error),
         };
-        let entry = self.current_entry(&program);
-        let options = SessionOptions {
-            jit_tier_up: false,
-            ..self.options
-        };
-        let mut session = match Session::new(&program, Some(&entry), options) {
-            Ok(session) => session,
-            Err(error) => return Reply::refused(error.message() + "\n"),
-        };
-        let args = match EntryArgs::parse(&program, session.entry(), self.args_of(session.entry()))
-        {
-            Ok(args) => args,
-            Err(error) => return Reply::refused(format!("error: {error}\n")),
+        let (entry, mut session, args) = match self.start(&program) {
+            Ok(started) => started,
+            Err(error) => return Reply::refused(error),
         };
         let shader_dir = match &self.file {
             Some(loaded) => shader_dir_of(&loaded.path),
@@ -571,6 +561,21 @@ impl Repl {
             .collect()
     }
 
+    /// A session of `program` on the current entry (no JIT tier-up: a REPL frame is short-lived)
+    /// with its arguments: the entry's name, the session and the arguments, or the error to show.
+    fn start<'p>(&self, program: &'p Program) -> Result<(String, Session<'p>, EntryArgs), String> {
+        let entry = self.current_entry(program);
+        let options = SessionOptions {
+            jit_tier_up: false,
+            ..self.options
+        };
+        let session =
+            Session::new(program, Some(&entry), options).map_err(|e| e.message() + "\n")?;
+        let args = EntryArgs::parse(program, session.entry(), self.args_of(session.entry()))
+            .map_err(|error| format!("error: {error}\n"))?;
+        Ok((entry, session, args))
+    }
+
     /// Compiles the script, runs one frame of the current entry and describes it with
     /// `describe` (given the entry's name); the error to show when any step fails.
     fn with_frame<T>(
@@ -578,15 +583,7 @@ impl Repl {
         describe: impl FnOnce(&str, &RecordedGraph, &CompiledFrame) -> T,
     ) -> Result<(T, Program), String> {
         let program = self.program()?;
-        let entry = self.current_entry(&program);
-        let options = SessionOptions {
-            jit_tier_up: false,
-            ..self.options
-        };
-        let mut session =
-            Session::new(&program, Some(&entry), options).map_err(|e| e.message() + "\n")?;
-        let args = EntryArgs::parse(&program, session.entry(), self.args_of(session.entry()))
-            .map_err(|error| format!("error: {error}\n"))?;
+        let (entry, mut session, args) = self.start(&program)?;
         let described = match session.run_frame(&args) {
             Ok(frame) => describe(&entry, frame.graph, frame.compiled),
             Err(error) => return Err(error.render()),
@@ -719,20 +716,6 @@ fn named_resources(graph: &RecordedGraph) -> Vec<(String, bool)> {
         }
     }
     named
-}
-
-/// A resource name as a file name: characters other than letters, digits and `._-[]` become
-/// `_`.
-fn file_name_of(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-[]".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// Where the history lives between sessions: `$RPSL_REPL_HISTORY` (empty: no history), else
