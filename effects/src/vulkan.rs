@@ -43,6 +43,41 @@ fn fail(message: impl fmt::Display) -> EffectRunError {
     EffectRunError(message.to_string())
 }
 
+/// Why a chain sized `sizes` cannot produce the requested output size `wanted`.
+fn unreachable_size_message(
+    links: &[EffectLink],
+    sizes: &[EffectSizes],
+    scaler: Option<usize>,
+    wanted: [u32; 2],
+) -> String {
+    let got = sizes.last().map_or([0, 0], |size| size.output);
+    let name = |index: usize| {
+        let path = &links[index].effect.path;
+        path.file_name()
+            .unwrap_or(path.as_os_str())
+            .to_string_lossy()
+            .into_owned()
+    };
+    let reason = match scaler {
+        None => "every effect of the chain fixes its output size".to_string(),
+        Some(scaler) => {
+            let resizing: Vec<String> = (scaler + 1..links.len())
+                .filter(|&index| sizes[index].output != sizes[index].input)
+                .map(name)
+                .collect();
+            format!(
+                "{} after {} (the last effect without a fixed output size) changes the size",
+                resizing.join(", "),
+                name(scaler)
+            )
+        }
+    };
+    format!(
+        "the chain produces {}x{}, not the requested {}x{}: {reason}",
+        got[0], got[1], wanted[0], wanted[1]
+    )
+}
+
 /// An RGBA8 image, rows tightly packed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RgbaImage {
@@ -248,28 +283,38 @@ impl ChainGraph {
         (graph, programs)
     }
 
-    /// Sizes every link for an input of `input`: a link whose output size is not fixed takes
-    /// `output` when it is the last one and `output` is given, else its input's size.
+    /// Sizes every link for an input of `input`. A link whose `OUTPUT` has no size of its own
+    /// produces its input's size, except the last such link of the chain (the chain's scaler),
+    /// which produces `output` when it is given: `--scale 2` over an upscaler followed by a
+    /// sharpener of fixed size (`OUTPUT_WIDTH = INPUT_WIDTH`) doubles in the upscaler. When the
+    /// chain cannot end at `output` (no link takes a size, or a link after the scaler resizes
+    /// again), that is an error rather than an image of another size.
     fn link_sizes(
         links: &[EffectLink],
         input: [u32; 2],
         output: Option<[u32; 2]>,
     ) -> Result<Vec<EffectSizes>, EffectRunError> {
+        let scaler = links
+            .iter()
+            .rposition(|link| link.effect.output_size().is_none());
         let mut sizes = Vec::with_capacity(links.len());
         let mut size = input;
         for (index, link) in links.iter().enumerate() {
-            let last = index + 1 == links.len();
-            let requested = if last {
-                output.or(Some(size))
-            } else {
-                Some(size)
+            let requested = match output {
+                Some(output) if Some(index) == scaler => output,
+                _ => size,
             };
-            let resolved = resolve_sizes(&link.effect, size, requested)
+            let resolved = resolve_sizes(&link.effect, size, Some(requested))
                 .map_err(|error| fail(format!("{}: {error}", link.effect.path.display())))?;
             size = resolved.output;
             sizes.push(resolved);
         }
-        Ok(sizes)
+        match output {
+            Some(wanted) if wanted != size => Err(fail(unreachable_size_message(
+                links, &sizes, scaler, wanted,
+            ))),
+            _ => Ok(sizes),
+        }
     }
 
     /// Records and compiles the chain's frame for these sizes.
@@ -485,5 +530,79 @@ impl EffectRunner {
             height: kept.output[1],
             pixels,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ChainGraph, EffectLink};
+    use crate::parse_effect_source;
+    use std::path::Path;
+
+    /// A one-pass effect named `name` whose `OUTPUT` has the size lines `size` (may be empty).
+    fn link(name: &str, size: &str) -> EffectLink {
+        let text = format!(
+            "//!MAGPIE EFFECT\n//!VERSION 4\n//!TEXTURE\n{size}Texture2D OUTPUT;\n\
+             //!PASS 1\n//!STYLE PS\n//!IN INPUT\n//!OUT OUTPUT\n\
+             float4 Pass1(float2 pos) {{ return 0; }}\n"
+        );
+        let effect = parse_effect_source(Path::new(name), text).unwrap();
+        EffectLink {
+            effect,
+            passes: Vec::new(),
+            params: Vec::new(),
+            sources: Vec::new(),
+        }
+    }
+
+    fn outputs(links: &[EffectLink], output: Option<[u32; 2]>) -> Result<Vec<[u32; 2]>, String> {
+        ChainGraph::link_sizes(links, [100, 50], output)
+            .map(|sizes| sizes.iter().map(|size| size.output).collect())
+            .map_err(|error| error.0)
+    }
+
+    const SAME: &str = "//!WIDTH INPUT_WIDTH\n//!HEIGHT INPUT_HEIGHT\n";
+    const DOUBLE: &str = "//!WIDTH INPUT_WIDTH * 2\n//!HEIGHT INPUT_HEIGHT * 2\n";
+
+    #[test]
+    fn the_requested_size_goes_to_the_last_effect_without_a_fixed_size() {
+        let chain = [link("Up.hlsl", ""), link("Sharpen.hlsl", SAME)];
+        assert_eq!(
+            outputs(&chain, Some([200, 100])),
+            Ok(vec![[200, 100], [200, 100]])
+        );
+        assert_eq!(outputs(&chain, None), Ok(vec![[100, 50], [100, 50]]));
+        let chain = [link("A.hlsl", ""), link("B.hlsl", ""), link("C.hlsl", SAME)];
+        assert_eq!(
+            outputs(&chain, Some([30, 20])),
+            Ok(vec![[100, 50], [30, 20], [30, 20]])
+        );
+    }
+
+    #[test]
+    fn a_chain_that_cannot_end_at_the_requested_size_is_an_error() {
+        let fixed = [link("Sharpen.hlsl", SAME)];
+        assert_eq!(
+            outputs(&fixed, Some([200, 100])),
+            Err(
+                "the chain produces 100x50, not the requested 200x100: every effect of the \
+                 chain fixes its output size"
+                    .to_string()
+            )
+        );
+        assert_eq!(outputs(&fixed, Some([100, 50])), Ok(vec![[100, 50]]));
+        let resized = [
+            link("Up.hlsl", ""),
+            link("Sharpen.hlsl", SAME),
+            link("Double.hlsl", DOUBLE),
+        ];
+        assert_eq!(
+            outputs(&resized, Some([200, 100])),
+            Err(
+                "the chain produces 400x200, not the requested 200x100: Double.hlsl after \
+                 Up.hlsl (the last effect without a fixed output size) changes the size"
+                    .to_string()
+            )
+        );
     }
 }

@@ -41,10 +41,10 @@ pub struct EffectArgs {
     /// The output PNG, or a folder (created) for a folder input.
     #[arg(long = "out", value_name = "IMAGE|DIR")]
     output: PathBuf,
-    /// Output size as a multiple of the input's, for a last effect without a fixed size.
+    /// Output size as a multiple of the input's, made by the last effect without a fixed size.
     #[arg(long, value_name = "S", conflicts_with = "size")]
     scale: Option<f64>,
-    /// Output size, for a last effect without a fixed size.
+    /// Output size, made by the last effect without a fixed size.
     #[arg(long, value_name = "WxH")]
     size: Option<String>,
     /// A parameter value, for every effect of the chain that has it (repeatable).
