@@ -5,11 +5,11 @@
 //!   ready unit that frees the most bytes net of those it allocates (in the backward direction a
 //!   transient is allocated by its last reader and freed by its writer), ties to the latest
 //!   call; the order is then reversed. Backwards, a join (a node reading several results) is
-//!   reached before the branches it joins, so each branch runs just before its result is
-//!   consumed instead of holding its result while other branches run: on the `lanes` shape this
-//!   is lane m, then the merge of lane m, one lane at a time. Frames with `sch_barrier` epochs
-//!   are scheduled forwards: first nodes that end a transient's lifetime, then those that start
-//!   the least new transient memory, then call order.
+//!   reached before the branches it joins, so a branch's last nodes run shortly before its
+//!   result is consumed instead of holding the result while other branches run (on the `lanes`
+//!   shape: lane m's last nodes just before the merge that reads lane m's head). Frames with
+//!   `sch_barrier` epochs are scheduled forwards: first nodes that end a transient's lifetime,
+//!   then those that start the least new transient memory, then call order.
 //! - `Default`: dependency depth first (everything ready at one depth runs together, so barriers
 //!   batch), then the queue class of the previous node (fewer graphics/compute switches), then
 //!   the memory preferences, then call order.

@@ -305,11 +305,9 @@ impl UnitGraph {
         let edges = &self.edges[..self.edge_count];
         let reversed = &mut self.reversed_edges;
         reversed.clear();
-        for unit in units.iter_mut() {
-            unit.pending = 0;
-        }
         // Each unit's new list is built in `wait_next` (unused until scheduling starts).
         for unit in units.iter_mut() {
+            unit.pending = 0;
             unit.wait_next = NONE;
         }
         for source in 0..units.len() {
