@@ -8,6 +8,8 @@ would allocate the most pause while the segment's memory is above a target; the 
 searched), and the floor 2 x total / segments that any schedule with that many segments meets.
 `--random TRIES` also runs the greedy at 137 segments with randomised pause priorities (a mix of
 the next allocation, the held size, the slack and noise) and targets, and prints the best peak.
+`--delays` finds, by branch and bound over every combination, the least peak at 137 segments of
+the schedules whose lanes only start late (no pause once started; merges in the last 7 segments).
 See BENCHMARKS.md (sixth session; issue 19). Usage:
 python3 scripts/bench/lanes_memory_model.py [--random TRIES]
 """
@@ -94,6 +96,43 @@ def main():
         print("budget %d segments: greedy peak %.1f MB (%d segments); floor %.1f MB" % (budget, best[0], best[1], 2 * total / budget))
     if len(sys.argv) > 2 and sys.argv[1] == "--random":
         print("randomised greedy, 137 segments: best peak %.1f MB" % random_search(int(sys.argv[2])))
+    if len(sys.argv) > 1 and sys.argv[1] == "--delays":
+        memory, delays = best_start_delays()
+        print("lanes started late only, 137 segments: least peak %.2f MB (delays %s)" % (memory, delays))
+
+
+def best_start_delays(segments=137):
+    """The least peak over every choice of lane start delays (each lane then advances every
+    segment; lane k's head waits for merge max(k, 1), the merges run in the last 7 segments)."""
+    merge = [segments - 8 + max(lane, 1) for lane in range(W)]
+    base = [0.0] * segments
+    for m in range(1, W - 1):
+        for t in (segments - 8 + m, segments - 7 + m):
+            base[t] += size_mb(W * L + m - 1)
+    profiles = []
+    for lane in range(W):
+        options = []
+        for delay in range(merge[lane] - L + 1):
+            memory = [0.0] * segments
+            for j in range(L):
+                last = delay + j + 1 if j < L - 1 else merge[lane]
+                for t in range(delay + j, last + 1):
+                    memory[t] += size_mb(lane * L + j)
+            options.append(memory)
+        profiles.append(options)
+    best = [float("inf"), None]
+
+    def search(lane, memory, delays):
+        if lane == W:
+            best[0], best[1] = max(memory), list(delays)
+            return
+        for delay, profile in enumerate(profiles[lane]):
+            summed = [a + b for a, b in zip(memory, profile)]
+            if max(summed) < best[0]:
+                search(lane + 1, summed, delays + [delay])
+
+    search(0, base, [])
+    return best[0], best[1]
 
 
 def random_search(tries, budget=137):
