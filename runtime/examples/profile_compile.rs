@@ -1,6 +1,6 @@
 //! Compiles the `chain` or `lanes` shape repeatedly, for profiling: `profile_compile chain|lanes N
-//! FRAMES [cached|loop|unknown|variants K]` (use `perf stat` task-clock or callgrind on a busy
-//! machine). `cached` compiles one recorded graph with the cache on; `loop` records and compiles
+//! FRAMES [cached|loop|unknown|variants K] [memory]` (use `perf stat` task-clock or callgrind on
+//! a busy machine); `memory` compiles with the memory-saving schedule. `cached` compiles one recorded graph with the cache on; `loop` records and compiles
 //! every frame (cache on), as an application's frame loop does; `unknown` drops the builder's
 //! serials (the per-resource facts are compared every compile); `variants K` records each frame
 //! one of K variants of the shape (same resources, other dependencies or queue pattern:
@@ -39,8 +39,14 @@ fn main() {
     }
     let cache = std::env::args().any(|arg| arg == "cached" || arg == "loop");
     let frame_loop = std::env::args().any(|arg| arg == "loop");
+    let schedule = if std::env::args().any(|arg| arg == "memory") {
+        SchedulePreference::Memory
+    } else {
+        SchedulePreference::Default
+    };
     let mut compiler = FrameCompiler::new(CompileOptions {
         cache,
+        schedule,
         ..CompileOptions::default()
     });
     // One untimed compile first: the compiler's scratch and the frame's vectors reach their

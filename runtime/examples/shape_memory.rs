@@ -60,13 +60,14 @@ fn main() {
         let segment_bound = blocked.iter().copied().max().unwrap_or(0);
         let mb = |bytes: u64| bytes as f64 / 1e6;
         println!(
-            "{} {:?}: batches {} segments {} transient {:.1} MB, live-set bound {:.1} MB, \
-             segment bound {:.1} MB, 2*sum/segments {:.1} MB",
+            "{} {:?}: batches {} segments {} transient {:.1} MB ({} bytes), live-set bound \
+             {:.1} MB, segment bound {:.1} MB, 2*sum/segments {:.1} MB",
             if lanes { "lanes" } else { "chain" },
             schedule,
             frame.batches,
             segments,
             mb(frame.memory.transient_bytes),
+            frame.memory.transient_bytes,
             mb(frame.memory.lower_bound_bytes),
             mb(segment_bound),
             mb(2 * total / segments as u64),

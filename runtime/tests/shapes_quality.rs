@@ -49,6 +49,24 @@ fn shape_figures() {
     }
 }
 
+/// `lanes` 1k under the memory-saving schedule reaches the least peak any order has: merge 7
+/// reads merge 6's result and lane 7's head, and lane 7's last node reads and writes a 1080p
+/// RGBA16F texture, as merge 6 writes one. If merge 6 runs first, lane 7's last node has three
+/// such textures live (its input, its output and merge 6's); otherwise merge 6 has its input
+/// (lane 6's head), its output and lane 7's head live. So every order peaks at three of them,
+/// which is RPS's figure (49,766,400 bytes unaligned) and ours with 64 KiB alignment. The
+/// backward scheduler gets there: going back from the last merge, it takes lane m's nodes
+/// (each frees its output) before merge m-1 (which allocates two inputs).
+#[test]
+fn lanes_memory_schedule_peaks_at_the_bound_of_every_order() {
+    let big = ResourceDesc::tex2d(Format::R16G16B16A16_FLOAT, 1920, 1080).allocation_size();
+    assert_eq!(big, 16_646_144);
+    let frame = compile_shape(true, 1000, SchedulePreference::Memory);
+    assert_eq!(frame.memory.transient_bytes, 3 * big);
+    assert_eq!(frame.memory.lower_bound_bytes, 3 * big);
+    assert_eq!(frame.batches, 994);
+}
+
 /// The benchmark variants (`profile_compile ... variants K`): variant 0 is the shape itself;
 /// other variants keep the resources (the builder keeps their serial from frame to frame, so a
 /// rotating benchmark compiles the same resources) but record other node calls.

@@ -6,8 +6,15 @@ Prints the peak for the as-soon-as-possible level schedule (what our default sch
 a greedy schedule that spends a batch budget on memory (each segment, the lanes with slack that
 would allocate the most pause while the segment's memory is above a target; the target is
 searched), and the floor 2 x total / segments that any schedule with that many segments meets.
-See BENCHMARKS.md (sixth session). Usage: python3 scripts/bench/lanes_memory_model.py
+`--random TRIES` also runs the greedy at 137 segments with randomised pause priorities (a mix of
+the next allocation, the held size, the slack and noise) and targets, and prints the best peak.
+`--delays` finds, by branch and bound over every combination, the least peak at 137 segments of
+the schedules whose lanes only start late (no pause once started; merges in the last 7 segments).
+See BENCHMARKS.md (sixth session; issue 19). Usage:
+python3 scripts/bench/lanes_memory_model.py [--random TRIES]
 """
+import random
+import sys
 
 W, N = 8, 1000
 L = (N - 1) // W  # nodes per lane
@@ -41,8 +48,10 @@ def peak(level):
     return max(memory), depth
 
 
-def greedy(target, budget):
-    """Levels within `budget` segments keeping each segment near `target` MB, or None."""
+def greedy(target, budget, priority=None):
+    """Levels within `budget` segments keeping each segment near `target` MB, or None. Lanes with
+    slack pause in ascending `priority(lane, next_node, slack)`; by default the lane that would
+    allocate the most pauses first."""
     deadline = {lane: budget - 8 + max(lane, 1) - 1 for lane in range(W)}
     next_node, level = [0] * W, {}
     for s in range(budget):
@@ -57,12 +66,15 @@ def greedy(target, budget):
         held = sum(size_mb(lane * L + next_node[lane] - 1) for lane in range(W) if 0 < next_node[lane] <= L)
         advancing = [lane for _, lane in candidates]
         memory = held + sum(size_mb(lane * L + next_node[lane]) for lane in advancing)
-        optional = sorted(((size_mb(lane * L + next_node[lane]), lane) for slack, lane in candidates if slack > 0), reverse=True)
-        for size, lane in optional:
+        if priority is None:
+            optional = sorted(((size_mb(lane * L + next_node[lane]), lane) for slack, lane in candidates if slack > 0), reverse=True)
+        else:
+            optional = sorted((priority(lane, next_node, slack), lane) for slack, lane in candidates if slack > 0)
+        for _, lane in optional:
             if memory <= target:
                 break
             advancing.remove(lane)
-            memory -= size
+            memory -= size_mb(lane * L + next_node[lane])
         for lane in advancing:
             level[(lane, next_node[lane])] = s
             next_node[lane] += 1
@@ -82,6 +94,65 @@ def main():
                 if depth <= budget and (best is None or memory < best[0]):
                     best = (memory, depth)
         print("budget %d segments: greedy peak %.1f MB (%d segments); floor %.1f MB" % (budget, best[0], best[1], 2 * total / budget))
+    if len(sys.argv) > 2 and sys.argv[1] == "--random":
+        print("randomised greedy, 137 segments: best peak %.1f MB" % random_search(int(sys.argv[2])))
+    if len(sys.argv) > 1 and sys.argv[1] == "--delays":
+        memory, delays = best_start_delays()
+        print("lanes started late only, 137 segments: least peak %.2f MB (delays %s)" % (memory, delays))
+
+
+def best_start_delays(segments=137):
+    """The least peak over every choice of lane start delays (each lane then advances every
+    segment; lane k's head waits for merge max(k, 1), the merges run in the last 7 segments)."""
+    merge = [segments - 8 + max(lane, 1) for lane in range(W)]
+    base = [0.0] * segments
+    for m in range(1, W - 1):
+        for t in (segments - 8 + m, segments - 7 + m):
+            base[t] += size_mb(W * L + m - 1)
+    profiles = []
+    for lane in range(W):
+        options = []
+        for delay in range(merge[lane] - L + 1):
+            memory = [0.0] * segments
+            for j in range(L):
+                last = delay + j + 1 if j < L - 1 else merge[lane]
+                for t in range(delay + j, last + 1):
+                    memory[t] += size_mb(lane * L + j)
+            options.append(memory)
+        profiles.append(options)
+    best = [float("inf"), None]
+
+    def search(lane, memory, delays):
+        if lane == W:
+            best[0], best[1] = max(memory), list(delays)
+            return
+        for delay, profile in enumerate(profiles[lane]):
+            summed = [a + b for a, b in zip(memory, profile)]
+            if max(summed) < best[0]:
+                search(lane + 1, summed, delays + [delay])
+
+    search(0, base, [])
+    return best[0], best[1]
+
+
+def random_search(tries, budget=137):
+    """The least peak of `tries` greedy runs with random pause priorities and targets (seeded)."""
+    rng = random.Random(1)
+    best = None
+    for _ in range(tries):
+        held_weight, slack_weight = rng.uniform(0, 1.5), rng.uniform(0, 0.3)
+
+        def priority(lane, next_node, slack):
+            held = size_mb(lane * L + next_node[lane] - 1) if next_node[lane] > 0 else 0.0
+            allocation = size_mb(lane * L + next_node[lane])
+            return -allocation + held_weight * held - slack_weight * slack + rng.uniform(0, 2)
+
+        level = greedy(rng.uniform(105, 135), budget, priority)
+        if level:
+            memory, depth = peak(level)
+            if depth <= budget and (best is None or memory < best):
+                best = memory
+    return best
 
 
 if __name__ == "__main__":

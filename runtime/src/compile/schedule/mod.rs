@@ -1,8 +1,15 @@
 //! The list scheduler: one priority queue of ready scheduling units (a node, or an outermost
 //! `atomic` subgraph scheduled as one contiguous run in call order). Preferences:
 //! - `ProgramOrder`: call order (still honouring every constraint).
-//! - `Memory`: first nodes that end a transient's lifetime, then those that start the least new
-//!   transient memory, then call order.
+//! - `Memory`: scheduled backwards from the graph's sinks (as RPS does), each step taking the
+//!   ready unit that frees the most bytes net of those it allocates (in the backward direction a
+//!   transient is allocated by its last reader and freed by its writer), ties to the latest
+//!   call; the order is then reversed. Backwards, a join (a node reading several results) is
+//!   reached before the branches it joins, so a branch's last nodes run shortly before its
+//!   result is consumed instead of holding the result while other branches run (on the `lanes`
+//!   shape: lane m's last nodes just before the merge that reads lane m's head). Frames with
+//!   `sch_barrier` epochs are scheduled forwards: first nodes that end a transient's lifetime,
+//!   then those that start the least new transient memory, then call order.
 //! - `Default`: dependency depth first (everything ready at one depth runs together, so barriers
 //!   batch), then the queue class of the previous node (fewer graphics/compute switches), then
 //!   the memory preferences, then call order.
@@ -42,7 +49,7 @@ use crate::graph::RecordedGraph;
 use heap::UnitHeap;
 use levels::LevelScheduler;
 pub(crate) use output::Schedule;
-use priority::{BY_LEVEL, BY_MEMORY};
+use priority::{BY_LEVEL, BY_MEMORY, BY_NET_FREED_REVERSED};
 use units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 
 /// Reusable scratch of the scheduler.
@@ -121,13 +128,33 @@ impl Scheduler {
             }
             // Without `sch_barrier` every unit is in epoch 0: no epoch bookkeeping.
             SchedulePreference::Memory if graph.barrier_count == 0 => {
-                self.run::<BY_MEMORY, false>(graph, out)
+                self.units.reverse_edges();
+                self.run::<BY_NET_FREED_REVERSED, false>(graph, out);
+                self.restore_forward_order(out);
             }
             SchedulePreference::Memory => self.run::<BY_MEMORY, true>(graph, out),
             SchedulePreference::Default if graph.barrier_count == 0 => {
                 self.run::<BY_LEVEL, false>(graph, out)
             }
             SchedulePreference::Default => self.run::<BY_LEVEL, true>(graph, out),
+        }
+    }
+
+    /// Turns `out`, scheduled backwards, into execution order: the units run in reverse, each
+    /// unit's members (pushed in call order) still in call order.
+    fn restore_forward_order(&self, out: &mut Schedule) {
+        out.order.reverse();
+        out.levels.reverse();
+        let mut start = 0;
+        while start < out.order.len() {
+            let unit = self.units.unit_of(out.order[start]);
+            let mut end = start + 1;
+            while end < out.order.len() && self.units.unit_of(out.order[end]) == unit {
+                end += 1;
+            }
+            out.order[start..end].reverse();
+            out.levels[start..end].reverse();
+            start = end;
         }
     }
 

@@ -4,8 +4,10 @@
 //!
 //! `Default`: lowest dependency level first; then no queue-class switch from the previous
 //! node; then most bytes of transient memory freed (the node is the last user); then fewest
-//! bytes allocated (the node is the first user); then call order. `Memory`: the same without
-//! the level and the class switch.
+//! bytes allocated (the node is the first user); then call order. `Memory` frames with
+//! `sch_barrier`: the same without the level and the class switch. `Memory` frames without
+//! barriers are scheduled backwards ([`BY_NET_FREED_REVERSED`]): most bytes freed minus bytes
+//! allocated, then latest call first.
 //!
 //! The memory part comes in two encodings: [`before`] compares two units' fields, and
 //! [`key_of`] packs the same order into one `u128` whose ascending order is it (the level
@@ -20,10 +22,22 @@ pub(super) const BY_MEMORY: u8 = 1;
 /// Order by (level, bytes freed descending, bytes allocated ascending, unit id).
 pub(super) const BY_LEVEL: u8 = 2;
 
+/// Order by (bytes freed minus bytes allocated, descending; unit id descending): the order of
+/// the backward memory scheduler, where "freed" and "allocated" are meant in its direction
+/// (a resource is allocated by its first scheduled user, which is its last user in execution
+/// order, and freed by its last scheduled user, the first in execution order). Ties go to the
+/// latest call, so that after the order is reversed they run in call order.
+pub(super) const BY_NET_FREED_REVERSED: u8 = 3;
+
 /// Whether unit `a` comes before unit `b` under `ORDER` (the keys of the heaps).
 #[inline(always)]
 pub(super) fn before<const ORDER: u8>(units: &[Unit], a: u32, b: u32) -> bool {
     let (x, y) = (&units[a as usize], &units[b as usize]);
+    if ORDER == BY_NET_FREED_REVERSED {
+        let net = |unit: &Unit| unit.frees as i128 - unit.allocs as i128;
+        let (net_a, net_b) = (net(x), net(y));
+        return if net_a != net_b { net_a > net_b } else { a > b };
+    }
     if ORDER == BY_LEVEL && x.level != y.level {
         return x.level < y.level;
     }

@@ -238,3 +238,72 @@ fn level_path_matches_the_list_scheduler_on_wide_lanes() {
         assert_eq!(got, want, "case {case}");
     }
 }
+
+/// The memory-saving schedule runs backwards from the sinks. Three two-node lanes `a`, `b`, `c`
+/// (every output 256x256 RGBA16F except `c`'s first, 64x64), `j1` joins `a` and `b`, `j2` joins
+/// `j1` and `c` and writes the external output. Forwards, most freed then fewest allocated
+/// starts lane `c` first (its first output is the smallest) and holds `c`'s head through `a`,
+/// `b` and `j1` (four large textures live). Backwards, `j2` is taken first, then `c`'s nodes
+/// (each frees its output), then `j1`, `b` and `a`: in execution order `c` runs just before
+/// `j2`, and at most three large textures are live.
+#[test]
+fn memory_schedule_runs_each_lane_just_before_its_join() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare(&mut builder);
+    builder.begin_frame(0);
+    let source = builder
+        .import_external(
+            "source",
+            ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64),
+        )
+        .unwrap();
+    let out = builder
+        .import_external("out", ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64))
+        .unwrap();
+    let mut key = 0;
+    let mut texture = |builder: &mut GraphBuilder, size: u32| {
+        key += 1;
+        let desc = ResourceDesc::tex2d(Format::R16G16B16A16_FLOAT, size, size);
+        builder.create_resource(desc, key).unwrap()
+    };
+    // "c_read_write": reads `a` and `b`, writes `c`.
+    let call = |builder: &mut GraphBuilder, a: ResourceId, b: ResourceId, c: ResourceId| {
+        let decl = builder.decl(decls[2]).unwrap().clone();
+        let mut args = ArgsWriter::new(&decl);
+        for (index, id) in [a, b, c].into_iter().enumerate() {
+            args.write_texture(index, &builder.default_texture_view(id).unwrap());
+        }
+        builder
+            .call_node(decls[2], args.bytes(), CallFlags::default(), c.0 as u64)
+            .unwrap();
+    };
+    let mut heads = Vec::new();
+    for first_size in [256, 256, 64] {
+        let first = texture(&mut builder, first_size);
+        let head = texture(&mut builder, 256);
+        call(&mut builder, source, source, first);
+        call(&mut builder, first, first, head);
+        heads.push(head);
+    }
+    let joined = texture(&mut builder, 256);
+    call(&mut builder, heads[0], heads[1], joined);
+    call(&mut builder, joined, heads[2], out);
+    let graph = builder.finish().unwrap().clone();
+
+    let mut table = AccessTable::default();
+    table.build(&graph);
+    let mut deps = DepGraph::default();
+    DepBuilder::default().build(&graph, None, &mut deps);
+    let alive = vec![true; graph.nodes.len()];
+    let frame = Analysis {
+        graph: &graph,
+        table: &table,
+        deps: &deps,
+    };
+    let mut scheduler = Scheduler::default();
+    let mut schedule = Schedule::default();
+    scheduler.schedule(frame, &alive, SchedulePreference::Memory, &mut schedule);
+    // Nodes: a1 a2 b1 b2 c1 c2 j1 j2 in call order.
+    assert_eq!(schedule.order, [0, 1, 2, 3, 6, 4, 5, 7]);
+    assert_eq!(schedule.levels, [0, 1, 0, 1, 2, 0, 1, 3]);
+}

@@ -151,6 +151,8 @@ pub(super) struct UnitGraph {
     unit_of: Vec<u32>,
     /// Each subgraph's outermost enclosing atomic subgraph, or [`NONE`].
     outer_atomic: Vec<u32>,
+    /// Scratch of [`UnitGraph::reverse_edges`]: the reversed links while they are built.
+    reversed_edges: Vec<Edge>,
 }
 
 impl UnitGraph {
@@ -288,6 +290,45 @@ impl UnitGraph {
         if any_sequential {
             self.add_sequential_edges(graph, alive);
         }
+    }
+
+    /// The unit of live `node`.
+    pub fn unit_of(&self, node: u32) -> u32 {
+        self.unit_of[node as usize]
+    }
+
+    /// Turns every edge around (for scheduling backwards from the sinks): afterwards each
+    /// unit's successor list holds its predecessors and `pending` counts its successors (a
+    /// repeated edge once per repeat, as before). Levels stay those of the forward graph.
+    pub fn reverse_edges(&mut self) {
+        let units = &mut self.units[..self.unit_count];
+        let edges = &self.edges[..self.edge_count];
+        let reversed = &mut self.reversed_edges;
+        reversed.clear();
+        // Each unit's new list is built in `wait_next` (unused until scheduling starts).
+        for unit in units.iter_mut() {
+            unit.pending = 0;
+            unit.wait_next = NONE;
+        }
+        for source in 0..units.len() {
+            let mut edge = units[source].succ_head;
+            while edge != NONE {
+                let Edge { target, next } = edges[edge as usize];
+                let target = &mut units[target as usize];
+                reversed.push(Edge {
+                    target: source as u32,
+                    next: target.wait_next,
+                });
+                target.wait_next = (reversed.len() - 1) as u32;
+                units[source].pending += 1;
+                edge = next;
+            }
+        }
+        for unit in units.iter_mut() {
+            unit.succ_head = std::mem::replace(&mut unit.wait_next, NONE);
+        }
+        std::mem::swap(&mut self.edges, &mut self.reversed_edges);
+        self.edge_count = self.edges.len();
     }
 
     /// Lists each unit's transient resource uses (each resource once per unit) and each
