@@ -36,7 +36,7 @@ mod program;
 mod runner;
 mod session;
 
-pub use args::{ArgError, ArgValue, EntryArgs};
+pub use args::{ArgError, ArgValue, EntryArgs, EntryValue};
 pub use hot::{HotScript, ReloadError};
 pub use program::{EntryError, Program, ProgramError};
 pub use rpsl_frontend as frontend;

@@ -66,7 +66,7 @@ pub use graph::{
 pub use graph_limits::{GraphLimit, GraphLimits};
 pub use ids::{DeclId, NodeId, ResourceId, StorageSlot};
 pub use json::JsonWriter;
-pub use node_args::{ArgField, FromArgBytes, NodeArgError, NodeArgs};
+pub use node_args::{parse_arg_path, ArgField, ArgPathStep, FromArgBytes, NodeArgError, NodeArgs};
 pub use resource::{
     ResourceDesc, ResourceError, ResourceFlags, ResourceKind, RpslResourceDesc,
     ALLOCATION_ALIGNMENT, MAX_ARRAY_LAYERS, MAX_BUFFER_BYTES, MAX_TEMPORAL_LAYERS,

@@ -221,16 +221,28 @@ impl FromArgBytes for Option<NodeId> {
     }
 }
 
-/// One step of an argument path: a field name or an array index.
-#[derive(Debug, PartialEq, Eq)]
-enum PathStep<'p> {
+/// One step of an argument name after the parameter's: a field (`.color`) or an element
+/// (`[2]`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ArgPathStep<'p> {
+    /// `.NAME`: a struct field (entry arguments also take a vector's `x`, `y`, `z`, `w`).
     Field(&'p str),
+    /// `[INDEX]`: an array element (entry arguments also take a vector's component or a
+    /// matrix's row).
     Index(u32),
 }
 
-/// Splits `light.color`, `weights[2]`, `lights[1].color` into the parameter's name and the
-/// steps after it; `None` when the path is malformed.
-fn parse_path(path: &str) -> Option<(&str, Vec<PathStep<'_>>)> {
+/// Splits an argument name (`light.color`, `weights[2]`, `lights[1].color`) into the
+/// parameter's name and the steps after it; `None` when it is malformed. The one grammar of
+/// argument names, for node arguments ([`NodeArgs`]) and entry arguments alike.
+///
+/// ```
+/// use rpsl_runtime::{parse_arg_path, ArgPathStep};
+/// let (name, steps) = parse_arg_path("lights[1].color").unwrap();
+/// assert_eq!((name, steps), ("lights", vec![ArgPathStep::Index(1), ArgPathStep::Field("color")]));
+/// assert_eq!(parse_arg_path("lights[").map(|(name, _)| name), None);
+/// ```
+pub fn parse_arg_path(path: &str) -> Option<(&str, Vec<ArgPathStep<'_>>)> {
     let is_name = |text: &str| {
         let mut chars = text.chars();
         chars
@@ -251,7 +263,7 @@ fn parse_path(path: &str) -> Option<(&str, Vec<PathStep<'_>>)> {
             if !is_name(field) {
                 return None;
             }
-            steps.push(PathStep::Field(field));
+            steps.push(ArgPathStep::Field(field));
             rest = tail;
         } else {
             let after = rest.strip_prefix('[')?;
@@ -259,7 +271,7 @@ fn parse_path(path: &str) -> Option<(&str, Vec<PathStep<'_>>)> {
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            steps.push(PathStep::Index(digits.parse().ok()?));
+            steps.push(ArgPathStep::Index(digits.parse().ok()?));
             rest = tail;
         }
     }
@@ -339,7 +351,7 @@ impl<'a> NodeArgs<'a> {
     /// Where argument `path` lies and its declared type (introspection).
     pub fn field(&self, path: &str) -> Result<ArgField<'a>, NodeArgError> {
         let node = &self.decl.name;
-        let Some((name, steps)) = parse_path(path) else {
+        let Some((name, steps)) = parse_arg_path(path) else {
             return error(format!(
                 "bad argument name `{path}` for node `{node}` (expected NAME, NAME.FIELD or \
                  NAME[INDEX])"
@@ -364,7 +376,7 @@ impl<'a> NodeArgs<'a> {
         let mut walked = name.to_string();
         for step in steps {
             match (step, value_type) {
-                (PathStep::Field(field), ValueType::Struct(ty)) => {
+                (ArgPathStep::Field(field), ValueType::Struct(ty)) => {
                     let Some(found) = ty.fields.iter().find(|f| f.name == field) else {
                         let names: Vec<String> =
                             ty.fields.iter().map(|f| format!("`{}`", f.name)).collect();
@@ -378,13 +390,13 @@ impl<'a> NodeArgs<'a> {
                     value_type = &found.value_type;
                     walked = format!("{walked}.{field}");
                 }
-                (PathStep::Field(field), _) => {
+                (ArgPathStep::Field(field), _) => {
                     return error(format!(
                         "`{walked}` ({value_type}) of node `{node}` has no field `{field}`: it \
                          is not a struct"
                     ));
                 }
-                (PathStep::Index(index), ValueType::Array(elem, count)) => {
+                (ArgPathStep::Index(index), ValueType::Array(elem, count)) => {
                     let stride = elem.stride().max(1);
                     let len = match *count {
                         0 => {
@@ -403,7 +415,7 @@ impl<'a> NodeArgs<'a> {
                     value_type = elem;
                     walked = format!("{walked}[{index}]");
                 }
-                (PathStep::Index(index), _) => {
+                (ArgPathStep::Index(index), _) => {
                     return error(format!(
                         "`{walked}` ({value_type}) of node `{node}` has no element [{index}]: \
                          it is not an array"
