@@ -51,3 +51,8 @@ pub use rpsl_vulkan as vulkan;
 #[cfg(feature = "vulkan")]
 pub use rpsl_vulkan::ash;
 pub use session::{abort_code, Frame, FrameError, Mode, Session, SessionError, SessionOptions};
+
+/// docs/embedding.md, whose `rust` code blocks run as doc tests.
+#[cfg(all(doctest, feature = "vulkan"))]
+#[doc = include_str!("../docs/embedding.md")]
+pub struct EmbeddingGuide;
