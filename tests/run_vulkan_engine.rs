@@ -361,10 +361,6 @@ impl App {
     /// Records and submits the engine's copy of `image` (left by rpsl in the present layout)
     /// into `buffer`, after waiting for `rendered`; signals `copied` (if not null) and `fence`.
     /// Returns the command buffer (freed by the caller once the fence signalled).
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the engine's objects of one copy"
-    )]
     fn copy_to_buffer(
         &self,
         image: vk::Image,

@@ -345,7 +345,7 @@ impl VulkanBackend {
     pub fn bind_node(
         &mut self,
         name: &str,
-        callback: impl FnMut(&mut NodeContext<'_>) -> Result<(), String> + 'static,
+        callback: impl FnMut(&mut NodeContext<'_>) -> Result<(), String> + Send + 'static,
     ) {
         self.nodes.insert(name.to_string(), Box::new(callback));
     }
@@ -841,3 +841,9 @@ impl Drop for VulkanBackend {
     }
 }
 
+/// `VulkanBackend` is `Send` (an engine owns it on its render thread): this fails to compile
+/// when a field (a node callback, a cache) stops being `Send`.
+const _: () = {
+    const fn assert_send<T: Send>() {}
+    assert_send::<VulkanBackend>();
+};
