@@ -358,12 +358,13 @@ impl App {
         };
     }
 
-    /// Records and submits the engine's copy of `image` (left by rpsl in the present layout)
+    /// Records and submits the engine's copy of `image` (left by rpsl in `layout`)
     /// into `buffer`, after waiting for `rendered`; signals `copied` (if not null) and `fence`.
     /// Returns the command buffer (freed by the caller once the fence signalled).
     fn copy_to_buffer(
         &self,
         image: vk::Image,
+        layout: vk::ImageLayout,
         buffer: vk::Buffer,
         rendered: vk::Semaphore,
         copied: vk::Semaphore,
@@ -391,7 +392,7 @@ impl App {
                 .src_stage_mask(vk::PipelineStageFlags2::COPY)
                 .dst_stage_mask(vk::PipelineStageFlags2::COPY)
                 .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
-                .old_layout(vk::ImageLayout::PRESENT_SRC_KHR)
+                .old_layout(layout)
                 .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
                 .image(image)
                 .subresource_range(color)];
@@ -506,13 +507,17 @@ fn imported(image: vk::Image, state: ResourceState) -> ImportedImage {
     }
 }
 
-/// The program, the shader folder, and a backend on `app`'s device with `Gradient` bound to its
-/// shader and `Stamp` to a Rust callback.
-fn engine_backend(app: &App, frames_in_flight: u32) -> (rpsl::Program, VulkanBackend) {
+/// The frame's program.
+fn program() -> rpsl::Program {
+    rpsl::Program::from_source("engine.rpsl", SCRIPT).unwrap()
+}
+
+/// A backend on `app`'s device with `Gradient` bound to its shader (written to a scratch
+/// folder) and `Stamp` to a Rust callback.
+fn engine_backend(app: &App, frames_in_flight: u32) -> VulkanBackend {
     let dir = std::env::temp_dir().join(format!("rpsl-engine-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("Gradient.frag"), GRADIENT_FRAG).unwrap();
-    let program = rpsl::Program::from_source("engine.rpsl", SCRIPT).unwrap();
     let options = VulkanOptions {
         frames_in_flight,
         ..VulkanOptions::default()
@@ -556,7 +561,7 @@ fn engine_backend(app: &App, frames_in_flight: u32) -> (rpsl::Program, VulkanBac
         };
         Ok(())
     });
-    (program, backend)
+    backend
 }
 
 #[test]
@@ -570,7 +575,8 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
     let frame_done = app.fence();
     let copy_done = app.fence();
     {
-        let (program, mut backend) = engine_backend(&app, 1);
+        let program = program();
+        let mut backend = engine_backend(&app, 1);
         let mut session =
             rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
         let args =
@@ -596,7 +602,14 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
         // `[readonly(present)]`: the image is left in the present layout.
         let after = backend.imported_state("backbuffer").unwrap();
         assert_eq!(after.layout, vk::ImageLayout::PRESENT_SRC_KHR);
-        let cb = app.copy_to_buffer(image, readback, rendered, vk::Semaphore::null(), copy_done);
+        let cb = app.copy_to_buffer(
+            image,
+            vk::ImageLayout::PRESENT_SRC_KHR,
+            readback,
+            rendered,
+            vk::Semaphore::null(),
+            copy_done,
+        );
         app.wait(frame_done);
         // SAFETY: a timeline semaphore of this device.
         let reached = unsafe { app.device.get_semaphore_counter_value(timeline) }.unwrap();
@@ -639,4 +652,164 @@ fn a_device_without_what_rpsl_needs_is_refused_by_name() {
         Ok(_) => panic!("expected a missing feature, got a backend"),
     }
     assert_eq!(app.messages.take(), Vec::<String>::new());
+}
+
+#[test]
+fn two_frames_in_flight_render_into_per_frame_images_on_a_render_thread() {
+    let Some(app) = App::new(true) else { return };
+    let images = [app.create_image(), app.create_image()];
+    let readbacks: Vec<_> = (0..4).map(|_| app.create_readback()).collect();
+    let ready = [app.binary_semaphore(), app.binary_semaphore()];
+    let rendered = [app.binary_semaphore(), app.binary_semaphore()];
+    let timeline = app.timeline_semaphore();
+    let levels = [("1.0", 255u8), ("0.2", 51), ("0.6", 153), ("0.4", 102)];
+    for &semaphore in &ready {
+        app.signal(semaphore);
+    }
+    let backend = engine_backend(&app, 2);
+    // The engine owns the backend on its render thread.
+    let command_buffers = std::thread::scope(|scope| {
+        let app = &app;
+        let (images, readbacks) = (&images, &readbacks);
+        let render = scope.spawn(move || {
+            let mut backend = backend;
+            let program = program();
+            let mut session =
+                rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+            let mut command_buffers = Vec::new();
+            for (frame_index, &(level, _)) in levels.iter().enumerate() {
+                // Frames 0 and 1 draw into fresh images and leave them for presenting; frames 2
+                // and 3 find them where the engine's copy left them and ask for the copy's
+                // layout at the end.
+                let k = frame_index % 2;
+                let copied = ResourceState::image(
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    vk::PipelineStageFlags2::COPY,
+                    vk::AccessFlags2::TRANSFER_READ,
+                );
+                let mut import = imported(images[k].0, ResourceState::UNDEFINED);
+                if frame_index >= 2 {
+                    import.state = copied;
+                    import.final_state = Some(copied);
+                }
+                backend.import_image("backbuffer", import).unwrap();
+                backend.set_frame_sync(FrameSync {
+                    waits: vec![SemaphoreOp::binary(
+                        ready[k],
+                        vk::PipelineStageFlags2::ALL_COMMANDS,
+                    )],
+                    signals: vec![
+                        SemaphoreOp::binary(rendered[k], vk::PipelineStageFlags2::ALL_COMMANDS),
+                        SemaphoreOp::timeline(
+                            timeline,
+                            frame_index as u64 + 1,
+                            vk::PipelineStageFlags2::ALL_COMMANDS,
+                        ),
+                    ],
+                    fence: vk::Fence::null(),
+                });
+                let args = rpsl::EntryArgs::parse(
+                    &program,
+                    session.entry(),
+                    ["backbuffer=64x64".to_string(), format!("level={level}")],
+                )
+                .unwrap();
+                let frame = session.run_frame(&args).unwrap();
+                backend.execute_frame(frame.graph, frame.compiled).unwrap();
+                let left = backend.imported_state("backbuffer").unwrap().layout;
+                let expected = if frame_index >= 2 {
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL
+                } else {
+                    vk::ImageLayout::PRESENT_SRC_KHR
+                };
+                assert_eq!(left, expected, "frame {frame_index}");
+                command_buffers.push(app.copy_to_buffer(
+                    images[k].0,
+                    left,
+                    readbacks[frame_index].0,
+                    rendered[k],
+                    ready[k],
+                    vk::Fence::null(),
+                ));
+            }
+            backend.wait_idle().unwrap();
+            drop(backend);
+            command_buffers
+        });
+        render.join().unwrap()
+    });
+    // SAFETY: the engine's own queue and objects; everything submitted completes first.
+    unsafe {
+        app.device.queue_wait_idle(app.queue).unwrap();
+        assert_eq!(app.device.get_semaphore_counter_value(timeline).unwrap(), 4);
+        app.device.free_command_buffers(app.pool, &command_buffers);
+    }
+    for (frame_index, &(_, green)) in levels.iter().enumerate() {
+        assert!(
+            app.read(readbacks[frame_index].1) == expected_image(green),
+            "frame {frame_index}: the pixels differ"
+        );
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+    // SAFETY: the backend is gone and the queue idle; these are the test's objects.
+    unsafe {
+        for semaphore in ready.into_iter().chain(rendered).chain([timeline]) {
+            app.device.destroy_semaphore(semaphore, None);
+        }
+        for (image, memory) in images {
+            app.device.destroy_image(image, None);
+            app.device.free_memory(memory, None);
+        }
+        for (buffer, memory) in readbacks {
+            app.device.destroy_buffer(buffer, None);
+            app.device.free_memory(memory, None);
+        }
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+}
+
+#[test]
+fn an_image_that_does_not_fit_its_parameter_is_refused_by_name() {
+    let Some(app) = App::new(true) else { return };
+    let (image, memory) = app.create_image();
+    let program = program();
+    let mut backend = engine_backend(&app, 1);
+    let mut session = rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+    let args =
+        rpsl::EntryArgs::parse(&program, session.entry(), ["backbuffer=32x32", "level=1"]).unwrap();
+    backend
+        .import_image("backbuffer", imported(image, ResourceState::UNDEFINED))
+        .unwrap();
+    let frame = session.run_frame(&args).unwrap();
+    match backend.execute_frame(frame.graph, frame.compiled) {
+        Err(BackendError::Api(message)) => assert_eq!(
+            message,
+            "entry argument `backbuffer`: the application's image is Tex2d R8G8B8A8_UNORM \
+             64x64x1, 1 mip, 1 sample, but the frame describes the parameter as Tex2d \
+             R8G8B8A8_UNORM 32x32x1, 1 mip, 1 sample"
+        ),
+        other => panic!("expected a mismatch, got {other:?}"),
+    }
+    // An image without the colour-attachment usage the render-target accesses need.
+    let args =
+        rpsl::EntryArgs::parse(&program, session.entry(), ["backbuffer=64x64", "level=1"]).unwrap();
+    let mut transfer_only = imported(image, ResourceState::UNDEFINED);
+    transfer_only.usage = vk::ImageUsageFlags::TRANSFER_SRC;
+    backend.import_image("backbuffer", transfer_only).unwrap();
+    let frame = session.run_frame(&args).unwrap();
+    match backend.execute_frame(frame.graph, frame.compiled) {
+        Err(BackendError::Api(message)) => assert_eq!(
+            message,
+            "entry argument `backbuffer`: the application's image lacks usage COLOR_ATTACHMENT, \
+             which the frame's accesses need"
+        ),
+        other => panic!("expected a missing usage, got {other:?}"),
+    }
+    drop(backend);
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+    // SAFETY: the backend is gone; no work used the image.
+    unsafe {
+        app.device.destroy_image(image, None);
+        app.device.free_memory(memory, None);
+    }
 }
