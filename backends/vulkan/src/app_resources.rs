@@ -8,6 +8,7 @@
 //! one from that resting state to the final state the application asks for, if it asks.
 
 use crate::context::Context;
+use crate::encoder::CommandEncoder;
 use crate::resources::{GpuObject, GpuResource};
 use ash::vk;
 use rpsl_runtime::{BackendError, RecordedGraph, ResourceDesc};
@@ -215,7 +216,9 @@ impl ImportBarriers {
     /// # Safety
     ///
     /// `cb` is a command buffer of `context`'s device in the recording state, outside a render
-    /// pass, submitted on the graphics queue family.
+    /// pass, recorded only here meanwhile, and submitted on the graphics queue; the imported
+    /// objects are live until it completes and in their declared (prologue) or resting
+    /// (epilogue) layouts when it executes the barriers.
     pub unsafe fn record(&self, context: &Context, cb: vk::CommandBuffer, prologue: bool) {
         let (images, buffers) = if prologue {
             (&self.prologue_images, &self.prologue_buffers)
@@ -228,8 +231,11 @@ impl ImportBarriers {
         let info = vk::DependencyInfo::default()
             .image_memory_barriers(images)
             .buffer_memory_barriers(buffers);
-        // SAFETY: the caller's guarantee; the barriers name live application objects.
-        unsafe { context.device.cmd_pipeline_barrier2(cb, &info) };
+        // SAFETY: the caller's guarantees are the encoder's and the barrier's.
+        unsafe {
+            let encoder = CommandEncoder::new(&context.device, context.debug_device.as_ref(), cb);
+            encoder.pipeline_barrier(&info);
+        }
     }
 }
 
