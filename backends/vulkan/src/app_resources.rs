@@ -557,3 +557,231 @@ impl crate::VulkanBackend {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+    use rpsl_runtime::Format;
+
+    const GRAPHICS: u32 = 0;
+
+    fn image_import(state: ResourceState, final_state: Option<ResourceState>) -> Import {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+        let object = GpuObject::Image(vk::Image::from_raw(0x51));
+        Import {
+            resource: GpuResource::of_application(
+                &desc,
+                object,
+                vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            )
+            .unwrap(),
+            state,
+            final_state,
+        }
+    }
+
+    fn present() -> ResourceState {
+        ResourceState::image(
+            vk::ImageLayout::PRESENT_SRC_KHR,
+            vk::PipelineStageFlags2::NONE,
+            vk::AccessFlags2::NONE,
+        )
+    }
+
+    /// An image barrier's stages, accesses, layouts and queue families.
+    type ImageBarrierFields = (
+        vk::PipelineStageFlags2,
+        vk::AccessFlags2,
+        vk::PipelineStageFlags2,
+        vk::AccessFlags2,
+        vk::ImageLayout,
+        vk::ImageLayout,
+        u32,
+        u32,
+    );
+
+    fn fields(barrier: &vk::ImageMemoryBarrier2<'_>) -> ImageBarrierFields {
+        (
+            barrier.src_stage_mask,
+            barrier.src_access_mask,
+            barrier.dst_stage_mask,
+            barrier.dst_access_mask,
+            barrier.old_layout,
+            barrier.new_layout,
+            barrier.src_queue_family_index,
+            barrier.dst_queue_family_index,
+        )
+    }
+
+    #[test]
+    fn a_new_image_moves_to_its_resting_layout_after_the_frames_waits() {
+        let import = image_import(ResourceState::UNDEFINED, None);
+        let mut out = ImportBarriers::default();
+        let waits = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+        let after = plan_import_barriers(&import, present(), waits, GRAPHICS, &mut out);
+        assert_eq!(after, present());
+        let barriers: Vec<_> = out.prologue_images.iter().map(fields).collect();
+        assert_eq!(
+            barriers,
+            [(
+                vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                vk::AccessFlags2::NONE,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::PRESENT_SRC_KHR,
+                vk::QUEUE_FAMILY_IGNORED,
+                vk::QUEUE_FAMILY_IGNORED,
+            )]
+        );
+        assert_eq!(out.prologue_images[0].image, vk::Image::from_raw(0x51));
+        assert_eq!(
+            out.prologue_images[0].subresource_range.aspect_mask,
+            vk::ImageAspectFlags::COLOR
+        );
+        assert!(out.epilogue_images.is_empty() && out.prologue_buffers.is_empty());
+    }
+
+    #[test]
+    fn an_image_already_resting_needs_no_barrier() {
+        let import = image_import(present(), None);
+        let mut out = ImportBarriers::default();
+        let after = plan_import_barriers(
+            &import,
+            present(),
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        assert_eq!(after, present());
+        assert!(out.prologue_empty() && out.epilogue_images.is_empty());
+    }
+
+    #[test]
+    fn ownership_is_acquired_before_and_released_to_the_final_family_after() {
+        let copied = ResourceState {
+            queue_family: 2,
+            ..ResourceState::image(
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+            )
+        };
+        let sampled = ResourceState {
+            queue_family: 3,
+            ..ResourceState::image(
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                vk::PipelineStageFlags2::FRAGMENT_SHADER,
+                vk::AccessFlags2::SHADER_SAMPLED_READ,
+            )
+        };
+        let import = image_import(copied, Some(sampled));
+        let mut out = ImportBarriers::default();
+        let after = plan_import_barriers(
+            &import,
+            present(),
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        assert_eq!(after, sampled);
+        let prologue: Vec<_> = out.prologue_images.iter().map(fields).collect();
+        assert_eq!(
+            prologue,
+            [(
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                vk::ImageLayout::PRESENT_SRC_KHR,
+                2,
+                GRAPHICS,
+            )]
+        );
+        let epilogue: Vec<_> = out.epilogue_images.iter().map(fields).collect();
+        assert_eq!(
+            epilogue,
+            [(
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_WRITE,
+                vk::PipelineStageFlags2::FRAGMENT_SHADER,
+                vk::AccessFlags2::SHADER_SAMPLED_READ,
+                vk::ImageLayout::PRESENT_SRC_KHR,
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                GRAPHICS,
+                3,
+            )]
+        );
+    }
+
+    #[test]
+    fn a_buffer_gets_barriers_only_for_ownership_transfers() {
+        let desc = ResourceDesc::buffer(256);
+        let object = GpuObject::Buffer(vk::Buffer::from_raw(0x77));
+        let resource =
+            GpuResource::of_application(&desc, object, vk::ImageUsageFlags::empty()).unwrap();
+        let written = ResourceState::buffer(
+            vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::TRANSFER_WRITE,
+        );
+        let rest = ResourceState::buffer(
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+        );
+        let mut import = Import {
+            resource,
+            state: written,
+            final_state: None,
+        };
+        let mut out = ImportBarriers::default();
+        plan_import_barriers(
+            &import,
+            rest,
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        assert!(out.prologue_empty() && out.epilogue_buffers.is_empty());
+        import.state.queue_family = 1;
+        plan_import_barriers(
+            &import,
+            rest,
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        let acquired: Vec<_> = out
+            .prologue_buffers
+            .iter()
+            .map(|b| {
+                (
+                    b.buffer,
+                    b.src_queue_family_index,
+                    b.dst_queue_family_index,
+                    b.src_stage_mask,
+                    b.size,
+                )
+            })
+            .collect();
+        assert_eq!(
+            acquired,
+            [(
+                vk::Buffer::from_raw(0x77),
+                1,
+                GRAPHICS,
+                vk::PipelineStageFlags2::COPY,
+                vk::WHOLE_SIZE
+            )]
+        );
+    }
+
+    #[test]
+    fn descriptions_read_in_words() {
+        assert_eq!(
+            describe(&ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 32)),
+            "Tex2d R8G8B8A8_UNORM 64x32x1, 1 mip, 1 sample"
+        );
+    }
+}
