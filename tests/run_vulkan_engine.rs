@@ -295,6 +295,23 @@ impl App {
         }
     }
 
+    /// The engine's view of the whole image.
+    fn create_view(&self, image: vk::Image) -> vk::ImageView {
+        let info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(vk::Format::R8G8B8A8_UNORM)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: 1,
+            });
+        // SAFETY: valid create info for a live image.
+        unsafe { self.device.create_image_view(&info, None).unwrap() }
+    }
+
     /// A host-visible buffer the engine reads the image back through.
     fn create_readback(&self) -> (vk::Buffer, vk::DeviceMemory) {
         let info = vk::BufferCreateInfo::default()
@@ -568,6 +585,7 @@ fn engine_backend(app: &App, frames_in_flight: u32) -> VulkanBackend {
 fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
     let Some(app) = App::new(true) else { return };
     let (image, image_memory) = app.create_image();
+    let view = app.create_view(image);
     let (readback, readback_memory) = app.create_readback();
     let acquired = app.binary_semaphore();
     let rendered = app.binary_semaphore();
@@ -586,6 +604,8 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
         backend
             .import_image("backbuffer", imported(image, ResourceState::UNDEFINED))
             .unwrap();
+        // The engine's view of the whole image serves every view the frame needs of it.
+        assert!(backend.lend_image_view("backbuffer", view));
         backend.set_frame_sync(FrameSync {
             waits: vec![SemaphoreOp::binary(
                 acquired,
@@ -599,6 +619,7 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
         });
         let frame = session.run_frame(&args).unwrap();
         backend.execute_frame(frame.graph, frame.compiled).unwrap();
+        assert_eq!(backend.object_counts().image_views_created, 0);
         // `[readonly(present)]`: the image is left in the present layout.
         let after = backend.imported_state("backbuffer").unwrap();
         assert_eq!(after.layout, vk::ImageLayout::PRESENT_SRC_KHR);
@@ -630,6 +651,7 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
         }
         app.device.destroy_fence(frame_done, None);
         app.device.destroy_fence(copy_done, None);
+        app.device.destroy_image_view(view, None);
         app.device.destroy_image(image, None);
         app.device.free_memory(image_memory, None);
         app.device.destroy_buffer(readback, None);
@@ -733,6 +755,8 @@ fn two_frames_in_flight_render_into_per_frame_images_on_a_render_thread() {
                 ));
             }
             backend.wait_idle().unwrap();
+            // One view of each image, made on its first frame and kept across the rotation.
+            assert_eq!(backend.object_counts().image_views_created, 2);
             drop(backend);
             command_buffers
         });

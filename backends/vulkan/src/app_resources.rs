@@ -492,6 +492,33 @@ impl crate::VulkanBackend {
         Ok(())
     }
 
+    /// Lends the application's `view` of the whole image imported as `parameter` (all its
+    /// mips and layers, the image's format and aspect, the plain view type of its description):
+    /// frames use it wherever they need such a view instead of making their own. Returns
+    /// whether it is used: `false` when rpsl already made its own view of the whole image (that
+    /// one stays) or nothing is imported as `parameter`. The application destroys its view
+    /// after [`Self::release_image`] or after dropping the backend.
+    pub fn lend_image_view(&mut self, parameter: &str, view: vk::ImageView) -> bool {
+        let Some(import) = self.imports.get(parameter) else {
+            return false;
+        };
+        let resource = &import.resource;
+        let GpuObject::Image(image) = resource.object else {
+            return false;
+        };
+        let desc = &resource.desc;
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: resource.aspect(),
+            base_mip_level: 0,
+            level_count: desc.mip_levels.max(1),
+            base_array_layer: 0,
+            layer_count: desc.array_layers() * desc.temporal_layers.max(1),
+        };
+        let view_type = crate::record::view_type_of(desc.kind, range.layer_count);
+        let key = crate::view_cache::ViewKey::new(image, view_type, resource.format, &range);
+        self.view_cache.adopt(key, view)
+    }
+
     /// Passes the application's buffer as the entry argument of buffer parameter `parameter`,
     /// as [`Self::import_image`] does for images.
     pub fn import_buffer(
