@@ -302,6 +302,14 @@ fn two_frames_in_flight_render_into_per_frame_images_on_a_render_thread() {
             backend.wait_idle().unwrap();
             // One view of each image, made on its first frame and kept across the rotation.
             assert_eq!(backend.object_counts().image_views_created, 2);
+            // Before the engine destroys (or recreates) its images: their views go, and the
+            // import of the last one with it.
+            backend.release_image(images[0].0).unwrap();
+            assert_eq!(backend.object_counts().image_views_destroyed, 1);
+            assert!(backend.imported_state("backbuffer").is_some());
+            backend.release_image(images[1].0).unwrap();
+            assert_eq!(backend.object_counts().image_views_destroyed, 2);
+            assert_eq!(backend.imported_state("backbuffer"), None);
             drop(backend);
             command_buffers
         });
