@@ -10,6 +10,9 @@
 //! signal is submitted before its wait; the last segment, on the graphics queue, waits for every
 //! other queue and carries the end-of-frame barriers and the frame's fence.
 
+use crate::app_resources::{
+    CommandBufferSource, FrameSync, ImportBarriers, RecordedBatch, SemaphoreOp,
+};
 use crate::context::{vk_error, Context};
 use crate::node::bind_node_views;
 use crate::node::{NodeCallback, NodeContext};
@@ -53,6 +56,8 @@ struct ClosedSegment {
     cb: vk::CommandBuffer,
     waits: Vec<(usize, u64)>,
     signal: u64,
+    /// The frame's first segment: it also waits for the application's semaphores.
+    first: bool,
 }
 
 /// What recording a frame needs besides the recorder.
@@ -63,6 +68,12 @@ pub(crate) struct FrameSubmission<'a> {
     pub nodes: &'a mut HashMap<String, Box<NodeCallback>>,
     pub allow_unbound: bool,
     pub timestamps: bool,
+    /// Barriers of the application's resources before and after the frame.
+    pub imports: &'a ImportBarriers,
+    /// The application's semaphores and fence for this frame.
+    pub sync: Option<&'a FrameSync>,
+    /// The application's command buffers, when it submits the frame itself.
+    pub command_buffers: Option<&'a mut CommandBufferSource<'a>>,
 }
 
 struct Segments<'a> {
@@ -86,13 +97,25 @@ impl Segments<'_> {
         let pool = *sub.pools.get(&family).ok_or_else(|| {
             BackendError::Api(format!("no command pool for queue family {family}"))
         })?;
-        let cb = sub.slot.command_buffer(self.context, pool, family)?;
         let device = &self.context.device;
-        // SAFETY: the slot was retired, so its command buffers are not in flight.
+        let cb = match sub.command_buffers.as_mut() {
+            // The application's, in the initial state.
+            Some(source) => source(family),
+            None => {
+                let cb = sub.slot.command_buffer(self.context, pool, family)?;
+                // SAFETY: the slot was retired, so its command buffers are not in flight.
+                unsafe { device.reset_command_buffer(cb, vk::CommandBufferResetFlags::empty()) }
+                    .map_err(|r| vk_error("vkResetCommandBuffer", r))?;
+                cb
+            }
+        };
+        if cb == vk::CommandBuffer::null() {
+            return Err(BackendError::Api(format!(
+                "the application gave no command buffer for queue family {family}"
+            )));
+        }
+        // SAFETY: a command buffer in the initial state (reset above, or the application's).
         unsafe {
-            device
-                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
-                .map_err(|r| vk_error("vkResetCommandBuffer", r))?;
             device
                 .begin_command_buffer(
                     cb,
@@ -138,11 +161,13 @@ impl Segments<'_> {
         let lane = self.lane_of_queue[queue];
         sub.lanes[lane].value += 1;
         let signal = sub.lanes[lane].value;
+        let first = self.closed.is_empty();
         self.closed.push(ClosedSegment {
             lane,
             cb: open.cb,
             waits: open.waits,
             signal,
+            first,
         });
         Ok(Some(signal))
     }
@@ -188,12 +213,14 @@ fn fit_to_queue(mut barrier: Barrier, class: QueueClass) -> Barrier {
 }
 
 /// Records the frame into segments and submits them; the last submission signals the slot's
-/// fence. On failure, open command buffers are ended and nothing is submitted.
+/// fence. When the application submits, returns the batches instead (the slot completes when
+/// the last batch's timeline value is reached). On failure, open command buffers are ended
+/// and nothing is submitted.
 pub(crate) fn record_and_submit_frame(
     recorder: &mut FrameRecorder<'_>,
     sub: &mut FrameSubmission<'_>,
     timed: &mut Vec<TimedNode>,
-) -> Result<(), BackendError> {
+) -> Result<Vec<RecordedBatch>, BackendError> {
     let frame = recorder.frame;
     let graph = recorder.graph;
     let context = recorder.context;
@@ -208,7 +235,8 @@ pub(crate) fn record_and_submit_frame(
         lane_of_queue,
         frame_start: sub.lanes.iter().map(|lane| lane.value).collect(),
     };
-    let result = record_segments(recorder, sub, &mut segments, timed);
+    let result = record_prologue(sub, &mut segments)
+        .and_then(|()| record_segments(recorder, sub, &mut segments, timed));
     if let Err(error) = result {
         for queue in 0..queue_count {
             if let Some(open) = segments.open[queue].take() {
@@ -223,7 +251,70 @@ pub(crate) fn record_and_submit_frame(
         return Err(error);
     }
     let _ = graph;
-    submit_segments(context, sub, &segments.closed)
+    if sub.command_buffers.is_some() {
+        return Ok(batches_for_application(sub, &segments.closed));
+    }
+    submit_segments(context, sub, &segments.closed).map(|()| Vec::new())
+}
+
+/// The batches of a frame the application submits: each segment's command buffer with its
+/// waits and signals. The slot is in flight until the last batch's value is reached.
+fn batches_for_application(
+    sub: &mut FrameSubmission<'_>,
+    closed: &[ClosedSegment],
+) -> Vec<RecordedBatch> {
+    let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+    let mut batches = Vec::with_capacity(closed.len());
+    for (index, segment) in closed.iter().enumerate() {
+        let lane = &sub.lanes[segment.lane];
+        let mut waits: Vec<SemaphoreOp> = segment
+            .waits
+            .iter()
+            .map(|&(lane, value)| SemaphoreOp::timeline(sub.lanes[lane].timeline, value, all))
+            .collect();
+        let mut signals = vec![SemaphoreOp::timeline(lane.timeline, segment.signal, all)];
+        if let Some(sync) = sub.sync {
+            if segment.first {
+                waits.extend_from_slice(&sync.waits);
+            }
+            if index + 1 == closed.len() {
+                signals.extend_from_slice(&sync.signals);
+            }
+        }
+        batches.push(RecordedBatch {
+            queue_family: lane.family,
+            queue: lane.queue,
+            command_buffer: segment.cb,
+            waits,
+            signals,
+        });
+    }
+    if let Some(last) = closed.last() {
+        sub.slot.in_flight = true;
+        sub.slot.completes_at = Some((sub.lanes[last.lane].timeline, last.signal));
+    }
+    batches
+}
+
+/// When the application's resources need barriers before the frame, or the frame waits for
+/// the application's semaphores (then a global barrier after the waits' stages orders the rest
+/// of the frame after them), a first segment on the graphics queue does both; every other
+/// queue's first segment waits for it.
+fn record_prologue(
+    sub: &mut FrameSubmission<'_>,
+    segments: &mut Segments<'_>,
+) -> Result<(), BackendError> {
+    if sub.imports.prologue_empty() {
+        return Ok(());
+    }
+    let cb = segments.begin(sub, 0, Vec::new())?;
+    // SAFETY: `cb` was just begun on the graphics queue's family, outside any render pass.
+    unsafe { sub.imports.record(segments.context, cb, true) };
+    if let Some(value) = segments.close(sub, 0)? {
+        let lane = segments.lane_of_queue[0];
+        segments.frame_start[lane] = value;
+    }
+    Ok(())
 }
 
 fn record_segments(
@@ -380,6 +471,8 @@ fn record_segments(
     }
     rest.extend(deferred.drain(..).map(|(_, _, barrier)| barrier));
     recorder.record_barriers(&rest)?;
+    // SAFETY: the graphics queue's last segment is recording, outside any render pass.
+    unsafe { sub.imports.record(recorder.context, recorder.cb, false) };
     if sub.timestamps {
         // SAFETY: the last of the slot's `2 * nodes + 1` queries reset for this frame.
         unsafe { recorder.timestamp(sub.slot.query_pool, query(end)) };
@@ -442,7 +535,8 @@ fn submit_segments(
     closed: &[ClosedSegment],
 ) -> Result<(), BackendError> {
     for (index, segment) in closed.iter().enumerate() {
-        let waits: Vec<_> = segment
+        let last = index + 1 == closed.len();
+        let mut waits: Vec<_> = segment
             .waits
             .iter()
             .map(|&(lane, value)| {
@@ -452,16 +546,23 @@ fn submit_segments(
                     .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             })
             .collect();
-        let signals = [vk::SemaphoreSubmitInfo::default()
+        let mut signals = vec![vk::SemaphoreSubmitInfo::default()
             .semaphore(sub.lanes[segment.lane].timeline)
             .value(segment.signal)
             .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        if let Some(sync) = sub.sync {
+            if segment.first {
+                waits.extend(sync.waits.iter().map(|op| op.submit_info()));
+            }
+            if last {
+                signals.extend(sync.signals.iter().map(|op| op.submit_info()));
+            }
+        }
         let buffers = [vk::CommandBufferSubmitInfo::default().command_buffer(segment.cb)];
         let info = vk::SubmitInfo2::default()
             .wait_semaphore_infos(&waits)
             .command_buffer_infos(&buffers)
             .signal_semaphore_infos(&signals);
-        let last = index + 1 == closed.len();
         let fence = if last {
             sub.slot.fence
         } else {
@@ -489,6 +590,17 @@ fn submit_segments(
         }
     }
     sub.slot.in_flight = !closed.is_empty();
+    let app_fence = sub.sync.map_or(vk::Fence::null(), |sync| sync.fence);
+    if app_fence != vk::Fence::null() {
+        let queue = closed
+            .last()
+            .map_or(sub.lanes[0].queue, |s| sub.lanes[s.lane].queue);
+        // SAFETY: a submission without batches: the application's fence signals once all work
+        // submitted to the queue before it (the frame's last segment, which waited for every
+        // other queue's) completed.
+        unsafe { context.device.queue_submit2(queue, &[], app_fence) }
+            .map_err(|r| vk_error("vkQueueSubmit2 (the application's fence)", r))?;
+    }
     Ok(())
 }
 
