@@ -72,11 +72,15 @@ pub struct GraphBuilder {
     previous: RecordedGraph,
     /// The previous frame was finished without error.
     previous_finished: bool,
-    /// Every record pushed this frame equals the previous frame's at the same index.
+    /// Every node and access record pushed this frame equals the previous frame's at the same
+    /// index (and the previous frame can be compared with).
     unchanged: bool,
-    /// Every resource record this frame equals the previous frame's at the same index (nodes
-    /// and accesses may differ).
-    resources_unchanged: bool,
+    /// The previous frame's resources can be compared with this frame's.
+    resources_comparable: bool,
+    /// How many resource records of this frame differ from the previous frame's at the same
+    /// index (or have none there). A count, not a flag: marking an output
+    /// ([`Self::mark_output`]) after the script ran can make a record equal again.
+    differing_resources: usize,
     /// Bounds on one frame's size.
     limits: GraphLimits,
     /// Depth-capable typeless resources (`R32_TYPELESS`, `R16_TYPELESS`) written as depth or
@@ -185,7 +189,8 @@ impl GraphBuilder {
         self.graph.decls = Arc::clone(&self.previous.decls);
         self.graph.site_names = Arc::clone(&self.previous.site_names);
         self.unchanged = self.previous_finished && !self.recording;
-        self.resources_unchanged = self.unchanged;
+        self.resources_comparable = self.unchanged;
+        self.differing_resources = 0;
         self.previous_finished = false;
         self.graph.clear();
         self.graph.frame_index = frame_index;
@@ -193,6 +198,62 @@ impl GraphBuilder {
         self.keys_this_frame.clear();
         self.typeless_roles.clear();
         self.recording = true;
+    }
+
+    /// Makes the last finished frame frame `frame_index` again without recording it, when that
+    /// gives exactly the graph recording the same calls would give; returns whether it did.
+    ///
+    /// A caller that knows the script will make the same calls (the same inputs, nothing else
+    /// observed) uses this instead of `begin_frame`, the calls and `finish`. What differs from
+    /// frame to frame is then only the frame index and the history of cross-frame storage, and
+    /// the repeat advances both: every storage slot lives one frame longer (`frames_alive` + 1).
+    /// It refuses (returns false, changing nothing) when the last frame did not finish, when
+    /// `frame_index` does not follow it, or when the history would change the graph's
+    /// structure: a temporal resource (its views resolve to other slices every frame) or a
+    /// persistent resource in its first frame (its data becomes valid in the next).
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut builder = GraphBuilder::new();
+    /// builder.begin_frame(0);
+    /// let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+    /// builder.import_external("backbuffer", desc).unwrap();
+    /// let serial = builder.finish().unwrap().structure_serial();
+    /// assert!(!builder.repeat_frame(2)); // frame 1 comes next
+    /// assert!(builder.repeat_frame(1));
+    /// assert_eq!(builder.graph().frame_index, 1);
+    /// assert_eq!(builder.graph().resources[0].frames_alive, 1);
+    /// assert_eq!(builder.graph().structure_serial(), serial);
+    /// builder.begin_frame(2);
+    /// assert!(!builder.repeat_frame(3)); // recording
+    /// ```
+    pub fn repeat_frame(&mut self, frame_index: u64) -> bool {
+        let graph = &self.graph;
+        let repeatable = !self.recording
+            && self.previous_finished
+            && graph.frame_index.checked_add(1) == Some(frame_index)
+            && graph.resources.iter().all(|record| {
+                record.desc.temporal_layers <= 1
+                    && (record.external || record.storage.is_none() || record.frames_alive > 0)
+            });
+        if !repeatable {
+            return false;
+        }
+        for record in &mut self.graph.resources {
+            if record.storage.is_none() {
+                continue;
+            }
+            // Every slot of a finished frame has its entry, under the record's key.
+            if let Some(entry) = self.storage.get_mut(&record.identity_key) {
+                if entry.last_frame != frame_index {
+                    entry.last_frame = frame_index;
+                    entry.frames_alive += 1;
+                }
+                record.frames_alive = entry.frames_alive;
+            }
+        }
+        self.graph.frame_index = frame_index;
+        true
     }
 
     fn check_recording(&self) -> Result<(), BuildError> {
@@ -332,23 +393,23 @@ impl GraphBuilder {
         access: Option<AccessDesc>,
     ) -> Result<(), BuildError> {
         let index = resource.index();
-        let record = self
-            .graph
-            .resources
-            .get_mut(index)
-            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        if index >= self.graph.resources.len() {
+            return Err(BuildError::NoSuchResource(resource.0));
+        }
+        let was_same = self.same_as_previous_resource(index);
+        let record = &mut self.graph.resources[index];
         record.external = true;
         if access.is_some() {
             record.external_access = access;
         }
-        let record = &self.graph.resources[index];
-        let same = self
-            .previous
-            .resources
-            .get(index)
-            .is_some_and(|previous| same_resource(previous, record));
-        self.unchanged &= same;
-        self.resources_unchanged &= same;
+        let same = self.same_as_previous_resource(index);
+        if was_same != same {
+            if same {
+                self.differing_resources -= 1;
+            } else {
+                self.differing_resources += 1;
+            }
+        }
         Ok(())
     }
 
@@ -671,7 +732,9 @@ impl GraphBuilder {
         let frame = self.graph.frame_index;
         self.storage.retain(|_, entry| entry.last_frame == frame);
         let (graph, previous) = (&self.graph, &self.previous);
+        let resources_unchanged = self.differing_resources == 0;
         let unchanged = self.unchanged
+            && resources_unchanged
             && previous.structure_serial != 0
             && Arc::ptr_eq(&graph.decls, &previous.decls)
             && graph.barrier_count == previous.barrier_count
@@ -680,7 +743,8 @@ impl GraphBuilder {
             && graph.accesses.len() == previous.accesses.len()
             && graph.explicit_deps == previous.explicit_deps
             && graph.subgraphs == previous.subgraphs;
-        let resources_unchanged = self.resources_unchanged
+        let resources_unchanged = self.resources_comparable
+            && resources_unchanged
             && previous.resource_serial != 0
             && graph.resources.len() == previous.resources.len();
         self.graph.resource_serial = if resources_unchanged {
@@ -699,13 +763,17 @@ impl GraphBuilder {
 
     fn note_resource(&mut self) {
         let index = self.graph.resources.len() - 1;
-        let same = self
-            .previous
+        if !self.same_as_previous_resource(index) {
+            self.differing_resources += 1;
+        }
+    }
+
+    /// Resource record `index` equals the previous frame's at the same index.
+    fn same_as_previous_resource(&self, index: usize) -> bool {
+        self.previous
             .resources
             .get(index)
-            .is_some_and(|previous| same_resource(previous, &self.graph.resources[index]));
-        self.unchanged &= same;
-        self.resources_unchanged &= same;
+            .is_some_and(|previous| same_resource(previous, &self.graph.resources[index]))
     }
 
     /// The graph recorded so far (or by the last finished frame).
