@@ -42,7 +42,7 @@ use crate::graph::{
 use crate::graph_limits::{GraphLimit, GraphLimits};
 use crate::ids::{DeclId, NodeId, ResourceId, StorageSlot};
 use crate::resource::{ResourceDesc, ResourceKind};
-use crate::view::{BufferView, TextureView, VIEW_BYTES};
+use crate::view::{BufferView, TextureRange, TextureView, VIEW_BYTES};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -86,6 +86,11 @@ pub struct GraphBuilder {
     /// Depth-capable typeless resources (`R32_TYPELESS`, `R16_TYPELESS`) written as depth or
     /// as colour this frame: whether as depth, and the node that first did.
     typeless_roles: HashMap<u32, (bool, String)>,
+    /// Per resource of this frame, the range of its whole-resource texture view when that needs
+    /// no resolving: a single-plane texture ([`Self::whole_texture_range`]); `None` otherwise.
+    whole_ranges: Vec<Option<TextureRange>>,
+    /// Per declaration, whether a parameter holds node handles (explicit dependencies).
+    decl_has_handles: Vec<bool>,
     /// Format checks that passed: packed (resource format, view format, access kind) keys
     /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
     /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
@@ -97,6 +102,16 @@ pub struct GraphBuilder {
 #[inline(never)]
 fn limit_exceeded(limit: GraphLimit, bound: u64) -> BuildError {
     BuildError::LimitExceeded { limit, bound }
+}
+
+/// A parameter of this type holds node handles ([`GraphBuilder::call_node`] records them as
+/// explicit dependencies).
+fn holds_node_handles(value_type: &ValueType) -> bool {
+    match value_type {
+        ValueType::NodeHandle => true,
+        ValueType::Array(elem, _) => matches!(**elem, ValueType::NodeHandle),
+        _ => false,
+    }
 }
 
 /// Structure and resource serials handed out by all builders (0 = unknown).
@@ -130,6 +145,11 @@ impl GraphBuilder {
 
     /// Registers a node declaration (once per program, before or between frames).
     pub fn declare_node(&mut self, decl: NodeDeclDesc) -> DeclId {
+        self.decl_has_handles.push(
+            decl.params
+                .iter()
+                .any(|param| holds_node_handles(&param.value_type)),
+        );
         let decls = Arc::make_mut(&mut self.graph.decls);
         decls.push(decl);
         // The next frame's structure differs from the previous frame's (new declarations).
@@ -197,6 +217,7 @@ impl GraphBuilder {
         self.subgraph_stack.clear();
         self.keys_this_frame.clear();
         self.typeless_roles.clear();
+        self.whole_ranges.clear();
         self.recording = true;
     }
 
@@ -492,25 +513,28 @@ impl GraphBuilder {
         let node = NodeId::from_index(self.graph.nodes.len());
         let access_start = self.graph.accesses.len();
         let deps_start = self.graph.explicit_deps.len();
-        let result = self.record_node_arguments(decl, args, node).and_then(|()| {
-            self.check_typeless_copies(decl, access_start..self.graph.accesses.len())?;
-            self.within(GraphLimit::Accesses, self.graph.accesses.len())?;
-            self.within(GraphLimit::Dependencies, self.graph.explicit_deps.len())?;
-            self.within(
-                GraphLimit::ArgumentBytes,
-                self.graph.args.len() + args.len().max(decl.args_size as usize),
-            )?;
-            crate::transfer_check::check_transfer(
-                decl,
-                &self.graph.accesses[access_start..],
-                &self.graph.resources,
-                args,
-            )
-            .map_err(|message| BuildError::InvalidTransfer {
-                node: decl.name.clone(),
-                message,
-            })
-        });
+        let has_handles = self.decl_has_handles[decl_id.index()];
+        let result = self
+            .record_node_arguments(decl, has_handles, args, node)
+            .and_then(|()| {
+                self.check_typeless_copies(decl, access_start..self.graph.accesses.len())?;
+                self.within(GraphLimit::Accesses, self.graph.accesses.len())?;
+                self.within(GraphLimit::Dependencies, self.graph.explicit_deps.len())?;
+                self.within(
+                    GraphLimit::ArgumentBytes,
+                    self.graph.args.len() + args.len().max(decl.args_size as usize),
+                )?;
+                crate::transfer_check::check_transfer(
+                    decl,
+                    &self.graph.accesses[access_start..],
+                    &self.graph.resources,
+                    args,
+                )
+                .map_err(|message| BuildError::InvalidTransfer {
+                    node: decl.name.clone(),
+                    message,
+                })
+            });
         if let Err(err) = result {
             self.graph.accesses.truncate(access_start);
             self.graph.explicit_deps.truncate(deps_start);
@@ -553,6 +577,7 @@ impl GraphBuilder {
     fn record_node_arguments(
         &mut self,
         decl: &NodeDeclDesc,
+        has_handles: bool,
         args: &[u8],
         node: NodeId,
     ) -> Result<(), BuildError> {
@@ -568,13 +593,17 @@ impl GraphBuilder {
                         if view.is_null() {
                             continue;
                         }
-                        let record = self.resource_for_view(view.resource, &slot.name)?;
-                        let range = view
-                            .resolve_range(&record.desc, slot.access.plane_bits())
-                            .map_err(|reason| BuildError::ViewOutOfRange {
-                                param: slot.name.clone(),
-                                reason,
-                            })?;
+                        let range = match self.whole_texture_range(&view) {
+                            Some(range) => range,
+                            None => {
+                                let record = self.resource_for_view(view.resource, &slot.name)?;
+                                view.resolve_range(&record.desc, slot.access.plane_bits())
+                                    .map_err(|reason| BuildError::ViewOutOfRange {
+                                        param: slot.name.clone(),
+                                        reason,
+                                    })?
+                            }
+                        };
                         self.check_slot_format(decl, slot, view.resource, view.view_format)?;
                         (
                             view.resource,
@@ -627,9 +656,26 @@ impl GraphBuilder {
                     .get(index)
                     .is_some_and(|previous| same_access(previous, &self.graph.accesses[index]));
             }
-            self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;
+            if has_handles {
+                self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;
+            }
         }
         Ok(())
+    }
+
+    /// The range of a texture view of this frame's resource that covers the whole of a
+    /// single-plane texture (in any view format: one plane either way), not as a cubemap: what
+    /// [`TextureView::resolve_range`] gives it, without resolving. `None` for any other view
+    /// (resolved the long way).
+    #[inline]
+    fn whole_texture_range(&self, view: &TextureView) -> Option<TextureRange> {
+        let whole = (*self.whole_ranges.get(view.resource as usize)?)?;
+        let plain = (view.flags == 0)
+            & (view.base_mip_level == 0)
+            & (view.base_array_layer == 0)
+            & (view.mip_level_count == whole.mip_count)
+            & (view.array_layer_count == whole.layer_count);
+        plain.then_some(whole)
     }
 
     fn record_node_handles(
@@ -763,6 +809,16 @@ impl GraphBuilder {
 
     fn note_resource(&mut self) {
         let index = self.graph.resources.len() - 1;
+        let desc = &self.graph.resources[index].desc;
+        let single_plane_texture = desc.kind.is_texture() && desc.format.plane_count() != 2;
+        self.whole_ranges
+            .push(single_plane_texture.then(|| TextureRange {
+                base_mip: 0,
+                mip_count: desc.mip_levels,
+                base_layer: 0,
+                layer_count: desc.array_layers(),
+                planes: 1,
+            }));
         if !self.same_as_previous_resource(index) {
             self.differing_resources += 1;
         }
