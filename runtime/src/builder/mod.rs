@@ -91,6 +91,9 @@ pub struct GraphBuilder {
     whole_ranges: Vec<Option<TextureRange>>,
     /// Per declaration, whether a parameter holds node handles (explicit dependencies).
     decl_has_handles: Vec<bool>,
+    /// Per declaration, the format-check key bits of each view slot, parameter by parameter
+    /// ([`view_formats::key_bits_of_slot`]).
+    decl_slot_bits: Vec<Vec<u64>>,
     /// Format checks that passed: packed (resource format, view format, access kind) keys
     /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
     /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
@@ -149,6 +152,13 @@ impl GraphBuilder {
             decl.params
                 .iter()
                 .any(|param| holds_node_handles(&param.value_type)),
+        );
+        self.decl_slot_bits.push(
+            decl.params
+                .iter()
+                .flat_map(|param| &param.view_slots)
+                .map(view_formats::key_bits_of_slot)
+                .collect(),
         );
         let decls = Arc::make_mut(&mut self.graph.decls);
         decls.push(decl);
@@ -513,9 +523,8 @@ impl GraphBuilder {
         let node = NodeId::from_index(self.graph.nodes.len());
         let access_start = self.graph.accesses.len();
         let deps_start = self.graph.explicit_deps.len();
-        let has_handles = self.decl_has_handles[decl_id.index()];
         let result = self
-            .record_node_arguments(decl, has_handles, args, node)
+            .record_node_arguments(decl, decl_id.index(), args, node)
             .and_then(|()| {
                 self.check_typeless_copies(decl, access_start..self.graph.accesses.len())?;
                 self.within(GraphLimit::Accesses, self.graph.accesses.len())?;
@@ -577,12 +586,16 @@ impl GraphBuilder {
     fn record_node_arguments(
         &mut self,
         decl: &NodeDeclDesc,
-        has_handles: bool,
+        decl_index: usize,
         args: &[u8],
         node: NodeId,
     ) -> Result<(), BuildError> {
+        let has_handles = self.decl_has_handles[decl_index];
+        let mut flat_slot = 0;
         for (param_index, param) in decl.params.iter().enumerate() {
             for (slot_index, slot) in param.view_slots.iter().enumerate() {
+                let slot_bits = self.decl_slot_bits[decl_index][flat_slot];
+                flat_slot += 1;
                 let at = (param.offset + slot.offset) as usize;
                 let bytes = &args[at..at + VIEW_BYTES];
                 let (resource, temporal_layer, view_format, range) = match slot.kind {
@@ -604,7 +617,15 @@ impl GraphBuilder {
                                     })?
                             }
                         };
-                        self.check_slot_format(decl, slot, view.resource, view.view_format)?;
+                        if !self.format_check_passed(view.resource, view.view_format, slot_bits) {
+                            self.check_slot_format(
+                                decl,
+                                slot,
+                                slot_bits,
+                                view.resource,
+                                view.view_format,
+                            )?;
+                        }
                         (
                             view.resource,
                             view.temporal_layer,
@@ -627,7 +648,15 @@ impl GraphBuilder {
                                     reason,
                                 }
                             })?;
-                        self.check_slot_format(decl, slot, view.resource, view.view_format)?;
+                        if !self.format_check_passed(view.resource, view.view_format, slot_bits) {
+                            self.check_slot_format(
+                                decl,
+                                slot,
+                                slot_bits,
+                                view.resource,
+                                view.view_format,
+                            )?;
+                        }
                         (
                             view.resource,
                             view.temporal_layer,
@@ -807,6 +836,7 @@ impl GraphBuilder {
         Ok(&self.graph)
     }
 
+    #[inline]
     fn note_resource(&mut self) {
         let index = self.graph.resources.len() - 1;
         let desc = &self.graph.resources[index].desc;
@@ -825,6 +855,7 @@ impl GraphBuilder {
     }
 
     /// Resource record `index` equals the previous frame's at the same index.
+    #[inline]
     fn same_as_previous_resource(&self, index: usize) -> bool {
         self.previous
             .resources
