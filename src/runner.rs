@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 
 use rpsl_frontend::access::AccessDesc;
 use rpsl_frontend::hir::{ParamDirection, ScalarKind, Type};
-use rpsl_runtime::{FrameCompiler, GraphBuilder, RecordedGraph, ResourceId};
+use rpsl_runtime::{FrameCompiler, GraphBuilder, RecordedGraph, ResourceDesc, ResourceId};
 use rpsl_vm::host::NULL_VIEW;
 use rpsl_vm::jit::{JitError, JitModule, JitOptions};
 use rpsl_vm::lower::EntryInfo;
@@ -168,6 +168,38 @@ pub(crate) struct Runner {
     frames_started: u64,
     /// Resource names whose resource is an output of every frame ([`Runner::keep_resources`]).
     kept: Vec<String>,
+    /// What the script of the frame being started sees ([`Runner::prepare_inputs`]).
+    inputs: FrameInputs,
+    /// What the script of the last recorded frame saw.
+    last_inputs: FrameInputs,
+    /// [`SessionOptions::reuse_unchanged_frames`].
+    reuse_unchanged_frames: bool,
+    /// The builder's graph and the compiler's frame are the last frame's, recorded from
+    /// `last_inputs` and compiled without error, and nothing has changed what a frame records
+    /// since: [`Runner::run_frame`] may repeat them.
+    repeatable: bool,
+    /// Frames whose script ran (repeated frames excluded).
+    recordings: u64,
+}
+
+/// Everything a frame's script can observe that is not fixed for the runner: the bytes of its
+/// I/O block before the script runs (entry arguments, `frameIndex`) and the descriptions of the
+/// external resources whose views the block receives. Equal inputs make the script make the
+/// same host calls, which get the same answers.
+#[derive(Debug, Default, PartialEq)]
+struct FrameInputs {
+    io: Vec<u8>,
+    resources: Vec<ExternalInput>,
+}
+
+/// An external resource imported for a view leaf of an entry parameter.
+#[derive(Debug, PartialEq)]
+struct ExternalInput {
+    /// The parameter's index.
+    param: usize,
+    /// The leaf's index among the parameter's leaves.
+    leaf: usize,
+    desc: ResourceDesc,
 }
 
 impl Runner {
@@ -212,6 +244,11 @@ impl Runner {
             next_frame: first_frame,
             frames_started: 0,
             kept: Vec::new(),
+            inputs: FrameInputs::default(),
+            last_inputs: FrameInputs::default(),
+            reuse_unchanged_frames: options.reuse_unchanged_frames,
+            repeatable: false,
+            recordings: 0,
         })
     }
 
@@ -255,12 +292,26 @@ impl Runner {
         &self.builder
     }
 
+    /// How many frames ran the script (frames repeated by [`Runner::run_frame`] excluded).
+    pub(crate) fn recordings(&self) -> u64 {
+        self.recordings
+    }
+
     /// Runs the script for the next frame and returns the recorded graph (not compiled).
     pub(crate) fn record_frame(
         &mut self,
         program: &Program,
         args: &EntryArgs,
     ) -> Result<&RecordedGraph, FrameError> {
+        // The compiler's frame no longer matches the builder's graph.
+        self.repeatable = false;
+        let frame = self.next_frame;
+        self.prepare_inputs(program, args, frame);
+        self.record_prepared(program)
+    }
+
+    /// Records the next frame from the inputs [`Runner::prepare_inputs`] computed for it.
+    fn record_prepared(&mut self, program: &Program) -> Result<&RecordedGraph, FrameError> {
         let entry = self.entry(program);
         let frame = self.next_frame;
         self.next_frame += 1;
@@ -268,8 +319,10 @@ impl Runner {
             jit.tier_up(program.bytecode(), entry.func, self.frames_started);
         }
         self.frames_started += 1;
+        self.recordings += 1;
         self.builder.begin_frame(frame);
-        self.fill_io(program, args, frame)?;
+        self.fill_io(program)?;
+        std::mem::swap(&mut self.inputs, &mut self.last_inputs);
         let result = {
             let mut host = BuilderHost::new(&mut self.builder);
             self.executor
@@ -284,64 +337,75 @@ impl Runner {
         self.builder.finish().map_err(FrameError::Build)
     }
 
-    /// Runs the script for the next frame, then compiles the recorded graph.
+    /// Runs the script for the next frame, then compiles the recorded graph — or, when the
+    /// script would see what the last frame's saw and the builder can repeat that frame
+    /// ([`GraphBuilder::repeat_frame`]), repeats the last frame's graph and compiled frame
+    /// without running or compiling anything (see [`SessionOptions::reuse_unchanged_frames`]).
     pub(crate) fn run_frame(
         &mut self,
         program: &Program,
         args: &EntryArgs,
     ) -> Result<Frame<'_>, FrameError> {
-        self.record_frame(program, args)?;
+        let frame = self.next_frame;
+        self.prepare_inputs(program, args, frame);
+        let repeat = self.reuse_unchanged_frames
+            && self.repeatable
+            && self.inputs == self.last_inputs
+            && self.builder.repeat_frame(frame);
+        if repeat {
+            self.next_frame += 1;
+            return Ok(Frame {
+                graph: self.builder.graph(),
+                compiled: self.compiler.repeat_last(),
+            });
+        }
+        self.repeatable = false;
+        self.record_prepared(program)?;
         let graph = self.builder.graph();
         let compiled = self
             .compiler
             .compile(graph)
             .map_err(|error| program.compile_error(graph, error))?;
+        self.repeatable = true;
         Ok(Frame { graph, compiled })
     }
 
-    fn fill_io(
-        &mut self,
-        program: &Program,
-        args: &EntryArgs,
-        frame: u64,
-    ) -> Result<(), FrameError> {
-        self.io.fill(0);
+    /// Computes what the script of frame `frame` will see of the outside world into
+    /// `self.inputs`: the I/O block with every data argument (and `frameIndex` when it follows
+    /// the frame counter), `out` views null, and the description of every external resource.
+    fn prepare_inputs(&mut self, program: &Program, args: &EntryArgs, frame: u64) {
         let entry = self.entry(program);
-        let function = program.entry_function(entry);
+        let inputs = &mut self.inputs;
+        inputs.io.clear();
+        inputs.io.resize(self.io.len(), 0);
+        inputs.resources.clear();
         for (index, param) in entry.params.iter().enumerate() {
             let leaves = &self.leaves[index];
             if param.direction == ParamDirection::Out {
                 for leaf in leaves {
                     if matches!(leaf.kind, LeafKind::Texture | LeafKind::Buffer) {
-                        write_bytes(&mut self.io, leaf.offset, &NULL_VIEW);
+                        write_bytes(&mut inputs.io, leaf.offset, &NULL_VIEW);
                     }
                 }
                 continue;
             }
             let value = args.value(index);
-            let access = function
-                .params
-                .get(index)
-                .and_then(|p| p.access.as_ref())
-                .map(AccessDesc::resolved);
             let mut data = match value {
                 Some(ArgValue::Data(values)) => Some(values.iter()),
                 _ => None,
             };
-            for leaf in leaves {
+            for (leaf_index, leaf) in leaves.iter().enumerate() {
                 match leaf.kind {
                     LeafKind::Texture | LeafKind::Buffer => {
                         let desc = match value {
                             Some(ArgValue::Resource(desc)) => *desc,
                             _ => default_resource(&leaf.kind),
                         };
-                        let resource = self
-                            .builder
-                            .import_external_with_access(&leaf.path, desc, access)
-                            .map_err(FrameError::Build)?;
-                        let view = default_view_bytes(&self.builder, resource)
-                            .map_err(FrameError::Build)?;
-                        write_bytes(&mut self.io, leaf.offset, &view);
+                        inputs.resources.push(ExternalInput {
+                            param: index,
+                            leaf: leaf_index,
+                            desc,
+                        });
                     }
                     _ => {
                         let scalar = match data.as_mut().and_then(|values| values.next()) {
@@ -355,11 +419,32 @@ impl Runner {
                             None => None,
                         };
                         if let Some(scalar) = scalar {
-                            write_value(scalar, &mut self.io, leaf.offset as usize);
+                            write_value(scalar, &mut inputs.io, leaf.offset as usize);
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Fills the I/O block from `self.inputs` ([`Runner::prepare_inputs`]), importing the
+    /// external resources into the recording builder and writing their views.
+    fn fill_io(&mut self, program: &Program) -> Result<(), FrameError> {
+        self.io.copy_from_slice(&self.inputs.io);
+        let function = program.entry_function(self.entry(program));
+        for input in &self.inputs.resources {
+            let leaf = &self.leaves[input.param][input.leaf];
+            let access = function
+                .params
+                .get(input.param)
+                .and_then(|p| p.access.as_ref())
+                .map(AccessDesc::resolved);
+            let resource = self
+                .builder
+                .import_external_with_access(&leaf.path, input.desc, access)
+                .map_err(FrameError::Build)?;
+            let view = default_view_bytes(&self.builder, resource).map_err(FrameError::Build)?;
+            write_bytes(&mut self.io, leaf.offset, &view);
         }
         Ok(())
     }
@@ -372,6 +457,8 @@ impl Runner {
         for name in names {
             if !self.kept.contains(&name) {
                 self.kept.push(name);
+                // The next frame marks one more output: it must be recorded.
+                self.repeatable = false;
             }
         }
     }

@@ -84,6 +84,16 @@ pub struct SessionOptions {
     /// starts after it is ready (the session starts with quickly compiled, unoptimised code).
     /// Both give the same graphs and errors. On by default.
     pub jit_tier_up: bool,
+    /// [`Session::run_frame`] repeats the last frame — its recorded graph and compiled frame,
+    /// with the next frame index — instead of running the script and compiling, when the
+    /// script would see exactly what it saw in the last frame (the same entry arguments,
+    /// external resource descriptions and, for a `uint frameIndex` parameter left to the frame
+    /// counter, the same value: never) and the repeat gives the graph recording would give
+    /// (no temporal resource, no persistent one in its first frame). The graph and the compiled
+    /// frame are then identical to what recording and compiling would have given; only the
+    /// script's own work is skipped (its step budget is not charged). An engine turns it off
+    /// when it needs the script to run every frame. On by default; see `docs/semantics.md`.
+    pub reuse_unchanged_frames: bool,
 }
 
 impl Default for SessionOptions {
@@ -94,6 +104,7 @@ impl Default for SessionOptions {
             limits: Limits::default(),
             graph_limits: GraphLimits::default(),
             jit_tier_up: true,
+            reuse_unchanged_frames: true,
         }
     }
 }
@@ -289,12 +300,38 @@ impl<'p> Session<'p> {
         self.runner.keep_resources(names);
     }
 
-    /// Runs the script for the next frame and returns the recorded graph (not compiled).
+    /// How many frames ran the script: frames that [`Session::run_frame`] repeated
+    /// ([`SessionOptions::reuse_unchanged_frames`]) are not counted, failed ones are.
+    ///
+    /// ```
+    /// let program = rpsl::Program::from_source(
+    ///     "s.rpsl",
+    ///     "graphics node Draw(rtv rt, uint i);\n\
+    ///      export void main(texture bb, uint n) { Draw(bb, n); }\n",
+    /// ).unwrap();
+    /// let mut session = rpsl::Session::new(&program, None, Default::default()).unwrap();
+    /// let args = rpsl::EntryArgs::parse(&program, session.entry(), ["n=1"]).unwrap();
+    /// for _ in 0..3 {
+    ///     session.run_frame(&args).unwrap();
+    /// }
+    /// assert_eq!(session.recordings(), 1); // frames 1 and 2 repeat frame 0
+    /// let args = rpsl::EntryArgs::parse(&program, session.entry(), ["n=2"]).unwrap();
+    /// assert_eq!(session.run_frame(&args).unwrap().graph.frame_index, 3);
+    /// assert_eq!(session.recordings(), 2);
+    /// ```
+    pub fn recordings(&self) -> u64 {
+        self.runner.recordings()
+    }
+
+    /// Runs the script for the next frame and returns the recorded graph (not compiled; never
+    /// a repeated frame).
     pub fn record_frame(&mut self, args: &EntryArgs) -> Result<&RecordedGraph, FrameError> {
         self.runner.record_frame(self.program, args)
     }
 
-    /// Runs the script for the next frame, then compiles the recorded graph.
+    /// Runs the script for the next frame, then compiles the recorded graph; or repeats the last
+    /// frame when nothing the script can see has changed
+    /// ([`SessionOptions::reuse_unchanged_frames`]).
     pub fn run_frame(&mut self, args: &EntryArgs) -> Result<Frame<'_>, FrameError> {
         self.runner.run_frame(self.program, args)
     }

@@ -231,6 +231,7 @@ fn bench_reports_every_figure_as_json() {
         "compile_us_per_frame",
         "cached_frame_us",
         "cached_compile_us",
+        "run_frame_us",
     ] {
         let value = figures[timing]
             .as_f64()
@@ -242,6 +243,8 @@ fn bench_reports_every_figure_as_json() {
     assert_eq!(figures["frames"], 3);
     // The graph never changes, so every measured frame is a cache hit.
     assert_eq!(figures["cache_hits"], 3);
+    // Nor do the arguments: every measured `run_frame` frame repeats the warm-up frame.
+    assert_eq!(figures["repeated_frames"], 3);
     // t: undefined -> render target; t -> shader read with bb present -> render target;
     // bb back to present.
     assert_eq!(figures["batches"], 3);
@@ -250,6 +253,20 @@ fn bench_reports_every_figure_as_json() {
     assert_eq!(figures["transient_bytes"], 65536);
     assert_eq!(figures["unaliased_bytes"], 65536);
     assert_eq!(figures["lower_bound_bytes"], 65536);
+    // Without frame reuse every frame is recorded.
+    let recorded = rpsl(&[
+        "bench",
+        script.to_str().unwrap(),
+        "--frames",
+        "3",
+        "--compiles",
+        "1",
+        "--json",
+        "--no-frame-reuse",
+    ]);
+    assert_eq!(code(&recorded), 0);
+    let figures: serde_json::Value = serde_json::from_slice(&recorded.stdout).unwrap();
+    assert_eq!(figures["repeated_frames"], 0);
     // A script error is reported, exit 1; a bad entry is a usage error, exit 2.
     let bad = scratch("bench_bad.rpsl", "export void main() { nope(); }\n");
     assert_eq!(code(&rpsl(&["bench", bad.to_str().unwrap()])), 1);

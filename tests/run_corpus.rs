@@ -1,9 +1,15 @@
 //! Every exported entry of every corpus script (and the bench and example scripts) runs for 3
 //! frames with sensible arguments under the JIT (its quickly compiled code, and the optimised
-//! code a session tiers up to) and under the interpreter; the graph dumps must be byte-identical.
+//! code a session tiers up to) and under the interpreter, every frame recorded; the graph dumps
+//! must be byte-identical, and so must the dumps of a session that repeats unchanged frames
+//! (docs/semantics.md, "Frame reuse"). A digest of every dump pins the outputs: a change that
+//! alters any recorded graph or compiled frame of the corpus fails here; a change meant to alter
+//! outputs updates the pinned value and says why in its commit.
 
 mod corpus_runs;
 mod run_support;
+
+use std::hash::{Hash, Hasher};
 
 use rpsl::runtime::DumpWriter;
 use rpsl::{EntryArgs, Mode, Program, Session};
@@ -46,10 +52,35 @@ const PROJECT_RUNS: &[(&str, &str, &[&str])] = &[
 /// the runtime turns them into passes.
 const KNOWN_RUNTIME_GAPS: &[(&str, &str)] = &[];
 
+/// The digest of every run's dump (or error) in table order: see the module doc.
+const PINNED_DUMP_DIGEST: &str = "ff6876fe4c4bfb4d";
+
+/// FNV-1a, 64 bits: a digest that is the same on every platform and toolchain.
+struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Fnv64 {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv64 {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 #[test]
 fn every_corpus_entry_runs_three_frames() {
     let Some(corpus) = corpus_dir() else { return };
     let mut covered = std::collections::BTreeSet::new();
+    let mut digest = Fnv64::default();
     for (script, entry, args) in corpus_runs::CORPUS_RUNS.iter().chain(PROJECT_RUNS) {
         let path = if script.starts_with("scripts/") {
             root().join(script)
@@ -74,6 +105,15 @@ fn every_corpus_entry_runs_three_frames() {
             describe(&optimised),
             describe(&interp)
         );
+        let reusing = dump_three_frames(&program, entry, args, Engine::JitReusing);
+        assert!(
+            reusing == interp,
+            "{key}: repeated frames differ from recorded ones\n--- repeated\n{}\n--- recorded\n{}",
+            describe(&reusing),
+            describe(&interp)
+        );
+        key.hash(&mut digest);
+        describe_whole(&interp).hash(&mut digest);
         let mut skipped = false;
         let dump = match jit {
             Ok(dump) => dump,
@@ -101,6 +141,11 @@ fn every_corpus_entry_runs_three_frames() {
             );
         }
     }
+    assert_eq!(
+        format!("{:016x}", digest.finish()),
+        PINNED_DUMP_DIGEST,
+        "the corpus dumps changed"
+    );
     // Every exported entry of every corpus script is in the table.
     for file in std::fs::read_dir(&corpus).unwrap() {
         let path = file.unwrap().path();
@@ -127,6 +172,8 @@ enum Engine {
     Jit,
     /// The JIT's optimised code from the first frame on.
     JitOptimised,
+    /// The JIT's quickly compiled code, repeating unchanged frames.
+    JitReusing,
     Interp,
 }
 
@@ -144,6 +191,7 @@ fn dump_three_frames(
     };
     session_options.mode = mode;
     session_options.jit_tier_up = engine == Engine::JitOptimised;
+    session_options.reuse_unchanged_frames = engine == Engine::JitReusing;
     let mut session = Session::new(program, Some(entry), session_options).expect("entry");
     assert_eq!(session.mode(), mode);
     if engine == Engine::JitOptimised {
@@ -160,6 +208,14 @@ fn dump_three_frames(
         }
     }
     Ok(dump.finish())
+}
+
+/// The whole outcome of a run, as the digest reads it.
+fn describe_whole(outcome: &Result<String, String>) -> &str {
+    match outcome {
+        Ok(dump) => dump,
+        Err(error) => error,
+    }
 }
 
 /// A short description of a run's outcome for a failure message.

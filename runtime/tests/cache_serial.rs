@@ -173,3 +173,38 @@ fn a_cache_hit_still_takes_clear_colours_and_viewports_from_the_arguments() {
         ]
     );
 }
+
+#[test]
+fn an_output_marked_after_recording_keeps_the_serial() {
+    // A resource assigned to an `out` parameter is created as a transient and marked as an
+    // output when the script has finished: the frame after is unchanged all the same. Marking a
+    // resource the previous frame did not mark is a change.
+    let mut builder = GraphBuilder::new();
+    let frame = |builder: &mut GraphBuilder, index: u64, mark: &[u32]| {
+        builder.begin_frame(index);
+        for key in 0..3 {
+            builder
+                .create_resource(shape_resource(key), key as u64)
+                .unwrap();
+        }
+        for &resource in mark {
+            builder
+                .mark_output(
+                    ResourceId(resource),
+                    Some(AccessDesc::readonly(AccessFlags::PRESENT)),
+                )
+                .unwrap();
+        }
+        builder.finish().unwrap().structure_serial()
+    };
+    let first = frame(&mut builder, 0, &[1]);
+    assert_eq!(frame(&mut builder, 1, &[1]), first);
+    let both = frame(&mut builder, 2, &[1, 2]);
+    assert_ne!(both, first);
+    assert_eq!(frame(&mut builder, 3, &[1, 2]), both);
+    assert_ne!(frame(&mut builder, 4, &[2]), both);
+    assert_eq!(
+        builder.mark_output(ResourceId(3), None),
+        Err(BuildError::NoSuchResource(3))
+    );
+}

@@ -46,6 +46,8 @@ struct Figures {
     cached_compile_us: f64,
     cached_frame_us: f64,
     cache_hits: u32,
+    run_frame_us: f64,
+    repeated_frames: u32,
     batches: u32,
     transitions: u32,
     transient_bytes: u64,
@@ -126,6 +128,21 @@ fn measure(args: &BenchArgs, base: SessionOptions) -> Result<Figures, ExitCode> 
     figures.cached_frame_us = median_us(&mut cached_frame);
     figures.cached_compile_us = median_us(&mut cached_compile);
     figures.compile_us_per_frame = median_us(&mut compile);
+
+    // Whole frames as an application runs them (`Session::run_frame`): with frame reuse on
+    // (unless `--no-frame-reuse`), a frame whose script sees nothing new repeats the last one.
+    let (mut session, entry_args) = start(&program, args, base, Mode::Jit)?;
+    let mut whole = Vec::new();
+    for frame in 0..=args.frames {
+        let start = Instant::now();
+        session.run_frame(&entry_args).map_err(report)?;
+        if frame > 0 {
+            whole.push(start.elapsed());
+        }
+    }
+    figures.run_frame_us = median_us(&mut whole);
+    let frames_run = u64::from(args.frames) + 1;
+    figures.repeated_frames = (frames_run - session.recordings()) as u32;
 
     let (mut session, entry_args) = start(&program, args, base, Mode::Interp)?;
     let mut build = Vec::new();
@@ -260,6 +277,8 @@ fn to_json(figures: &Figures) -> String {
         "cached_frame_us": figures.cached_frame_us,
         "cached_compile_us": figures.cached_compile_us,
         "cache_hits": figures.cache_hits,
+        "run_frame_us": figures.run_frame_us,
+        "repeated_frames": figures.repeated_frames,
         "batches": figures.batches,
         "transitions": figures.transitions,
         "transient_bytes": figures.transient_bytes,
@@ -284,6 +303,7 @@ fn to_table(f: &Figures) -> String {
          graph building, interp     {:.2} us/frame ({ratio:.1}x the JIT)\n\
          frame compile (no cache)   {:.2} us/frame\n\
          cached frame               {:.2} us/frame (compile side {:.2} us, {} of {} hits)\n\
+         run_frame                  {:.2} us/frame ({} of {} repeated unchanged)\n\
          barrier batches            {}\n\
          transitions                {}\n\
          transient memory           {:.2} MB (unaliased {:.2} MB, live-set bound {:.2} MB)\n",
@@ -297,6 +317,9 @@ fn to_table(f: &Figures) -> String {
         f.cached_frame_us,
         f.cached_compile_us,
         f.cache_hits,
+        f.frames,
+        f.run_frame_us,
+        f.repeated_frames,
         f.frames,
         f.batches,
         f.transitions,

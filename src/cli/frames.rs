@@ -78,6 +78,11 @@ pub struct FrameOptions {
     /// (default: 400000000, see docs/semantics.md, "Limits").
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub step_budget: Option<u64>,
+    /// Run the script and compile every frame, even when nothing it can see has changed since
+    /// the last frame (by default such a frame repeats the last one; see docs/semantics.md,
+    /// "Frame reuse").
+    #[arg(long)]
+    pub no_frame_reuse: bool,
 }
 
 /// A usage error: `error: MESSAGE` on stderr, exit 2.
@@ -128,6 +133,7 @@ pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCod
             ..CompileOptions::default()
         },
         limits: step_limits(options.step_budget),
+        reuse_unchanged_frames: !options.no_frame_reuse,
         ..SessionOptions::default()
     })
 }

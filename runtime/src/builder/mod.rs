@@ -42,7 +42,7 @@ use crate::graph::{
 use crate::graph_limits::{GraphLimit, GraphLimits};
 use crate::ids::{DeclId, NodeId, ResourceId, StorageSlot};
 use crate::resource::{ResourceDesc, ResourceKind};
-use crate::view::{BufferView, TextureView, VIEW_BYTES};
+use crate::view::{BufferView, TextureRange, TextureView, VIEW_BYTES};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -72,16 +72,28 @@ pub struct GraphBuilder {
     previous: RecordedGraph,
     /// The previous frame was finished without error.
     previous_finished: bool,
-    /// Every record pushed this frame equals the previous frame's at the same index.
+    /// Every node and access record pushed this frame equals the previous frame's at the same
+    /// index (and the previous frame can be compared with).
     unchanged: bool,
-    /// Every resource record this frame equals the previous frame's at the same index (nodes
-    /// and accesses may differ).
-    resources_unchanged: bool,
+    /// The previous frame's resources can be compared with this frame's.
+    resources_comparable: bool,
+    /// How many resource records of this frame differ from the previous frame's at the same
+    /// index (or have none there). A count, not a flag: marking an output
+    /// ([`Self::mark_output`]) after the script ran can make a record equal again.
+    differing_resources: usize,
     /// Bounds on one frame's size.
     limits: GraphLimits,
     /// Depth-capable typeless resources (`R32_TYPELESS`, `R16_TYPELESS`) written as depth or
     /// as colour this frame: whether as depth, and the node that first did.
     typeless_roles: HashMap<u32, (bool, String)>,
+    /// Per resource of this frame, the range of its whole-resource texture view when that needs
+    /// no resolving: a single-plane texture ([`Self::whole_texture_range`]); `None` otherwise.
+    whole_ranges: Vec<Option<TextureRange>>,
+    /// Per declaration, whether a parameter holds node handles (explicit dependencies).
+    decl_has_handles: Vec<bool>,
+    /// Per declaration, the format-check key bits of each view slot, parameter by parameter
+    /// ([`view_formats::key_bits_of_slot`]).
+    decl_slot_bits: Vec<Vec<u64>>,
     /// Format checks that passed: packed (resource format, view format, access kind) keys
     /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
     /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
@@ -93,6 +105,16 @@ pub struct GraphBuilder {
 #[inline(never)]
 fn limit_exceeded(limit: GraphLimit, bound: u64) -> BuildError {
     BuildError::LimitExceeded { limit, bound }
+}
+
+/// A parameter of this type holds node handles ([`GraphBuilder::call_node`] records them as
+/// explicit dependencies).
+fn holds_node_handles(value_type: &ValueType) -> bool {
+    match value_type {
+        ValueType::NodeHandle => true,
+        ValueType::Array(elem, _) => matches!(**elem, ValueType::NodeHandle),
+        _ => false,
+    }
 }
 
 /// Structure and resource serials handed out by all builders (0 = unknown).
@@ -126,6 +148,18 @@ impl GraphBuilder {
 
     /// Registers a node declaration (once per program, before or between frames).
     pub fn declare_node(&mut self, decl: NodeDeclDesc) -> DeclId {
+        self.decl_has_handles.push(
+            decl.params
+                .iter()
+                .any(|param| holds_node_handles(&param.value_type)),
+        );
+        self.decl_slot_bits.push(
+            decl.params
+                .iter()
+                .flat_map(|param| &param.view_slots)
+                .map(view_formats::key_bits_of_slot)
+                .collect(),
+        );
         let decls = Arc::make_mut(&mut self.graph.decls);
         decls.push(decl);
         // The next frame's structure differs from the previous frame's (new declarations).
@@ -185,14 +219,72 @@ impl GraphBuilder {
         self.graph.decls = Arc::clone(&self.previous.decls);
         self.graph.site_names = Arc::clone(&self.previous.site_names);
         self.unchanged = self.previous_finished && !self.recording;
-        self.resources_unchanged = self.unchanged;
+        self.resources_comparable = self.unchanged;
+        self.differing_resources = 0;
         self.previous_finished = false;
         self.graph.clear();
         self.graph.frame_index = frame_index;
         self.subgraph_stack.clear();
         self.keys_this_frame.clear();
         self.typeless_roles.clear();
+        self.whole_ranges.clear();
         self.recording = true;
+    }
+
+    /// Makes the last finished frame frame `frame_index` again without recording it, when that
+    /// gives exactly the graph recording the same calls would give; returns whether it did.
+    ///
+    /// A caller that knows the script will make the same calls (the same inputs, nothing else
+    /// observed) uses this instead of `begin_frame`, the calls and `finish`. What differs from
+    /// frame to frame is then only the frame index and the history of cross-frame storage, and
+    /// the repeat advances both: every storage slot lives one frame longer (`frames_alive` + 1).
+    /// It refuses (returns false, changing nothing) when the last frame did not finish, when
+    /// `frame_index` does not follow it, or when the history would change the graph's
+    /// structure: a temporal resource (its views resolve to other slices every frame) or a
+    /// persistent resource in its first frame (its data becomes valid in the next).
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut builder = GraphBuilder::new();
+    /// builder.begin_frame(0);
+    /// let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+    /// builder.import_external("backbuffer", desc).unwrap();
+    /// let serial = builder.finish().unwrap().structure_serial();
+    /// assert!(!builder.repeat_frame(2)); // frame 1 comes next
+    /// assert!(builder.repeat_frame(1));
+    /// assert_eq!(builder.graph().frame_index, 1);
+    /// assert_eq!(builder.graph().resources[0].frames_alive, 1);
+    /// assert_eq!(builder.graph().structure_serial(), serial);
+    /// builder.begin_frame(2);
+    /// assert!(!builder.repeat_frame(3)); // recording
+    /// ```
+    pub fn repeat_frame(&mut self, frame_index: u64) -> bool {
+        let graph = &self.graph;
+        let repeatable = !self.recording
+            && self.previous_finished
+            && graph.frame_index.checked_add(1) == Some(frame_index)
+            && graph.resources.iter().all(|record| {
+                record.desc.temporal_layers <= 1
+                    && (record.external || record.storage.is_none() || record.frames_alive > 0)
+            });
+        if !repeatable {
+            return false;
+        }
+        for record in &mut self.graph.resources {
+            if record.storage.is_none() {
+                continue;
+            }
+            // Every slot of a finished frame has its entry, under the record's key.
+            if let Some(entry) = self.storage.get_mut(&record.identity_key) {
+                if entry.last_frame != frame_index {
+                    entry.last_frame = frame_index;
+                    entry.frames_alive += 1;
+                }
+                record.frames_alive = entry.frames_alive;
+            }
+        }
+        self.graph.frame_index = frame_index;
+        true
     }
 
     fn check_recording(&self) -> Result<(), BuildError> {
@@ -332,23 +424,23 @@ impl GraphBuilder {
         access: Option<AccessDesc>,
     ) -> Result<(), BuildError> {
         let index = resource.index();
-        let record = self
-            .graph
-            .resources
-            .get_mut(index)
-            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        if index >= self.graph.resources.len() {
+            return Err(BuildError::NoSuchResource(resource.0));
+        }
+        let was_same = self.same_as_previous_resource(index);
+        let record = &mut self.graph.resources[index];
         record.external = true;
         if access.is_some() {
             record.external_access = access;
         }
-        let record = &self.graph.resources[index];
-        let same = self
-            .previous
-            .resources
-            .get(index)
-            .is_some_and(|previous| same_resource(previous, record));
-        self.unchanged &= same;
-        self.resources_unchanged &= same;
+        let same = self.same_as_previous_resource(index);
+        if was_same != same {
+            if same {
+                self.differing_resources -= 1;
+            } else {
+                self.differing_resources += 1;
+            }
+        }
         Ok(())
     }
 
@@ -431,25 +523,27 @@ impl GraphBuilder {
         let node = NodeId::from_index(self.graph.nodes.len());
         let access_start = self.graph.accesses.len();
         let deps_start = self.graph.explicit_deps.len();
-        let result = self.record_node_arguments(decl, args, node).and_then(|()| {
-            self.check_typeless_copies(decl, access_start..self.graph.accesses.len())?;
-            self.within(GraphLimit::Accesses, self.graph.accesses.len())?;
-            self.within(GraphLimit::Dependencies, self.graph.explicit_deps.len())?;
-            self.within(
-                GraphLimit::ArgumentBytes,
-                self.graph.args.len() + args.len().max(decl.args_size as usize),
-            )?;
-            crate::transfer_check::check_transfer(
-                decl,
-                &self.graph.accesses[access_start..],
-                &self.graph.resources,
-                args,
-            )
-            .map_err(|message| BuildError::InvalidTransfer {
-                node: decl.name.clone(),
-                message,
-            })
-        });
+        let result = self
+            .record_node_arguments(decl, decl_id.index(), args, node)
+            .and_then(|()| {
+                self.check_typeless_copies(decl, access_start..self.graph.accesses.len())?;
+                self.within(GraphLimit::Accesses, self.graph.accesses.len())?;
+                self.within(GraphLimit::Dependencies, self.graph.explicit_deps.len())?;
+                self.within(
+                    GraphLimit::ArgumentBytes,
+                    self.graph.args.len() + args.len().max(decl.args_size as usize),
+                )?;
+                crate::transfer_check::check_transfer(
+                    decl,
+                    &self.graph.accesses[access_start..],
+                    &self.graph.resources,
+                    args,
+                )
+                .map_err(|message| BuildError::InvalidTransfer {
+                    node: decl.name.clone(),
+                    message,
+                })
+            });
         if let Err(err) = result {
             self.graph.accesses.truncate(access_start);
             self.graph.explicit_deps.truncate(deps_start);
@@ -492,11 +586,16 @@ impl GraphBuilder {
     fn record_node_arguments(
         &mut self,
         decl: &NodeDeclDesc,
+        decl_index: usize,
         args: &[u8],
         node: NodeId,
     ) -> Result<(), BuildError> {
+        let has_handles = self.decl_has_handles[decl_index];
+        let mut flat_slot = 0;
         for (param_index, param) in decl.params.iter().enumerate() {
             for (slot_index, slot) in param.view_slots.iter().enumerate() {
+                let slot_bits = self.decl_slot_bits[decl_index][flat_slot];
+                flat_slot += 1;
                 let at = (param.offset + slot.offset) as usize;
                 let bytes = &args[at..at + VIEW_BYTES];
                 let (resource, temporal_layer, view_format, range) = match slot.kind {
@@ -507,14 +606,26 @@ impl GraphBuilder {
                         if view.is_null() {
                             continue;
                         }
-                        let record = self.resource_for_view(view.resource, &slot.name)?;
-                        let range = view
-                            .resolve_range(&record.desc, slot.access.plane_bits())
-                            .map_err(|reason| BuildError::ViewOutOfRange {
-                                param: slot.name.clone(),
-                                reason,
-                            })?;
-                        self.check_slot_format(decl, slot, view.resource, view.view_format)?;
+                        let range = match self.whole_texture_range(&view) {
+                            Some(range) => range,
+                            None => {
+                                let record = self.resource_for_view(view.resource, &slot.name)?;
+                                view.resolve_range(&record.desc, slot.access.plane_bits())
+                                    .map_err(|reason| BuildError::ViewOutOfRange {
+                                        param: slot.name.clone(),
+                                        reason,
+                                    })?
+                            }
+                        };
+                        if !self.format_check_passed(view.resource, view.view_format, slot_bits) {
+                            self.check_slot_format(
+                                decl,
+                                slot,
+                                slot_bits,
+                                view.resource,
+                                view.view_format,
+                            )?;
+                        }
                         (
                             view.resource,
                             view.temporal_layer,
@@ -537,7 +648,15 @@ impl GraphBuilder {
                                     reason,
                                 }
                             })?;
-                        self.check_slot_format(decl, slot, view.resource, view.view_format)?;
+                        if !self.format_check_passed(view.resource, view.view_format, slot_bits) {
+                            self.check_slot_format(
+                                decl,
+                                slot,
+                                slot_bits,
+                                view.resource,
+                                view.view_format,
+                            )?;
+                        }
                         (
                             view.resource,
                             view.temporal_layer,
@@ -566,9 +685,26 @@ impl GraphBuilder {
                     .get(index)
                     .is_some_and(|previous| same_access(previous, &self.graph.accesses[index]));
             }
-            self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;
+            if has_handles {
+                self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;
+            }
         }
         Ok(())
+    }
+
+    /// The range of a texture view of this frame's resource that covers the whole of a
+    /// single-plane texture (in any view format: one plane either way), not as a cubemap: what
+    /// [`TextureView::resolve_range`] gives it, without resolving. `None` for any other view
+    /// (resolved the long way).
+    #[inline]
+    fn whole_texture_range(&self, view: &TextureView) -> Option<TextureRange> {
+        let whole = (*self.whole_ranges.get(view.resource as usize)?)?;
+        let plain = (view.flags == 0)
+            & (view.base_mip_level == 0)
+            & (view.base_array_layer == 0)
+            & (view.mip_level_count == whole.mip_count)
+            & (view.array_layer_count == whole.layer_count);
+        plain.then_some(whole)
     }
 
     fn record_node_handles(
@@ -671,7 +807,9 @@ impl GraphBuilder {
         let frame = self.graph.frame_index;
         self.storage.retain(|_, entry| entry.last_frame == frame);
         let (graph, previous) = (&self.graph, &self.previous);
+        let resources_unchanged = self.differing_resources == 0;
         let unchanged = self.unchanged
+            && resources_unchanged
             && previous.structure_serial != 0
             && Arc::ptr_eq(&graph.decls, &previous.decls)
             && graph.barrier_count == previous.barrier_count
@@ -680,7 +818,8 @@ impl GraphBuilder {
             && graph.accesses.len() == previous.accesses.len()
             && graph.explicit_deps == previous.explicit_deps
             && graph.subgraphs == previous.subgraphs;
-        let resources_unchanged = self.resources_unchanged
+        let resources_unchanged = self.resources_comparable
+            && resources_unchanged
             && previous.resource_serial != 0
             && graph.resources.len() == previous.resources.len();
         self.graph.resource_serial = if resources_unchanged {
@@ -697,15 +836,31 @@ impl GraphBuilder {
         Ok(&self.graph)
     }
 
+    #[inline]
     fn note_resource(&mut self) {
         let index = self.graph.resources.len() - 1;
-        let same = self
-            .previous
+        let desc = &self.graph.resources[index].desc;
+        let single_plane_texture = desc.kind.is_texture() && desc.format.plane_count() != 2;
+        self.whole_ranges
+            .push(single_plane_texture.then(|| TextureRange {
+                base_mip: 0,
+                mip_count: desc.mip_levels,
+                base_layer: 0,
+                layer_count: desc.array_layers(),
+                planes: 1,
+            }));
+        if !self.same_as_previous_resource(index) {
+            self.differing_resources += 1;
+        }
+    }
+
+    /// Resource record `index` equals the previous frame's at the same index.
+    #[inline]
+    fn same_as_previous_resource(&self, index: usize) -> bool {
+        self.previous
             .resources
             .get(index)
-            .is_some_and(|previous| same_resource(previous, &self.graph.resources[index]));
-        self.unchanged &= same;
-        self.resources_unchanged &= same;
+            .is_some_and(|previous| same_resource(previous, &self.graph.resources[index]))
     }
 
     /// The graph recorded so far (or by the last finished frame).

@@ -13,24 +13,34 @@ use crate::view_format_check::{FormatUse, ViewFormatError};
 /// Entries of [`GraphBuilder::passed_format_checks`].
 pub(super) const PASSED_FORMAT_CHECKS: usize = 32;
 
-/// The key of a format check: what [`crate::view_format_check::check_view_format`]'s answer
-/// depends on (the resource and view formats, the slot's format use, view kind and planes),
-/// packed with a set top bit (0 means an empty entry); `None` for formats too large to pack
-/// (not `RPS_FORMAT` values: the full check reports them).
-fn format_check_key(
-    resource: Format,
-    view: Format,
-    format_use: FormatUse,
-    kind: ViewKind,
-    planes: u8,
-) -> Option<u64> {
-    if resource.0 >= 1 << 24 || view.0 >= 1 << 24 {
-        return None;
-    }
+/// The part of a format-check key that depends only on the view slot: its format use, view
+/// kind and planes, with the set top bit (0 means an empty entry). [`GraphBuilder::declare_node`]
+/// computes it once per slot.
+pub(super) fn slot_key_bits(format_use: FormatUse, kind: ViewKind, planes: u8) -> u64 {
     let use_bits = format_use as u64;
     let kind_bit = u64::from(kind == ViewKind::Buffer);
     let attributes = use_bits | kind_bit << 3 | (u64::from(planes) & 3) << 4;
-    Some(1 << 63 | u64::from(resource.0) | u64::from(view.0) << 24 | attributes << 48)
+    1 << 63 | attributes << 48
+}
+
+/// [`slot_key_bits`] of a declaration's view slot.
+pub(super) fn key_bits_of_slot(slot: &ViewSlot) -> u64 {
+    slot_key_bits(
+        FormatUse::of(&slot.access, slot.kind),
+        slot.kind,
+        slot.access.plane_bits(),
+    )
+}
+
+/// The key of a format check: what [`crate::view_format_check::check_view_format`]'s answer
+/// depends on (the resource and view formats, and the slot's [`slot_key_bits`]); `None` for
+/// formats too large to pack (not `RPS_FORMAT` values: the full check reports them).
+#[inline]
+fn format_check_key(resource: Format, view: Format, slot_bits: u64) -> Option<u64> {
+    if resource.0 >= 1 << 24 || view.0 >= 1 << 24 {
+        return None;
+    }
+    Some(slot_bits | u64::from(resource.0) | u64::from(view.0) << 24)
 }
 
 /// The table slot of a format-check key.
@@ -39,33 +49,44 @@ fn format_check_slot(key: u64) -> usize {
 }
 
 impl GraphBuilder {
-    /// The view-format rule (`view_format_check.rs`) for one view slot of a call of `decl`,
-    /// and the one role a depth-capable typeless resource takes in a frame: a backend realises
-    /// it as a depth image when some access is a depth target, which cannot also be rendered
-    /// to, cleared as colour or stored to.
+    /// Whether a view of `view_format` of `resource` passed through a slot with `slot_bits`
+    /// needs no check: the same combination passed before, and the resource is not
+    /// depth-capable typeless (whose role is claimed per frame). The fast path of
+    /// [`Self::check_slot_format`].
+    #[inline]
+    pub(super) fn format_check_passed(
+        &self,
+        resource: u32,
+        view_format: u32,
+        slot_bits: u64,
+    ) -> bool {
+        let resource_format = self.graph.resources[resource as usize].desc.format;
+        !crate::view_format_check::is_depth_capable_typeless(resource_format)
+            && format_check_key(resource_format, Format(view_format), slot_bits)
+                .is_some_and(|key| self.passed_format_checks[format_check_slot(key)] == key)
+    }
+
+    /// The view-format rule (`view_format_check.rs`) for one view slot of a call of `decl`
+    /// (`slot_bits`: the slot's [`key_bits_of_slot`]), and the one role a depth-capable
+    /// typeless resource takes in a frame: a backend realises it as a depth image when some
+    /// access is a depth target, which cannot also be rendered to, cleared as colour or stored
+    /// to.
     pub(super) fn check_slot_format(
         &mut self,
         decl: &NodeDeclDesc,
         slot: &ViewSlot,
+        slot_bits: u64,
         resource: u32,
         view_format: u32,
     ) -> Result<(), BuildError> {
+        if self.format_check_passed(resource, view_format, slot_bits) {
+            return Ok(());
+        }
         let resource_format = self.graph.resources[resource as usize].desc.format;
         let view_format = Format(view_format);
         let format_use = FormatUse::of(&slot.access, slot.kind);
-        let key = format_check_key(
-            resource_format,
-            view_format,
-            format_use,
-            slot.kind,
-            slot.access.plane_bits(),
-        );
+        let key = format_check_key(resource_format, view_format, slot_bits);
         let typeless = crate::view_format_check::is_depth_capable_typeless(resource_format);
-        if let Some(key) = key.filter(|_| !typeless) {
-            if self.passed_format_checks[format_check_slot(key)] == key {
-                return Ok(());
-            }
-        }
         let error = |reason| BuildError::InvalidViewFormat {
             node: decl.name.clone(),
             param: slot.name.clone(),
@@ -176,7 +197,7 @@ mod tests {
             1,
         );
         let key = |(r, v, u, k, p): (Format, Format, FormatUse, ViewKind, u8)| {
-            format_check_key(r, v, u, k, p).unwrap()
+            format_check_key(r, v, slot_key_bits(u, k, p)).unwrap()
         };
         let variants = [
             (Format::R8G8B8A8_UNORM, base.1, base.2, base.3, base.4),
@@ -191,7 +212,11 @@ mod tests {
         assert_eq!(key(base), key(base));
         assert_ne!(key(base), 0, "0 marks an empty entry");
         assert_eq!(
-            format_check_key(Format(1 << 24), Format::UNKNOWN, base.2, base.3, 1),
+            format_check_key(
+                Format(1 << 24),
+                Format::UNKNOWN,
+                slot_key_bits(base.2, base.3, 1)
+            ),
             None
         );
     }

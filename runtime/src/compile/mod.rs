@@ -123,6 +123,16 @@ impl FrameCompiler {
         &self.dependencies.graph
     }
 
+    /// The frame the last successful [`Self::compile`] returned, again, for a caller that knows
+    /// its graph has not changed since (a repeated frame, [`crate::GraphBuilder::repeat_frame`]):
+    /// what compiling that graph again would give, `cache_hit` included (set when the cache is
+    /// on, as it would hit). Before the first compile, or after a failed one, its contents mean
+    /// nothing.
+    pub fn repeat_last(&mut self) -> &CompiledFrame {
+        self.frame.cache_hit = self.options.cache;
+        &self.frame
+    }
+
     /// Compiles a recorded frame.
     pub fn compile(&mut self, graph: &RecordedGraph) -> Result<&CompiledFrame, CompileError> {
         if self.options.cache {
