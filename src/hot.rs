@@ -141,8 +141,11 @@ impl HotScript {
 
     /// Recompiles when the script or one of its includes changed on disk since the running
     /// program was built. `Ok(true)`: the new program runs from the next frame on (frame
-    /// numbering continues; the graph builder, compiled-frame cache and cross-frame storage
-    /// start afresh, as the node declarations may have changed). `Err`: the edit does not
+    /// numbering continues; the graph builder and compiled-frame cache start afresh, as the
+    /// node declarations may have changed). Persistent, temporal and external resources keep
+    /// their storage and history when the new program creates them under the same variable
+    /// (or parameter) name with the same description, temporal count included; any other
+    /// resource starts without history (see [`rpsl_runtime::StorageHistory`]). `Err`: the edit does not
     /// compile; the previous program keeps running and the same broken files are not
     /// recompiled again until they change once more.
     pub fn reload_if_changed(&mut self) -> Result<bool, ReloadError> {
@@ -169,6 +172,7 @@ impl HotScript {
         ) {
             Ok((program, mut runner, args, stamps)) => {
                 runner.keep_resources(self.kept.iter().cloned());
+                runner.continue_history(self.runner.builder().storage_history());
                 self.program = program;
                 self.runner = runner;
                 self.args = args;
