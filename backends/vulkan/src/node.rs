@@ -138,7 +138,8 @@ impl NodeContext<'_> {
 }
 
 /// A node implementation; an `Err` message fails the frame with [`rpsl_runtime::BackendError::Node`].
-pub type NodeCallback = dyn FnMut(&mut NodeContext<'_>) -> Result<(), String>;
+/// `Send`, so that the backend holding it can move to an engine's render thread.
+pub type NodeCallback = dyn FnMut(&mut NodeContext<'_>) -> Result<(), String> + Send;
 
 /// Resolves the view arguments of a node to Vulkan objects (image views come from the
 /// backend's view cache and live as long as their images).
