@@ -1,7 +1,8 @@
 //! `rpsl run --measure-reload N` (with `--watch` behaviour, headless or `--window`): measures
 //! the edit-to-new-frame latency. After each new frame it makes the next edit itself, one
 //! script edit then one shader edit (a trailing comment, different each time, so the file really
-//! changes), times from the write to the next new frame (written, or presented in the window),
+//! changes, and never to a text an earlier run wrote: each shader edit really compiles), times
+//! from the write to the next new frame (written, or presented in the window),
 //! and after N edits of each kind prints the figures, puts the files back as they were and ends.
 //! The shader edited is the first shader file of the shader folder named after a node of the
 //! script; without one only the script is edited.
@@ -36,6 +37,9 @@ pub(super) struct ReloadProbe {
     pending: Option<(usize, Instant)>,
     /// Edits made so far (numbers the comments).
     made: usize,
+    /// Makes this run's comments its own (the process id and start time), so no edit finds its
+    /// text in the shader cache from an earlier run.
+    run_tag: String,
     restored: bool,
 }
 
@@ -70,6 +74,14 @@ impl ReloadProbe {
             shader,
             pending: None,
             made: 0,
+            run_tag: format!(
+                "{}-{}",
+                std::process::id(),
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default()
+                    .as_nanos()
+            ),
             restored: false,
         }
     }
@@ -95,7 +107,7 @@ impl ReloadProbe {
             return Ok(true);
         }
         let file = self.made % kinds;
-        let comment = format!("\n// rpsl reload probe {}\n", self.made);
+        let comment = format!("\n// rpsl reload probe {} {}\n", self.run_tag, self.made);
         self.made += 1;
         let Some(edited) = &mut self.files()[file] else {
             return Ok(true);
