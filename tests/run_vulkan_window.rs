@@ -238,3 +238,51 @@ fn edits_show_in_the_next_presented_frame_and_ctrl_c_ends_cleanly() {
     let rest: Vec<String> = stderr.try_iter().collect();
     assert!(rest.is_empty(), "{rest:?}");
 }
+
+#[test]
+fn the_swapchain_keeps_unorm_values_and_encodes_srgb_ones() {
+    if !vulkan_available() {
+        return;
+    }
+    let Some(display) = virtual_display() else {
+        return;
+    };
+    let dir = folder("window-formats");
+    let script = dir.join("frame.rpsl");
+    std::fs::write(
+        &script,
+        "export void main([readonly(present)] texture bb)\n\
+         {\n    clear(bb, float4(0.5, 0.25, 1, 1));\n}\n",
+    )
+    .unwrap();
+    // (format asked for, presented pixel, note on stderr)
+    let cases = [
+        ("8x4", [128, 64, 255, 255], String::new()),
+        (
+            "8x4:R8G8B8A8_UNORM_SRGB",
+            [188, 137, 255, 255],
+            "note: `bb` is presented as B8G8R8A8_UNORM_SRGB (the window's format)\n".to_string(),
+        ),
+    ];
+    for (index, (arg, pixel, note)) in cases.into_iter().enumerate() {
+        let captures = dir.join(format!("captures{index}"));
+        let output = window(
+            &display,
+            &script,
+            &[
+                "--frames",
+                "1",
+                "--arg",
+                &format!("bb={arg}"),
+                "--window-capture",
+                captures.to_str().unwrap(),
+            ],
+        )
+        .output()
+        .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert_eq!(stderr, note);
+        assert_uniform(&captures.join("0.png"), (8, 4), pixel);
+    }
+}
