@@ -179,3 +179,46 @@ fn temporal_history_survives_a_reload_unless_its_declaration_changed() {
     assert_eq!(script.reload_if_changed(), Ok(true));
     assert_eq!(history_storage(&mut script), (2, 0));
 }
+
+#[test]
+fn host_arguments_apply_only_to_parameters_the_entry_has() {
+    let dir = scratch_dir("host-args");
+    let path = dir.join("frame.rpsl");
+    let size_of = |script: &mut HotScript, name: &str| {
+        let frame = script.run_frame().expect("frame runs");
+        let record = frame
+            .graph
+            .resources
+            .iter()
+            .find(|record| record.name.as_deref() == Some(name))
+            .expect("the parameter's resource");
+        (record.desc.width, record.desc.height)
+    };
+    std::fs::write(
+        &path,
+        "export void main(texture bb) { clear(bb, float4(0, 0, 0, 1)); }\n",
+    )
+    .unwrap();
+    let mut script = HotScript::open(&path, None, SessionOptions::default(), &["bb=8x8"]).unwrap();
+    script.set_host_args(&["bb=32x16"]).unwrap();
+    // The host's argument comes after the script's own.
+    assert_eq!(size_of(&mut script, "bb"), (32, 16));
+
+    // The parameter is renamed: `bb=...` no longer fits, yet the reload succeeds.
+    std::fs::write(
+        &path,
+        "export void main(texture out0) { clear(out0, float4(0, 0, 0, 1)); }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        script
+            .reload_if_changed()
+            .map_err(|error| error.to_string()),
+        Err("entry point `main` has no parameter `bb` (parameters: `out0`)".to_string())
+    );
+    script.set_args::<&str>(&[]).unwrap();
+    assert_eq!(script.reload_if_changed(), Ok(true));
+    assert_eq!(size_of(&mut script, "out0"), (1280, 720));
+    script.set_host_args(&["out0=4x2"]).unwrap();
+    assert_eq!(size_of(&mut script, "out0"), (4, 2));
+}
