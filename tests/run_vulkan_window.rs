@@ -1,7 +1,8 @@
 //! `rpsl run --window` under a virtual X server (Xvfb) on Vulkan (lavapipe here), validation
 //! and synchronization validation on: N frames are presented and counted; a script edit, a
-//! shader edit and a fix after a broken edit each show in the next presented frame, read back
-//! from the presented image (`--window-capture`); Ctrl-C ends the window with exit code 0.
+//! shader edit, a fix after a broken edit and a renamed presented parameter each show in the
+//! next presented frame, read back from the presented image (`--window-capture`); Ctrl-C ends
+//! the window with exit code 0; UNORM and sRGB presented textures keep their encodings.
 //!
 //! Skipped (with a note) only where no `Xvfb` exists and `RPSL_REQUIRE_VULKAN` is unset.
 
@@ -224,6 +225,15 @@ fn edits_show_in_the_next_presented_frame_and_ctrl_c_ends_cleanly() {
     expect_line(&stdout, "rendered (script edit): 1 nodes, ");
     assert_uniform(&captures.join("3.png"), size, [255, 0, 0, 255]);
 
+    // The presented parameter is renamed: the window presents the new one, at the same size.
+    edit(
+        &script,
+        "export void main([readonly(present)] texture backbuffer)\n\
+         {\n    clear(backbuffer, float4(0, 1, 1, 1));\n}\n",
+    );
+    expect_line(&stdout, "rendered (script edit): 1 nodes, ");
+    assert_uniform(&captures.join("4.png"), size, [0, 255, 255, 255]);
+
     // Ctrl-C: a clean end, the count of presented frames, no validation message.
     interrupt(&child.0);
     let presented = expect_line(&stdout, "presented ");
@@ -232,7 +242,7 @@ fn edits_show_in_the_next_presented_frame_and_ctrl_c_ends_cleanly() {
         .trim_end_matches(" frames")
         .parse()
         .unwrap();
-    assert!(count >= 4, "{presented}");
+    assert!(count >= 5, "{presented}");
     let status = child.0.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     let rest: Vec<String> = stderr.try_iter().collect();

@@ -43,11 +43,15 @@ pub fn first_pixel(png: &Path) -> [u8; 4] {
     [pixels[0], pixels[1], pixels[2], pixels[3]]
 }
 
-/// Rewrites `path` and makes sure its modification time moves (coarse clocks).
+/// Rewrites `path` at once, as editors that save through a renamed temporary file do (a
+/// watcher never reads it half-written), and makes sure its modification time moves (coarse
+/// clocks).
 pub fn edit(path: &Path, text: &str) {
     let before = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let temporary = path.with_extension("saving");
     loop {
-        std::fs::write(path, text).unwrap();
+        std::fs::write(&temporary, text).unwrap();
+        std::fs::rename(&temporary, path).unwrap();
         let after = std::fs::metadata(path).and_then(|m| m.modified()).ok();
         if after != before {
             return;

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime};
 
-use rpsl::frontend::hir::Type;
+use rpsl::frontend::hir::{ParamDirection, Type};
 use rpsl::runtime::{BackendError, Format, ResourceDesc};
 use rpsl::HotScript;
 use rpsl_vulkan::ash::vk;
@@ -73,6 +73,19 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Err(message) => return frames::usage_error(&message),
     };
     let (size, requested) = requested_texture(&args.options.args, &present);
+    // The presented parameter's `--arg` gives only the first size and the format: from now on
+    // the window supplies it (a host argument, which an edit renaming the parameter does not
+    // break).
+    let script_args: Vec<&String> = args
+        .options
+        .args
+        .iter()
+        .filter(|text| text.split_once('=').map(|(name, _)| name) != Some(present.as_str()))
+        .collect();
+    let mut script = script;
+    if let Err(error) = script.set_args(&script_args) {
+        return frames::usage_error(&error.message);
+    }
     if let Some(dir) = &args.window_capture {
         if let Err(error) = std::fs::create_dir_all(dir) {
             diagln!("error: cannot create `{}`: {error}", dir.display());
@@ -130,7 +143,7 @@ fn presented_parameter(script: &HotScript, asked: Option<&str>) -> Result<String
     let textures: Vec<&str> = entry
         .params
         .iter()
-        .filter(|param| param.ty == Type::Texture)
+        .filter(|param| param.ty == Type::Texture && param.direction == ParamDirection::In)
         .map(|param| param.name.as_str())
         .collect();
     match asked {
@@ -196,6 +209,9 @@ struct Live {
     window: Window,
     /// The presented parameter's size as the script sees it now.
     size_arg: Option<vk::Extent2D>,
+    /// The window's inner size (from its creation, then its `Resized` events: asking the X
+    /// server every frame would fail, in winit, with a panic once the connection is gone).
+    size: (u32, u32),
 }
 
 impl Live {
@@ -291,6 +307,7 @@ impl WindowApp<'_> {
             device,
             window,
             size_arg: None,
+            size,
         })
     }
 
@@ -307,11 +324,24 @@ impl WindowApp<'_> {
             runner.bind_nodes(script_node_names(self.script.program()))?;
             self.pending = Some(edit);
             self.broken = false;
+            // The edited entry point may present another parameter (or none).
+            match presented_parameter(&self.script, self.args.present.as_deref()) {
+                Ok(name) if name == self.present => {}
+                Ok(name) => {
+                    runner.backend_mut().remove_import(&self.present);
+                    self.present = name;
+                    live.size_arg = None;
+                }
+                Err(message) => {
+                    keep_last_frame(&format!("error: {message}"));
+                    self.broken = true;
+                }
+            }
         }
         if self.broken {
             return Ok(false);
         }
-        let size = inner_size(&live.window);
+        let size = live.size;
         if size.0 == 0 || size.1 == 0 {
             return Ok(false);
         }
@@ -326,22 +356,17 @@ impl WindowApp<'_> {
         }
         let extent = swapchain.extent();
         if live.size_arg != Some(extent) {
-            let mut texts: Vec<String> = self
-                .args
-                .options
-                .args
-                .iter()
-                .filter(|text| text.split_once('=').map(|(name, _)| name) != Some(&self.present))
-                .cloned()
-                .collect();
             let format = swapchain.format().name().unwrap_or("B8G8R8A8_UNORM");
-            texts.push(format!(
+            let size = format!(
                 "{}={}x{}:{format}",
                 self.present, extent.width, extent.height
-            ));
-            self.script
-                .set_args(&texts)
-                .map_err(|error| frames::usage_error(&error.message))?;
+            );
+            if let Err(error) = self.script.set_host_args(&[size]) {
+                // The presented parameter takes no texture now: wait for the next edit.
+                keep_last_frame(&format!("error: {}", error.message));
+                self.broken = true;
+                return Ok(false);
+            }
             live.size_arg = Some(extent);
         }
         let started = Instant::now();
@@ -436,9 +461,12 @@ impl ApplicationHandler for WindowApp<'_> {
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::Resized(_) => {
-                if let Some(swapchain) = self.live.as_mut().and_then(|l| l.swapchain.as_mut()) {
-                    swapchain.resized();
+            WindowEvent::Resized(size) => {
+                if let Some(live) = self.live.as_mut() {
+                    live.size = (size.width, size.height);
+                    if let Some(swapchain) = live.swapchain.as_mut() {
+                        swapchain.resized();
+                    }
                 }
             }
             WindowEvent::RedrawRequested => match self.frame() {
