@@ -296,3 +296,39 @@ fn the_swapchain_keeps_unorm_values_and_encodes_srgb_ones() {
         assert_uniform(&captures.join("0.png"), (8, 4), pixel);
     }
 }
+
+#[test]
+fn without_a_display_or_on_the_null_backend_the_window_is_refused() {
+    let dir = folder("window-refused");
+    let script = dir.join("frame.rpsl");
+    std::fs::write(&script, SCRIPT_RED).unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rpsl"))
+            .args(["run", script.to_str().unwrap(), "--window"])
+            .args(extra)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .unwrap()
+    };
+    let output = run(&[]);
+    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: cannot open a window: DISPLAY is not set (an X server is needed; `xvfb-run -a \
+         rpsl run ...` gives a virtual one)\n"
+    );
+    let output = run(&["--backend", "null"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: `--window` needs `--backend vulkan`\n"
+    );
+    let output = run(&["--present", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: `--present nope`: entry point `main` has no texture parameter `nope` (texture \
+         parameters: bb)\n"
+    );
+}

@@ -96,6 +96,13 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Ok(log) => log,
         Err(error) => return error.report(ExitCode::SUCCESS),
     };
+    if std::env::var_os("DISPLAY").is_none() {
+        diagln!(
+            "error: cannot open a window: DISPLAY is not set (an X server is needed; \
+             `xvfb-run -a rpsl run ...` gives a virtual one)"
+        );
+        return ExitCode::from(EXIT_RUNTIME);
+    }
     let event_loop = match EventLoop::new() {
         Ok(event_loop) => event_loop,
         Err(error) => {
