@@ -6,12 +6,14 @@ set -euo pipefail
 
 # System packages: a C compiler for the -sys crates (mimalloc); the Vulkan loader, Mesa's CPU
 # Vulkan driver (lavapipe) and the Khronos validation layers for the Vulkan backend; shaderc and
-# the static glslang / SPIRV-Tools archives that rpsl-shaders links (docs/shaders.md); curl to
+# the static glslang / SPIRV-Tools archives that rpsl-shaders links (docs/shaders.md); the X11
+# libraries winit loads and a virtual X server for `rpsl run --window` and its tests; curl to
 # fetch rustup when no toolchain is installed.
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 for package in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers \
-    libshaderc-dev glslang-dev spirv-tools curl ca-certificates; do
+    libshaderc-dev glslang-dev spirv-tools xvfb libx11-6 libxcursor1 libxi6 libxrandr2 \
+    libxkbcommon-x11-0 curl ca-certificates; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then

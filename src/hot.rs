@@ -86,6 +86,9 @@ pub struct HotScript {
     entry_name: Option<String>,
     options: SessionOptions,
     arg_texts: Vec<String>,
+    /// Arguments the host supplies for parameters the entry point has (see
+    /// [`HotScript::set_host_args`]).
+    host_arg_texts: Vec<String>,
     program: Program,
     runner: Runner,
     args: EntryArgs,
@@ -122,12 +125,13 @@ impl HotScript {
         let path = path.as_ref().to_path_buf();
         let arg_texts: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
         let (program, runner, parsed, stamps) =
-            build(&path, entry, options, &arg_texts, 0, &policy)?;
+            build(&path, entry, options, &arg_texts, &[], 0, &policy)?;
         Ok(HotScript {
             path,
             entry_name: entry.map(str::to_string),
             options,
             arg_texts,
+            host_arg_texts: Vec::new(),
             program,
             runner,
             args: parsed,
@@ -141,8 +145,11 @@ impl HotScript {
 
     /// Recompiles when the script or one of its includes changed on disk since the running
     /// program was built. `Ok(true)`: the new program runs from the next frame on (frame
-    /// numbering continues; the graph builder, compiled-frame cache and cross-frame storage
-    /// start afresh, as the node declarations may have changed). `Err`: the edit does not
+    /// numbering continues; the graph builder and compiled-frame cache start afresh, as the
+    /// node declarations may have changed). Persistent, temporal and external resources keep
+    /// their storage and history when the new program creates them under the same variable
+    /// (or parameter) name with the same description, temporal count included; any other
+    /// resource starts without history (see [`rpsl_runtime::StorageHistory`]). `Err`: the edit does not
     /// compile; the previous program keeps running and the same broken files are not
     /// recompiled again until they change once more.
     pub fn reload_if_changed(&mut self) -> Result<bool, ReloadError> {
@@ -164,11 +171,13 @@ impl HotScript {
             self.entry_name.as_deref(),
             self.options,
             &self.arg_texts,
+            &self.host_arg_texts,
             next,
             &self.policy,
         ) {
             Ok((program, mut runner, args, stamps)) => {
                 runner.keep_resources(self.kept.iter().cloned());
+                runner.continue_history(self.runner.builder().storage_history());
                 self.program = program;
                 self.runner = runner;
                 self.args = args;
@@ -194,8 +203,24 @@ impl HotScript {
     pub fn set_args<S: AsRef<str>>(&mut self, args: &[S]) -> Result<(), ArgError> {
         let texts: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
         let entry = self.runner.entry(&self.program);
-        self.args = EntryArgs::parse(&self.program, entry, &texts)?;
+        let all = with_host_args(&texts, &self.host_arg_texts, entry);
+        self.args = EntryArgs::parse(&self.program, entry, &all)?;
         self.arg_texts = texts;
+        self.failed.clear();
+        Ok(())
+    }
+
+    /// Sets arguments (`NAME=VALUE`) the host supplies where the entry point has a parameter of
+    /// that name, now and after every reload, after those of [`HotScript::set_args`]; one
+    /// naming a parameter the (edited) entry point lacks is left out instead of failing the
+    /// reload. A window presenting a texture parameter passes its size this way, so that an
+    /// edit renaming the parameter still reloads.
+    pub fn set_host_args<S: AsRef<str>>(&mut self, args: &[S]) -> Result<(), ArgError> {
+        let texts: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
+        let entry = self.runner.entry(&self.program);
+        let all = with_host_args(&self.arg_texts, &texts, entry);
+        self.args = EntryArgs::parse(&self.program, entry, &all)?;
+        self.host_arg_texts = texts;
         self.failed.clear();
         Ok(())
     }
@@ -254,14 +279,16 @@ fn build(
     entry: Option<&str>,
     options: SessionOptions,
     arg_texts: &[String],
+    host_arg_texts: &[String],
     first_frame: u64,
     policy: &IncludePolicy,
 ) -> Result<Built, ReloadError> {
     let program = Program::from_file_with(path, policy).map_err(ReloadError::Program)?;
     let runner =
         Runner::new(&program, entry, options, first_frame).map_err(ReloadError::Session)?;
-    let args =
-        EntryArgs::parse(&program, runner.entry(&program), arg_texts).map_err(ReloadError::Args)?;
+    let entry_info = runner.entry(&program);
+    let all = with_host_args(arg_texts, host_arg_texts, entry_info);
+    let args = EntryArgs::parse(&program, entry_info, &all).map_err(ReloadError::Args)?;
     let files = program.files();
     let stamps = (0..files.len() as u32)
         .map(|id| files.get(rpsl_frontend::source::FileId(id)))
@@ -269,6 +296,19 @@ fn build(
         .map(|file| stamp_of(&file.path, file.text.clone()))
         .collect();
     Ok((program, runner, args, stamps))
+}
+
+/// `args`, then those of `host_args` naming a parameter of `entry` (see
+/// [`HotScript::set_host_args`]).
+fn with_host_args(args: &[String], host_args: &[String], entry: &EntryInfo) -> Vec<String> {
+    let known = |text: &&String| {
+        let name = text.split_once('=').map_or(text.as_str(), |(name, _)| name);
+        entry.params.iter().any(|param| param.name == name)
+    };
+    args.iter()
+        .chain(host_args.iter().filter(known))
+        .cloned()
+        .collect()
 }
 
 fn stamp_of(path: &Path, text: String) -> Stamp {

@@ -297,6 +297,12 @@ impl Runner {
         self.recordings
     }
 
+    /// Continues the cross-frame storage of the runner this one replaces (a reload): see
+    /// [`GraphBuilder::continue_history`].
+    pub(crate) fn continue_history(&mut self, history: rpsl_runtime::StorageHistory) {
+        self.builder.continue_history(history);
+    }
+
     /// Runs the script for the next frame and returns the recorded graph (not compiled).
     pub(crate) fn record_frame(
         &mut self,

@@ -74,7 +74,8 @@ fn small(line: &[String]) -> Vec<String> {
     let mut has_backend = false;
     while let Some(word) = words.next() {
         match word.as_str() {
-            "--timings" | "--validate" => {}
+            // GPU-only flags; a `--window` run measures headless then (`--measure-reload`).
+            "--timings" | "--validate" | "--window" => {}
             "--frames" | "--compiles" => {
                 let value = words.next().expect("a value");
                 let cap = if word == "--frames" { 2 } else { 1 };

@@ -131,3 +131,94 @@ fn an_include_policy_names_include_directories_that_are_watched_too() {
     assert_eq!(script.reload_if_changed(), Ok(true));
     assert_eq!(pass_values(&mut script), ["Other:100"]);
 }
+
+/// The slot and age of the temporal resource named `history` in the next frame.
+fn history_storage(script: &mut HotScript) -> (u32, u64) {
+    let frame = script.run_frame().expect("frame runs");
+    let graph = frame.graph;
+    let index = (0..graph.resources.len())
+        .find(|&index| {
+            graph.resource_name(rpsl::runtime::ResourceId::from_index(index)) == Some("history")
+        })
+        .expect("a resource named history");
+    let record = &graph.resources[index];
+    (
+        record.storage.expect("temporal storage").0,
+        record.frames_alive,
+    )
+}
+
+#[test]
+fn temporal_history_survives_a_reload_unless_its_declaration_changed() {
+    let dir = scratch_dir("history");
+    let path = dir.join("frame.rpsl");
+    let script_with = |extra: &str, layers: u32| {
+        format!(
+            "graphics node Draw(rtv t, srv prev);\n\
+             export void main(texture bb)\n{{\n{extra}\
+             \x20   texture history = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 8, 1, 1, {layers});\n\
+             \x20   Draw(history, create_texture_view(history, 0, 1, 0, 1, 1));\n\
+             \x20   copy_texture(bb, history);\n}}\n"
+        )
+    };
+    std::fs::write(&path, script_with("", 2)).unwrap();
+    let mut script = HotScript::open(&path, None, SessionOptions::default(), &["bb=8x8"]).unwrap();
+    assert_eq!(history_storage(&mut script), (1, 0));
+    assert_eq!(history_storage(&mut script), (1, 1));
+
+    // Something unrelated before it: every location moves; the history continues.
+    let unrelated = "    texture scratch = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 2, 2);\n\
+                     \x20   clear(scratch, float4(1, 1, 1, 1));\n";
+    std::fs::write(&path, script_with(unrelated, 2)).unwrap();
+    assert_eq!(script.reload_if_changed(), Ok(true));
+    assert_eq!(history_storage(&mut script), (1, 2));
+    assert_eq!(history_storage(&mut script), (1, 3));
+
+    // Three temporal layers: a new declaration, new storage (past every slot given so far).
+    std::fs::write(&path, script_with(unrelated, 3)).unwrap();
+    assert_eq!(script.reload_if_changed(), Ok(true));
+    assert_eq!(history_storage(&mut script), (2, 0));
+}
+
+#[test]
+fn host_arguments_apply_only_to_parameters_the_entry_has() {
+    let dir = scratch_dir("host-args");
+    let path = dir.join("frame.rpsl");
+    let size_of = |script: &mut HotScript, name: &str| {
+        let frame = script.run_frame().expect("frame runs");
+        let record = frame
+            .graph
+            .resources
+            .iter()
+            .find(|record| record.name.as_deref() == Some(name))
+            .expect("the parameter's resource");
+        (record.desc.width, record.desc.height)
+    };
+    std::fs::write(
+        &path,
+        "export void main(texture bb) { clear(bb, float4(0, 0, 0, 1)); }\n",
+    )
+    .unwrap();
+    let mut script = HotScript::open(&path, None, SessionOptions::default(), &["bb=8x8"]).unwrap();
+    script.set_host_args(&["bb=32x16"]).unwrap();
+    // The host's argument comes after the script's own.
+    assert_eq!(size_of(&mut script, "bb"), (32, 16));
+
+    // The parameter is renamed: `bb=...` no longer fits, yet the reload succeeds.
+    std::fs::write(
+        &path,
+        "export void main(texture out0) { clear(out0, float4(0, 0, 0, 1)); }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        script
+            .reload_if_changed()
+            .map_err(|error| error.to_string()),
+        Err("entry point `main` has no parameter `bb` (parameters: `out0`)".to_string())
+    );
+    script.set_args::<&str>(&[]).unwrap();
+    assert_eq!(script.reload_if_changed(), Ok(true));
+    assert_eq!(size_of(&mut script, "out0"), (1280, 720));
+    script.set_host_args(&["out0=4x2"]).unwrap();
+    assert_eq!(size_of(&mut script, "out0"), (4, 2));
+}

@@ -29,10 +29,12 @@ mod frames;
 mod graph;
 mod graph_page;
 mod output;
+mod reload_probe;
 mod repl;
 mod run;
 mod run_vulkan;
 mod watch;
+mod window;
 
 /// rpsl: a fast implementation of RPSL, the render-graph language of AMD's Render Pipeline Shaders.
 #[derive(Parser, Debug)]

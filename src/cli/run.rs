@@ -23,9 +23,10 @@ pub struct RunArgs {
     /// Where the graph runs.
     #[arg(long, value_enum, default_value = "vulkan")]
     pub(super) backend: Backend,
-    /// Frames to run; frame i passes frameIndex = i.
-    #[arg(long, default_value_t = 1)]
-    pub(super) frames: u64,
+    /// Frames to run (default 1); frame i passes frameIndex = i. With `--window`: end after N
+    /// presented frames (default: when the window is closed).
+    #[arg(long, value_name = "N")]
+    pub(super) frames: Option<u64>,
     /// Write the JSON graph dump of every frame here (`-` for stdout).
     #[arg(long)]
     pub(super) dump: Option<PathBuf>,
@@ -54,6 +55,24 @@ pub struct RunArgs {
     /// pictures). Ends with Ctrl-C.
     #[arg(long)]
     pub(super) watch: bool,
+    /// (vulkan) Present every frame in a window, re-rendering on every edit as `--watch` does;
+    /// the title shows the frame's CPU and GPU times. Ends when the window is closed, on
+    /// Ctrl-C or after `--frames N` presented frames.
+    #[arg(long)]
+    pub(super) window: bool,
+    /// (window) The texture parameter to present (default: the entry's first texture
+    /// parameter).
+    #[arg(long, value_name = "NAME", requires = "window")]
+    pub(super) present: Option<String>,
+    /// (window, for tests) Write the first presented frame, and the first after each edit, as
+    /// DIR/0.png, DIR/1.png, ... (read back from the presented image).
+    #[arg(long, value_name = "DIR", requires = "window")]
+    pub(super) window_capture: Option<PathBuf>,
+    /// Measure the edit-to-new-frame latency: make N script edits and N shader edits (a
+    /// trailing comment), each after the frame of the last, print the figures, put the files
+    /// back and end. Works headless (as `--watch`) and with `--window`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(super) measure_reload: Option<u32>,
 }
 
 /// Splits the `--out` values into the one directory (`DIR`) and the named resources
@@ -130,7 +149,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
     if let Err(code) = frames::session_options(&args.options) {
         return code;
     }
-    if args.watch {
+    if args.window {
+        return super::window::run(args);
+    }
+    if args.watch || args.measure_reload.is_some() {
         return super::watch::watch(args);
     }
     let program = match frames::load_program(&args.options) {
@@ -182,7 +204,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     };
     let mut page = page_output.as_ref().map(|_| ExplorerPage::new(&entry));
     let mut failure = None;
-    for _ in 0..args.frames {
+    for _ in 0..args.frames.unwrap_or(1) {
         match session.run_frame(&entry_args) {
             Ok(frame) => {
                 if let Some(page) = page.as_mut() {

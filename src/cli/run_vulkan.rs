@@ -97,7 +97,14 @@ impl VulkanRunner {
             ..VulkanOptions::default()
         })
         .map_err(|error| backend_failure(&error))?;
-        let mut backend = backend;
+        VulkanRunner::with_backend(backend, options)
+    }
+
+    /// A runner on a backend made elsewhere (on the window's device, `--window`).
+    pub fn with_backend(
+        mut backend: VulkanBackend,
+        options: VulkanRunOptions,
+    ) -> Result<VulkanRunner, ExitCode> {
         // Shaders compile in a child `rpsl` process (a crash or hang of the compiler on a bad
         // shader is an error, not the end of this process).
         let shader_options = shader_options(&options.shader_dir)?;
@@ -156,6 +163,19 @@ impl VulkanRunner {
             .collect();
         self.collect_timings();
         Ok(())
+    }
+
+    /// The backend.
+    pub fn backend_mut(&mut self) -> &mut VulkanBackend {
+        &mut self.backend
+    }
+
+    /// The GPU time of the newest frame completed since the last call, in nanoseconds (with
+    /// timestamps on).
+    pub fn newest_gpu_ns(&mut self) -> Option<f64> {
+        let before = self.frame_times_ns.len();
+        self.collect_timings();
+        self.frame_times_ns[before..].last().copied()
     }
 
     fn collect_timings(&mut self) {

@@ -10,6 +10,8 @@ use std::time::{Duration, SystemTime};
 
 use rpsl::HotScript;
 
+use super::reload_probe::ReloadProbe;
+
 use std::io::Write as _;
 
 use super::frames::{self, Backend, EXIT_RUNTIME};
@@ -66,6 +68,78 @@ fn newest(files: impl Iterator<Item = PathBuf>) -> SystemTime {
         .unwrap_or_else(SystemTime::now)
 }
 
+/// What changed on disk, found by [`EditWatcher::poll`].
+#[derive(Clone, Debug)]
+pub(super) struct Edit {
+    /// `script edit` or `shader edit`.
+    pub why: &'static str,
+    /// When: the newest modification time of the edited files.
+    pub changed_at: SystemTime,
+}
+
+/// Notices edits of a [`HotScript`]'s files (reloading it) and of the shader folder's files:
+/// the one change detection of `--watch` and `--window`.
+pub(super) struct EditWatcher {
+    shader_dir: PathBuf,
+    shaders: Vec<Stamp>,
+    last_poll: Option<std::time::Instant>,
+}
+
+impl EditWatcher {
+    /// Watches `shader_dir` (as it is now) besides the script's own files.
+    pub fn new(shader_dir: PathBuf) -> EditWatcher {
+        EditWatcher {
+            shaders: folder_stamps(&shader_dir),
+            shader_dir,
+            last_poll: None,
+        }
+    }
+
+    /// The shader files of the folder as last seen, sorted.
+    pub fn shader_files(&self) -> impl Iterator<Item = &Path> {
+        self.shaders.iter().map(|(path, _, _)| path.as_path())
+    }
+
+    /// Looks at the files, at most once per [`POLL`] (`None` in between): a script edit that
+    /// compiles is swapped in (`Some`), one that does not prints its diagnostic and keeps the
+    /// last good program (`None`); a shader file added, removed or changed is an edit.
+    pub fn poll(&mut self, script: &mut HotScript) -> Option<Edit> {
+        let now = std::time::Instant::now();
+        if self
+            .last_poll
+            .is_some_and(|last| now.duration_since(last) < POLL)
+        {
+            return None;
+        }
+        self.last_poll = Some(now);
+        match script.reload_if_changed() {
+            Ok(true) => {
+                return Some(Edit {
+                    why: "script edit",
+                    changed_at: newest(script.watched_files().map(Path::to_path_buf)),
+                })
+            }
+            Ok(false) => {}
+            Err(error) => keep_last_frame(&error.to_string()),
+        }
+        let stamps = folder_stamps(&self.shader_dir);
+        if stamps != self.shaders {
+            let changed_at = newest(
+                stamps
+                    .iter()
+                    .filter(|stamp| !self.shaders.contains(stamp))
+                    .map(|(path, _, _)| path.clone()),
+            );
+            self.shaders = stamps;
+            return Some(Edit {
+                why: "shader edit",
+                changed_at,
+            });
+        }
+        None
+    }
+}
+
 /// Runs `rpsl run --watch`.
 pub fn watch(args: &RunArgs) -> ExitCode {
     let (out_dir, named_out) = match parse_outs(&args.out) {
@@ -75,23 +149,9 @@ pub fn watch(args: &RunArgs) -> ExitCode {
     if args.dump.is_some() || args.dump_html.is_some() {
         return frames::usage_error("`--dump` and `--dump-html` do not go with `--watch`");
     }
-    let options = match frames::session_options(&args.options) {
-        Ok(options) => options,
-        Err(code) => return code,
-    };
-    let policy = frames::include_policy(&args.options.include_dirs);
-    let mut script = match HotScript::open_with(
-        &args.options.file,
-        args.options.entry.as_deref(),
-        options,
-        &args.options.args,
-        policy,
-    ) {
+    let mut script = match open_script(args) {
         Ok(script) => script,
-        Err(error) => {
-            diag!("{error}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     script.keep_resources(named_out.iter().map(|out| out.name.clone()));
     let mut vulkan = None;
@@ -107,65 +167,75 @@ pub fn watch(args: &RunArgs) -> ExitCode {
         Err(error) => return error.report(ExitCode::SUCCESS),
     };
     match watch_loop(args, &mut script, vulkan.as_mut(), &mut log) {
-        Ok(never) => match never {},
+        Ok(()) => ExitCode::SUCCESS,
         Err(code) => code,
     }
 }
 
-/// Renders, then renders again after every edit; returns only on a failure.
+/// Opens the script of `rpsl run` as a [`HotScript`] (diagnostics printed: exit 1).
+pub(super) fn open_script(args: &RunArgs) -> Result<HotScript, ExitCode> {
+    let options = frames::session_options(&args.options)?;
+    let policy = frames::include_policy(&args.options.include_dirs);
+    HotScript::open_with(
+        &args.options.file,
+        args.options.entry.as_deref(),
+        options,
+        &args.options.args,
+        policy,
+    )
+    .map_err(|error| {
+        diag!("{error}");
+        ExitCode::from(1)
+    })
+}
+
+/// Renders, then renders again after every edit; returns only on a failure, or when
+/// `--measure-reload` has measured.
 fn watch_loop(
     args: &RunArgs,
     script: &mut HotScript,
     mut vulkan: Option<&mut VulkanRunner>,
     log: &mut Output,
-) -> Result<std::convert::Infallible, ExitCode> {
-    let shader_dir = args.shader_dir();
-    let mut shaders = folder_stamps(&shader_dir);
-    // When the change happened: the newest modification time of the edited files.
-    let mut changed_at = SystemTime::now();
-    let mut why = "start".to_string();
+) -> Result<(), ExitCode> {
+    let mut watcher = EditWatcher::new(args.shader_dir());
+    let mut probe = args
+        .measure_reload
+        .map(|edits| ReloadProbe::new(args, script, &watcher, edits));
+    let mut edit = Edit {
+        why: "start",
+        changed_at: SystemTime::now(),
+    };
     loop {
         render(
             script,
             vulkan.as_deref_mut(),
             log,
-            args.frames,
-            changed_at,
-            &why,
+            args.frames.unwrap_or(1),
+            edit.changed_at,
+            edit.why,
         )?;
-        // Wait for the next edit.
-        loop {
-            std::thread::sleep(POLL);
-            match script.reload_if_changed() {
-                Ok(true) => {
-                    changed_at = newest(script.watched_files().map(Path::to_path_buf));
-                    why = "script edit".to_string();
-                    if let Some(runner) = vulkan.as_deref_mut() {
-                        runner.bind_nodes(script_node_names(script.program()))?;
-                    }
-                    break;
-                }
-                Ok(false) => {}
-                Err(error) => keep_last_frame(&error.to_string()),
-            }
-            let now = folder_stamps(&shader_dir);
-            if now != shaders {
-                changed_at = newest(now.iter().map(|(path, _, _)| path.clone()));
-                shaders = now;
-                why = "shader edit".to_string();
-                if let Some(runner) = vulkan.as_deref_mut() {
-                    // A node whose shader file just appeared.
-                    runner.bind_nodes(script_node_names(script.program()))?;
-                }
-                break;
+        if let Some(probe) = probe.as_mut() {
+            if probe.rendered(log)? {
+                return Ok(());
             }
         }
+        // Wait for the next edit.
+        edit = loop {
+            std::thread::sleep(POLL);
+            if let Some(edit) = watcher.poll(script) {
+                if let Some(runner) = vulkan.as_deref_mut() {
+                    // New nodes, or a node whose shader file just appeared.
+                    runner.bind_nodes(script_node_names(script.program()))?;
+                }
+                break edit;
+            }
+        };
     }
 }
 
 /// Runs `frames` frames of the script (on Vulkan when there is a runner, writing its outputs)
 /// and prints one line: what changed and how long the new pictures took.
-fn render(
+pub(super) fn render(
     script: &mut HotScript,
     mut vulkan: Option<&mut VulkanRunner>,
     log: &mut Output,
@@ -192,23 +262,38 @@ fn render(
     if let Some(runner) = vulkan {
         runner.write_outputs()?;
     }
+    report_render(log, why, nodes, changed_at, "written")
+}
+
+/// Prints `rendered (WHY): N nodes, T ms from the change to the WHAT frame` (and flushes).
+pub(super) fn report_render(
+    log: &mut Output,
+    why: &str,
+    nodes: usize,
+    changed_at: SystemTime,
+    what: &str,
+) -> Result<(), ExitCode> {
     let elapsed = SystemTime::now()
         .duration_since(changed_at)
         .unwrap_or_default()
         .as_secs_f64()
         * 1000.0;
     let line = format!(
-        "rendered ({why}): {nodes} nodes, {elapsed:.1} ms from the change to the written frame\n"
+        "rendered ({why}): {nodes} nodes, {elapsed:.1} ms from the change to the {what} frame\n"
     );
-    log.write_str(&line)
+    write_line(log, &line)
+}
+
+/// Writes a line of the log and flushes it (a failure: exit 3).
+pub(super) fn write_line(log: &mut Output, line: &str) -> Result<(), ExitCode> {
+    log.write_str(line)
         .and_then(|()| log.writer().flush().map_err(|error| log.failed(error)))
-        .map_err(|error| error.report(ExitCode::from(EXIT_RUNTIME)))?;
-    Ok(())
+        .map_err(|error| error.report(ExitCode::from(EXIT_RUNTIME)))
 }
 
 /// Prints why the new program did not render (its diagnostic) and that the last good frame
 /// stays.
-fn keep_last_frame(diagnostic: &str) {
+pub(super) fn keep_last_frame(diagnostic: &str) {
     diagln!(
         "{}\n(the last good frame stays; waiting for the next edit)",
         diagnostic.trim_end()

@@ -47,7 +47,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod history;
 mod view_formats;
+
+pub use history::StorageHistory;
 
 use view_formats::PASSED_FORMAT_CHECKS;
 
@@ -98,6 +101,9 @@ pub struct GraphBuilder {
     /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
     /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
     passed_format_checks: [u64; PASSED_FORMAT_CHECKS],
+    /// Storage of the program this builder's replaces, by reload identity, until claimed
+    /// ([`GraphBuilder::continue_history`]).
+    carried: HashMap<u64, StorageEntry>,
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -305,7 +311,7 @@ impl GraphBuilder {
         }
     }
 
-    fn storage_for(&mut self, key: u64, desc: &ResourceDesc) -> (StorageSlot, u64) {
+    fn storage_for(&mut self, key: u64, desc: &ResourceDesc, external: bool) -> (StorageSlot, u64) {
         let frame = self.graph.frame_index;
         if let Some(entry) = self.storage.get_mut(&key) {
             let continues = entry.desc == *desc && entry.last_frame.checked_add(1) == Some(frame);
@@ -318,18 +324,23 @@ impl GraphBuilder {
                 return (entry.slot, entry.frames_alive);
             }
         }
-        let slot = StorageSlot(self.next_slot);
-        self.next_slot += 1;
+        let (slot, frames_alive) = match self.claim_carried(key, desc, external) {
+            Some(carried) => carried,
+            None => {
+                self.next_slot += 1;
+                (StorageSlot(self.next_slot - 1), 0)
+            }
+        };
         self.storage.insert(
             key,
             StorageEntry {
                 slot,
                 desc: *desc,
                 last_frame: frame,
-                frames_alive: 0,
+                frames_alive,
             },
         );
-        (slot, 0)
+        (slot, frames_alive)
     }
 
     /// Creates a resource. `identity_key` identifies the creation site (call site + loop
@@ -345,7 +356,7 @@ impl GraphBuilder {
         let desc = desc.validate()?;
         let key = self.unique_key(identity_key);
         let (storage, frames_alive) = if desc.is_persistent() {
-            let (slot, alive) = self.storage_for(key, &desc);
+            let (slot, alive) = self.storage_for(key, &desc, false);
             (Some(slot), alive)
         } else {
             (None, 0)
@@ -385,7 +396,7 @@ impl GraphBuilder {
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
         let desc = desc.validate()?;
         let key = self.unique_key(external_key(param_name));
-        let (slot, frames_alive) = self.storage_for(key, &desc);
+        let (slot, frames_alive) = self.storage_for(key, &desc, true);
         self.graph.resources.push(ResourceRecord {
             desc,
             name: Some(param_name.to_string()),
