@@ -52,6 +52,7 @@ pub use view_cache::{ObjectCounter, ObjectCounts, ObjectId};
 use ash::vk;
 use context::{vk_error, Context};
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use outliving::persistent_slot;
 use record::{FrameRecorder, ResourceHandle};
 use resources::{
     create_unbound, place_transients, supported_usage, usage_per_resource, GpuResource,
@@ -107,6 +108,9 @@ pub struct FrameStats {
     pub barriers: u32,
     /// The transients (and their heap) were reused from an earlier frame.
     pub reused_transients: bool,
+    /// Persistent and temporal resources the backend holds after the frame: those of the
+    /// frame's graph (the ones a frame no longer names are destroyed at its start).
+    pub persistent_resources: u32,
 }
 
 /// An external resource the runner created, with the layout it rests in between frames.
@@ -462,6 +466,7 @@ impl VulkanBackend {
         let usage = usage_per_resource(graph);
         let used = |index: usize| frame.lifetimes.get(index).copied().flatten().is_some();
         // Outliving resources.
+        self.release_ended_persistents(graph)?;
         let mut import_states = Vec::new();
         let wait_stages = sync.as_ref().map_or(vk::PipelineStageFlags2::NONE, |sync| {
             sync.waits
@@ -500,36 +505,8 @@ impl VulkanBackend {
                     .get(&name)
                     .map(|e| ResourceHandle::of(&e.resource));
             } else if record.desc.is_persistent() && used(index) {
-                let slot = record
-                    .storage
-                    .unwrap_or(StorageSlot(u32::MAX - index as u32));
-                let fresh = self
-                    .persistent
-                    .get(&slot)
-                    .is_none_or(|r| r.desc != record.desc);
-                if fresh {
-                    if self.persistent.contains_key(&slot) {
-                        self.retire_all()?;
-                    }
-                    if let Some(old) = self.persistent.remove(&slot) {
-                        // SAFETY: every frame slot was retired just above (its fence waited
-                        // for), so no frame in flight uses it or its views; the views go first.
-                        unsafe {
-                            self.view_cache.forget(&self.context, &old);
-                            old.destroy(
-                                &self.context,
-                                self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
-                            )
-                        };
-                    }
-                    let name = graph
-                        .resource_name(rpsl_runtime::ResourceId::from_index(index))
-                        .map_or_else(|| format!("persistent r{index}"), str::to_string);
-                    let resource = self.create_outliving(&record.desc, &name, usage[index])?;
-                    let init = self.initialise_layout(&resource, [vk::ImageLayout::GENERAL; 2]);
-                    self.persistent.insert(slot, resource);
-                    init?;
-                }
+                let slot = persistent_slot(index, record);
+                self.ensure_persistent(graph, index, slot, usage[index])?;
                 handles[index] = self.persistent.get(&slot).map(ResourceHandle::of);
             }
         }
@@ -772,6 +749,7 @@ impl VulkanBackend {
         self.slots[slot_index].resolve_scratch = resolve_scratch;
         let batches = result?;
         self.stats.barriers = frame.barriers.len() as u32;
+        self.stats.persistent_resources = self.persistent.len() as u32;
         if timestamps {
             self.slots[slot_index].timings = Some(PendingTimings {
                 frame_index: self.frames,

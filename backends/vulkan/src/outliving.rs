@@ -158,4 +158,102 @@ impl VulkanBackend {
         wait_fence(&self.context, self.fence, self.options.fence_timeout)?;
         self.check_messages()
     }
+
+    /// Makes the persistent (or temporal) resource `index` of `graph` exist in storage `slot`,
+    /// created (and its layout initialised) the first time and again when its description
+    /// changed; the replaced one is destroyed once no frame in flight uses it.
+    pub(crate) fn ensure_persistent(
+        &mut self,
+        graph: &RecordedGraph,
+        index: usize,
+        slot: StorageSlot,
+        usage: vk::ImageUsageFlags,
+    ) -> Result<(), BackendError> {
+        let record = &graph.resources[index];
+        let fresh = self
+            .persistent
+            .get(&slot)
+            .is_none_or(|r| r.desc != record.desc);
+        if !fresh {
+            return Ok(());
+        }
+        if let Some(old) = self.persistent.remove(&slot) {
+            self.retire_all()?;
+            // SAFETY: every frame slot was retired just above (its fence waited for), so no
+            // frame in flight uses the old resource or its views.
+            unsafe { self.destroy_outliving(old) };
+        }
+        let name = graph
+            .resource_name(rpsl_runtime::ResourceId::from_index(index))
+            .map_or_else(|| format!("persistent r{index}"), str::to_string);
+        let resource = self.create_outliving(&record.desc, &name, usage)?;
+        let init = self.initialise_layout(&resource, [vk::ImageLayout::GENERAL; 2]);
+        self.persistent.insert(slot, resource);
+        init
+    }
+
+    /// Destroys the persistent and temporal resources whose storage slots no record of `graph`
+    /// names. The graph builder never gives a slot back after a frame without it (a skipped
+    /// frame, a changed declaration, a reload that did not carry the resource's history), so
+    /// their data can never be read again; keeping them would grow device memory with every
+    /// such frame. Waits for the frames in flight first, which happens only in frames where
+    /// such a resource ended.
+    pub(crate) fn release_ended_persistents(
+        &mut self,
+        graph: &RecordedGraph,
+    ) -> Result<(), BackendError> {
+        if self.persistent.is_empty() {
+            return Ok(());
+        }
+        let mut live: Vec<StorageSlot> = graph
+            .resources
+            .iter()
+            .enumerate()
+            .filter(|(_, record)| !record.external && record.desc.is_persistent())
+            .map(|(index, record)| persistent_slot(index, record))
+            .collect();
+        live.sort_unstable();
+        let ended: Vec<StorageSlot> = self
+            .persistent
+            .keys()
+            .filter(|slot| live.binary_search(slot).is_err())
+            .copied()
+            .collect();
+        if ended.is_empty() {
+            return Ok(());
+        }
+        self.retire_all()?;
+        for slot in ended {
+            if let Some(old) = self.persistent.remove(&slot) {
+                // SAFETY: every frame slot was retired just above, so no frame in flight uses
+                // the resource or its views.
+                unsafe { self.destroy_outliving(old) };
+            }
+        }
+        Ok(())
+    }
+
+    /// Destroys an outliving resource and the cached views of it.
+    ///
+    /// # Safety
+    /// No frame in flight may use `resource` or its views (retire the frame slots first).
+    unsafe fn destroy_outliving(&mut self, resource: GpuResource) {
+        // SAFETY: the caller guarantees no pending GPU work uses the resource; the views go
+        // first, then the resource and its memory.
+        unsafe {
+            self.view_cache.forget(&self.context, &resource);
+            resource.destroy(
+                &self.context,
+                self.allocator.as_mut().unwrap_or_else(|| unreachable!()),
+            )
+        };
+    }
+}
+
+/// The storage slot of persistent resource `index`: the builder's, or one of its own per index
+/// for a graph recorded without storage slots.
+pub(crate) fn persistent_slot(index: usize, record: &rpsl_runtime::ResourceRecord) -> StorageSlot {
+    record
+        .storage
+        .unwrap_or(StorageSlot(u32::MAX - index as u32))
 }
