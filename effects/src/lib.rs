@@ -24,6 +24,7 @@ mod format;
 mod graph;
 mod hlsl;
 mod model;
+mod node_effect;
 mod parse;
 mod size_expr;
 mod sizes;
@@ -44,6 +45,7 @@ pub use model::{
     AddressMode, Effect, Filter, HlslBlock, ParamType, Parameter, Pass, PassStyle, Sampler,
     Texture, TextureRole, TextureSize, INPUT_TEXTURE, OUTPUT_TEXTURE,
 };
+pub use node_effect::{constants_node_name, pass_node_name, DeclarationMismatch, EffectNode};
 pub use parse::{parse_effect_file, parse_effect_source, FORMAT_VERSION, MAX_FILE_BYTES};
 pub use size_expr::{
     SizeEvalError, SizeExpr, SizeInputs, SizeSyntaxError, SizeVariable, MAX_TEXTURE_DIMENSION,
@@ -51,5 +53,6 @@ pub use size_expr::{
 pub use sizes::{resolve_sizes, EffectSizes, SizeError};
 pub use source_image::{load_source_image, SourceImage, SourceImageError};
 pub use vulkan::{
-    chain_frame, prepare_effect, EffectLink, EffectRunError, EffectRunner, RgbaImage,
+    bind_effect_node, chain_frame, prepare_effect, EffectLink, EffectRunError, EffectRunner,
+    RgbaImage,
 };

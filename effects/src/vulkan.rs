@@ -14,7 +14,7 @@ use rpsl_runtime::{
 };
 use rpsl_shaders::ShaderCompiler;
 use rpsl_vulkan::compute_program::{
-    bind_compute_programs, ComputeBinding, ComputeProgram, SamplerDesc,
+    bind_buffer_updates, bind_compute_programs, ComputeBinding, ComputeProgram, SamplerDesc,
 };
 use rpsl_vulkan::{FrameTimings, VulkanBackend};
 
@@ -23,6 +23,7 @@ use crate::constants::ConstantLayout;
 use crate::graph::{pass_declarations, record_effect, EffectBindings};
 use crate::hlsl::PassVariant;
 use crate::model::{AddressMode, Effect, Filter, ParamType};
+use crate::node_effect::{constants_node_name, pass_node_name, EffectNode};
 use crate::parse::parse_effect_file;
 use crate::sizes::{resolve_sizes, EffectSizes};
 use crate::source_image::{load_source_image, SourceImage};
@@ -145,8 +146,12 @@ fn parameter_values(effect: &Effect, params: &[(String, f64)]) -> Result<Vec<f64
 }
 
 /// The compute program of each pass of a link, bound to the pass's node name.
-fn pass_programs(link: &EffectLink, decl_names: &[String]) -> Vec<ComputeProgram> {
-    link.passes
+fn pass_programs(
+    effect: &Effect,
+    passes: &[CompiledPass],
+    decl_names: &[String],
+) -> Vec<ComputeProgram> {
+    passes
         .iter()
         .zip(decl_names)
         .map(|(pass, name)| {
@@ -172,7 +177,7 @@ fn pass_programs(link: &EffectLink, decl_names: &[String]) -> Vec<ComputeProgram
                     },
                 )
             }));
-            table.extend(bindings.samplers.iter().zip(&link.effect.samplers).map(
+            table.extend(bindings.samplers.iter().zip(&effect.samplers).map(
                 |(&binding, sampler)| {
                     let desc = SamplerDesc {
                         linear: sampler.filter == Filter::Linear,
@@ -191,6 +196,21 @@ fn pass_programs(link: &EffectLink, decl_names: &[String]) -> Vec<ComputeProgram
             }
         })
         .collect()
+}
+
+/// Binds the nodes an [`EffectNode`] records on `backend`: each pass's node
+/// (`<node>.Pass<N>`) to its compiled shader in `passes` ([`compile_effect`] of the node's
+/// effect), and `<node>.constants` to the constant-buffer update
+/// ([`rpsl_vulkan::compute_program::bind_buffer_updates`]).
+pub fn bind_effect_node(backend: &mut VulkanBackend, node: &EffectNode, passes: &[CompiledPass]) {
+    let names: Vec<String> = node
+        .effect()
+        .passes
+        .iter()
+        .map(|pass| pass_node_name(node.node(), pass.number))
+        .collect();
+    bind_compute_programs(backend, pass_programs(node.effect(), passes, &names));
+    bind_buffer_updates(backend, [constants_node_name(node.node())]);
 }
 
 /// A link's node declarations, named `<stem>.Pass<N>` (`<stem>#<k>.Pass<N>` for the k-th use of
@@ -232,7 +252,7 @@ impl ChainGraph {
             let uses = stems.iter().filter(|s| **s == stem).count();
             let link_decls = link_declarations(link, uses);
             let names: Vec<String> = link_decls.iter().map(|d| d.name.clone()).collect();
-            programs.extend(pass_programs(link, &names));
+            programs.extend(pass_programs(&link.effect, &link.passes, &names));
             decls.push(
                 link_decls
                     .into_iter()

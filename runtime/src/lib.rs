@@ -35,7 +35,7 @@ pub mod vk;
 
 pub use args_writer::ArgsWriter;
 pub use backend::{Backend, BackendError, NullBackend, NullCommand};
-pub use builder::{external_key, mix_key, BuildError, GraphBuilder};
+pub use builder::{external_key, mix_key, BuildError, ExpansionCall, GraphBuilder, NodeExpansion};
 pub use builtin_call::{
     BufferRegion, BufferTextureCopy, BuiltinArgsError, BuiltinCall, ClearBuffer, ClearColor,
     ClearColorRegions, ClearDepthStencil, ClearDepthStencilRegions, ClearRects, ClearTexture,

@@ -131,21 +131,27 @@ fn parse_params(texts: &[String]) -> Result<Vec<(String, f64)>, ExitCode> {
         .collect()
 }
 
+/// The compiler of effect passes: HLSL in a child `rpsl` process (a crash or hang of the
+/// compiler fails that effect, not this process), with the on-disk cache.
+pub fn effect_compiler() -> Result<ShaderCompiler, ExitCode> {
+    let config = ChildConfig::current_exe(COMPILE_TIMEOUT).map_err(|error| {
+        diagln!("error: shaders: {error}");
+        ExitCode::from(EXIT_RUNTIME)
+    })?;
+    Ok(ShaderCompiler::new(CompilerOptions {
+        cache_dir: default_cache_dir(),
+        isolation: Isolation::Child(config),
+        ..CompilerOptions::default()
+    }))
+}
+
 /// Parses, checks and compiles every effect; parameters go to the effects that have them.
 fn prepare_chain(
     files: &[PathBuf],
     params: &[(String, f64)],
     fp16: bool,
 ) -> Result<Vec<EffectLink>, ExitCode> {
-    let config = ChildConfig::current_exe(COMPILE_TIMEOUT).map_err(|error| {
-        diagln!("error: shaders: {error}");
-        ExitCode::from(EXIT_RUNTIME)
-    })?;
-    let compiler = ShaderCompiler::new(CompilerOptions {
-        cache_dir: default_cache_dir(),
-        isolation: Isolation::Child(config),
-        ..CompilerOptions::default()
-    });
+    let compiler = effect_compiler()?;
     let mut used = vec![false; params.len()];
     let mut links = Vec::with_capacity(files.len());
     for file in files {

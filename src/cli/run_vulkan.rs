@@ -119,6 +119,11 @@ impl VulkanRunner {
         })
     }
 
+    /// The backend (to bind more nodes on it: effect-bound ones).
+    pub fn backend_mut(&mut self) -> &mut VulkanBackend {
+        &mut self.backend
+    }
+
     /// Binds the shaders of those of `names` not bound yet (the nodes a reloaded script added,
     /// or whose shader files appeared since).
     pub fn bind_nodes(&mut self, names: Vec<String>) -> Result<(), ExitCode> {

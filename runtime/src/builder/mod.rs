@@ -47,7 +47,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod expansion;
 mod view_formats;
+
+pub use expansion::{ExpansionCall, NodeExpansion};
 
 use view_formats::PASSED_FORMAT_CHECKS;
 
@@ -86,6 +89,11 @@ pub struct GraphBuilder {
     /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
     /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
     passed_format_checks: [u64; PASSED_FORMAT_CHECKS],
+    /// Per declaration index, the expansion its calls go to (`expansion.rs`); empty when no
+    /// declaration has one.
+    expansions: Vec<Option<expansion::ExpansionEntry>>,
+    /// Expansions running now (nested ones included).
+    expansion_depth: u32,
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -426,6 +434,10 @@ impl GraphBuilder {
                 expected: decl.args_end,
                 actual: args.len(),
             });
+        }
+        if let Some(entry) = self.expansion_of(decl_id) {
+            let entry = entry.clone();
+            return self.expand_call(entry, decl, args, flags, identity_key);
         }
         self.within(GraphLimit::Nodes, self.graph.nodes.len() + 1)?;
         let node = NodeId::from_index(self.graph.nodes.len());
