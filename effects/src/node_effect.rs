@@ -292,8 +292,9 @@ impl EffectNode {
 }
 
 impl NodeExpansion for EffectNode {
-    /// `<node>.constants` (`[writeonly(clear)] buffer dst, uint words[N]`: `vkCmdUpdateBuffer` is a clear command), then the passes'
-    /// nodes `<node>.Pass<N>` ([`crate::pass_declarations`]' parameters).
+    /// `<node>.constants` (`[writeonly(clear)] buffer dst, uint words[N]`: `vkCmdUpdateBuffer`
+    /// is a clear command), then the passes' nodes `<node>.Pass<N>` (with
+    /// [`crate::pass_declarations`]' parameters).
     fn declarations(&self) -> Vec<NodeDeclDesc> {
         let words = self.layout.size / 4;
         let upload = NodeDeclDesc::new(
