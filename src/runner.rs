@@ -303,6 +303,11 @@ impl Runner {
         self.builder.continue_history(history);
     }
 
+    /// The graph builder, to set node expansions on ([`crate::Session::expand_node`]).
+    pub(crate) fn builder_mut(&mut self) -> &mut GraphBuilder {
+        &mut self.builder
+    }
+
     /// Runs the script for the next frame and returns the recorded graph (not compiled).
     pub(crate) fn record_frame(
         &mut self,

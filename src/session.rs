@@ -323,6 +323,52 @@ impl<'p> Session<'p> {
         self.runner.recordings()
     }
 
+    /// Records every call of the script's node `name` through `expansion` from the next frame
+    /// on ([`rpsl::runtime::NodeExpansion`]: the nodes and resources it records stand in for
+    /// the call, e.g. the passes of a MagpieFX effect bound to the node). Returns whether the
+    /// program declares a node of that name (built-ins excluded).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rpsl::runtime::*;
+    /// #[derive(Debug)]
+    /// struct Nothing;
+    /// impl NodeExpansion for Nothing {
+    ///     fn declarations(&self) -> Vec<NodeDeclDesc> {
+    ///         vec![NodeDeclDesc::new("Inner", QueueClass::Graphics, Vec::new())]
+    ///     }
+    ///     fn expand(&self, b: &mut GraphBuilder, c: &ExpansionCall<'_>) -> Result<NodeId, BuildError> {
+    ///         b.call_node(c.decls[0], &[], c.flags, c.identity_key)
+    ///     }
+    /// }
+    /// let program = rpsl::Program::from_source(
+    ///     "e.rpsl",
+    ///     "node Outer(uint x);\nexport void main() { Outer(1); }\n",
+    /// ).unwrap();
+    /// let mut session = rpsl::Session::new(&program, None, Default::default()).unwrap();
+    /// assert!(session.expand_node("Outer", Arc::new(Nothing)));
+    /// let graph = session.record_frame(&rpsl::EntryArgs::defaults(session.entry())).unwrap();
+    /// assert_eq!(graph.decls[graph.nodes[0].decl.index()].name, "Inner");
+    /// ```
+    pub fn expand_node(
+        &mut self,
+        name: &str,
+        expansion: std::sync::Arc<dyn rpsl_runtime::NodeExpansion>,
+    ) -> bool {
+        let Some(index) = self
+            .program
+            .node_declarations()
+            .iter()
+            .position(|decl| decl.name == name && !decl.is_builtin())
+        else {
+            return false;
+        };
+        self.runner
+            .builder_mut()
+            .set_node_expansion(rpsl_runtime::DeclId::from_index(index), expansion);
+        true
+    }
+
     /// Runs the script for the next frame and returns the recorded graph (not compiled; never
     /// a repeated frame).
     pub fn record_frame(&mut self, args: &EntryArgs) -> Result<&RecordedGraph, FrameError> {

@@ -105,6 +105,26 @@ fn bad_command_lines_fail_with_exact_messages() {
             "error: no effect file given (rpsl effect FILE... --in IMAGE --out IMAGE)\n"
                 .to_string(),
         ),
+        (
+            vec![&tint, "--in", input],
+            2,
+            "error: no --out given (rpsl effect FILE... --in IMAGE --out IMAGE)\n".to_string(),
+        ),
+        (
+            vec![&tint, "--in", input, "--out", out, "--backend", "null"],
+            2,
+            "error: `--out` needs `--backend vulkan`\n".to_string(),
+        ),
+        (
+            vec![&tint, "--in", input, "--backend", "null", "--validate"],
+            2,
+            "error: `--validate` needs `--backend vulkan`\n".to_string(),
+        ),
+        (
+            vec![&tint, "--in", input, "--out", "x.exr", "--bit-depth", "16"],
+            2,
+            "error: --bit-depth applies to PNG output, not x.exr\n".to_string(),
+        ),
     ];
     for (args, code, message) in cases {
         let mut full = vec!["effect"];
@@ -248,4 +268,143 @@ fn graph_shows_an_effect_as_its_passes() {
         ),
         (Some(3840), Some(2160))
     );
+}
+
+/// What the test effect Hdr (an R16G16B16A16_FLOAT OUTPUT) writes for pixel (x, y) of
+/// `input`: red / 64, -green / 128, x + y / 2, 1.5 (each exact in half precision).
+fn hdr_values(input: &[u8], width: u32) -> Vec<f32> {
+    input
+        .chunks(4)
+        .enumerate()
+        .flat_map(|(index, pixel)| {
+            let (x, y) = (index as u32 % width, index as u32 / width);
+            [
+                pixel[0] as f32 / 64.0,
+                -(pixel[1] as f32) / 128.0,
+                x as f32 + y as f32 * 0.5,
+                1.5,
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn float_outputs_are_written_as_exr_and_16_bit_png_with_exact_values() {
+    let dir = scratch("float");
+    let input = dir.join("in.png");
+    let pixels = write_input(&input, 5, 3);
+    let hdr = effect("Hdr.hlsl");
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "effect",
+            &hdr,
+            "--in",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--validate",
+        ];
+        args.extend_from_slice(extra);
+        rpsl(&args)
+    };
+    let exr = dir.join("out.exr");
+    let output = run(&exr, &[]);
+    if !vulkan_ran(&output) {
+        return;
+    }
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(0));
+    let expected = hdr_values(&pixels, 5);
+    let decoded = rpsl_effects::load_source_image(&exr).unwrap();
+    assert_eq!((decoded.width, decoded.height), (5, 3));
+    assert_eq!(decoded.format.name(), Some("R32G32B32A32_FLOAT"));
+    let floats: Vec<f32> = decoded
+        .data
+        .chunks(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(floats, expected);
+
+    // A PNG of a float output has 16 bits per channel unless asked otherwise: 0..1, rounded.
+    let png16 = dir.join("out.png");
+    let output = run(&png16, &[]);
+    assert_eq!(
+        (stderr(&output), output.status.code()),
+        (String::new(), Some(0))
+    );
+    let decoded = rpsl_effects::load_source_image(&png16).unwrap();
+    assert_eq!(decoded.format.name(), Some("R16G16B16A16_UNORM"));
+    let words: Vec<u16> = decoded
+        .data
+        .chunks(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    let to16 = |v: &f32| (v.clamp(0.0, 1.0) * 65535.0).round() as u16;
+    assert_eq!(words, expected.iter().map(to16).collect::<Vec<_>>());
+    assert!(words.contains(&0) && words.contains(&65535) && words.iter().any(|w| *w % 257 != 0));
+
+    let png8 = dir.join("out8.png");
+    let output = run(&png8, &["--bit-depth", "8"]);
+    assert_eq!(
+        (stderr(&output), output.status.code()),
+        (String::new(), Some(0))
+    );
+    let to8 = |v: &f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    assert_eq!(
+        read_png(&png8).unwrap(),
+        (5, 3, expected.iter().map(to8).collect::<Vec<_>>())
+    );
+}
+
+#[test]
+fn the_null_backend_prints_each_images_frame_and_writes_nothing() {
+    let dir = scratch("null");
+    let images = dir.join("images");
+    std::fs::create_dir_all(&images).unwrap();
+    write_input(&images.join("a.png"), 4, 4);
+    write_input(&images.join("b.png"), 6, 2);
+    let output = rpsl(&[
+        "effect",
+        &effect("Mrt.hlsl"),
+        "--effect",
+        &effect("Tint.hlsl"),
+        "--in",
+        images.to_str().unwrap(),
+        "--backend",
+        "null",
+    ]);
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(0));
+    let dump: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(dump["entry"], "Mrt+Tint");
+    let frames = dump["frames"].as_array().unwrap();
+    let summary: Vec<(u64, Vec<String>, u64, u64)> = frames
+        .iter()
+        .map(|frame| {
+            let nodes = frame["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|node| node["name"].as_str().unwrap().to_string())
+                .collect();
+            let output = frame["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|resource| resource["name"] == "OUTPUT")
+                .unwrap();
+            (
+                frame["index"].as_u64().unwrap(),
+                nodes,
+                output["width"].as_u64().unwrap(),
+                output["height"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let nodes: Vec<String> = ["Mrt.Pass1", "Mrt.Pass2", "Mrt.Pass3", "Tint.Pass1"]
+        .map(String::from)
+        .to_vec();
+    // Mrt doubles the size; Tint keeps it.
+    assert_eq!(summary, [(0, nodes.clone(), 8, 8), (1, nodes, 12, 4)]);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
 }

@@ -19,6 +19,7 @@ const EXAMPLES: &[(&str, &[&str])] = &[
     ("msaa_resolve", &["kind=0"]),
     ("msaa_resolve", &["kind=1"]),
     ("msaa_resolve", &["kind=2"]),
+    ("upscale", &["time=1.0", "sharpness=0.8"]),
 ];
 
 /// A channel may differ by this much...

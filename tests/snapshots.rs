@@ -48,7 +48,7 @@ fn example_scripts() -> Vec<PathBuf> {
         }
     }
     scripts.sort();
-    assert_eq!(scripts.len(), 4, "{scripts:?}");
+    assert_eq!(scripts.len(), 5, "{scripts:?}");
     scripts
 }
 

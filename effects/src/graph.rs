@@ -12,8 +12,9 @@
 use std::fmt;
 
 use rpsl_runtime::{
-    mix_key, AccessDesc, AccessFlags, ArgsWriter, BuildError, CallFlags, DeclId, Format,
-    GraphBuilder, NodeDeclDesc, NodeId, ParamDesc, QueueClass, ResourceDesc, ResourceId, ValueType,
+    mix_key, AccessDesc, AccessFlags, ArgsWriter, BufferView, BuildError, CallFlags, DeclId,
+    Format, GraphBuilder, NodeDeclDesc, NodeId, ParamDesc, QueueClass, ResourceDesc, ResourceId,
+    TextureView, ValueType,
 };
 
 use crate::model::{Effect, TextureRole};
@@ -38,6 +39,11 @@ pub fn pass_declarations(effect: &Effect) -> Vec<NodeDeclDesc> {
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_else(|| "effect".to_string());
+    named_pass_declarations(effect, &stem)
+}
+
+/// [`pass_declarations`] named `<prefix>.Pass<N>`.
+pub(crate) fn named_pass_declarations(effect: &Effect, prefix: &str) -> Vec<NodeDeclDesc> {
     effect
         .passes
         .iter()
@@ -59,7 +65,7 @@ pub fn pass_declarations(effect: &Effect) -> Vec<NodeDeclDesc> {
                 )
                 .collect();
             NodeDeclDesc::new(
-                format!("{stem}.Pass{}", pass.number),
+                format!("{prefix}.Pass{}", pass.number),
                 QueueClass::Compute,
                 params,
             )
@@ -142,7 +148,7 @@ impl From<BuildError> for EffectGraphError {
 }
 
 /// The runtime format of an intermediate texture (every effect format is an RPS format).
-fn runtime_format(effect: &Effect, index: usize) -> Format {
+pub(crate) fn runtime_format(effect: &Effect, index: usize) -> Format {
     effect.textures[index]
         .effective_format()
         .and_then(|format| Format::from_name(format.name()))
@@ -162,6 +168,44 @@ pub fn record_effect(
     bindings: &EffectBindings,
     identity_key: u64,
 ) -> Result<RecordedEffect, EffectGraphError> {
+    let mut sources = Vec::with_capacity(bindings.sources.len());
+    for &(index, resource) in &bindings.sources {
+        sources.push((index, builder.default_texture_view(resource)?));
+    }
+    let views = EffectViews {
+        input: builder.default_texture_view(bindings.input)?,
+        output: builder.default_texture_view(bindings.output)?,
+        sources,
+        constants: builder.default_buffer_view(bindings.constants)?,
+    };
+    record_effect_views(builder, effect, decls, sizes, &views, identity_key)
+}
+
+/// The views an effect's graph reads and writes: what [`EffectBindings`] gives as whole
+/// resources, as views (an RPSL frame passes the views its script holds: a mip level, an
+/// array layer).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct EffectViews {
+    /// `INPUT`.
+    pub input: TextureView,
+    /// `OUTPUT`.
+    pub output: TextureView,
+    /// `(texture index, view)` of each `//!SOURCE` texture.
+    pub sources: Vec<(usize, TextureView)>,
+    /// The constant buffer.
+    pub constants: BufferView,
+}
+
+/// [`record_effect`] over views: creates the intermediate textures as transients named after
+/// them, then calls one node per pass.
+pub(crate) fn record_effect_views(
+    builder: &mut GraphBuilder,
+    effect: &Effect,
+    decls: &[DeclId],
+    sizes: &EffectSizes,
+    views: &EffectViews,
+    identity_key: u64,
+) -> Result<RecordedEffect, EffectGraphError> {
     if decls.len() != effect.passes.len() {
         return Err(EffectGraphError::WrongDeclarations {
             passes: effect.passes.len(),
@@ -169,15 +213,16 @@ pub fn record_effect(
         });
     }
     let mut textures = Vec::with_capacity(effect.textures.len());
+    let mut texture_views = Vec::with_capacity(effect.textures.len());
     for (index, texture) in effect.textures.iter().enumerate() {
-        let resource = match texture.role {
-            TextureRole::Input => bindings.input,
-            TextureRole::Output => bindings.output,
-            TextureRole::Source => bindings
+        let view = match texture.role {
+            TextureRole::Input => views.input,
+            TextureRole::Output => views.output,
+            TextureRole::Source => views
                 .sources
                 .iter()
                 .find(|(source, _)| *source == index)
-                .map(|(_, resource)| *resource)
+                .map(|(_, view)| *view)
                 .ok_or_else(|| EffectGraphError::MissingSource {
                     name: texture.name.clone(),
                 })?,
@@ -191,10 +236,11 @@ pub fn record_effect(
                 let resource =
                     builder.create_resource(desc, mix_key(identity_key, index as u64))?;
                 builder.set_resource_name(resource, &texture.name)?;
-                resource
+                builder.default_texture_view(resource)?
             }
         };
-        textures.push(resource);
+        textures.push(ResourceId(view.resource));
+        texture_views.push(view);
     }
     let mut nodes = Vec::with_capacity(effect.passes.len());
     for (pass, &decl_id) in effect.passes.iter().zip(decls) {
@@ -202,10 +248,9 @@ pub fn record_effect(
             return Err(BuildError::UnknownDecl(decl_id).into());
         };
         let mut args = ArgsWriter::new(decl);
-        args.write_buffer(0, &builder.default_buffer_view(bindings.constants)?);
+        args.write_buffer(0, &views.constants);
         for (param, &index) in pass.inputs.iter().chain(&pass.outputs).enumerate() {
-            let view = builder.default_texture_view(textures[index])?;
-            args.write_texture(param + 1, &view);
+            args.write_texture(param + 1, &texture_views[index]);
         }
         let key = mix_key(identity_key, 0x7000_0000 + pass.number as u64);
         nodes.push(builder.call_node(decl_id, args.bytes(), CallFlags::default(), key)?);

@@ -11,7 +11,8 @@
 //! - [`record_effect`] records an effect into an rpsl-runtime [`rpsl_runtime::GraphBuilder`]:
 //!   one compute node per pass ([`pass_declarations`]), one transient per intermediate texture.
 //! - [`EffectRunner`] runs a chain of effects ([`prepare_effect`]) on the Vulkan backend.
-//! - [`load_source_image`] reads a `//!SOURCE` texture (PNG, BMP, JPEG, DDS with BC formats).
+//! - [`load_source_image`] reads a `//!SOURCE` texture (PNG, BMP, JPEG, OpenEXR, DDS with BC
+//!   formats); [`EffectImage`] writes a result as an 8- or 16-bit PNG or an OpenEXR file.
 //!
 //! Magpie itself is GPL-3.0; this crate is written from the format description only.
 
@@ -24,6 +25,8 @@ mod format;
 mod graph;
 mod hlsl;
 mod model;
+mod node_effect;
+mod output_image;
 mod parse;
 mod size_expr;
 mod sizes;
@@ -44,6 +47,8 @@ pub use model::{
     AddressMode, Effect, Filter, HlslBlock, ParamType, Parameter, Pass, PassStyle, Sampler,
     Texture, TextureRole, TextureSize, INPUT_TEXTURE, OUTPUT_TEXTURE,
 };
+pub use node_effect::{constants_node_name, pass_node_name, DeclarationMismatch, EffectNode};
+pub use output_image::EffectImage;
 pub use parse::{parse_effect_file, parse_effect_source, FORMAT_VERSION, MAX_FILE_BYTES};
 pub use size_expr::{
     SizeEvalError, SizeExpr, SizeInputs, SizeSyntaxError, SizeVariable, MAX_TEXTURE_DIMENSION,
@@ -51,5 +56,6 @@ pub use size_expr::{
 pub use sizes::{resolve_sizes, EffectSizes, SizeError};
 pub use source_image::{load_source_image, SourceImage, SourceImageError};
 pub use vulkan::{
-    chain_frame, prepare_effect, EffectLink, EffectRunError, EffectRunner, RgbaImage,
+    bind_effect_node, chain_frame, chain_frame_at, prepare_effect, EffectLink, EffectRunError,
+    EffectRunner, RgbaImage,
 };

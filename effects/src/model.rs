@@ -106,7 +106,7 @@ pub struct Parameter {
 pub enum TextureRole {
     /// `INPUT`: the image the effect is applied to (`R8G8B8A8_UNORM`).
     Input,
-    /// `OUTPUT`: the effect's result (`R8G8B8A8_UNORM`).
+    /// `OUTPUT`: the effect's result (`R8G8B8A8_UNORM`, or its `//!FORMAT`).
     Output,
     /// A texture passes write and read, sized by its expressions.
     Intermediate,
@@ -130,8 +130,8 @@ pub struct Texture {
     pub name: String,
     /// Input, output, intermediate or loaded from a file.
     pub role: TextureRole,
-    /// `//!FORMAT` (`INPUT` and `OUTPUT` are `R8G8B8A8_UNORM`; a source texture without one is
-    /// read as `float4`).
+    /// `//!FORMAT` (`INPUT` is `R8G8B8A8_UNORM`, and so is `OUTPUT` without one: a format on
+    /// `OUTPUT` is an rpsl extension; a source texture without one is read as `float4`).
     pub format: Option<TextureFormat>,
     /// `//!WIDTH`/`//!HEIGHT` (intermediates always; `OUTPUT` when its size is fixed).
     pub size: Option<TextureSize>,
@@ -142,11 +142,12 @@ pub struct Texture {
 }
 
 impl Texture {
-    /// The format passes see: `INPUT`/`OUTPUT` are `R8G8B8A8_UNORM`; `None` for a source texture
-    /// without `//!FORMAT` (read as `float4`).
+    /// The format passes see: `INPUT` is `R8G8B8A8_UNORM`, `OUTPUT` its `//!FORMAT` or
+    /// `R8G8B8A8_UNORM`; `None` for a source texture without `//!FORMAT` (read as `float4`).
     pub fn effective_format(&self) -> Option<TextureFormat> {
         match self.role {
-            TextureRole::Input | TextureRole::Output => Some(TextureFormat::R8G8B8A8Unorm),
+            TextureRole::Input => Some(TextureFormat::R8G8B8A8Unorm),
+            TextureRole::Output => Some(self.format.unwrap_or(TextureFormat::R8G8B8A8Unorm)),
             TextureRole::Intermediate | TextureRole::Source => self.format,
         }
     }

@@ -1,5 +1,5 @@
-//! Loading `//!SOURCE` textures: PNG, BMP and JPEG files through the `image` crate (as 8-bit
-//! RGBA, or 16-bit RGBA for 16-bit PNGs), DDS files through `ddsfile` (mip 0 of layer 0, in the
+//! Loading `//!SOURCE` textures: PNG, BMP, JPEG and OpenEXR files through the `image` crate (as
+//! 8-bit RGBA, 16-bit RGBA for 16-bit PNGs, 32-bit float RGBA for OpenEXR), DDS files through `ddsfile` (mip 0 of layer 0, in the
 //! file's own format: RGBA8, RGBA16F, RGBA32F, a few one- and two-channel formats and every BC
 //! format). Anything else is refused with an error naming the file and what it holds.
 
@@ -176,8 +176,9 @@ fn load_dds(bytes: &[u8]) -> Result<SourceImage, String> {
 }
 
 fn load_picture(bytes: &[u8]) -> Result<SourceImage, String> {
-    let format = image::guess_format(bytes)
-        .map_err(|_| "not an image file this program reads (PNG, BMP, JPEG or DDS)".to_string())?;
+    let format = image::guess_format(bytes).map_err(|_| {
+        "not an image file this program reads (PNG, BMP, JPEG, OpenEXR or DDS)".to_string()
+    })?;
     let picture = image::load_from_memory_with_format(bytes, format)
         .map_err(|error| format!("cannot decode the {format:?} image: {error}"))?;
     let (width, height) = (picture.width(), picture.height());
@@ -188,6 +189,24 @@ fn load_picture(bytes: &[u8]) -> Result<SourceImage, String> {
             | image::ColorType::Rgb16
             | image::ColorType::Rgba16
     );
+    let float = matches!(
+        picture.color(),
+        image::ColorType::Rgb32F | image::ColorType::Rgba32F
+    );
+    if float {
+        let data = picture
+            .into_rgba32f()
+            .into_raw()
+            .into_iter()
+            .flat_map(f32::to_le_bytes)
+            .collect();
+        return Ok(SourceImage {
+            width,
+            height,
+            format: Format::from_name("R32G32B32A32_FLOAT").unwrap_or(Format::R8G8B8A8_UNORM),
+            data,
+        });
+    }
     if sixteen_bits {
         let data = picture
             .into_rgba16()

@@ -14,15 +14,17 @@ use rpsl_runtime::{
 };
 use rpsl_shaders::ShaderCompiler;
 use rpsl_vulkan::compute_program::{
-    bind_compute_programs, ComputeBinding, ComputeProgram, SamplerDesc,
+    bind_buffer_updates, bind_compute_programs, ComputeBinding, ComputeProgram, SamplerDesc,
 };
 use rpsl_vulkan::{FrameTimings, VulkanBackend};
 
 use crate::compile::{compile_effect, CompiledPass};
 use crate::constants::ConstantLayout;
-use crate::graph::{pass_declarations, record_effect, EffectBindings};
+use crate::graph::{pass_declarations, record_effect, runtime_format, EffectBindings};
 use crate::hlsl::PassVariant;
-use crate::model::{AddressMode, Effect, Filter, ParamType};
+use crate::model::{AddressMode, Effect, Filter, ParamType, OUTPUT_TEXTURE};
+use crate::node_effect::{constants_node_name, pass_node_name, EffectNode};
+use crate::output_image::EffectImage;
 use crate::parse::parse_effect_file;
 use crate::sizes::{resolve_sizes, EffectSizes};
 use crate::source_image::{load_source_image, SourceImage};
@@ -180,8 +182,12 @@ fn parameter_values(effect: &Effect, params: &[(String, f64)]) -> Result<Vec<f64
 }
 
 /// The compute program of each pass of a link, bound to the pass's node name.
-fn pass_programs(link: &EffectLink, decl_names: &[String]) -> Vec<ComputeProgram> {
-    link.passes
+fn pass_programs(
+    effect: &Effect,
+    passes: &[CompiledPass],
+    decl_names: &[String],
+) -> Vec<ComputeProgram> {
+    passes
         .iter()
         .zip(decl_names)
         .map(|(pass, name)| {
@@ -207,7 +213,7 @@ fn pass_programs(link: &EffectLink, decl_names: &[String]) -> Vec<ComputeProgram
                     },
                 )
             }));
-            table.extend(bindings.samplers.iter().zip(&link.effect.samplers).map(
+            table.extend(bindings.samplers.iter().zip(&effect.samplers).map(
                 |(&binding, sampler)| {
                     let desc = SamplerDesc {
                         linear: sampler.filter == Filter::Linear,
@@ -226,6 +232,21 @@ fn pass_programs(link: &EffectLink, decl_names: &[String]) -> Vec<ComputeProgram
             }
         })
         .collect()
+}
+
+/// Binds the nodes an [`EffectNode`] records on `backend`: each pass's node
+/// (`<node>.Pass<N>`) to its compiled shader in `passes` ([`compile_effect`] of the node's
+/// effect), and `<node>.constants` to the constant-buffer update
+/// ([`rpsl_vulkan::compute_program::bind_buffer_updates`]).
+pub fn bind_effect_node(backend: &mut VulkanBackend, node: &EffectNode, passes: &[CompiledPass]) {
+    let names: Vec<String> = node
+        .effect()
+        .passes
+        .iter()
+        .map(|pass| pass_node_name(node.node(), pass.number))
+        .collect();
+    bind_compute_programs(backend, pass_programs(node.effect(), passes, &names));
+    bind_buffer_updates(backend, [constants_node_name(node.node())]);
 }
 
 /// A link's node declarations, named `<stem>.Pass<N>` (`<stem>#<k>.Pass<N>` for the k-th use of
@@ -267,7 +288,7 @@ impl ChainGraph {
             let uses = stems.iter().filter(|s| **s == stem).count();
             let link_decls = link_declarations(link, uses);
             let names: Vec<String> = link_decls.iter().map(|d| d.name.clone()).collect();
-            programs.extend(pass_programs(link, &names));
+            programs.extend(pass_programs(&link.effect, &link.passes, &names));
             decls.push(
                 link_decls
                     .into_iter()
@@ -333,11 +354,14 @@ impl ChainGraph {
             let last = index + 1 == links.len();
             let output = if last {
                 builder
-                    .import_external("OUTPUT", rgba8(link_sizes.output))
+                    .import_external("OUTPUT", output_desc(link, link_sizes.output))
                     .map_err(fail)?
             } else {
                 let resource = builder
-                    .create_resource(rgba8(link_sizes.output), mix_key(0xe17ec7, index as u64))
+                    .create_resource(
+                        output_desc(link, link_sizes.output),
+                        mix_key(0xe17ec7, index as u64),
+                    )
                     .map_err(fail)?;
                 builder
                     .set_resource_name(resource, &format!("effect{index}.OUTPUT"))
@@ -391,12 +415,22 @@ pub fn chain_frame(
     input: [u32; 2],
     output: Option<[u32; 2]>,
 ) -> Result<(RecordedGraph, CompiledFrame), EffectRunError> {
+    chain_frame_at(links, input, output, 0)
+}
+
+/// [`chain_frame`] as the frame of index `frame_index` (the `k`-th image of a batch).
+pub fn chain_frame_at(
+    links: &[EffectLink],
+    input: [u32; 2],
+    output: Option<[u32; 2]>,
+    frame_index: u64,
+) -> Result<(RecordedGraph, CompiledFrame), EffectRunError> {
     if links.is_empty() {
         return Err(fail("no effect to run"));
     }
     let (mut graph, _) = ChainGraph::new(links);
     let sizes = ChainGraph::link_sizes(links, input, output)?;
-    graph.build_frame(links, &sizes, 0)
+    graph.build_frame(links, &sizes, frame_index)
 }
 
 /// The frame kept for one input and output size.
@@ -419,6 +453,15 @@ pub struct EffectRunner {
 
 fn rgba8(size: [u32; 2]) -> ResourceDesc {
     ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, size[0], size[1])
+}
+
+/// The output image of a link: its `OUTPUT`'s format at `size`.
+fn output_desc(link: &EffectLink, size: [u32; 2]) -> ResourceDesc {
+    ResourceDesc::tex2d(
+        runtime_format(&link.effect, OUTPUT_TEXTURE),
+        size[0],
+        size[1],
+    )
 }
 
 /// The external name of a link's resource (`effect0.constants`, `effect1.lut`, ...).
@@ -466,12 +509,28 @@ impl EffectRunner {
     }
 
     /// Applies the chain to `image`; `output` is the final size for a last effect whose output
-    /// size is not fixed (else the size of its input).
+    /// size is not fixed (else the size of its input). The result is 8-bit RGBA: a last effect
+    /// whose `OUTPUT` has another format is clamped and rounded ([`EffectImage::to_rgba8`];
+    /// [`EffectRunner::run_image`] keeps the format).
     pub fn run(
         &mut self,
         image: &RgbaImage,
         output: Option<[u32; 2]>,
     ) -> Result<RgbaImage, EffectRunError> {
+        let result = self.run_image(image, output)?;
+        Ok(RgbaImage {
+            width: result.width,
+            height: result.height,
+            pixels: result.to_rgba8().map_err(fail)?,
+        })
+    }
+
+    /// [`EffectRunner::run`], with the result in the format of the last effect's `OUTPUT`.
+    pub fn run_image(
+        &mut self,
+        image: &RgbaImage,
+        output: Option<[u32; 2]>,
+    ) -> Result<EffectImage, EffectRunError> {
         if image.pixels.len() != image.width as usize * image.height as usize * 4 {
             return Err(fail(format!(
                 "a {}x{} RGBA8 image needs {} bytes, not {}",
@@ -500,11 +559,14 @@ impl EffectRunner {
                 .graph
                 .build_frame(&self.links, &sizes, self.frame_index)?;
             let last = sizes.last().map(|s| s.output).unwrap_or([0, 0]);
+            let Some(last_link) = self.links.last() else {
+                return Err(fail("no effect to run"));
+            };
             self.backend
                 .create_external("INPUT", &rgba8([image.width, image.height]))
                 .map_err(fail)?;
             self.backend
-                .create_external("OUTPUT", &rgba8(last))
+                .create_external("OUTPUT", &output_desc(last_link, last))
                 .map_err(fail)?;
             self.kept = Some(KeptFrame {
                 sizes: key,
@@ -524,11 +586,15 @@ impl EffectRunner {
             .map_err(fail)?;
         self.backend.wait_idle().map_err(fail)?;
         self.frame_index += 1;
-        let pixels = self.backend.read_external("OUTPUT").map_err(fail)?;
-        Ok(RgbaImage {
+        let data = self.backend.read_external("OUTPUT").map_err(fail)?;
+        let format = self.links.last().map_or(Format::R8G8B8A8_UNORM, |link| {
+            runtime_format(&link.effect, OUTPUT_TEXTURE)
+        });
+        Ok(EffectImage {
             width: kept.output[0],
             height: kept.output[1],
-            pixels,
+            format,
+            data,
         })
     }
 }

@@ -118,8 +118,10 @@ rejects! {
         "fx/E.hlsl:4:1: error: expected the declaration `Texture2D NAME;` after `//!TEXTURE`";
     input_with_a_size: effect("//!TEXTURE\n//!WIDTH 4\nTexture2D INPUT;\n") =>
         "fx/E.hlsl:4:1: error: INPUT takes no `//!WIDTH`: it is the image the effect is applied to (R8G8B8A8_UNORM, its size)";
-    output_with_a_format: effect("//!TEXTURE\n//!FORMAT R16_FLOAT\nTexture2D OUTPUT;\n") =>
-        "fx/E.hlsl:4:1: error: OUTPUT takes no `//!FORMAT`: it is R8G8B8A8_UNORM";
+    output_with_a_source: effect("//!TEXTURE\n//!SOURCE a.png\nTexture2D OUTPUT;\n") =>
+        "fx/E.hlsl:4:1: error: OUTPUT takes no `//!SOURCE`: it is what the effect writes";
+    output_with_an_unknown_format: effect("//!TEXTURE\n//!FORMAT R16_TYPELESS\nTexture2D OUTPUT;\n") =>
+        "fx/E.hlsl:4:11: error: unknown texture format `R16_TYPELESS`";
     output_with_width_only: effect("//!TEXTURE\n//!WIDTH INPUT_WIDTH\nTexture2D OUTPUT;\n") =>
         "fx/E.hlsl:4:1: error: OUTPUT has `//!WIDTH` but no `//!HEIGHT`";
     output_sized_by_itself: effect("//!TEXTURE\n//!WIDTH OUTPUT_WIDTH\n//!HEIGHT INPUT_HEIGHT\nTexture2D OUTPUT;\n") =>

@@ -159,7 +159,7 @@ fn unsupported_files_fail_naming_the_file() {
     assert_eq!(
         error_of(&text),
         format!(
-            "{}: not an image file this program reads (PNG, BMP, JPEG or DDS)",
+            "{}: not an image file this program reads (PNG, BMP, JPEG, OpenEXR or DDS)",
             text.display()
         )
     );

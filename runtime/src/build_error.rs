@@ -68,6 +68,13 @@ pub enum BuildError {
         /// What is wrong.
         message: String,
     },
+    /// A node expansion ([`crate::NodeExpansion`]) could not record a call.
+    Expansion {
+        /// The expanded node.
+        node: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The frame passed one of the builder's [`GraphLimits`](crate::GraphLimits) (a runaway loop, usually).
     LimitExceeded {
         /// Which bound.
@@ -81,6 +88,7 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::NotRecording => write!(f, "the graph builder is not recording a frame"),
+            BuildError::Expansion { node, message } => write!(f, "node `{node}`: {message}"),
             BuildError::InvalidResource(err) => write!(f, "invalid resource: {err}"),
             BuildError::UnknownDecl(decl) => write!(f, "unknown node declaration {decl}"),
             BuildError::ArgumentsTooShort {

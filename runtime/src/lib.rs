@@ -36,7 +36,9 @@ pub mod vk;
 
 pub use args_writer::ArgsWriter;
 pub use backend::{Backend, BackendError, NullBackend, NullCommand};
-pub use builder::{external_key, mix_key, BuildError, GraphBuilder, StorageHistory};
+pub use builder::{
+    external_key, mix_key, BuildError, ExpansionCall, GraphBuilder, NodeExpansion, StorageHistory,
+};
 pub use builtin_call::{
     BufferRegion, BufferTextureCopy, BuiltinArgsError, BuiltinCall, ClearBuffer, ClearColor,
     ClearColorRegions, ClearDepthStencil, ClearDepthStencilRegions, ClearRects, ClearTexture,

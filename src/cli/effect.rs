@@ -1,7 +1,9 @@
 //! `rpsl effect FILE... --in IMAGE|DIR --out IMAGE|DIR [--scale S | --size WxH]
-//! [--param NAME=VALUE]... [--validate] [--timings] [--fp16]`: applies a chain of MagpieFX
-//! effects on the Vulkan backend to one image, or to every image of a folder (with a progress
-//! bar; the compiled graph and pipelines are reused across images of one size). Exit codes: 1
+//! [--param NAME=VALUE]... [--validate] [--timings] [--fp16] [--bit-depth 8|16]
+//! [--backend vulkan|null]`: applies a chain of MagpieFX effects on the Vulkan backend to one
+//! image, or to every image of a folder (with a progress bar; the compiled graph and pipelines
+//! are reused across images of one size), written as PNG (8 or 16 bits) or OpenEXR; with
+//! `--backend null`, prints each image's compiled frame as a JSON dump instead. Exit codes: 1
 //! for an effect that is missing, invalid or does not compile; 2 for a usage error (flags,
 //! parameters, sizes, an unreadable input image); 3 for a Vulkan or output error.
 
@@ -10,16 +12,18 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+use rpsl::runtime::DumpWriter;
 use rpsl::vulkan::shader_node::shaders::{
     default_cache_dir, ChildConfig, CompilerOptions, Isolation, ShaderCompiler,
 };
-use rpsl::vulkan::{write_png, VulkanBackend, VulkanOptions};
+use rpsl::vulkan::{VulkanBackend, VulkanOptions};
 use rpsl_effects::{
     load_source_image, parse_effect_file, prepare_effect, EffectLink, EffectRunner, RgbaImage,
 };
 
-use super::frames::{EXIT_RUNTIME, EXIT_SCRIPT, EXIT_USAGE};
+use super::frames::{Backend, EXIT_RUNTIME, EXIT_SCRIPT, EXIT_USAGE};
 use super::graph::GraphFormat;
+use super::output::{Destination, Output};
 
 /// The longest one pass may take to compile (in the child process) before it fails.
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -38,9 +42,18 @@ pub struct EffectArgs {
     /// The input image (PNG, JPEG, BMP), or a folder of them.
     #[arg(long = "in", value_name = "IMAGE|DIR")]
     input: PathBuf,
-    /// The output PNG, or a folder (created) for a folder input.
+    /// The output image (`.exr`: OpenEXR, 32-bit float RGBA; anything else: PNG), or a folder
+    /// (created) of PNGs for a folder input. Needed with `--backend vulkan`.
     #[arg(long = "out", value_name = "IMAGE|DIR")]
-    output: PathBuf,
+    output: Option<PathBuf>,
+    /// Bits per channel of PNG output (default: 8 when the last effect's OUTPUT has 8-bit
+    /// channels, 16 otherwise, e.g. for float formats).
+    #[arg(long, value_name = "8|16", value_parser = ["8", "16"])]
+    bit_depth: Option<String>,
+    /// Where the chain runs: `vulkan` writes images; `null` builds and compiles each image's
+    /// graph and prints every frame's JSON dump (as `rpsl run --backend null --dump -`).
+    #[arg(long, value_enum, default_value = "vulkan")]
+    backend: super::frames::Backend,
     /// Output size as a multiple of the input's, made by the last effect without a fixed size.
     #[arg(long, value_name = "S", conflicts_with = "size")]
     scale: Option<f64>,
@@ -131,21 +144,27 @@ fn parse_params(texts: &[String]) -> Result<Vec<(String, f64)>, ExitCode> {
         .collect()
 }
 
+/// The compiler of effect passes: HLSL in a child `rpsl` process (a crash or hang of the
+/// compiler fails that effect, not this process), with the on-disk cache.
+pub fn effect_compiler() -> Result<ShaderCompiler, ExitCode> {
+    let config = ChildConfig::current_exe(COMPILE_TIMEOUT).map_err(|error| {
+        diagln!("error: shaders: {error}");
+        ExitCode::from(EXIT_RUNTIME)
+    })?;
+    Ok(ShaderCompiler::new(CompilerOptions {
+        cache_dir: default_cache_dir(),
+        isolation: Isolation::Child(config),
+        ..CompilerOptions::default()
+    }))
+}
+
 /// Parses, checks and compiles every effect; parameters go to the effects that have them.
 fn prepare_chain(
     files: &[PathBuf],
     params: &[(String, f64)],
     fp16: bool,
 ) -> Result<Vec<EffectLink>, ExitCode> {
-    let config = ChildConfig::current_exe(COMPILE_TIMEOUT).map_err(|error| {
-        diagln!("error: shaders: {error}");
-        ExitCode::from(EXIT_RUNTIME)
-    })?;
-    let compiler = ShaderCompiler::new(CompilerOptions {
-        cache_dir: default_cache_dir(),
-        isolation: Isolation::Child(config),
-        ..CompilerOptions::default()
-    });
+    let compiler = effect_compiler()?;
     let mut used = vec![false; params.len()];
     let mut links = Vec::with_capacity(files.len());
     for file in files {
@@ -223,6 +242,23 @@ pub fn run(args: &EffectArgs) -> ExitCode {
     if files.is_empty() {
         return usage("no effect file given (rpsl effect FILE... --in IMAGE --out IMAGE)");
     }
+    let null = args.backend == Backend::Null;
+    let vulkan_only = [
+        (args.output.is_some(), "--out"),
+        (args.validate, "--validate"),
+        (args.timings, "--timings"),
+        (args.bit_depth.is_some(), "--bit-depth"),
+    ];
+    if let Some((_, flag)) = vulkan_only.iter().find(|(given, _)| null && *given) {
+        return usage(format!("`{flag}` needs `--backend vulkan`"));
+    }
+    let output = match (&args.output, null) {
+        (Some(output), _) => Some(output.clone()),
+        (None, true) => None,
+        (None, false) => {
+            return usage("no --out given (rpsl effect FILE... --in IMAGE --out IMAGE)")
+        }
+    };
     let size = match output_size(args) {
         Ok(size) => size,
         Err(code) => return code,
@@ -251,16 +287,119 @@ pub fn run(args: &EffectArgs) -> ExitCode {
             args.input.display()
         ));
     };
-    if folder {
-        if let Err(error) = std::fs::create_dir_all(&args.output) {
-            diagln!("error: cannot create {}: {error}", args.output.display());
-            return ExitCode::from(EXIT_RUNTIME);
+    let bit_depth = args
+        .bit_depth
+        .as_deref()
+        .map(|depth| if depth == "16" { 16 } else { 8 });
+    if let (Some(target), Some(_), false) = (&output, bit_depth, folder) {
+        if is_exr(target) {
+            return usage(format!(
+                "--bit-depth applies to PNG output, not {}",
+                target.display()
+            ));
         }
     }
     let links = match prepare_chain(&files, &params, args.fp16) {
         Ok(links) => links,
         Err(code) => return code,
     };
+    match output {
+        None => dump_frames(&files, &links, &inputs, size),
+        Some(output) => run_vulkan(args, links, &inputs, folder, &output, size, bit_depth),
+    }
+}
+
+/// Whether `path` names an OpenEXR file (`.exr`).
+fn is_exr(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("exr"))
+}
+
+/// `--backend null`: builds and compiles the chain's frame for each input image and prints the
+/// frames as one JSON dump (`rpsl run --dump` form) on stdout.
+fn dump_frames(
+    files: &[PathBuf],
+    links: &[EffectLink],
+    inputs: &[PathBuf],
+    size: OutputSize,
+) -> ExitCode {
+    let entry: Vec<String> = files
+        .iter()
+        .map(|file| {
+            file.file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut output = match Output::open("the graph dump", Destination::Stdout) {
+        Ok(output) => output,
+        Err(error) => return error.report(ExitCode::SUCCESS),
+    };
+    let mut dump = DumpWriter::streaming(&entry.join("+"), output.writer());
+    for (index, input) in inputs.iter().enumerate() {
+        let (width, height) = match image_size(input) {
+            Ok(size) => size,
+            Err(message) => return usage(message),
+        };
+        let frame = rpsl_effects::chain_frame_at(
+            links,
+            [width, height],
+            size.for_input(width, height),
+            index as u64,
+        );
+        match frame {
+            Ok((graph, compiled)) => dump.add_frame(&graph, Some(&compiled)),
+            Err(error) => {
+                diagln!("error: {}: {error}", input.display());
+                return ExitCode::from(EXIT_RUNTIME);
+            }
+        }
+    }
+    let closed = dump.close().map(|_| ());
+    match closed
+        .map_err(|error| output.failed(error))
+        .and_then(|()| output.finish())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => error.report(ExitCode::SUCCESS),
+    }
+}
+
+/// The size of an input image (its header only).
+fn image_size(path: &Path) -> Result<(u32, u32), String> {
+    read_input(path).map(|image| (image.width, image.height))
+}
+
+/// Writes one result: OpenEXR for a `.exr` target, else a PNG of `bit_depth` bits (by default
+/// 8 for 8-bit formats, 16 for the others).
+fn write_result(
+    target: &Path,
+    image: &rpsl_effects::EffectImage,
+    bit_depth: Option<u8>,
+) -> Result<(), String> {
+    if is_exr(target) {
+        return image.write_exr(target);
+    }
+    let depth = bit_depth.unwrap_or(if image.is_eight_bit() { 8 } else { 16 });
+    image.write_png(target, depth)
+}
+
+/// `--backend vulkan`: runs the chain on every input and writes the results.
+fn run_vulkan(
+    args: &EffectArgs,
+    links: Vec<EffectLink>,
+    inputs: &[PathBuf],
+    folder: bool,
+    output: &Path,
+    size: OutputSize,
+    bit_depth: Option<u8>,
+) -> ExitCode {
+    if folder {
+        if let Err(error) = std::fs::create_dir_all(output) {
+            diagln!("error: cannot create {}: {error}", output.display());
+            return ExitCode::from(EXIT_RUNTIME);
+        }
+    }
     let options = VulkanOptions {
         validate: args.validate,
         timestamps: args.timings,
@@ -291,12 +430,12 @@ pub fn run(args: &EffectArgs) -> ExitCode {
     } else {
         None
     };
-    for input in &inputs {
+    for input in inputs {
         let image = match read_input(input) {
             Ok(image) => image,
             Err(message) => return usage(message),
         };
-        let result = match runner.run(&image, size.for_input(image.width, image.height)) {
+        let result = match runner.run_image(&image, size.for_input(image.width, image.height)) {
             Ok(result) => result,
             Err(error) => {
                 diagln!("error: {}: {error}", input.display());
@@ -305,11 +444,11 @@ pub fn run(args: &EffectArgs) -> ExitCode {
         };
         let target = if folder {
             let stem = input.file_stem().unwrap_or_default();
-            args.output.join(stem).with_extension("png")
+            output.join(stem).with_extension("png")
         } else {
-            args.output.clone()
+            output.to_path_buf()
         };
-        if let Err(error) = write_png(&target, result.width, result.height, &result.pixels) {
+        if let Err(error) = write_result(&target, &result, bit_depth) {
             diagln!("error: {error}");
             return ExitCode::from(EXIT_RUNTIME);
         }

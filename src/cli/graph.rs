@@ -53,10 +53,16 @@ pub fn run(args: &GraphArgs) -> ExitCode {
         Ok(program) => program,
         Err(code) => return code,
     };
+    let shader_dir = super::run_vulkan::shader_dir_of(&args.options.file);
+    let effect_nodes = match super::effect_nodes::EffectNodes::load(&program, &shader_dir) {
+        Ok(nodes) => nodes,
+        Err(code) => return code,
+    };
     let (mut session, entry_args) = match frames::start(&program, &args.options) {
         Ok(started) => started,
         Err(code) => return code,
     };
+    effect_nodes.install(&mut session);
     let entry = session.entry().name.clone();
     let frame = match session.run_frame(&entry_args) {
         Ok(frame) => frame,

@@ -25,6 +25,7 @@ macro_rules! diagln {
 mod bench;
 mod check;
 mod effect;
+mod effect_nodes;
 mod frames;
 mod graph;
 mod graph_page;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 use rpsl::runtime::DumpWriter;
 
+use super::effect_nodes::EffectNodes;
 use super::frames::{self, Backend, FrameOptions, EXIT_RUNTIME};
 use super::graph_page::ExplorerPage;
 use super::output::{Destination, Output};
@@ -163,15 +164,25 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Ok(outs) => outs,
         Err(message) => return frames::usage_error(&message),
     };
+    let effect_nodes = match EffectNodes::load(&program, &args.shader_dir()) {
+        Ok(nodes) => nodes,
+        Err(code) => return code,
+    };
     let (mut session, entry_args) = match frames::start(&program, &args.options) {
         Ok(started) => started,
         Err(code) => return code,
     };
+    effect_nodes.install(&mut session);
     session.keep_resources(named_out.iter().map(|out| out.name.clone()));
     let mut vulkan = None;
     if args.backend == Backend::Vulkan {
         match VulkanRunner::new(vulkan_options(args, &program, out_dir, named_out)) {
-            Ok(runner) => vulkan = Some(runner),
+            Ok(mut runner) => {
+                if let Err(code) = effect_nodes.bind(&program, runner.backend_mut()) {
+                    return code;
+                }
+                vulkan = Some(runner);
+            }
             Err(code) => return code,
         }
     }

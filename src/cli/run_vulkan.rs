@@ -126,6 +126,11 @@ impl VulkanRunner {
         })
     }
 
+    /// The backend (to bind more nodes on it, e.g. effect-bound ones, or to import images).
+    pub fn backend_mut(&mut self) -> &mut VulkanBackend {
+        &mut self.backend
+    }
+
     /// Binds the shaders of those of `names` not bound yet (the nodes a reloaded script added,
     /// or whose shader files appeared since).
     pub fn bind_nodes(&mut self, names: Vec<String>) -> Result<(), ExitCode> {
@@ -163,11 +168,6 @@ impl VulkanRunner {
             .collect();
         self.collect_timings();
         Ok(())
-    }
-
-    /// The backend.
-    pub fn backend_mut(&mut self) -> &mut VulkanBackend {
-        &mut self.backend
     }
 
     /// The GPU time of the newest frame completed since the last call, in nanoseconds (with

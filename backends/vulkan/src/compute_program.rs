@@ -475,3 +475,68 @@ pub fn bind_compute_programs(backend: &mut VulkanBackend, programs: Vec<ComputeP
         });
     }
 }
+
+/// The most bytes one `vkCmdUpdateBuffer` writes.
+const MAX_UPDATE_BYTES: usize = 65536;
+
+/// Binds each of `names` as a node that writes its argument words into its buffer: parameter 0
+/// is a buffer view (written through a `clear` access: `vkCmdUpdateBuffer` is a clear command),
+/// parameter 1 the words (a `uint[N]` array), written at the start of the view. An effect's
+/// constant buffer is filled this way in the frame that reads it, so each call of an effect
+/// node carries its own sizes and parameters. A view smaller than the words, or words over
+/// 64 KiB, fail the frame with [`rpsl_runtime::BackendError::Node`].
+pub fn bind_buffer_updates(backend: &mut VulkanBackend, names: impl IntoIterator<Item = String>) {
+    for name in names {
+        backend.bind_node(&name, update_buffer_node);
+    }
+}
+
+fn update_buffer_node(context: &mut NodeContext<'_>) -> Result<(), String> {
+    let decl = &context.graph.decls[context.graph.nodes[context.node.index()].decl.index()];
+    let (Some(dst), Some(words)) = (decl.params.first(), decl.params.get(1)) else {
+        return Err(format!(
+            "`{}` needs a buffer and the words to write into it",
+            decl.name
+        ));
+    };
+    let start = words.offset as usize;
+    let end = start + words.value_type.size() as usize;
+    let data = context
+        .args
+        .get(start..end)
+        .ok_or_else(|| format!("the arguments of `{}` end before its words", decl.name))?;
+    let view = context
+        .param_views(0)
+        .next()
+        .ok_or_else(|| format!("parameter `{}` of `{}` has no view", dst.name, decl.name))?;
+    let Some(buffer) = view.buffer() else {
+        return Err(format!("parameter `{}` is not a buffer", dst.name));
+    };
+    if data.len() % 4 != 0 || data.len() > MAX_UPDATE_BYTES || data.len() as u64 > buffer.size {
+        return Err(format!(
+            "{} bytes do not fit the {}-byte view of `{}` (at most {MAX_UPDATE_BYTES}, whole words)",
+            data.len(),
+            buffer.size,
+            dst.name
+        ));
+    }
+    if context.render_pass.is_some() {
+        return Err(format!(
+            "`{}` cannot update a buffer inside a render pass",
+            decl.name
+        ));
+    }
+    if data.is_empty() {
+        return Ok(());
+    }
+    let device = context.device.clone();
+    // SAFETY: the node's command buffer is recording while the node runs, and only this
+    // encoder records into it meanwhile; `debug_utils` belongs to `device`.
+    let encoder =
+        unsafe { CommandEncoder::new(&device, context.debug_utils, context.command_buffer) };
+    // SAFETY: the buffer is live for the frame (every buffer has TRANSFER_DST usage); the
+    // compiler scoped this node's clear access around it; no render pass is open for a node
+    // without render targets; the words are whole, at most 64 KiB and inside the view.
+    unsafe { encoder.update_buffer(buffer.buffer, buffer.offset, data) };
+    Ok(())
+}

@@ -270,6 +270,19 @@ impl<'a> CommandEncoder<'a> {
         };
     }
 
+    /// `vkCmdUpdateBuffer` with `data` (a clear command under synchronization2: the CLEAR
+    /// stage, TRANSFER_WRITE).
+    ///
+    /// # Safety
+    ///
+    /// Outside a render pass; `buffer` is live with TRANSFER_DST usage; `offset` and
+    /// `data.len()` are multiples of 4, `data` holds at most 65536 bytes, and the range lies
+    /// within the buffer.
+    pub unsafe fn update_buffer(&self, buffer: vk::Buffer, offset: u64, data: &[u8]) {
+        // SAFETY: the encoder's contract and the caller's.
+        unsafe { self.device.cmd_update_buffer(self.cb, buffer, offset, data) };
+    }
+
     /// `vkCmdCopyBuffer`.
     ///
     /// # Safety

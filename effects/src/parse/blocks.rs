@@ -297,13 +297,29 @@ impl Parser<'_> {
                 return;
             }
             "OUTPUT" => {
-                if let Some(sub) = format.or(source) {
+                if let Some(sub) = source {
                     self.error_on(
                         sub.name_range,
-                        format!("OUTPUT takes no `//!{}`: it is R8G8B8A8_UNORM", sub.name),
+                        "OUTPUT takes no `//!SOURCE`: it is what the effect writes",
                     );
                     return;
                 }
+                // An rpsl extension: OUTPUT may have a format (R8G8B8A8_UNORM without one).
+                let output_format = match format {
+                    Some(sub) => match TextureFormat::from_name(sub.args) {
+                        Some(format) => Some(format),
+                        None => {
+                            let range = if sub.args.is_empty() {
+                                sub.name_range
+                            } else {
+                                sub.args_range
+                            };
+                            self.error_on(range, format!("unknown texture format `{}`", sub.args));
+                            return;
+                        }
+                    },
+                    None => None,
+                };
                 let size = match (width, height) {
                     (None, None) => None,
                     (Some(width), Some(height)) => {
@@ -340,6 +356,7 @@ impl Parser<'_> {
                 };
                 let output = &mut effect.textures[OUTPUT_TEXTURE];
                 output.size = size;
+                output.format = output_format;
                 output.span = span;
                 return;
             }

@@ -47,9 +47,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod expansion;
 mod history;
 mod view_formats;
 
+pub use expansion::{ExpansionCall, NodeExpansion};
 pub use history::StorageHistory;
 
 use view_formats::PASSED_FORMAT_CHECKS;
@@ -104,6 +106,11 @@ pub struct GraphBuilder {
     /// Storage of the program this builder's replaces, by reload identity, until claimed
     /// ([`GraphBuilder::continue_history`]).
     carried: HashMap<u64, StorageEntry>,
+    /// Per declaration index, the expansion its calls go to (`expansion.rs`); empty when no
+    /// declaration has one.
+    expansions: Vec<Option<expansion::ExpansionEntry>>,
+    /// Expansions running now (nested ones included).
+    expansion_depth: u32,
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -529,6 +536,10 @@ impl GraphBuilder {
                 expected: decl.args_end,
                 actual: args.len(),
             });
+        }
+        if let Some(entry) = self.expansion_of(decl_id) {
+            let entry = entry.clone();
+            return self.expand_call(entry, decl, args, flags, identity_key);
         }
         self.within(GraphLimit::Nodes, self.graph.nodes.len() + 1)?;
         let node = NodeId::from_index(self.graph.nodes.len());

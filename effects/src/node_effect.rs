@@ -1,0 +1,389 @@
+//! An effect called from an RPSL frame: a script's node declaration bound to an effect file
+//! (`compute node Upscale([readonly(cs)] texture src, [readwrite(cs)] texture dst, float
+//! sharpness);` with `Upscale.hlsl` in the shader directory). [`EffectNode`] checks that the
+//! declaration fits the effect and, as the builder's [`NodeExpansion`] of that declaration,
+//! records every call as the effect's graph: a node writing the call's constant buffer
+//! (`Upscale.constants`, a transient filled by `vkCmdUpdateBuffer` from the bytes in its
+//! arguments), then one compute node per pass (`Upscale.Pass1`, ...) with the effect's
+//! intermediate textures as transients sized for the call: `INPUT` is the `src` view, `OUTPUT`
+//! the `dst` view. Scalar parameters named like the effect's `//!PARAMETER`s set them (checked
+//! against `//!MIN`/`//!MAX`); the others keep their `//!DEFAULT`.
+
+use std::fmt;
+
+use rpsl_runtime::{
+    mix_key, AccessDesc, AccessFlags, ArgsWriter, BuildError, CallFlags, ExpansionCall, Format,
+    GraphBuilder, NodeDeclDesc, NodeExpansion, NodeId, ParamDesc, QueueClass, ResourceDesc,
+    ResourceId, ResourceKind, ScalarType, TextureView, ValueType,
+};
+
+use crate::constants::ConstantLayout;
+use crate::graph::{named_pass_declarations, record_effect_views, runtime_format, EffectViews};
+use crate::model::{Effect, ParamType, TextureRole, OUTPUT_TEXTURE};
+use crate::sizes::resolve_sizes;
+
+/// Salt of the constant buffer's identity key.
+const CONSTANTS_KEY: u64 = 0xC0B5_7A27;
+/// Salt of the effect's own resources and nodes.
+const EFFECT_KEY: u64 = 0xEFFE_C700;
+
+/// Why a node declaration does not fit its effect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclarationMismatch {
+    /// The parameter at fault (index into the declaration's parameters); `None` for the
+    /// declaration as a whole.
+    pub param: Option<usize>,
+    /// What does not fit.
+    pub message: String,
+}
+
+impl fmt::Display for DeclarationMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DeclarationMismatch {}
+
+/// A node declaration bound to an effect (see the module doc).
+#[derive(Clone, Debug)]
+pub struct EffectNode {
+    node: String,
+    effect: Effect,
+    layout: ConstantLayout,
+    src: usize,
+    dst: usize,
+    /// `(declaration parameter, effect parameter)` of each scalar parameter.
+    params: Vec<(usize, usize)>,
+    output_format: Format,
+}
+
+/// The name of the node that writes a call's constant buffer: `<node>.constants`.
+pub fn constants_node_name(node: &str) -> String {
+    format!("{node}.constants")
+}
+
+/// The name of pass `number`'s node of an effect bound to `node`: `<node>.Pass<number>`.
+pub fn pass_node_name(node: &str, number: u32) -> String {
+    format!("{node}.Pass{number}")
+}
+
+fn file_name(effect: &Effect) -> String {
+    effect
+        .path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl EffectNode {
+    /// Checks `decl` (the script's declaration) against `effect`: one read-only texture (the
+    /// effect's `INPUT`), one writable texture (`OUTPUT`), and scalars named like the effect's
+    /// parameters, nothing else. Effects with `//!SOURCE` textures are refused (their images
+    /// would need uploading outside the frame).
+    ///
+    /// ```
+    /// # let folder = tempfile::tempdir().unwrap();
+    /// # let path = folder.path().join("Gain.hlsl");
+    /// # std::fs::write(&path, "//!MAGPIE EFFECT\n//!VERSION 4\n//!PARAMETER\n//!DEFAULT 1\n\
+    /// #     //!MIN 0\n//!MAX 2\n//!STEP 1\nfloat gain;\n//!PASS 1\n//!STYLE PS\n//!IN INPUT\n\
+    /// #     //!OUT OUTPUT\nfloat4 Pass1(float2 pos) { return gain; }\n").unwrap();
+    /// use rpsl_runtime::*;
+    /// let effect = rpsl_effects::parse_effect_file(&path).unwrap();
+    /// let decl = NodeDeclDesc::new("Gain", QueueClass::Compute, vec![
+    ///     ParamDesc::new("src", ValueType::Texture).with_access(AccessDesc::readonly(AccessFlags::CS)),
+    ///     ParamDesc::new("dst", ValueType::Texture).with_access(AccessDesc::readwrite(AccessFlags::CS)),
+    ///     ParamDesc::new("gain", ValueType::Scalar(ScalarType::F32)),
+    /// ]);
+    /// let node = rpsl_effects::EffectNode::new(&decl, effect).unwrap();
+    /// let names: Vec<String> = node.declarations().into_iter().map(|d| d.name).collect();
+    /// assert_eq!(names, ["Gain.constants", "Gain.Pass1"]);
+    /// ```
+    pub fn new(decl: &NodeDeclDesc, effect: Effect) -> Result<EffectNode, DeclarationMismatch> {
+        let shape = "an effect node takes one readonly texture (the effect's INPUT), one \
+                     writable texture (its OUTPUT) and scalars named like its parameters";
+        let mismatch =
+            |param: Option<usize>, message: String| DeclarationMismatch { param, message };
+        let file = file_name(&effect);
+        let (mut src, mut dst) = (None, None);
+        let mut params = Vec::new();
+        for (index, param) in decl.params.iter().enumerate() {
+            match &param.value_type {
+                ValueType::Texture => {
+                    let writes = param.access.is_some_and(|access| access.writes());
+                    let (slot, role) = if writes {
+                        (&mut dst, "writable")
+                    } else {
+                        (&mut src, "readonly")
+                    };
+                    if slot.is_some() {
+                        return Err(mismatch(
+                            Some(index),
+                            format!("`{}` is a second {role} texture: {shape}", param.name),
+                        ));
+                    }
+                    *slot = Some(index);
+                }
+                ValueType::Scalar(_) => match effect.param(&param.name) {
+                    Some((effect_param, _)) => params.push((index, effect_param)),
+                    None => {
+                        let known: Vec<&str> =
+                            effect.params.iter().map(|p| p.name.as_str()).collect();
+                        let known = if known.is_empty() {
+                            "it has none".to_string()
+                        } else {
+                            format!("it has {}", known.join(", "))
+                        };
+                        return Err(mismatch(
+                            Some(index),
+                            format!(
+                                "`{}` names no parameter of the effect {file} ({known})",
+                                param.name
+                            ),
+                        ));
+                    }
+                },
+                _ => {
+                    return Err(mismatch(
+                        Some(index),
+                        format!(
+                            "`{}` is neither a texture nor a scalar: {shape}",
+                            param.name
+                        ),
+                    ))
+                }
+            }
+        }
+        let (Some(src), Some(dst)) = (src, dst) else {
+            let missing = if src.is_none() {
+                "readonly texture"
+            } else {
+                "writable texture"
+            };
+            return Err(mismatch(
+                None,
+                format!("`{}` has no {missing}: {shape}", decl.name),
+            ));
+        };
+        if let Some(texture) = effect
+            .textures
+            .iter()
+            .find(|t| t.role == TextureRole::Source)
+        {
+            return Err(mismatch(
+                None,
+                format!(
+                    "the effect {file} reads the image file of `{}` (//!SOURCE), which effects \
+                     called from a frame cannot do yet",
+                    texture.name
+                ),
+            ));
+        }
+        let output_format = runtime_format(&effect, OUTPUT_TEXTURE);
+        Ok(EffectNode {
+            node: decl.name.clone(),
+            layout: ConstantLayout::of(&effect),
+            effect,
+            src,
+            dst,
+            params,
+            output_format,
+        })
+    }
+
+    /// The parsed effect.
+    pub fn effect(&self) -> &Effect {
+        &self.effect
+    }
+
+    /// The script's node name.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    fn fail(&self, message: impl Into<String>) -> BuildError {
+        BuildError::Expansion {
+            node: self.node.clone(),
+            message: message.into(),
+        }
+    }
+
+    /// The view of texture parameter `param` and its extent (the view's first mip level).
+    fn texture_arg(
+        &self,
+        builder: &GraphBuilder,
+        call: &ExpansionCall<'_>,
+        param: usize,
+    ) -> Result<(TextureView, [u32; 2], Format), BuildError> {
+        let desc = &call.decl.params[param];
+        let at = desc.offset as usize;
+        let view = TextureView::from_bytes(&call.args[at..])
+            .filter(|view| !view.is_null())
+            .ok_or_else(|| self.fail(format!("`{}` is a null view", desc.name)))?;
+        let resource = builder.describe(ResourceId(view.resource))?;
+        if resource.kind != ResourceKind::Tex2d || resource.sample_count > 1 {
+            return Err(self.fail(format!(
+                "`{}` must view a 2D texture of one sample (an effect reads and writes images)",
+                desc.name
+            )));
+        }
+        let range =
+            view.resolve_range(&resource, 0)
+                .map_err(|reason| BuildError::ViewOutOfRange {
+                    param: desc.name.clone(),
+                    reason,
+                })?;
+        if range.layer_count != 1 || (param == self.dst && range.mip_count != 1) {
+            let what = if range.layer_count != 1 {
+                format!("{} array layers", range.layer_count)
+            } else {
+                format!("{} mip levels", range.mip_count)
+            };
+            return Err(self.fail(format!(
+                "`{}` views {what}: an effect {} one",
+                desc.name,
+                if param == self.dst { "writes" } else { "reads" }
+            )));
+        }
+        let extent = [
+            ((resource.width >> range.base_mip) as u32).max(1),
+            (resource.height >> range.base_mip).max(1),
+        ];
+        Ok((view, extent, view.effective_format(&resource)))
+    }
+
+    /// The value of each effect parameter for this call.
+    fn parameter_values(&self, call: &ExpansionCall<'_>) -> Result<Vec<f64>, BuildError> {
+        let mut values: Vec<f64> = self.effect.params.iter().map(|p| p.default).collect();
+        for &(decl_param, effect_param) in &self.params {
+            let desc = &call.decl.params[decl_param];
+            let ValueType::Scalar(scalar) = desc.value_type else {
+                continue;
+            };
+            let at = desc.offset as usize;
+            let bytes = &call.args[at..at + scalar.size() as usize];
+            let word =
+                |n: usize| -> [u8; 4] { [bytes[n], bytes[n + 1], bytes[n + 2], bytes[n + 3]] };
+            let value = match scalar {
+                ScalarType::Bool | ScalarType::U32 => u32::from_le_bytes(word(0)) as f64,
+                ScalarType::I32 => i32::from_le_bytes(word(0)) as f64,
+                ScalarType::F32 => f32::from_le_bytes(word(0)) as f64,
+                ScalarType::I64 => i64::from_le_bytes(bytes.try_into().unwrap_or([0; 8])) as f64,
+                ScalarType::U64 => u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8])) as f64,
+                ScalarType::F64 => f64::from_le_bytes(bytes.try_into().unwrap_or([0; 8])),
+            };
+            let param = &self.effect.params[effect_param];
+            if !(param.min..=param.max).contains(&value) {
+                return Err(self.fail(format!(
+                    "`{}` is {value}, outside the effect's {}..={}",
+                    desc.name, param.min, param.max
+                )));
+            }
+            if param.ty == ParamType::Int && value.fract() != 0.0 {
+                return Err(self.fail(format!(
+                    "`{}` is {value}, but the effect's parameter is an int",
+                    desc.name
+                )));
+            }
+            values[effect_param] = value;
+        }
+        Ok(values)
+    }
+}
+
+impl NodeExpansion for EffectNode {
+    /// `<node>.constants` (`[writeonly(clear)] buffer dst, uint words[N]`: `vkCmdUpdateBuffer`
+    /// is a clear command), then the passes' nodes `<node>.Pass<N>` (with
+    /// [`crate::pass_declarations`]' parameters).
+    fn declarations(&self) -> Vec<NodeDeclDesc> {
+        let words = self.layout.size / 4;
+        let upload = NodeDeclDesc::new(
+            constants_node_name(&self.node),
+            QueueClass::Graphics,
+            vec![
+                ParamDesc::new("dst", ValueType::Buffer)
+                    .with_access(AccessDesc::writeonly(AccessFlags::CLEAR)),
+                ParamDesc::new(
+                    "words",
+                    ValueType::Array(Box::new(ValueType::Scalar(ScalarType::U32)), words),
+                ),
+            ],
+        );
+        let mut decls = vec![upload];
+        decls.extend(named_pass_declarations(&self.effect, &self.node));
+        decls
+    }
+
+    fn expand(
+        &self,
+        builder: &mut GraphBuilder,
+        call: &ExpansionCall<'_>,
+    ) -> Result<NodeId, BuildError> {
+        let (input, input_size, _) = self.texture_arg(builder, call, self.src)?;
+        let (output, output_size, output_format) = self.texture_arg(builder, call, self.dst)?;
+        let dst_name = &call.decl.params[self.dst].name;
+        if output_format != self.output_format {
+            return Err(self.fail(format!(
+                "`{dst_name}` is {} but the effect writes {}",
+                output_format.name().unwrap_or("UNKNOWN"),
+                self.output_format.name().unwrap_or("UNKNOWN")
+            )));
+        }
+        let sizes = resolve_sizes(&self.effect, input_size, Some(output_size))
+            .map_err(|error| self.fail(format!("{}: {error}", file_name(&self.effect))))?;
+        if sizes.output != output_size {
+            return Err(self.fail(format!(
+                "the effect's OUTPUT is {}x{} for a {}x{} input, but `{dst_name}` is {}x{}",
+                sizes.output[0],
+                sizes.output[1],
+                input_size[0],
+                input_size[1],
+                output_size[0],
+                output_size[1]
+            )));
+        }
+        let values = self.parameter_values(call)?;
+        let bytes = self.layout.fill(&self.effect, &sizes, &values);
+        let constants = builder.create_resource(
+            ResourceDesc::buffer(self.layout.size as u64),
+            mix_key(call.identity_key, CONSTANTS_KEY),
+        )?;
+        builder.set_resource_name(constants, &constants_node_name(&self.node))?;
+        let constants_view = builder.default_buffer_view(constants)?;
+        let Some(upload) = builder.decl(call.decls[0]) else {
+            return Err(BuildError::UnknownDecl(call.decls[0]));
+        };
+        let mut args = ArgsWriter::new(upload);
+        args.write_buffer(0, &constants_view)
+            .write_raw(1, 0, &bytes);
+        builder.call_node(
+            call.decls[0],
+            args.bytes(),
+            CallFlags::default(),
+            mix_key(call.identity_key, CONSTANTS_KEY),
+        )?;
+        let views = EffectViews {
+            input,
+            output,
+            sources: Vec::new(),
+            constants: constants_view,
+        };
+        let recorded = record_effect_views(
+            builder,
+            &self.effect,
+            &call.decls[1..],
+            &sizes,
+            &views,
+            mix_key(call.identity_key, EFFECT_KEY),
+        )
+        .map_err(|error| match error {
+            crate::graph::EffectGraphError::Build(error) => error,
+            other => self.fail(other.to_string()),
+        })?;
+        recorded
+            .nodes
+            .last()
+            .copied()
+            .ok_or_else(|| self.fail("the effect has no pass"))
+    }
+}
