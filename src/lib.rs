@@ -36,7 +36,7 @@ mod program;
 mod runner;
 mod session;
 
-pub use args::{ArgError, ArgValue, EntryArgs};
+pub use args::{ArgError, ArgValue, EntryArgs, EntryValue};
 pub use hot::{HotScript, ReloadError};
 pub use program::{EntryError, Program, ProgramError};
 pub use rpsl_frontend as frontend;
@@ -51,3 +51,8 @@ pub use rpsl_vulkan as vulkan;
 #[cfg(feature = "vulkan")]
 pub use rpsl_vulkan::ash;
 pub use session::{abort_code, Frame, FrameError, Mode, Session, SessionError, SessionOptions};
+
+/// docs/embedding.md, whose `rust` code blocks run as doc tests.
+#[cfg(all(doctest, feature = "vulkan"))]
+#[doc = include_str!("../docs/embedding.md")]
+pub struct EmbeddingGuide;

@@ -35,6 +35,20 @@ impl ScalarType {
             ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
         }
     }
+
+    /// The RPSL (HLSL) spelling: `bool`, `int`, `uint`, `int64_t`, `uint64_t`, `float`,
+    /// `double` (`half` is stored as a `float`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I32 => "int",
+            ScalarType::U32 => "uint",
+            ScalarType::I64 => "int64_t",
+            ScalarType::U64 => "uint64_t",
+            ScalarType::F32 => "float",
+            ScalarType::F64 => "double",
+        }
+    }
 }
 
 /// A struct type of argument values, with explicit field offsets.
@@ -151,6 +165,18 @@ impl ValueType {
         self.size().next_multiple_of(self.align())
     }
 
+    /// The array dimensions around the innermost non-array type, outermost first
+    /// (`float w[2][3]` gives `float` and `[2, 3]`).
+    fn array_dimensions(&self) -> (&ValueType, Vec<u32>) {
+        let mut dims = Vec::new();
+        let mut inner = self;
+        while let ValueType::Array(elem, count) = inner {
+            dims.push(*count);
+            inner = elem;
+        }
+        (inner, dims)
+    }
+
     /// The type contains a texture or buffer view.
     pub fn has_views(&self) -> bool {
         match self {
@@ -158,6 +184,40 @@ impl ValueType {
             ValueType::Array(elem, _) => elem.has_views(),
             ValueType::Struct(ty) => ty.fields.iter().any(|field| field.value_type.has_views()),
             _ => false,
+        }
+    }
+}
+
+/// RPSL's spelling of the type: `float4`, `uint2x3`, `float[3]` (`[]` unsized), the struct's
+/// name, `texture`, `buffer`, `node`.
+///
+/// ```
+/// use rpsl_runtime::{ScalarType, ValueType};
+/// let weights = ValueType::Array(Box::new(ValueType::Vector(ScalarType::F32, 4)), 3);
+/// assert_eq!(weights.to_string(), "float4[3]");
+/// assert_eq!(ValueType::Matrix(ScalarType::U32, 2, 3).to_string(), "uint2x3");
+/// ```
+impl std::fmt::Display for ValueType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ValueType::Scalar(scalar) => f.write_str(scalar.name()),
+            ValueType::Vector(scalar, count) => write!(f, "{}{count}", scalar.name()),
+            ValueType::Matrix(scalar, rows, cols) => write!(f, "{}{rows}x{cols}", scalar.name()),
+            ValueType::Array(..) => {
+                let (inner, dims) = self.array_dimensions();
+                write!(f, "{inner}")?;
+                for count in dims {
+                    match count {
+                        0 => f.write_str("[]")?,
+                        count => write!(f, "[{count}]")?,
+                    }
+                }
+                Ok(())
+            }
+            ValueType::Struct(ty) => f.write_str(&ty.name),
+            ValueType::Texture => f.write_str("texture"),
+            ValueType::Buffer => f.write_str("buffer"),
+            ValueType::NodeHandle => f.write_str("node"),
         }
     }
 }

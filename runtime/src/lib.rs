@@ -26,6 +26,7 @@ mod graph;
 mod graph_limits;
 mod ids;
 mod json;
+mod node_args;
 mod resource;
 pub mod shapes;
 mod transfer_check;
@@ -65,6 +66,7 @@ pub use graph::{
 pub use graph_limits::{GraphLimit, GraphLimits};
 pub use ids::{DeclId, NodeId, ResourceId, StorageSlot};
 pub use json::JsonWriter;
+pub use node_args::{parse_arg_path, ArgField, ArgPathStep, FromArgBytes, NodeArgError, NodeArgs};
 pub use resource::{
     ResourceDesc, ResourceError, ResourceFlags, ResourceKind, RpslResourceDesc,
     ALLOCATION_ALIGNMENT, MAX_ARRAY_LAYERS, MAX_BUFFER_BYTES, MAX_TEMPORAL_LAYERS,

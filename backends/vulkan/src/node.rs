@@ -1,9 +1,13 @@
 //! The Rust callback API of node implementations: a [`NodeContext`] with the command buffer,
 //! the node's resolved views and buffers (with identities that stay the same across frames
-//! while the objects live), its argument bytes and its render pass.
+//! while the objects live, and the layout each image is in), its arguments (raw, or by name
+//! and type through [`NodeArgs`]) and its render pass.
 
 use ash::vk;
-use rpsl_runtime::{NodeId, RecordedGraph, RenderPass};
+use rpsl_runtime::{
+    ArgField, FromArgBytes, NodeArgError, NodeArgs, NodeDeclDesc, NodeId, RecordedGraph,
+    RenderPass, ValueType,
+};
 
 use crate::context::EnabledFeatures;
 use crate::resources::GpuObject;
@@ -62,6 +66,12 @@ pub struct BoundTexture {
     pub image_view: vk::ImageView,
     /// The image's subresources (temporal slice folded into the layers).
     pub range: vk::ImageSubresourceRange,
+    /// The layout the subresources are in while the node runs, as the frame's barriers left
+    /// them: `COLOR_ATTACHMENT_OPTIMAL` for a render target, `GENERAL` for a shader write,
+    /// `SHADER_READ_ONLY_OPTIMAL` (or a read-only depth/stencil layout) for a shader read; two
+    /// accesses of the node to the same subresources share one (`GENERAL` unless read-only
+    /// depth is also sampled).
+    pub layout: vk::ImageLayout,
 }
 
 /// The buffer side of a [`BoundView`].
@@ -117,10 +127,126 @@ pub struct NodeContext<'a> {
     pub debug_utils: Option<&'a ash::ext::debug_utils::Device>,
 }
 
-impl NodeContext<'_> {
+impl<'a> NodeContext<'a> {
     /// The views of parameter `param`, in slot order.
     pub fn param_views(&self, param: u16) -> impl Iterator<Item = &BoundView> {
         self.views.iter().filter(move |view| view.param == param)
+    }
+
+    /// The node's declaration.
+    pub fn decl(&self) -> &'a NodeDeclDesc {
+        self.graph.decl_of(self.node)
+    }
+
+    /// The node's arguments, read by name and type ([`NodeArgs`]).
+    pub fn node_args(&self) -> NodeArgs<'a> {
+        NodeArgs::new(self.decl(), self.args)
+    }
+
+    /// Argument `name` (a parameter, `light.color`, `weights[2]`) as a `T`: `f32`, `[f32; 4]`
+    /// for a `float4`, `[[f32; 4]; 4]` for a `float4x4` (see [`NodeArgs::get`]). An error
+    /// names the argument, its declared type and `T`; `?` in a callback turns it into the
+    /// node's error message.
+    ///
+    /// ```
+    /// # use rpsl_vulkan::NodeContext;
+    /// fn blur(context: &mut NodeContext<'_>) -> Result<(), String> {
+    ///     let radius = context.arg::<u32>("radius")?;
+    ///     let tint = context.arg::<[f32; 4]>("params.tint")?;
+    ///     let _ = (radius, tint); // ... record commands with them
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn arg<T: FromArgBytes>(&self, name: &str) -> Result<T, NodeArgError> {
+        self.node_args().get(name)
+    }
+
+    /// The view argument `name`: a `texture` or `buffer` parameter, an element of an array of
+    /// views (`srcs[1]`) or a view in a struct (`gbuf.albedo`). An error when the name is
+    /// unknown, names no single view, or the view is null.
+    ///
+    /// ```
+    /// # use rpsl_vulkan::NodeContext;
+    /// fn target_layout(context: &NodeContext<'_>) -> Result<String, String> {
+    ///     let target = context.view("dst")?;
+    ///     let texture = target.texture().ok_or("`dst` is a texture")?;
+    ///     Ok(format!("{:?} over {} layers", texture.layout, texture.range.layer_count))
+    /// }
+    /// ```
+    pub fn view(&self, name: &str) -> Result<&'a BoundView, NodeArgError> {
+        let args = self.node_args();
+        let field = args.field(name)?;
+        let decl = args.decl();
+        if !matches!(field.value_type, ValueType::Texture | ValueType::Buffer) {
+            let holds = if field.value_type.has_views() {
+                format!(
+                    "which holds several views: take them with `views_of(\"{name}\")` or name \
+                     one of them"
+                )
+            } else {
+                "not a view".to_string()
+            };
+            return Err(NodeArgError {
+                message: format!(
+                    "`{name}` of node `{}` is `{}`, {holds}",
+                    decl.name, field.value_type
+                ),
+            });
+        }
+        match self.slot_views(&field).next() {
+            Some(Some(view)) => Ok(view),
+            _ => Err(NodeArgError {
+                message: format!(
+                    "`{name}` of node `{}` is a null {}: no resource is bound to it",
+                    decl.name, field.value_type
+                ),
+            }),
+        }
+    }
+
+    /// Every view inside argument `name` (an array of views, a struct holding views, or one
+    /// view), one entry per view in declaration order: `None` where the script passed a null
+    /// view.
+    ///
+    /// ```
+    /// # use rpsl_vulkan::NodeContext;
+    /// fn bound_sources(context: &NodeContext<'_>) -> Result<usize, String> {
+    ///     Ok(context.views_of("srcs")?.into_iter().flatten().count())
+    /// }
+    /// ```
+    pub fn views_of(&self, name: &str) -> Result<Vec<Option<&'a BoundView>>, NodeArgError> {
+        let args = self.node_args();
+        let field = args.field(name)?;
+        if !field.value_type.has_views() {
+            return Err(NodeArgError {
+                message: format!(
+                    "`{name}` of node `{}` is `{}`, which holds no views",
+                    args.decl().name,
+                    field.value_type
+                ),
+            });
+        }
+        Ok(self.slot_views(&field).collect())
+    }
+
+    /// The view slots of the declaration inside `field`, in slot order, each with its bound
+    /// view (`None`: null).
+    fn slot_views(&self, field: &ArgField<'_>) -> impl Iterator<Item = Option<&'a BoundView>> + '_ {
+        let param = &self.decl().params[field.param];
+        let start = field.offset - param.offset;
+        let end = start + field.size;
+        let param_index = field.param;
+        let views = self.views;
+        param
+            .view_slots
+            .iter()
+            .enumerate()
+            .filter(move |(_, slot)| (start..end).contains(&slot.offset))
+            .map(move |(index, _)| {
+                views
+                    .iter()
+                    .find(|view| view.param as usize == param_index && view.slot as usize == index)
+            })
     }
 
     /// Gives a Vulkan object made for this node a debug name, shown by validation messages and
@@ -140,8 +266,12 @@ impl NodeContext<'_> {
 /// A node implementation; an `Err` message fails the frame with [`rpsl_runtime::BackendError::Node`].
 pub type NodeCallback = dyn FnMut(&mut NodeContext<'_>) -> Result<(), String>;
 
+#[path = "node_layout.rs"]
+mod layout;
+
 /// Resolves the view arguments of a node to Vulkan objects (image views come from the
-/// backend's view cache and live as long as their images).
+/// backend's view cache and live as long as their images), each image with the layout it is in
+/// during the node.
 pub(crate) fn bind_node_views(
     recorder: &mut crate::record::FrameRecorder<'_>,
     node: NodeId,
@@ -159,6 +289,8 @@ pub(crate) fn bind_node_views(
                     image,
                     image_view,
                     range: region.range,
+                    // Set below, once every view of the node is known.
+                    layout: vk::ImageLayout::UNDEFINED,
                 };
                 (BoundResource::Texture(texture), id)
             }
@@ -178,6 +310,15 @@ pub(crate) fn bind_node_views(
             resource,
             id,
         });
+    }
+    let accesses = graph.node_accesses(node);
+    for index in 0..views.len() {
+        if let BoundResource::Texture(texture) = views[index].resource {
+            let layout = layout::layout_during_node(&views, accesses, index, &texture);
+            if let BoundResource::Texture(bound) = &mut views[index].resource {
+                bound.layout = layout;
+            }
+        }
     }
     Ok(views)
 }
@@ -209,6 +350,7 @@ mod tests {
                 base_array_layer: 0,
                 layer_count: 1,
             },
+            layout: vk::ImageLayout::GENERAL,
         };
         let bytes = BoundBuffer {
             buffer: vk::Buffer::from_raw(0x22),

@@ -1,15 +1,22 @@
-//! Entry-point arguments: `--arg NAME=VALUE` parsing (`docs/cli.md`) and the flattened layout of
-//! each parameter in the I/O block.
+//! Entry-point arguments: set from Rust values ([`EntryValue`], [`EntryArgs::set_value`],
+//! [`EntryArgs::set_resource`]) or parsed from `--arg NAME=VALUE` (`docs/cli.md`), both through
+//! one setter; and the flattened layout of each parameter in the I/O block.
 //!
 //! Data parameters take their scalar leaves in declaration order, comma separated (`3`, `true`,
 //! `1.5`, `0xff`, `1,2,3,4`, struct fields flattened: `0,0,1280,720,0,1`); enums take a value or
 //! an enumerator name; floats also take `inf`, `-inf`, `nan` or `0x` bit patterns. A parameter
-//! that is a `texture` takes `WxH[:FORMAT]`, a `buffer` its size in bytes.
+//! that is a `texture` takes `WxH[:FORMAT]`, a `buffer` its size in bytes. A name may pick a
+//! part of a parameter (`light.color`, `weights[2]`); the rest keeps its value (zero at first).
+
+mod path;
+mod value;
 
 use std::fmt;
 
+pub use value::EntryValue;
+
 use rpsl_frontend::hir::{self, ScalarKind, Type, TypeTable};
-use rpsl_runtime::{Format, ResourceDesc};
+use rpsl_runtime::{Format, ResourceDesc, ResourceKind};
 use rpsl_vm::lower::EntryInfo;
 use rpsl_vm::Value;
 
@@ -75,6 +82,25 @@ pub enum LeafKind {
     Buffer,
 }
 
+impl LeafKind {
+    /// The value of a leaf left at its default: zero of its kind, as the VM holds it.
+    fn zero(&self) -> Value {
+        match self {
+            LeafKind::Scalar(kind) => match kind.concrete() {
+                ScalarKind::Bool => Value::Bool(false),
+                ScalarKind::Uint => Value::U32(0),
+                ScalarKind::Int64 => Value::I64(0),
+                ScalarKind::Uint64 => Value::U64(0),
+                ScalarKind::Double => Value::F64(0.0),
+                ScalarKind::Half | ScalarKind::Float | ScalarKind::LiteralFloat => Value::F32(0.0),
+                ScalarKind::Int | ScalarKind::LiteralInt => Value::I32(0),
+            },
+            LeafKind::Enum(_) => Value::I32(0),
+            LeafKind::Node | LeafKind::Texture | LeafKind::Buffer => Value::U32(0),
+        }
+    }
+}
+
 /// One scalar or view inside an entry parameter, at a byte offset of the I/O block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Leaf {
@@ -84,6 +110,13 @@ pub struct Leaf {
     pub offset: u32,
     /// Flattened name (`viewport.x`, `srcs[1]`).
     pub path: String,
+}
+
+impl Leaf {
+    /// A scalar (a data value), not a view.
+    fn is_data(&self) -> bool {
+        !matches!(self.kind, LeafKind::Texture | LeafKind::Buffer)
+    }
 }
 
 /// The leaves of a value of `ty` at `offset`, in declaration order.
@@ -192,7 +225,8 @@ impl EntryArgs {
         Ok(parsed)
     }
 
-    /// Sets parameter `name` from its textual value.
+    /// Sets argument `name` (a parameter, or a part of one: `light.color`, `weights[2]`) from
+    /// its textual value (`--arg`'s syntax).
     pub fn set(
         &mut self,
         program: &Program,
@@ -200,54 +234,149 @@ impl EntryArgs {
         name: &str,
         text: &str,
     ) -> Result<(), ArgError> {
-        let Some(index) = entry.params.iter().position(|p| p.name == name) else {
-            let names: Vec<String> = entry
-                .params
-                .iter()
-                .map(|p| format!("`{}`", p.name))
-                .collect();
-            let known = if names.is_empty() {
-                "it takes no parameters".to_string()
-            } else {
-                format!("parameters: {}", names.join(", "))
-            };
-            return arg_error(format!(
-                "entry point `{}` has no parameter `{name}` ({known})",
-                entry.name
-            ));
-        };
-        let param = &entry.params[index];
         let types = &program.hir().types;
-        let value = match &param.ty {
-            Type::Texture => ArgValue::Resource(parse_texture(name, text)?),
-            Type::Buffer => ArgValue::Resource(parse_buffer(name, text)?),
+        let target = path::resolve(types, entry, name)?;
+        match &target.ty {
+            Type::Texture if target.whole => {
+                self.set_resource(program, entry, name, parse_texture(name, text)?)
+            }
+            Type::Buffer if target.whole => {
+                self.set_resource(program, entry, name, parse_buffer(name, text)?)
+            }
             ty => {
-                let mut leaves = Vec::new();
-                leaves_of(types, ty, 0, name, &mut leaves);
-                let data: Vec<&Leaf> = leaves
-                    .iter()
-                    .filter(|l| !matches!(l.kind, LeafKind::Texture | LeafKind::Buffer))
-                    .collect();
+                let leaves = data_leaves(types, entry, &target);
                 let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-                if parts.len() != data.len() {
-                    return arg_error(format!(
-                        "parameter `{name}` ({}) takes {} value{}, got {}",
-                        ty.display(types),
-                        data.len(),
-                        if data.len() == 1 { "" } else { "s" },
-                        parts.len()
-                    ));
-                }
+                check_count(types, name, ty, leaves.len(), parts.len())?;
                 let mut scalars = Vec::with_capacity(parts.len());
-                for (leaf, part) in data.iter().zip(parts) {
+                for (leaf, part) in leaves.iter().zip(parts) {
                     scalars.push(parse_leaf(types, leaf, part).map_err(|why| ArgError {
                         message: format!("bad value `{part}` for `{}`: {why}", leaf.path),
                     })?);
                 }
-                ArgValue::Data(scalars)
+                self.store(types, entry, &target, name, scalars)
+            }
+        }
+    }
+
+    /// Sets argument `name` (a parameter, or a part of one: `light.color`, `weights[2]`,
+    /// `light.color.x`) from a Rust value of the same shape ([`EntryValue`]): the values
+    /// `--arg` would give, with the same errors for unknown names.
+    ///
+    /// ```
+    /// let source = "struct Light { float intensity; float4 color; };\n\
+    ///               export void main(uint radius, Light light, float4x4 m) {}\n";
+    /// let program = rpsl::Program::from_source("a.rpsl", source).unwrap();
+    /// let entry = program.entry(None).unwrap();
+    /// let mut args = rpsl::EntryArgs::defaults(entry);
+    /// args.set_value(&program, entry, "radius", 3u32).unwrap();
+    /// args.set_value(&program, entry, "light.color", [1.0f32, 0.5, 0.0, 1.0]).unwrap();
+    /// args.set_value(&program, entry, "m[3]", [0.0f32, 0.0, 1.0, 1.0]).unwrap();
+    /// let parsed = rpsl::EntryArgs::parse(&program, entry, ["radius=3", "light.color=1,0.5,0,1", "m[3]=0,0,1,1"]);
+    /// assert_eq!(Ok(args.clone()), parsed);
+    /// let wrong = args.set_value(&program, entry, "radius", 3.0f32).unwrap_err();
+    /// assert_eq!(wrong.message, "`radius` is `uint`, given a `f32`");
+    /// ```
+    pub fn set_value<V: EntryValue>(
+        &mut self,
+        program: &Program,
+        entry: &EntryInfo,
+        name: &str,
+        value: V,
+    ) -> Result<(), ArgError> {
+        let types = &program.hir().types;
+        let target = path::resolve(types, entry, name)?;
+        if !V::fits(types, &target.ty) {
+            return arg_error(format!(
+                "`{name}` is `{}`, given a `{}`",
+                target.ty.display(types),
+                V::type_name()
+            ));
+        }
+        let mut scalars = Vec::new();
+        value.push_scalars(&mut scalars);
+        self.store(types, entry, &target, name, scalars)
+    }
+
+    /// Sets `texture` or `buffer` parameter `name` to an external resource of description
+    /// `desc` (a texture's for a `texture`, a buffer's for a `buffer`; validated).
+    ///
+    /// ```
+    /// let program = rpsl::Program::from_source("a.rpsl", "export void main(texture bb) {}\n").unwrap();
+    /// let entry = program.entry(None).unwrap();
+    /// let mut args = rpsl::EntryArgs::defaults(entry);
+    /// let desc = rpsl::runtime::ResourceDesc::tex2d(rpsl::runtime::Format::B8G8R8A8_UNORM, 64, 32);
+    /// args.set_resource(&program, entry, "bb", desc).unwrap();
+    /// assert_eq!(Ok(args), rpsl::EntryArgs::parse(&program, entry, ["bb=64x32:B8G8R8A8_UNORM"]));
+    /// ```
+    pub fn set_resource(
+        &mut self,
+        program: &Program,
+        entry: &EntryInfo,
+        name: &str,
+        desc: ResourceDesc,
+    ) -> Result<(), ArgError> {
+        let types = &program.hir().types;
+        let target = path::resolve(types, entry, name)?;
+        let given = if desc.kind == ResourceKind::Buffer {
+            "buffer"
+        } else {
+            "texture"
+        };
+        let wanted = match target.ty {
+            Type::Texture if target.whole => "texture",
+            Type::Buffer if target.whole => "buffer",
+            _ => {
+                return arg_error(format!(
+                    "`{name}` is `{}`, given a {given} description (only `texture` and \
+                     `buffer` parameters take resources)",
+                    target.ty.display(types)
+                ))
             }
         };
-        self.values[index] = Some(value);
+        if wanted != given {
+            return arg_error(format!(
+                "`{name}` is a `{wanted}`, given a {given} description"
+            ));
+        }
+        desc.validate().map_err(|error| ArgError {
+            message: format!("bad description for `{name}`: {error}"),
+        })?;
+        self.values[target.index] = Some(ArgValue::Resource(desc));
+        Ok(())
+    }
+
+    /// Stores `scalars` as the values of the data leaves of `target` (argument name `name`),
+    /// keeping the other leaves of its parameter: the one place arguments are set.
+    fn store(
+        &mut self,
+        types: &TypeTable,
+        entry: &EntryInfo,
+        target: &path::EntryTarget,
+        name: &str,
+        scalars: Vec<Value>,
+    ) -> Result<(), ArgError> {
+        let param = &entry.params[target.index];
+        let mut leaves = Vec::new();
+        leaves_of(types, &param.ty, 0, &param.name, &mut leaves);
+        let data: Vec<&Leaf> = leaves.iter().filter(|leaf| leaf.is_data()).collect();
+        let picked = data
+            .iter()
+            .filter(|leaf| target.contains(leaf.offset))
+            .count();
+        check_count(types, name, &target.ty, picked, scalars.len())?;
+        let mut values = match self.values[target.index].take() {
+            Some(ArgValue::Data(values)) if values.len() == data.len() => values,
+            _ => data.iter().map(|leaf| leaf.kind.zero()).collect(),
+        };
+        let mut given = scalars.into_iter();
+        for (slot, leaf) in values.iter_mut().zip(&data) {
+            if target.contains(leaf.offset) {
+                if let Some(scalar) = given.next() {
+                    *slot = scalar;
+                }
+            }
+        }
+        self.values[target.index] = Some(ArgValue::Data(values));
         Ok(())
     }
 
@@ -255,6 +384,33 @@ impl EntryArgs {
     pub fn value(&self, index: usize) -> Option<&ArgValue> {
         self.values.get(index).and_then(Option::as_ref)
     }
+}
+
+/// The data leaves (views excluded) of the part of its parameter `target` picks.
+fn data_leaves(types: &TypeTable, entry: &EntryInfo, target: &path::EntryTarget) -> Vec<Leaf> {
+    let param = &entry.params[target.index];
+    let mut leaves = Vec::new();
+    leaves_of(types, &param.ty, 0, &param.name, &mut leaves);
+    leaves.retain(|leaf| leaf.is_data() && target.contains(leaf.offset));
+    leaves
+}
+
+/// The check that argument `name` of type `ty` gets as many scalars as it has data leaves.
+fn check_count(
+    types: &TypeTable,
+    name: &str,
+    ty: &Type,
+    leaves: usize,
+    given: usize,
+) -> Result<(), ArgError> {
+    if leaves == given {
+        return Ok(());
+    }
+    arg_error(format!(
+        "parameter `{name}` ({}) takes {leaves} value{}, got {given}",
+        ty.display(types),
+        if leaves == 1 { "" } else { "s" },
+    ))
 }
 
 fn parse_integer(text: &str) -> Result<i128, String> {
