@@ -29,9 +29,13 @@ extern void vkCmdClearColorImage(VkCommandBuffer, VkImage, uint32_t layout,
                                  const VkImageSubresourceRange *);
 
 static const char *SCRIPT =
-    "graphics node Fill([writeonly(clear)] texture target, float4 color, uint scale);\n"
+    "struct Paint { float4 color; uint scale; };\n"
+    "graphics node Fill([writeonly(clear)] texture target, Paint paint);\n"
     "export void main(texture backbuffer, float3 tint, uint scale) {\n"
-    "    Fill(backbuffer, float4(tint * (scale * 0.25), 1), scale);\n"
+    "    Paint paint;\n"
+    "    paint.color = float4(tint * (scale * 0.25), 1);\n"
+    "    paint.scale = scale;\n"
+    "    Fill(backbuffer, paint);\n"
     "}\n";
 
 /* What the callback saw, for main to check. */
@@ -40,6 +44,7 @@ typedef struct {
     uint32_t scale;
     uint32_t layout;
     uint32_t view_kind;
+    char wrong_type[160];
 } FillState;
 
 /* Clears the node's `target` view to its `color` argument. */
@@ -49,9 +54,9 @@ static int32_t fill(RpslNodeContext *context, void *user_data) {
     RpslView view;
     float color[4];
     if (rpsl_node_command_buffer(context, &command_buffer) != RPSL_STATUS_OK ||
-        rpsl_node_view(context, "target", 0, &view) != RPSL_STATUS_OK ||
-        rpsl_node_arg_floats(context, "color", color, 4) != RPSL_STATUS_OK ||
-        rpsl_node_arg_uints(context, "scale", &state->scale, 1) != RPSL_STATUS_OK) {
+        rpsl_node_view(context, "target", &view) != RPSL_STATUS_OK ||
+        rpsl_node_arg_floats(context, "paint.color", color, 4) != RPSL_STATUS_OK ||
+        rpsl_node_arg_uints(context, "paint.scale", &state->scale, 1) != RPSL_STATUS_OK) {
         rpsl_node_set_error(context, rpsl_last_error());
         return RPSL_STATUS_CALLBACK;
     }
@@ -62,6 +67,11 @@ static int32_t fill(RpslNodeContext *context, void *user_data) {
                                      view.range.layer_count};
     vkCmdClearColorImage((VkCommandBuffer)(uintptr_t)command_buffer, (VkImage)view.image,
                          view.layout, &value, 1, &range);
+    /* Asking for the wrong type is an error, not a misread. */
+    uint32_t as_uints[4];
+    RpslStatus wrong = rpsl_node_arg_uints(context, "paint.color", as_uints, 4);
+    snprintf(state->wrong_type, sizeof state->wrong_type, "%s: %s", rpsl_status_name(wrong),
+             rpsl_last_error());
     state->calls += 1;
     state->layout = view.layout;
     state->view_kind = view.kind;
@@ -118,7 +128,7 @@ int main(int argc, char **argv) {
     vulkan_options.validate = true;
     RpslVulkan *vulkan = NULL;
     check(rpsl_vulkan_create(&vulkan_options, &vulkan), "vulkan");
-    FillState state = {0, 0, 0, 0};
+    FillState state = {0, 0, 0, 0, ""};
     check(rpsl_vulkan_bind_node(vulkan, "Fill", fill, &state), "bind");
 
     RpslFrameInfo info;
@@ -137,6 +147,7 @@ int main(int argc, char **argv) {
     printf("order: %zu node(s), first %s\n", count, name);
     printf("callback: %d call(s), scale %u, layout %u, view kind %u\n", state.calls,
            state.scale, state.layout, state.view_kind);
+    printf("callback, wrong type: %s\n", state.wrong_type);
 
     size_t json_size = 0;
     check(rpsl_session_frame_json(session, NULL, 0, &json_size), "json size");

@@ -755,25 +755,26 @@ RpslStatus rpsl_node_identity(const struct RpslNodeContext *context,
                               const char **name);
 
 /**
- * How many views parameter `param` has (1 for a `texture`, N for `texture t[N]`, 0 for a
- * null view).
+ * How many view slots argument `name` holds: 1 for a `texture` or `buffer`, N for an array
+ * of N views, the views of a struct; null views included.
  *
  * # Safety
- * `param` is a NUL-terminated string; `count` is valid for a write.
+ * `name` is a NUL-terminated string; `count` is valid for a write.
  */
 RpslStatus rpsl_node_view_count(const struct RpslNodeContext *context,
-                                const char *param,
+                                const char *name,
                                 uint32_t *count);
 
 /**
- * View `slot` of parameter `param` (slot 0 for a plain `texture`/`buffer` parameter).
+ * The view argument `name`: a `texture` or `buffer` parameter, an element of an array of
+ * views (`srcs[1]`) or a view in a struct (`gbuf.albedo`). `RPSL_STATUS_NOT_FOUND` when the
+ * name is unknown, names no single view, or the view is null.
  *
  * # Safety
- * `param` is a NUL-terminated string; `view` is valid for a write.
+ * `name` is a NUL-terminated string; `view` is valid for a write.
  */
 RpslStatus rpsl_node_view(const struct RpslNodeContext *context,
-                          const char *param,
-                          uint32_t slot,
+                          const char *name,
                           struct RpslView *view);
 
 /**

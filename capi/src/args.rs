@@ -106,16 +106,15 @@ pub(crate) fn check_kinds(
         .enumerate()
         .find(|(_, kind)| **kind != given.kind())
     {
+        let holds = if expected.iter().all(|k| k == kind) {
+            format!("{} values", scalar_name(*kind))
+        } else {
+            format!("a {} at value {index}", scalar_name(*kind))
+        };
         return fail(
             RpslStatus::InvalidArgument,
             format!(
-                "{what} ({type_name}) takes {} values{}, not {}",
-                scalar_name(*kind),
-                if expected.len() > 1 {
-                    format!(" at {index}")
-                } else {
-                    String::new()
-                },
+                "{what} ({type_name}) holds {holds}, not {}",
                 scalar_name(given.kind())
             ),
         );

@@ -5,14 +5,14 @@
 use std::ffi::{c_char, c_void, CStr};
 
 use rpsl::runtime::compile::map_access;
-use rpsl::runtime::{NodeDeclDesc, ScalarType, ValueType};
+use rpsl::runtime::{ScalarType, ValueType};
 use rpsl::vulkan::ash::vk::Handle as _;
 use rpsl::vulkan::{BoundResource, NodeContext};
 
 use crate::args::{check_kinds, TypedValues};
 use crate::handle::{self, Guarded, Handle};
 use crate::program::RpslScalarKind;
-use crate::status::{boundary, fail, Outcome, RpslStatus};
+use crate::status::{boundary, fail, Failure, Outcome, RpslStatus};
 use crate::strings::{out_arg, slice_out, str_arg};
 
 /// What a node callback gets (opaque): valid only during the callback, on its thread (or on
@@ -46,41 +46,15 @@ impl NodeCall {
         unsafe { &*self.context }
     }
 
-    fn declaration(&self) -> Outcome<&NodeDeclDesc> {
-        let context = self.context();
-        context
-            .graph
-            .nodes
-            .get(context.node.index())
-            .and_then(|record| context.graph.decls.get(record.decl.index()))
-            .map_or_else(
-                || fail(RpslStatus::Panic, "the node has no declaration"),
-                Ok,
-            )
+    /// The node's declaration name, for messages.
+    fn node_name(&self) -> &str {
+        self.context().decl().name.as_str()
     }
+}
 
-    /// The index of parameter `name` of the node's declaration.
-    fn param(&self, name: &str) -> Outcome<(u16, &rpsl::runtime::ParamDesc)> {
-        let decl = self.declaration()?;
-        match decl.params.iter().enumerate().find(|(_, p)| p.name == name) {
-            Some((index, param)) => Ok((index as u16, param)),
-            None => {
-                let names: Vec<String> = decl
-                    .params
-                    .iter()
-                    .map(|p| format!("`{}`", p.name))
-                    .collect();
-                fail(
-                    RpslStatus::NotFound,
-                    format!(
-                        "node `{}` has no parameter `{name}` (parameters: {})",
-                        decl.name,
-                        names.join(", ")
-                    ),
-                )
-            }
-        }
-    }
+/// A typed-argument error of the backend as a C failure.
+fn not_found(error: rpsl::runtime::NodeArgError) -> Failure {
+    Failure::new(RpslStatus::NotFound, error.message)
 }
 
 /// A node implementation in C. `context` is valid until it returns. Return `RPSL_STATUS_OK` (0) on
@@ -259,68 +233,50 @@ pub unsafe extern "C" fn rpsl_node_identity(
     })
 }
 
-/// How many views parameter `param` has (1 for a `texture`, N for `texture t[N]`, 0 for a
-/// null view).
+/// How many view slots argument `name` holds: 1 for a `texture` or `buffer`, N for an array
+/// of N views, the views of a struct; null views included.
 ///
 /// # Safety
-/// `param` is a NUL-terminated string; `count` is valid for a write.
+/// `name` is a NUL-terminated string; `count` is valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn rpsl_node_view_count(
     context: *const RpslNodeContext,
-    param: *const c_char,
+    name: *const c_char,
     count: *mut u32,
 ) -> RpslStatus {
     boundary(|| {
         // SAFETY: the caller's contract.
         let count = unsafe { out_arg(count, "count") }?;
         // SAFETY: the caller's contract.
-        let param = unsafe { str_arg(param, "param") }?;
+        let name = unsafe { str_arg(name, "name") }?;
         handle::with(context, "context", |call| {
-            let (index, _) = call.param(param)?;
-            *count = call.context().param_views(index).count() as u32;
+            let views = call.context().views_of(name).map_err(not_found)?;
+            *count = views.len() as u32;
             Ok(())
         })
     })
 }
 
-/// View `slot` of parameter `param` (slot 0 for a plain `texture`/`buffer` parameter).
+/// The view argument `name`: a `texture` or `buffer` parameter, an element of an array of
+/// views (`srcs[1]`) or a view in a struct (`gbuf.albedo`). `RPSL_STATUS_NOT_FOUND` when the
+/// name is unknown, names no single view, or the view is null.
 ///
 /// # Safety
-/// `param` is a NUL-terminated string; `view` is valid for a write.
+/// `name` is a NUL-terminated string; `view` is valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn rpsl_node_view(
     context: *const RpslNodeContext,
-    param: *const c_char,
-    slot: u32,
+    name: *const c_char,
     view: *mut RpslView,
 ) -> RpslStatus {
     boundary(|| {
         // SAFETY: the caller's contract.
         let view = unsafe { out_arg(view, "view") }?;
         // SAFETY: the caller's contract.
-        let param = unsafe { str_arg(param, "param") }?;
+        let name = unsafe { str_arg(name, "name") }?;
         handle::with(context, "context", |call| {
-            let (index, _) = call.param(param)?;
-            let decl = call.declaration()?;
             let context = call.context();
-            let Some(bound) = context
-                .param_views(index)
-                .find(|bound| u32::from(bound.slot) == slot)
-            else {
-                return fail(
-                    RpslStatus::NotFound,
-                    format!(
-                        "parameter `{param}` of node `{}` has no view in slot {slot} ({} view{})",
-                        decl.name,
-                        context.param_views(index).count(),
-                        if context.param_views(index).count() == 1 {
-                            ""
-                        } else {
-                            "s"
-                        }
-                    ),
-                );
-            };
+            let bound = context.view(name).map_err(not_found)?;
             let access = context
                 .graph
                 .node_accesses(context.node)
@@ -345,12 +301,16 @@ pub unsafe extern "C" fn rpsl_node_view(
             };
             match &bound.resource {
                 BoundResource::Texture(texture) => {
-                    let depth = format.is_some_and(|f| f.has_depth() || f.has_stencil());
                     result.kind = RpslViewKind::Texture;
                     result.image = texture.image.as_raw();
                     result.image_view = texture.image_view.as_raw();
-                    result.layout = access.map_or(0, |access| {
-                        map_access(&access.access, 0, true, depth, decl.queue).layout as u32
+                    // The layout the frame's barriers leave the image in, from the compiler's one
+                    // table of accesses (`BoundTexture::layout` re-derives it and disagrees for
+                    // transfer accesses such as `clear` and `copy`).
+                    let depth = format.is_some_and(|f| f.has_depth() || f.has_stencil());
+                    result.layout = access.map_or(texture.layout.as_raw() as u32, |access| {
+                        map_access(&access.access, 0, true, depth, context.decl().queue).layout
+                            as u32
                     });
                     result.range = RpslSubresourceRange {
                         aspect_mask: texture.range.aspect_mask.as_raw(),
@@ -397,29 +357,6 @@ fn value_leaves(ty: &ValueType, offset: u32, out: &mut Vec<(ScalarType, u32)>) {
     }
 }
 
-/// A node parameter's type as a script spells it (`float4`, `uint[3]`, `MyStruct`).
-fn value_type_name(ty: &ValueType) -> String {
-    let scalar = |scalar: &ScalarType| match scalar {
-        ScalarType::Bool => "bool",
-        ScalarType::I32 => "int",
-        ScalarType::U32 => "uint",
-        ScalarType::I64 => "int64_t",
-        ScalarType::U64 => "uint64_t",
-        ScalarType::F32 => "float",
-        ScalarType::F64 => "double",
-    };
-    match ty {
-        ValueType::Scalar(s) => scalar(s).to_string(),
-        ValueType::Vector(s, n) => format!("{}{n}", scalar(s)),
-        ValueType::Matrix(s, rows, cols) => format!("{}{rows}x{cols}", scalar(s)),
-        ValueType::Array(elem, count) => format!("{}[{count}]", value_type_name(elem)),
-        ValueType::Struct(def) => def.name.clone(),
-        ValueType::Texture => "texture".to_string(),
-        ValueType::Buffer => "buffer".to_string(),
-        ValueType::NodeHandle => "node".to_string(),
-    }
-}
-
 fn c_kind(scalar: ScalarType) -> RpslScalarKind {
     match scalar {
         ScalarType::Bool => RpslScalarKind::Bool,
@@ -432,7 +369,8 @@ fn c_kind(scalar: ScalarType) -> RpslScalarKind {
     }
 }
 
-/// Reads argument `name` of the running node into `out` after checking its type.
+/// Reads argument `name` (a parameter, `light.color`, `weights[2]`) of the running node after
+/// checking its type against the C values asked for.
 fn read_arg<const N: usize>(
     context: *const RpslNodeContext,
     name: &str,
@@ -440,21 +378,20 @@ fn read_arg<const N: usize>(
     mut store: impl FnMut(usize, [u8; N]),
 ) -> Outcome {
     handle::with(context, "context", |call| {
-        let (_, param) = call.param(name)?;
+        let args = call.context().node_args();
+        let field = args.field(name).map_err(not_found)?;
         let mut leaves = Vec::new();
-        value_leaves(&param.value_type, param.offset, &mut leaves);
+        value_leaves(field.value_type, field.offset, &mut leaves);
         let kinds: Vec<RpslScalarKind> = leaves.iter().map(|(s, _)| c_kind(*s)).collect();
-        let decl = call.declaration()?;
         check_kinds(
-            &format!("argument `{name}` of node `{}`", decl.name),
-            &value_type_name(&param.value_type),
+            &format!("argument `{name}` of node `{}`", call.node_name()),
+            &field.value_type.to_string(),
             &kinds,
             kind_of,
         )?;
-        let args = call.context().args;
         for (index, (_, offset)) in leaves.iter().enumerate() {
             let start = *offset as usize;
-            let Some(bytes) = args.get(start..start + N) else {
+            let Some(bytes) = args.bytes().get(start..start + N) else {
                 return fail(
                     RpslStatus::Panic,
                     format!("argument `{name}` lies outside the node's argument block"),
