@@ -31,10 +31,9 @@
 //! bind_compute_programs(&mut backend, vec![program]);
 //! ```
 
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use rpsl_runtime::NodeId;
@@ -455,7 +454,7 @@ impl Drop for ProgramsState {
 /// its program fails the frame with [`rpsl_runtime::BackendError::Node`].
 pub fn bind_compute_programs(backend: &mut VulkanBackend, programs: Vec<ComputeProgram>) {
     let names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
-    let state = Rc::new(RefCell::new(ProgramsState {
+    let state = Arc::new(Mutex::new(ProgramsState {
         device: None,
         programs: programs.into_iter().map(|p| (p.name.clone(), p)).collect(),
         pipelines: HashMap::new(),
@@ -466,10 +465,13 @@ pub fn bind_compute_programs(backend: &mut VulkanBackend, programs: Vec<ComputeP
         seen: HashSet::new(),
     }));
     for name in names {
-        let state = Rc::clone(&state);
+        let state = Arc::clone(&state);
         let node_name = name.clone();
         backend.bind_node(&name, move |context| {
-            state.borrow_mut().run(&node_name, context)
+            state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .run(&node_name, context)
         });
     }
 }

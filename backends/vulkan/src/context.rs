@@ -137,17 +137,31 @@ pub struct QueueFamilies {
     pub transfer: Option<u32>,
 }
 
+/// Who made the instance and device of a [`Context`], and so who destroys them.
+pub(crate) enum Ownership {
+    /// rpsl created the instance, the debug messenger (when validating) and the device, and
+    /// destroys them when the context drops.
+    Owned {
+        _entry: ash::Entry,
+        debug_instance: Option<ash::ext::debug_utils::Instance>,
+        messenger: vk::DebugUtilsMessengerEXT,
+    },
+    /// The application created them ([`crate::EngineDevice`]): rpsl never destroys them, never
+    /// waits for the whole device, and never renames the application's queues.
+    Borrowed,
+}
+
 /// Instance, device and queues.
 pub(crate) struct Context {
-    _entry: ash::Entry,
+    pub ownership: Ownership,
     pub instance: ash::Instance,
-    debug_instance: Option<ash::ext::debug_utils::Instance>,
-    messenger: vk::DebugUtilsMessengerEXT,
     pub debug_device: Option<ash::ext::debug_utils::Device>,
     pub physical: vk::PhysicalDevice,
     pub device: ash::Device,
     pub families: QueueFamilies,
     pub queue: vk::Queue,
+    /// The queue of `families.async_compute` rpsl submits to.
+    pub compute_queue: Option<vk::Queue>,
     pub features: EnabledFeatures,
     pub device_name: String,
     pub log: Arc<MessageLog>,
@@ -166,7 +180,19 @@ pub(crate) struct Context {
     pub wedged: std::cell::Cell<bool>,
 }
 
-fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+/// The device-level parts of a [`Context`], gathered before it is assembled.
+pub(crate) struct DeviceParts {
+    pub instance: ash::Instance,
+    pub physical: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub families: QueueFamilies,
+    pub queue: vk::Queue,
+    pub compute_queue: Option<vk::Queue>,
+    pub features: EnabledFeatures,
+    pub device_name: String,
+}
+
+pub(crate) fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
     list.iter()
         .any(|ext| ext.extension_name_as_c_str().is_ok_and(|n| n == name))
 }
@@ -254,14 +280,7 @@ impl Context {
         } else {
             (None, vk::DebugUtilsMessengerEXT::null())
         };
-        let mut context = Context::with_device(entry, instance, debug_instance, messenger, log);
-        if let Ok(context) = &mut context {
-            context.features.debug_utils = debug_utils;
-            if !debug_utils {
-                context.debug_device = None;
-            }
-        }
-        context
+        Context::with_device(entry, instance, debug_instance, messenger, log, debug_utils)
     }
 
     fn with_device(
@@ -270,6 +289,7 @@ impl Context {
         debug_instance: Option<ash::ext::debug_utils::Instance>,
         messenger: vk::DebugUtilsMessengerEXT,
         log: Arc<MessageLog>,
+        debug_utils: bool,
     ) -> Result<Context, BackendError> {
         let cleanup = |instance: &ash::Instance| {
             // SAFETY: called only on failure, before any device exists.
@@ -289,64 +309,108 @@ impl Context {
             }
         };
         match create_device(&instance, physical, families) {
-            Ok((device, features)) => {
+            Ok((device, mut features)) => {
+                features.debug_utils = debug_utils;
                 // SAFETY: family `graphics` was created with one queue.
                 let queue = unsafe { device.get_device_queue(families.graphics, 0) };
-                let debug_device = Some(ash::ext::debug_utils::Device::new(&instance, &device));
-                // SAFETY: plain queries on the physical device the device was created from.
-                let (properties, family_list) = unsafe {
-                    (
-                        instance.get_physical_device_properties(physical),
-                        instance.get_physical_device_queue_family_properties(physical),
-                    )
-                };
-                let mut used = vec![families.graphics];
-                used.extend(families.async_compute);
-                let valid_bits = used
-                    .iter()
-                    .map(|&f| {
-                        family_list
-                            .get(f as usize)
-                            .map_or(0, |p| p.timestamp_valid_bits)
-                    })
-                    .min()
-                    .unwrap_or(0);
-                let timestamp_mask = match valid_bits {
-                    0 => 0,
-                    64.. => u64::MAX,
-                    bits => (1u64 << bits) - 1,
-                };
-                let concurrent_families = if used.len() > 1 { used } else { Vec::new() };
-                let size_limits = size_limits(&instance, physical);
-                let context = Context {
+                let compute_queue = families
+                    .async_compute
+                    // SAFETY: one queue of each family was created with the device.
+                    .map(|family| unsafe { device.get_device_queue(family, 0) });
+                let ownership = Ownership::Owned {
                     _entry: entry,
-                    instance,
                     debug_instance,
                     messenger,
-                    debug_device,
+                };
+                let parts = DeviceParts {
+                    instance,
                     physical,
                     device,
                     families,
                     queue,
+                    compute_queue,
                     features,
                     device_name,
-                    log,
-                    timestamp_period: properties.limits.timestamp_period,
-                    timestamp_mask,
-                    concurrent_families,
-                    wedged: std::cell::Cell::new(false),
-                    sample_counts: properties.limits.framebuffer_color_sample_counts
-                        & properties.limits.framebuffer_depth_sample_counts
-                        & properties.limits.sampled_image_color_sample_counts,
-                    size_limits,
                 };
-                Ok(context)
+                Ok(Context::assemble(ownership, parts, log))
             }
             Err(error) => {
                 cleanup(&instance);
                 Err(error)
             }
         }
+    }
+
+    /// The context of a created (or borrowed) device: reads the limits the backend needs.
+    pub(crate) fn assemble(
+        ownership: Ownership,
+        parts: DeviceParts,
+        log: Arc<MessageLog>,
+    ) -> Context {
+        let DeviceParts {
+            instance,
+            physical,
+            device,
+            families,
+            queue,
+            compute_queue,
+            features,
+            device_name,
+        } = parts;
+        let debug_device = features
+            .debug_utils
+            .then(|| ash::ext::debug_utils::Device::new(&instance, &device));
+        // SAFETY: plain queries on the physical device the device was created from.
+        let (properties, family_list) = unsafe {
+            (
+                instance.get_physical_device_properties(physical),
+                instance.get_physical_device_queue_family_properties(physical),
+            )
+        };
+        let mut used = vec![families.graphics];
+        used.extend(families.async_compute.filter(|&f| f != families.graphics));
+        let valid_bits = used
+            .iter()
+            .map(|&f| {
+                family_list
+                    .get(f as usize)
+                    .map_or(0, |p| p.timestamp_valid_bits)
+            })
+            .min()
+            .unwrap_or(0);
+        let timestamp_mask = match valid_bits {
+            0 => 0,
+            64.. => u64::MAX,
+            bits => (1u64 << bits) - 1,
+        };
+        let concurrent_families = if used.len() > 1 { used } else { Vec::new() };
+        let size_limits = size_limits(&instance, physical);
+        Context {
+            ownership,
+            instance,
+            debug_device,
+            physical,
+            device,
+            families,
+            queue,
+            compute_queue,
+            features,
+            device_name,
+            log,
+            timestamp_period: properties.limits.timestamp_period,
+            timestamp_mask,
+            concurrent_families,
+            wedged: std::cell::Cell::new(false),
+            sample_counts: properties.limits.framebuffer_color_sample_counts
+                & properties.limits.framebuffer_depth_sample_counts
+                & properties.limits.sampled_image_color_sample_counts,
+            size_limits,
+        }
+    }
+
+    /// The device is the application's ([`Ownership::Borrowed`]).
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self.ownership, Ownership::Borrowed)
     }
 
     /// Gives a Vulkan object a debug name (no-op without VK_EXT_debug_utils).
@@ -388,12 +452,21 @@ impl Drop for Context {
         if self.wedged.get() {
             return;
         }
+        let Ownership::Owned {
+            debug_instance,
+            messenger,
+            ..
+        } = &self.ownership
+        else {
+            // The application's instance and device: it destroys them.
+            return;
+        };
         // SAFETY: the backend destroyed every child object before dropping the context.
         unsafe {
             let _ = self.device.device_wait_idle();
             self.device.destroy_device(None);
-            if let Some(debug) = &self.debug_instance {
-                debug.destroy_debug_utils_messenger(self.messenger, None);
+            if let Some(debug) = debug_instance {
+                debug.destroy_debug_utils_messenger(*messenger, None);
             }
             self.instance.destroy_instance(None);
         }
@@ -475,7 +548,7 @@ fn size_limits(instance: &ash::Instance, physical: vk::PhysicalDevice) -> SizeLi
     }
 }
 
-fn depth_stencil_resolve_properties(
+pub(crate) fn depth_stencil_resolve_properties(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
 ) -> (vk::ResolveModeFlags, vk::ResolveModeFlags, bool, bool) {
@@ -532,7 +605,7 @@ fn create_device(
         timeline_semaphore: have12.timeline_semaphore == vk::TRUE,
         robust_image_access2: robustness2 && have_robust.robust_image_access2 == vk::TRUE,
         separate_depth_stencil_layouts: have12.separate_depth_stencil_layouts == vk::TRUE,
-        debug_utils: true,
+        debug_utils: false,
         host_query_reset: have12.host_query_reset == vk::TRUE,
         push_descriptor,
         storage_write_without_format: have10.shader_storage_image_write_without_format == vk::TRUE,

@@ -7,6 +7,8 @@
 //! let backend = VulkanBackend::new(VulkanOptions { validate: true, ..VulkanOptions::default() });
 //! ```
 
+mod app_device;
+mod app_resources;
 mod buffer_clear;
 mod buffer_target;
 mod builtins;
@@ -32,6 +34,8 @@ mod texture_clear;
 mod timing;
 mod view_cache;
 
+pub use app_device::{EngineDevice, EngineDeviceFeatures, EngineQueue};
+pub use app_resources::{FrameSync, ImportedBuffer, ImportedImage, ResourceState, SemaphoreOp};
 /// The `ash` this backend is built on: handles an application passes in are of its types.
 pub use ash;
 pub use context::{EnabledFeatures, QueueFamilies, SizeLimits};
@@ -126,6 +130,13 @@ pub struct VulkanBackend {
     slots: Vec<FrameSlot>,
     next_slot: usize,
     externals: HashMap<String, External>,
+    /// The application's images and buffers by entry parameter name.
+    imports: HashMap<String, app_resources::Import>,
+    /// Every application object imported so far, with its description (their views stay
+    /// cached until released).
+    imported_objects: HashMap<resources::GpuObject, ResourceDesc>,
+    /// The application's semaphores and fence for the next frame.
+    frame_sync: Option<FrameSync>,
     persistent: HashMap<StorageSlot, GpuResource>,
     nodes: HashMap<String, Box<NodeCallback>>,
     stats: FrameStats,
@@ -137,7 +148,35 @@ pub struct VulkanBackend {
 impl VulkanBackend {
     /// Creates the instance, device, allocator and command objects.
     pub fn new(options: VulkanOptions) -> Result<VulkanBackend, BackendError> {
-        let context = Context::new(options.validate)?;
+        VulkanBackend::with_context(Context::new(options.validate)?, options)
+    }
+
+    /// Runs on the application's instance, device and queues (see [`EngineDevice`]); fails
+    /// with [`BackendError::MissingFeature`] naming everything rpsl needs that the device
+    /// lacks. rpsl creates its own allocator, command pools, semaphores and fences on the
+    /// device and destroys them when dropped; it never destroys the application's objects.
+    /// Drop the backend before destroying the device.
+    ///
+    /// `options.validate` does not apply: the application owns the instance, its layers and
+    /// its debug messenger (messages go to the application's callback).
+    pub fn on_device(
+        engine: EngineDevice,
+        options: VulkanOptions,
+    ) -> Result<VulkanBackend, BackendError> {
+        let context = Context::on_engine_device(engine)?;
+        VulkanBackend::with_context(
+            context,
+            VulkanOptions {
+                validate: false,
+                ..options
+            },
+        )
+    }
+
+    fn with_context(
+        context: Context,
+        options: VulkanOptions,
+    ) -> Result<VulkanBackend, BackendError> {
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: context.instance.clone(),
             device: context.device.clone(),
@@ -168,6 +207,9 @@ impl VulkanBackend {
             slots: Vec::new(),
             next_slot: 0,
             externals: HashMap::new(),
+            imports: HashMap::new(),
+            imported_objects: HashMap::new(),
+            frame_sync: None,
             persistent: HashMap::new(),
             nodes: HashMap::new(),
             stats: FrameStats::default(),
@@ -186,7 +228,12 @@ impl VulkanBackend {
         let context = &self.context;
         let device = &context.device;
         let mut families = vec![context.families.graphics];
-        families.extend(context.families.async_compute);
+        families.extend(
+            context
+                .families
+                .async_compute
+                .filter(|&family| family != context.families.graphics),
+        );
         for &family in &families {
             let pool_info = vk::CommandPoolCreateInfo::default()
                 .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
@@ -207,8 +254,11 @@ impl VulkanBackend {
                     .async_compute
                     .unwrap_or(context.families.graphics)
             };
-            // SAFETY: one queue of each family was created with the device.
-            let queue = unsafe { device.get_device_queue(family, 0) };
+            let queue = if lane == 0 {
+                context.queue
+            } else {
+                context.compute_queue.unwrap_or(context.queue)
+            };
             let mut kind = vk::SemaphoreTypeCreateInfo::default()
                 .semaphore_type(vk::SemaphoreType::TIMELINE)
                 .initial_value(0);
@@ -221,7 +271,7 @@ impl VulkanBackend {
             }
             .map_err(|r| vk_error("vkCreateSemaphore", r))?;
             context.name(timeline, &format!("rpsl {name} timeline"));
-            if lane == 1 && family != context.families.graphics {
+            if lane == 1 && family != context.families.graphics && !context.is_borrowed() {
                 context.name(queue, "rpsl async compute queue");
             }
             self.lanes.push(Lane {
@@ -241,7 +291,9 @@ impl VulkanBackend {
         // SAFETY: as above.
         self.fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(|r| vk_error("vkCreateFence", r))?;
-        context.name(context.queue, "rpsl graphics queue");
+        if !context.is_borrowed() {
+            context.name(context.queue, "rpsl graphics queue");
+        }
         context.name(self.command_buffer, "rpsl one-shot commands");
         context.name(self.fence, "rpsl frame fence");
         for index in 0..self.options.frames_in_flight.clamp(1, 4) as usize {
@@ -293,7 +345,7 @@ impl VulkanBackend {
     pub fn bind_node(
         &mut self,
         name: &str,
-        callback: impl FnMut(&mut NodeContext<'_>) -> Result<(), String> + 'static,
+        callback: impl FnMut(&mut NodeContext<'_>) -> Result<(), String> + Send + 'static,
     ) {
         self.nodes.insert(name.to_string(), Box::new(callback));
     }
@@ -345,6 +397,33 @@ impl VulkanBackend {
         Ok(())
     }
 
+    /// Waits until the GPU finished everything this backend submitted: the whole device when
+    /// it is rpsl's own (also covers slots whose wait timed out), else every lane's last
+    /// timeline value (the application's device stays its own business).
+    fn wait_own_work(&self) -> Result<(), BackendError> {
+        let device = &self.context.device;
+        if !self.context.is_borrowed() {
+            // SAFETY: plain wait on a live device.
+            return unsafe { device.device_wait_idle() }
+                .map_err(|r| vk_error("vkDeviceWaitIdle", r));
+        }
+        let (semaphores, values): (Vec<_>, Vec<_>) = self
+            .lanes
+            .iter()
+            .filter(|lane| lane.value > 0)
+            .map(|lane| (lane.timeline, lane.value))
+            .unzip();
+        if semaphores.is_empty() {
+            return Ok(());
+        }
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        let nanos = self.options.fence_timeout.as_nanos().min(u64::MAX as u128) as u64;
+        // SAFETY: the timeline semaphores are this backend's and live.
+        unsafe { device.wait_semaphores(&info, nanos) }.map_err(|r| vk_error("vkWaitSemaphores", r))
+    }
+
     fn check_messages(&self) -> Result<(), BackendError> {
         let messages = self.context.take_messages();
         if messages.is_empty() {
@@ -364,6 +443,7 @@ impl VulkanBackend {
                 "an earlier frame hung or lost the device; no more frames run".into(),
             ));
         }
+        let sync = self.frame_sync.take();
         let slot_index = self.next_slot;
         self.retire_slot(slot_index)?;
         let allocator = self.allocator.as_mut().unwrap_or_else(|| unreachable!());
@@ -374,12 +454,34 @@ impl VulkanBackend {
         let usage = usage_per_resource(graph);
         let used = |index: usize| frame.lifetimes.get(index).copied().flatten().is_some();
         // Outliving resources.
+        let mut import_barriers = app_resources::ImportBarriers::default();
+        let mut import_states = Vec::new();
+        let wait_stages = sync.as_ref().map_or(vk::PipelineStageFlags2::NONE, |sync| {
+            sync.waits
+                .iter()
+                .fold(vk::PipelineStageFlags2::NONE, |all, op| all | op.stages)
+        });
         for (index, record) in graph.resources.iter().enumerate() {
             if record.external {
                 let name = record
                     .name
                     .clone()
                     .unwrap_or_else(|| format!("external{index}"));
+                if let Some(import) = self.imports.get(&name) {
+                    app_resources::check_import(&name, import, graph, index, usage[index])?;
+                    handles[index] = Some(ResourceHandle::of(&import.resource));
+                    if used(index) {
+                        let after = app_resources::plan_import_barriers(
+                            import,
+                            app_resources::resting(graph, index),
+                            wait_stages,
+                            self.context.families.graphics,
+                            &mut import_barriers,
+                        );
+                        import_states.push((name, after));
+                    }
+                    continue;
+                }
                 let rest = resources::rest_layout(frame, index);
                 self.ensure_external(&name, &record.desc, rest, usage[index])?;
                 handles[index] = self
@@ -493,8 +595,25 @@ impl VulkanBackend {
         let mut views = Vec::new();
         let mut result = match failure {
             Some(error) => Err(error),
-            None => self.record_and_submit(slot_index, graph, frame, &handles, &mut views),
+            None => self.record_and_submit(
+                slot_index,
+                graph,
+                frame,
+                &handles,
+                &mut views,
+                app_resources::AppFrame {
+                    barriers: &import_barriers,
+                    sync: sync.as_ref(),
+                },
+            ),
         };
+        if result.is_ok() {
+            for (name, state) in import_states {
+                if let Some(import) = self.imports.get_mut(&name) {
+                    import.state = state;
+                }
+            }
+        }
         // The frame's objects live in its slot until the slot is retired.
         let single_slot = self.slots.len() == 1;
         let slot = &mut self.slots[slot_index];
@@ -533,6 +652,7 @@ impl VulkanBackend {
         frame: &CompiledFrame,
         handles: &[Option<ResourceHandle>],
         views_out: &mut Vec<vk::ImageView>,
+        app: app_resources::AppFrame<'_>,
     ) -> Result<(), BackendError> {
         let slot = &mut self.slots[slot_index];
         let timestamps = self.options.timestamps;
@@ -619,6 +739,8 @@ impl VulkanBackend {
             nodes: &mut self.nodes,
             allow_unbound: self.options.allow_unbound,
             timestamps,
+            imports: app.barriers,
+            sync: app.sync,
         };
         let mut timed = Vec::new();
         let result = submit::record_and_submit_frame(&mut recorder, &mut submission, &mut timed);
@@ -674,8 +796,7 @@ impl Drop for VulkanBackend {
             return;
         }
         let _ = self.retire_all();
-        // SAFETY: plain wait on a live device (also covers slots whose wait timed out).
-        if unsafe { self.context.device.device_wait_idle() }.is_err() {
+        if self.wait_own_work().is_err() {
             self.context.wedged.set(true);
         }
         if self.context.wedged.get() {
@@ -719,3 +840,10 @@ impl Drop for VulkanBackend {
         }
     }
 }
+
+/// `VulkanBackend` is `Send` (an engine owns it on its render thread): this fails to compile
+/// when a field (a node callback, a cache) stops being `Send`.
+const _: () = {
+    const fn assert_send<T: Send>() {}
+    assert_send::<VulkanBackend>();
+};

@@ -264,7 +264,8 @@ impl<'a> NodeContext<'a> {
 }
 
 /// A node implementation; an `Err` message fails the frame with [`rpsl_runtime::BackendError::Node`].
-pub type NodeCallback = dyn FnMut(&mut NodeContext<'_>) -> Result<(), String>;
+/// `Send`, so that the backend holding it can move to an engine's render thread.
+pub type NodeCallback = dyn FnMut(&mut NodeContext<'_>) -> Result<(), String> + Send;
 
 #[path = "node_layout.rs"]
 mod layout;

@@ -365,6 +365,43 @@ pub fn create_unbound(
 }
 
 impl GpuResource {
+    /// A resource of the application's `object` (an imported image or buffer): it has no
+    /// memory of rpsl's and is never passed to [`GpuResource::destroy`].
+    pub(crate) fn of_application(
+        desc: &ResourceDesc,
+        object: GpuObject,
+        usage: vk::ImageUsageFlags,
+    ) -> Result<GpuResource, BackendError> {
+        if let GpuObject::Buffer(_) = object {
+            let size = desc
+                .width
+                .saturating_mul(desc.temporal_layers.max(1) as u64);
+            return Ok(GpuResource::new(
+                desc,
+                object,
+                vk::Format::UNDEFINED,
+                desc.format,
+                size,
+                vk::ImageUsageFlags::empty(),
+            ));
+        }
+        let real_format = resolve_typeless(desc.format, usage);
+        let format = vk_format(real_format).ok_or_else(|| {
+            BackendError::Unsupported(format!(
+                "format {} has no Vulkan format",
+                desc.format.name().unwrap_or("?")
+            ))
+        })?;
+        Ok(GpuResource::new(
+            desc,
+            object,
+            format,
+            real_format,
+            0,
+            usage,
+        ))
+    }
+
     /// A resource of `object` without memory.
     fn new(
         desc: &ResourceDesc,

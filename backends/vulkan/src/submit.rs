@@ -10,6 +10,7 @@
 //! signal is submitted before its wait; the last segment, on the graphics queue, waits for every
 //! other queue and carries the end-of-frame barriers and the frame's fence.
 
+use crate::app_resources::{FrameSync, ImportBarriers};
 use crate::context::{vk_error, Context};
 use crate::node::bind_node_views;
 use crate::node::{NodeCallback, NodeContext};
@@ -53,6 +54,8 @@ struct ClosedSegment {
     cb: vk::CommandBuffer,
     waits: Vec<(usize, u64)>,
     signal: u64,
+    /// The frame's first segment: it also waits for the application's semaphores.
+    first: bool,
 }
 
 /// What recording a frame needs besides the recorder.
@@ -63,6 +66,10 @@ pub(crate) struct FrameSubmission<'a> {
     pub nodes: &'a mut HashMap<String, Box<NodeCallback>>,
     pub allow_unbound: bool,
     pub timestamps: bool,
+    /// Barriers of the application's resources before and after the frame.
+    pub imports: &'a ImportBarriers,
+    /// The application's semaphores and fence for this frame.
+    pub sync: Option<&'a FrameSync>,
 }
 
 struct Segments<'a> {
@@ -138,11 +145,13 @@ impl Segments<'_> {
         let lane = self.lane_of_queue[queue];
         sub.lanes[lane].value += 1;
         let signal = sub.lanes[lane].value;
+        let first = self.closed.is_empty();
         self.closed.push(ClosedSegment {
             lane,
             cb: open.cb,
             waits: open.waits,
             signal,
+            first,
         });
         Ok(Some(signal))
     }
@@ -208,7 +217,8 @@ pub(crate) fn record_and_submit_frame(
         lane_of_queue,
         frame_start: sub.lanes.iter().map(|lane| lane.value).collect(),
     };
-    let result = record_segments(recorder, sub, &mut segments, timed);
+    let result = record_prologue(sub, &mut segments)
+        .and_then(|()| record_segments(recorder, sub, &mut segments, timed));
     if let Err(error) = result {
         for queue in 0..queue_count {
             if let Some(open) = segments.open[queue].take() {
@@ -224,6 +234,27 @@ pub(crate) fn record_and_submit_frame(
     }
     let _ = graph;
     submit_segments(context, sub, &segments.closed)
+}
+
+/// When the application's resources need barriers before the frame, or the frame waits for
+/// the application's semaphores, a first segment on the graphics queue does both; every other
+/// queue's first segment waits for it.
+fn record_prologue(
+    sub: &mut FrameSubmission<'_>,
+    segments: &mut Segments<'_>,
+) -> Result<(), BackendError> {
+    let waits = sub.sync.is_some_and(|sync| !sync.waits.is_empty());
+    if sub.imports.prologue_empty() && !waits {
+        return Ok(());
+    }
+    let cb = segments.begin(sub, 0, Vec::new())?;
+    // SAFETY: `cb` was just begun on the graphics queue's family, outside any render pass.
+    unsafe { sub.imports.record(segments.context, cb, true) };
+    if let Some(value) = segments.close(sub, 0)? {
+        let lane = segments.lane_of_queue[0];
+        segments.frame_start[lane] = value;
+    }
+    Ok(())
 }
 
 fn record_segments(
@@ -380,6 +411,8 @@ fn record_segments(
     }
     rest.extend(deferred.drain(..).map(|(_, _, barrier)| barrier));
     recorder.record_barriers(&rest)?;
+    // SAFETY: the graphics queue's last segment is recording, outside any render pass.
+    unsafe { sub.imports.record(recorder.context, recorder.cb, false) };
     if sub.timestamps {
         // SAFETY: the last of the slot's `2 * nodes + 1` queries reset for this frame.
         unsafe { recorder.timestamp(sub.slot.query_pool, query(end)) };
@@ -442,7 +475,8 @@ fn submit_segments(
     closed: &[ClosedSegment],
 ) -> Result<(), BackendError> {
     for (index, segment) in closed.iter().enumerate() {
-        let waits: Vec<_> = segment
+        let last = index + 1 == closed.len();
+        let mut waits: Vec<_> = segment
             .waits
             .iter()
             .map(|&(lane, value)| {
@@ -452,16 +486,23 @@ fn submit_segments(
                     .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             })
             .collect();
-        let signals = [vk::SemaphoreSubmitInfo::default()
+        let mut signals = vec![vk::SemaphoreSubmitInfo::default()
             .semaphore(sub.lanes[segment.lane].timeline)
             .value(segment.signal)
             .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        if let Some(sync) = sub.sync {
+            if segment.first {
+                waits.extend(sync.waits.iter().map(|op| op.submit_info()));
+            }
+            if last {
+                signals.extend(sync.signals.iter().map(|op| op.submit_info()));
+            }
+        }
         let buffers = [vk::CommandBufferSubmitInfo::default().command_buffer(segment.cb)];
         let info = vk::SubmitInfo2::default()
             .wait_semaphore_infos(&waits)
             .command_buffer_infos(&buffers)
             .signal_semaphore_infos(&signals);
-        let last = index + 1 == closed.len();
         let fence = if last {
             sub.slot.fence
         } else {
@@ -489,6 +530,17 @@ fn submit_segments(
         }
     }
     sub.slot.in_flight = !closed.is_empty();
+    let app_fence = sub.sync.map_or(vk::Fence::null(), |sync| sync.fence);
+    if app_fence != vk::Fence::null() {
+        let queue = closed
+            .last()
+            .map_or(sub.lanes[0].queue, |s| sub.lanes[s.lane].queue);
+        // SAFETY: a submission without batches: the application's fence signals once all work
+        // submitted to the queue before it (the frame's last segment, which waited for every
+        // other queue's) completed.
+        unsafe { context.device.queue_submit2(queue, &[], app_fence) }
+            .map_err(|r| vk_error("vkQueueSubmit2 (the application's fence)", r))?;
+    }
     Ok(())
 }
 

@@ -35,19 +35,19 @@ fn bound_and_unbound_user_nodes() {
         Err(BackendError::UnboundNode { name, .. }) => assert_eq!(name, "draw"),
         other => panic!("expected an unbound-node error, got {other:?}"),
     }
-    let seen = std::rc::Rc::new(std::cell::Cell::new(0u32));
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let seen_in_node = seen.clone();
     backend.bind_node("draw", move |context| {
         let pass = context.render_pass.ok_or("no render pass")?;
         assert_eq!((pass.width, pass.height), (4, 4));
         assert_eq!(context.views.len(), 1);
-        seen_in_node.set(seen_in_node.get() + 1);
+        seen_in_node.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     });
     backend
         .execute_frame(&graph, &compiled)
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(seen.get(), 1);
+    assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 1);
     assert_eq!(
         backend.read_rgba8("out").unwrap(),
         (4, 4, solid(4, [255, 255, 0, 255]))

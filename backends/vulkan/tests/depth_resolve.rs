@@ -13,8 +13,7 @@ use ash::vk;
 use common::*;
 use rpsl_runtime::*;
 use rpsl_vulkan::VulkanBackend;
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 const SIZE: u32 = 8;
 /// Depth of each sample at x = 0 (sample zero is not the minimum, the maximum or the average). Every
@@ -333,13 +332,14 @@ fn run_resolves(
     }
     let graph = frame.builder.finish().unwrap().clone();
     let vk_format = rpsl_vulkan::vk_format(format).unwrap();
-    let writer = Rc::new(RefCell::new(SampleWriter::default()));
+    let writer = Arc::new(Mutex::new(SampleWriter::default()));
     let in_node = writer.clone();
     backend.bind_node("write_samples", move |context| {
         let pass = context.render_pass.ok_or("no render pass")?;
         let (layout, pipeline) =
             in_node
-                .borrow_mut()
+                .lock()
+                .unwrap()
                 .pipeline(context.device, vk_format, has_stencil);
         let device = context.device;
         let cb = context.command_buffer;
@@ -430,7 +430,7 @@ fn run_resolves(
         Ok((words, stencil))
     });
     let _ = backend.wait_idle();
-    writer.borrow_mut().destroy();
+    writer.lock().unwrap().destroy();
     read
 }
 

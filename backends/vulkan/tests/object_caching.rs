@@ -310,15 +310,15 @@ fn buffer_render_targets_keep_their_scratch_image_and_view() {
         return;
     };
     let mut calls = 0u32;
-    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let record = std::rc::Rc::clone(&seen);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = std::sync::Arc::clone(&seen);
     backend.bind_node("Fill", move |context| {
         calls += 1;
         let view = context.views[0];
         // The node's view is of the buffer (the scratch image stands in for it as the
         // attachment only).
         let bytes = view.buffer().ok_or("`rt` is a buffer")?;
-        record.borrow_mut().push((calls, bytes.buffer, view.id));
+        record.lock().unwrap().push((calls, bytes.buffer, view.id));
         Ok(())
     });
     let mut builder = GraphBuilder::new();
@@ -376,7 +376,7 @@ fn buffer_render_targets_keep_their_scratch_image_and_view() {
         );
     }
     // Every frame bound the same buffer, with the same identity.
-    let seen = seen.borrow();
+    let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 4);
     assert!(seen
         .iter()

@@ -44,6 +44,7 @@ mod schedule;
 mod table;
 
 pub use barriers::access_map::{map_access, AccessState};
+pub use barriers::resting_state;
 use barriers::BarrierPlanner;
 use cache::StructureKey;
 use deps::stage::{Analysis, Dependencies};

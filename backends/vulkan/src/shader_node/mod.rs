@@ -29,10 +29,9 @@ mod record;
 #[cfg(test)]
 mod tests;
 
-use std::cell::RefCell;
 use std::fmt;
 use std::path::PathBuf;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use rpsl_shaders::{CompilerOptions, ShaderError};
@@ -169,13 +168,14 @@ pub fn bind_shader_nodes(
         .into_iter()
         .filter(|name| has_shader(&options.shader_dir, name))
         .collect();
-    let state = Rc::new(RefCell::new(ShaderNodeState::new(options)));
+    let state = Arc::new(Mutex::new(ShaderNodeState::new(options)));
     for name in &bound {
-        let state = Rc::clone(&state);
+        let state = Arc::clone(&state);
         let node_name = name.clone();
         backend.bind_node(name, move |context| {
             state
-                .borrow_mut()
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .run(&node_name, context)
                 .map_err(|error| error.kind.to_string())
         });

@@ -235,8 +235,11 @@ struct FrameAccesses<'a> {
     full: &'a [SubresourceBox],
 }
 
-/// The state an outliving resource rests in between frames.
-fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
+/// The state an outliving resource (index `resource` of `graph`) rests in between frames: an
+/// external one in its entry parameter's access (`[readonly(present)]`: the present layout),
+/// else every stage and access in `General` (buffers: no layout). Each frame starts from it
+/// and a last barrier batch returns the resource to it.
+pub fn resting_state(graph: &RecordedGraph, resource: usize) -> AccessState {
     let record = &graph.resources[resource];
     let texture = record.desc.kind.is_texture();
     match record.external_access {

@@ -1,0 +1,787 @@
+//! The application's images and buffers as entry arguments ([`ImportedImage`],
+//! [`ImportedBuffer`]), the state contract around a frame ([`ResourceState`]), and the
+//! application's semaphores and fence of a frame's submission ([`FrameSync`]).
+//!
+//! A frame that uses an imported resource starts with a barrier from the state the application
+//! declared to the state the resource rests in between frames (its entry parameter's access
+//! attribute, [`rpsl_runtime::compile::resting_state`]), where the two differ, and ends with
+//! one from that resting state to the final state the application asks for, if it asks.
+
+use crate::context::Context;
+use crate::encoder::CommandEncoder;
+use crate::resources::{GpuObject, GpuResource};
+use ash::vk;
+use rpsl_runtime::{BackendError, RecordedGraph, ResourceDesc};
+
+/// What the GPU last did with an application resource, or what it should be ready for: the
+/// image layout (`UNDEFINED` for buffers, or for images whose contents may be dropped), the
+/// stages and accesses of its last use (or next use), and the queue family that owns it.
+///
+/// `queue_family` is `vk::QUEUE_FAMILY_IGNORED` for resources shared concurrently or already
+/// owned by rpsl's graphics queue family; another family makes the frame acquire ownership
+/// (the application released it) or, in a final state, release it to that family.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct ResourceState {
+    /// The image layout (`UNDEFINED` for buffers).
+    pub layout: vk::ImageLayout,
+    /// Stages of the last (or next) use.
+    pub stages: vk::PipelineStageFlags2,
+    /// Accesses of the last (or next) use.
+    pub accesses: vk::AccessFlags2,
+    /// The owning queue family, or `vk::QUEUE_FAMILY_IGNORED`.
+    pub queue_family: u32,
+}
+
+impl ResourceState {
+    /// Nothing done yet: undefined contents, no pending access (a new image, a swapchain image
+    /// just acquired with its semaphore waited for by the frame).
+    pub const UNDEFINED: ResourceState = ResourceState {
+        layout: vk::ImageLayout::UNDEFINED,
+        stages: vk::PipelineStageFlags2::NONE,
+        accesses: vk::AccessFlags2::NONE,
+        queue_family: vk::QUEUE_FAMILY_IGNORED,
+    };
+
+    /// An image in `layout` after (or before) `stages` with `accesses`, no ownership transfer.
+    ///
+    /// ```
+    /// # use rpsl_vulkan::{ash::vk, ResourceState};
+    /// let copied = ResourceState::image(
+    ///     vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+    ///     vk::PipelineStageFlags2::COPY,
+    ///     vk::AccessFlags2::TRANSFER_READ,
+    /// );
+    /// assert_eq!(copied.queue_family, vk::QUEUE_FAMILY_IGNORED);
+    /// ```
+    pub fn image(
+        layout: vk::ImageLayout,
+        stages: vk::PipelineStageFlags2,
+        accesses: vk::AccessFlags2,
+    ) -> ResourceState {
+        ResourceState {
+            layout,
+            stages,
+            accesses,
+            queue_family: vk::QUEUE_FAMILY_IGNORED,
+        }
+    }
+
+    /// A buffer after (or before) `stages` with `accesses`, no ownership transfer.
+    pub fn buffer(stages: vk::PipelineStageFlags2, accesses: vk::AccessFlags2) -> ResourceState {
+        ResourceState::image(vk::ImageLayout::UNDEFINED, stages, accesses)
+    }
+}
+
+/// An application image passed as the entry argument of a texture parameter
+/// ([`crate::VulkanBackend::import_image`]).
+#[derive(Clone, Debug)]
+pub struct ImportedImage {
+    /// The image (the application's: rpsl never destroys it).
+    pub image: vk::Image,
+    /// Its description; it must equal the description the script's frame gives the parameter.
+    pub desc: ResourceDesc,
+    /// The usage it was created with (must cover what the frame's accesses need besides
+    /// transfers; a swapchain image's `imageUsage`).
+    pub usage: vk::ImageUsageFlags,
+    /// The state it is in when the next frame's work starts (after the frame's semaphore
+    /// waits).
+    pub state: ResourceState,
+    /// The state the frame leaves it in; `None`: the resting state of its entry parameter's
+    /// access attribute (`[readonly(present)]`: `PRESENT_SRC_KHR`, `[readonly(ps)]`:
+    /// `SHADER_READ_ONLY_OPTIMAL`, none: `GENERAL`), see
+    /// [`crate::VulkanBackend::imported_state`].
+    pub final_state: Option<ResourceState>,
+    /// A debug name rpsl gives the image (`None`: the application's name stays).
+    pub debug_name: Option<String>,
+}
+
+/// An application buffer passed as the entry argument of a buffer parameter
+/// ([`crate::VulkanBackend::import_buffer`]).
+#[derive(Clone, Debug)]
+pub struct ImportedBuffer {
+    /// The buffer (the application's: rpsl never destroys it). It needs the usages the frame's
+    /// accesses need (storage, uniform, vertex, index, indirect, transfer).
+    pub buffer: vk::Buffer,
+    /// Its description (`ResourceDesc::buffer(size)`); it must equal the parameter's.
+    pub desc: ResourceDesc,
+    /// The state it is in when the next frame's work starts (layout ignored).
+    pub state: ResourceState,
+    /// The state the frame leaves it in (`None`: its resting state).
+    pub final_state: Option<ResourceState>,
+    /// A debug name rpsl gives the buffer (`None`: the application's name stays).
+    pub debug_name: Option<String>,
+}
+
+/// One semaphore operation of a frame's submission: a binary semaphore (`value` 0) or a
+/// timeline semaphore and its value, with the stages the wait blocks or the signal follows.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct SemaphoreOp {
+    /// The semaphore.
+    pub semaphore: vk::Semaphore,
+    /// The timeline value (ignored for binary semaphores: 0).
+    pub value: u64,
+    /// Stages the wait blocks (a wait) or that complete before the signal (a signal).
+    pub stages: vk::PipelineStageFlags2,
+}
+
+impl SemaphoreOp {
+    /// A binary semaphore.
+    pub fn binary(semaphore: vk::Semaphore, stages: vk::PipelineStageFlags2) -> SemaphoreOp {
+        SemaphoreOp {
+            semaphore,
+            value: 0,
+            stages,
+        }
+    }
+
+    /// A timeline semaphore at `value`.
+    pub fn timeline(
+        semaphore: vk::Semaphore,
+        value: u64,
+        stages: vk::PipelineStageFlags2,
+    ) -> SemaphoreOp {
+        SemaphoreOp {
+            semaphore,
+            value,
+            stages,
+        }
+    }
+
+    pub(crate) fn submit_info(&self) -> vk::SemaphoreSubmitInfo<'static> {
+        vk::SemaphoreSubmitInfo::default()
+            .semaphore(self.semaphore)
+            .value(self.value)
+            .stage_mask(self.stages)
+    }
+}
+
+/// The application's synchronization of one frame's submission
+/// ([`crate::VulkanBackend::set_frame_sync`]): the frame's first work waits for every
+/// `waits` entry, its last submission signals every `signals` entry, and `fence` (unless
+/// null) signals once all of the frame's work completed.
+///
+/// ```
+/// # use rpsl_vulkan::{ash::vk, FrameSync, SemaphoreOp};
+/// # let (acquired, rendered, fence) = (vk::Semaphore::null(), vk::Semaphore::null(), vk::Fence::null());
+/// let sync = FrameSync {
+///     waits: vec![SemaphoreOp::binary(acquired, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)],
+///     signals: vec![SemaphoreOp::binary(rendered, vk::PipelineStageFlags2::ALL_COMMANDS)],
+///     fence,
+/// };
+/// assert_eq!(sync.waits.len(), 1);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct FrameSync {
+    /// Semaphores the frame's first work waits for.
+    pub waits: Vec<SemaphoreOp>,
+    /// Semaphores the frame's last submission signals.
+    pub signals: Vec<SemaphoreOp>,
+    /// A fence signalled when the frame's work completed (`vk::Fence::null()`: none).
+    pub fence: vk::Fence,
+}
+
+/// An imported resource: the application's object and the state it is in.
+pub(crate) struct Import {
+    pub resource: GpuResource,
+    pub state: ResourceState,
+    pub final_state: Option<ResourceState>,
+}
+
+/// What a frame does for the application: its resources' barriers and its synchronization.
+#[derive(Copy, Clone)]
+pub(crate) struct AppFrame<'a> {
+    pub barriers: &'a ImportBarriers,
+    pub sync: Option<&'a FrameSync>,
+}
+
+/// The barriers a frame records around its work for the imported resources.
+#[derive(Default)]
+pub(crate) struct ImportBarriers {
+    /// From the application's states to the resting states, before the frame's first work.
+    pub prologue_images: Vec<vk::ImageMemoryBarrier2<'static>>,
+    pub prologue_buffers: Vec<vk::BufferMemoryBarrier2<'static>>,
+    /// From the resting states to the final states asked for, after the frame's last work.
+    pub epilogue_images: Vec<vk::ImageMemoryBarrier2<'static>>,
+    pub epilogue_buffers: Vec<vk::BufferMemoryBarrier2<'static>>,
+}
+
+impl ImportBarriers {
+    /// No prologue barrier.
+    pub fn prologue_empty(&self) -> bool {
+        self.prologue_images.is_empty() && self.prologue_buffers.is_empty()
+    }
+
+    /// Records the barriers of one side (`prologue` or the epilogue) into `cb`.
+    ///
+    /// # Safety
+    ///
+    /// `cb` is a command buffer of `context`'s device in the recording state, outside a render
+    /// pass, recorded only here meanwhile, and submitted on the graphics queue; the imported
+    /// objects are live until it completes and in their declared (prologue) or resting
+    /// (epilogue) layouts when it executes the barriers.
+    pub unsafe fn record(&self, context: &Context, cb: vk::CommandBuffer, prologue: bool) {
+        let (images, buffers) = if prologue {
+            (&self.prologue_images, &self.prologue_buffers)
+        } else {
+            (&self.epilogue_images, &self.epilogue_buffers)
+        };
+        if images.is_empty() && buffers.is_empty() {
+            return;
+        }
+        let info = vk::DependencyInfo::default()
+            .image_memory_barriers(images)
+            .buffer_memory_barriers(buffers);
+        // SAFETY: the caller's guarantees are the encoder's and the barrier's.
+        unsafe {
+            let encoder = CommandEncoder::new(&context.device, context.debug_device.as_ref(), cb);
+            encoder.pipeline_barrier(&info);
+        }
+    }
+}
+
+/// `desc` in words, for mismatch errors: `Tex2d R8G8B8A8_UNORM 64x64x1, 1 mip, 1 sample`.
+pub(crate) fn describe(desc: &ResourceDesc) -> String {
+    format!(
+        "{:?} {} {}x{}x{}, {} mip{}, {} sample{}",
+        desc.kind,
+        desc.format.name().unwrap_or("UNKNOWN"),
+        desc.width,
+        desc.height,
+        desc.depth_or_array_size,
+        desc.mip_levels,
+        if desc.mip_levels == 1 { "" } else { "s" },
+        desc.sample_count,
+        if desc.sample_count == 1 { "" } else { "s" },
+    )
+}
+
+/// Checks an import against the frame's parameter `name` (index `index` of `graph`): the same
+/// description, and an image's usage covering the usage the frame's accesses need
+/// (`needed`, transfers aside).
+pub(crate) fn check_import(
+    name: &str,
+    import: &Import,
+    graph: &RecordedGraph,
+    index: usize,
+    needed: vk::ImageUsageFlags,
+) -> Result<(), BackendError> {
+    let expected = &graph.resources[index].desc;
+    let given = &import.resource.desc;
+    if given != expected {
+        return Err(BackendError::Api(format!(
+            "entry argument `{name}`: the application's {} is {}, but the frame describes the \
+             parameter as {}",
+            kind_word(&import.resource),
+            describe(given),
+            describe(expected)
+        )));
+    }
+    if let GpuObject::Image(_) = import.resource.object {
+        let transfers = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+        let missing = needed & !transfers & !import.resource.usage;
+        if !missing.is_empty() {
+            return Err(BackendError::Api(format!(
+                "entry argument `{name}`: the application's image lacks usage {missing:?}, \
+                 which the frame's accesses need"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn kind_word(resource: &GpuResource) -> &'static str {
+    match resource.object {
+        GpuObject::Image(_) => "image",
+        GpuObject::Buffer(_) => "buffer",
+    }
+}
+
+/// The resting state of resource `index` of `graph`, in Vulkan's terms.
+pub(crate) fn resting(graph: &RecordedGraph, index: usize) -> ResourceState {
+    let state = rpsl_runtime::compile::resting_state(graph, index);
+    ResourceState {
+        layout: vk::ImageLayout::from_raw(state.layout as i32),
+        stages: vk::PipelineStageFlags2::from_raw(state.stages.0),
+        accesses: vk::AccessFlags2::from_raw(state.accesses.0),
+        queue_family: vk::QUEUE_FAMILY_IGNORED,
+    }
+}
+
+/// The queue families of an ownership transfer from `from` to `to` (both ignored when none).
+fn transfer(from: u32, to: u32) -> (u32, u32) {
+    if from == vk::QUEUE_FAMILY_IGNORED || to == vk::QUEUE_FAMILY_IGNORED || from == to {
+        (vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED)
+    } else {
+        (from, to)
+    }
+}
+
+/// Adds the barriers of one imported resource used by the frame, and returns the state the
+/// frame leaves it in. `wait_stages`: the stages the frame's semaphore waits block (the
+/// prologue's barriers chain after them). `graphics`: rpsl's graphics queue family.
+pub(crate) fn plan_import_barriers(
+    import: &Import,
+    rest: ResourceState,
+    wait_stages: vk::PipelineStageFlags2,
+    graphics: u32,
+    out: &mut ImportBarriers,
+) -> ResourceState {
+    let state = import.state;
+    let (src_family, dst_family) = transfer(state.queue_family, graphics);
+    let acquire = src_family != dst_family;
+    let everything = vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE;
+    let target = import.final_state.unwrap_or(rest);
+    let (release_src, release_dst) = transfer(graphics, target.queue_family);
+    let release = release_src != release_dst;
+    match import.resource.object {
+        GpuObject::Image(image) => {
+            let range = vk::ImageSubresourceRange {
+                aspect_mask: import.resource.aspect(),
+                base_mip_level: 0,
+                level_count: vk::REMAINING_MIP_LEVELS,
+                base_array_layer: 0,
+                layer_count: vk::REMAINING_ARRAY_LAYERS,
+            };
+            if state.layout != rest.layout || acquire {
+                out.prologue_images.push(
+                    vk::ImageMemoryBarrier2::default()
+                        .src_stage_mask(state.stages | wait_stages)
+                        .src_access_mask(state.accesses)
+                        .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                        .dst_access_mask(everything)
+                        .old_layout(state.layout)
+                        .new_layout(rest.layout)
+                        .src_queue_family_index(src_family)
+                        .dst_queue_family_index(dst_family)
+                        .image(image)
+                        .subresource_range(range),
+                );
+            }
+            if import.final_state.is_some() && (target.layout != rest.layout || release) {
+                out.epilogue_images.push(
+                    vk::ImageMemoryBarrier2::default()
+                        .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                        .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+                        .dst_stage_mask(target.stages)
+                        .dst_access_mask(target.accesses)
+                        .old_layout(rest.layout)
+                        .new_layout(target.layout)
+                        .src_queue_family_index(release_src)
+                        .dst_queue_family_index(release_dst)
+                        .image(image)
+                        .subresource_range(range),
+                );
+            }
+        }
+        GpuObject::Buffer(buffer) => {
+            if acquire {
+                out.prologue_buffers.push(
+                    vk::BufferMemoryBarrier2::default()
+                        .src_stage_mask(state.stages | wait_stages)
+                        .src_access_mask(state.accesses)
+                        .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                        .dst_access_mask(everything)
+                        .src_queue_family_index(src_family)
+                        .dst_queue_family_index(dst_family)
+                        .buffer(buffer)
+                        .offset(0)
+                        .size(vk::WHOLE_SIZE),
+                );
+            }
+            if import.final_state.is_some() && release {
+                out.epilogue_buffers.push(
+                    vk::BufferMemoryBarrier2::default()
+                        .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                        .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+                        .dst_stage_mask(target.stages)
+                        .dst_access_mask(target.accesses)
+                        .src_queue_family_index(release_src)
+                        .dst_queue_family_index(release_dst)
+                        .buffer(buffer)
+                        .offset(0)
+                        .size(vk::WHOLE_SIZE),
+                );
+            }
+        }
+    }
+    match import.final_state {
+        Some(target) => target,
+        None => rest,
+    }
+}
+
+impl crate::VulkanBackend {
+    /// Passes the application's image `image` as the entry argument of texture parameter
+    /// `parameter` for the next frames (until another import of that parameter or
+    /// [`Self::release_image`]): the frames draw into it instead of an image of rpsl's. Import
+    /// again before each frame with the state the image is in then (a swapchain's image of the
+    /// frame, say); without a new import, the next frame starts from the state the last one
+    /// left it in ([`Self::imported_state`]).
+    ///
+    /// Fails when the description is invalid or has no Vulkan format. A frame whose script
+    /// describes the parameter differently, or that needs a usage the image lacks, fails with
+    /// an error naming the parameter.
+    pub fn import_image(
+        &mut self,
+        parameter: &str,
+        image: ImportedImage,
+    ) -> Result<(), BackendError> {
+        let desc = image
+            .desc
+            .validate()
+            .map_err(|e| BackendError::Api(format!("imported image `{parameter}`: {e}")))?;
+        if !desc.kind.is_texture() {
+            return Err(BackendError::Api(format!(
+                "imported image `{parameter}`: the description is of a buffer"
+            )));
+        }
+        let object = GpuObject::Image(image.image);
+        let resource = GpuResource::of_application(&desc, object, image.usage)
+            .map_err(|e| BackendError::Api(format!("imported image `{parameter}`: {e}")))?;
+        self.forget_if_redescribed(object, &desc)?;
+        if let Some(name) = &image.debug_name {
+            self.context.name(image.image, name);
+        }
+        self.imports.insert(
+            parameter.to_string(),
+            Import {
+                resource,
+                state: image.state,
+                final_state: image.final_state,
+            },
+        );
+        Ok(())
+    }
+
+    /// Passes the application's buffer as the entry argument of buffer parameter `parameter`,
+    /// as [`Self::import_image`] does for images.
+    pub fn import_buffer(
+        &mut self,
+        parameter: &str,
+        buffer: ImportedBuffer,
+    ) -> Result<(), BackendError> {
+        let desc = buffer
+            .desc
+            .validate()
+            .map_err(|e| BackendError::Api(format!("imported buffer `{parameter}`: {e}")))?;
+        if desc.kind.is_texture() {
+            return Err(BackendError::Api(format!(
+                "imported buffer `{parameter}`: the description is of a texture"
+            )));
+        }
+        let object = GpuObject::Buffer(buffer.buffer);
+        let resource = GpuResource::of_application(&desc, object, vk::ImageUsageFlags::empty())?;
+        self.forget_if_redescribed(object, &desc)?;
+        if let Some(name) = &buffer.debug_name {
+            self.context.name(buffer.buffer, name);
+        }
+        self.imports.insert(
+            parameter.to_string(),
+            Import {
+                resource,
+                state: buffer.state,
+                final_state: buffer.final_state,
+            },
+        );
+        Ok(())
+    }
+
+    /// The state the application's resource imported as `parameter` is in after the frames
+    /// executed so far (the state it was imported in, before any frame used it); `None` when
+    /// nothing is imported as `parameter`.
+    pub fn imported_state(&self, parameter: &str) -> Option<ResourceState> {
+        self.imports.get(parameter).map(|import| import.state)
+    }
+
+    /// Stops passing an application resource as `parameter` (frames then use an image or
+    /// buffer of rpsl's again). Its views stay cached until [`Self::release_image`].
+    pub fn remove_import(&mut self, parameter: &str) {
+        self.imports.remove(parameter);
+    }
+
+    /// Forgets an image of the application's before it destroys it: waits for the frames in
+    /// flight, destroys the image views rpsl made of it and removes the imports that name it.
+    /// Call it before destroying (or recreating, as with a swapchain) any image you imported.
+    pub fn release_image(&mut self, image: vk::Image) -> Result<(), BackendError> {
+        self.release_object(GpuObject::Image(image))
+    }
+
+    /// [`Self::release_image`] for a buffer.
+    pub fn release_buffer(&mut self, buffer: vk::Buffer) -> Result<(), BackendError> {
+        self.release_object(GpuObject::Buffer(buffer))
+    }
+
+    /// Sets the application's semaphores and fence of the next frame's submission
+    /// ([`rpsl_runtime::Backend::execute_frame`]); they apply to that frame alone. A frame that
+    /// fails before it is submitted neither waits for nor signals them.
+    pub fn set_frame_sync(&mut self, sync: FrameSync) {
+        self.frame_sync = Some(sync);
+    }
+
+    fn release_object(&mut self, object: GpuObject) -> Result<(), BackendError> {
+        self.imports
+            .retain(|_, import| import.resource.object != object);
+        let known = self.imported_objects.remove(&object).is_some();
+        if known {
+            self.forget_object(object)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the frames in flight, then forgets the views and identity of `object`.
+    fn forget_object(&mut self, object: GpuObject) -> Result<(), BackendError> {
+        use rpsl_runtime::Backend;
+        self.wait_idle()?;
+        match object {
+            // SAFETY: every frame slot was retired just above, so no pending work uses the
+            // image's views.
+            GpuObject::Image(image) => unsafe {
+                self.view_cache.forget_image(&self.context, image)
+            },
+            GpuObject::Buffer(buffer) => self.view_cache.forget_buffer(buffer),
+        }
+        Ok(())
+    }
+
+    /// Remembers the description `object` is imported with; when it differs from an earlier
+    /// import of the same handle (an image destroyed and another made with its handle), the
+    /// views made of the earlier one are forgotten first.
+    fn forget_if_redescribed(
+        &mut self,
+        object: GpuObject,
+        desc: &ResourceDesc,
+    ) -> Result<(), BackendError> {
+        match self.imported_objects.insert(object, *desc) {
+            Some(earlier) if earlier != *desc => self.forget_object(object),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+    use rpsl_runtime::Format;
+
+    const GRAPHICS: u32 = 0;
+
+    fn image_import(state: ResourceState, final_state: Option<ResourceState>) -> Import {
+        let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+        let object = GpuObject::Image(vk::Image::from_raw(0x51));
+        Import {
+            resource: GpuResource::of_application(
+                &desc,
+                object,
+                vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            )
+            .unwrap(),
+            state,
+            final_state,
+        }
+    }
+
+    fn present() -> ResourceState {
+        ResourceState::image(
+            vk::ImageLayout::PRESENT_SRC_KHR,
+            vk::PipelineStageFlags2::NONE,
+            vk::AccessFlags2::NONE,
+        )
+    }
+
+    /// An image barrier's stages, accesses, layouts and queue families.
+    type ImageBarrierFields = (
+        vk::PipelineStageFlags2,
+        vk::AccessFlags2,
+        vk::PipelineStageFlags2,
+        vk::AccessFlags2,
+        vk::ImageLayout,
+        vk::ImageLayout,
+        u32,
+        u32,
+    );
+
+    fn fields(barrier: &vk::ImageMemoryBarrier2<'_>) -> ImageBarrierFields {
+        (
+            barrier.src_stage_mask,
+            barrier.src_access_mask,
+            barrier.dst_stage_mask,
+            barrier.dst_access_mask,
+            barrier.old_layout,
+            barrier.new_layout,
+            barrier.src_queue_family_index,
+            barrier.dst_queue_family_index,
+        )
+    }
+
+    #[test]
+    fn a_new_image_moves_to_its_resting_layout_after_the_frames_waits() {
+        let import = image_import(ResourceState::UNDEFINED, None);
+        let mut out = ImportBarriers::default();
+        let waits = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+        let after = plan_import_barriers(&import, present(), waits, GRAPHICS, &mut out);
+        assert_eq!(after, present());
+        let barriers: Vec<_> = out.prologue_images.iter().map(fields).collect();
+        assert_eq!(
+            barriers,
+            [(
+                vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                vk::AccessFlags2::NONE,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::PRESENT_SRC_KHR,
+                vk::QUEUE_FAMILY_IGNORED,
+                vk::QUEUE_FAMILY_IGNORED,
+            )]
+        );
+        assert_eq!(out.prologue_images[0].image, vk::Image::from_raw(0x51));
+        assert_eq!(
+            out.prologue_images[0].subresource_range.aspect_mask,
+            vk::ImageAspectFlags::COLOR
+        );
+        assert!(out.epilogue_images.is_empty() && out.prologue_buffers.is_empty());
+    }
+
+    #[test]
+    fn an_image_already_resting_needs_no_barrier() {
+        let import = image_import(present(), None);
+        let mut out = ImportBarriers::default();
+        let after = plan_import_barriers(
+            &import,
+            present(),
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        assert_eq!(after, present());
+        assert!(out.prologue_empty() && out.epilogue_images.is_empty());
+    }
+
+    #[test]
+    fn ownership_is_acquired_before_and_released_to_the_final_family_after() {
+        let copied = ResourceState {
+            queue_family: 2,
+            ..ResourceState::image(
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+            )
+        };
+        let sampled = ResourceState {
+            queue_family: 3,
+            ..ResourceState::image(
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                vk::PipelineStageFlags2::FRAGMENT_SHADER,
+                vk::AccessFlags2::SHADER_SAMPLED_READ,
+            )
+        };
+        let import = image_import(copied, Some(sampled));
+        let mut out = ImportBarriers::default();
+        let after = plan_import_barriers(
+            &import,
+            present(),
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        assert_eq!(after, sampled);
+        let prologue: Vec<_> = out.prologue_images.iter().map(fields).collect();
+        assert_eq!(
+            prologue,
+            [(
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                vk::ImageLayout::PRESENT_SRC_KHR,
+                2,
+                GRAPHICS,
+            )]
+        );
+        let epilogue: Vec<_> = out.epilogue_images.iter().map(fields).collect();
+        assert_eq!(
+            epilogue,
+            [(
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_WRITE,
+                vk::PipelineStageFlags2::FRAGMENT_SHADER,
+                vk::AccessFlags2::SHADER_SAMPLED_READ,
+                vk::ImageLayout::PRESENT_SRC_KHR,
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                GRAPHICS,
+                3,
+            )]
+        );
+    }
+
+    #[test]
+    fn a_buffer_gets_barriers_only_for_ownership_transfers() {
+        let desc = ResourceDesc::buffer(256);
+        let object = GpuObject::Buffer(vk::Buffer::from_raw(0x77));
+        let resource =
+            GpuResource::of_application(&desc, object, vk::ImageUsageFlags::empty()).unwrap();
+        let written = ResourceState::buffer(
+            vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::TRANSFER_WRITE,
+        );
+        let rest = ResourceState::buffer(
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE,
+        );
+        let mut import = Import {
+            resource,
+            state: written,
+            final_state: None,
+        };
+        let mut out = ImportBarriers::default();
+        plan_import_barriers(
+            &import,
+            rest,
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        assert!(out.prologue_empty() && out.epilogue_buffers.is_empty());
+        import.state.queue_family = 1;
+        plan_import_barriers(
+            &import,
+            rest,
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        let acquired: Vec<_> = out
+            .prologue_buffers
+            .iter()
+            .map(|b| {
+                (
+                    b.buffer,
+                    b.src_queue_family_index,
+                    b.dst_queue_family_index,
+                    b.src_stage_mask,
+                    b.size,
+                )
+            })
+            .collect();
+        assert_eq!(
+            acquired,
+            [(
+                vk::Buffer::from_raw(0x77),
+                1,
+                GRAPHICS,
+                vk::PipelineStageFlags2::COPY,
+                vk::WHOLE_SIZE
+            )]
+        );
+    }
+
+    #[test]
+    fn descriptions_read_in_words() {
+        assert_eq!(
+            describe(&ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 32)),
+            "Tex2d R8G8B8A8_UNORM 64x32x1, 1 mip, 1 sample"
+        );
+    }
+}

@@ -1,0 +1,815 @@
+//! rpsl inside an engine (issue 18): the test plays the engine. It creates its own ash instance
+//! (validation layer with synchronization validation, a debug messenger that collects every
+//! warning and error), device, queue, an RGBA8 image standing in for a swapchain image, binary
+//! and timeline semaphores and fences; hands them to rpsl; renders a frame with a shader node
+//! and a Rust node callback into the image; copies the image to a host-visible buffer as an
+//! engine would after waiting for rpsl's semaphore; and checks exact pixels and that the
+//! layers said nothing. Skips without a Vulkan device or the validation layer unless
+//! `RPSL_REQUIRE_VULKAN=1`.
+#![cfg(feature = "vulkan")]
+
+use rpsl::ash::{self, vk};
+use rpsl::runtime::{Backend, BackendError, Format, ResourceDesc};
+use rpsl::vulkan::shader_node::{bind_shader_nodes, ShaderNodeOptions};
+use rpsl::vulkan::{
+    EngineDevice, EngineDeviceFeatures, EngineQueue, FrameSync, ImportedImage, ResourceState,
+    SemaphoreOp, VulkanBackend, VulkanOptions,
+};
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+/// The frame: a shader node fills the left half red and the right half green at `level`; a
+/// Rust callback then clears the top-left 16x16 pixels to blue inside the node's render pass.
+const SCRIPT: &str = "\
+graphics node Gradient(rtv target : SV_Target0, float level);
+graphics node Stamp(rtv target : SV_Target0);
+export void main([readonly(present)] texture backbuffer, float level)
+{
+    Gradient(backbuffer, level);
+    Stamp(backbuffer);
+}
+";
+
+const GRADIENT_FRAG: &str = "\
+#version 450
+layout(location = 0) out vec4 color;
+layout(push_constant) uniform Params { float level; } params;
+void main()
+{
+    color = gl_FragCoord.x < 32.0 ? vec4(1.0, 0.0, 0.0, 1.0) : vec4(0.0, params.level, 0.0, 1.0);
+}
+";
+
+const SIZE: u32 = 64;
+
+/// The pixel the frame draws at (`x`, `y`) with the green `level` (as a byte).
+fn expected_pixel(x: u32, y: u32, green: u8) -> [u8; 4] {
+    if x < 16 && y < 16 {
+        [0, 0, 255, 255]
+    } else if x < 32 {
+        [255, 0, 0, 255]
+    } else {
+        [0, green, 0, 255]
+    }
+}
+
+fn expected_image(green: u8) -> Vec<u8> {
+    (0..SIZE)
+        .flat_map(|y| (0..SIZE).flat_map(move |x| expected_pixel(x, y, green)))
+        .collect()
+}
+
+/// Validation messages the messenger collected.
+#[derive(Default)]
+struct Messages(Mutex<Vec<String>>);
+
+impl Messages {
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+unsafe extern "system" fn collect(
+    _severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    if data.is_null() || user.is_null() {
+        return vk::FALSE;
+    }
+    // SAFETY: the layer passes valid callback data for the call; `user` is the `Messages`
+    // boxed in `App`, which outlives the messenger.
+    let (data, messages) = unsafe { (&*data, &*(user as *const Messages)) };
+    // SAFETY: the message of valid callback data is null-terminated or null.
+    let text = unsafe { data.message_as_c_str() }
+        .map(|text| text.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    messages.0.lock().unwrap().push(text);
+    vk::FALSE
+}
+
+/// Skips (returns `None` after a note) unless Vulkan is required here.
+fn skip(why: &str) -> Option<App> {
+    if std::env::var("RPSL_REQUIRE_VULKAN").is_ok_and(|v| v == "1") {
+        panic!("Vulkan is required but {why}");
+    }
+    eprintln!("skipping: {why}");
+    None
+}
+
+/// The engine's side: instance, messenger, device, queue.
+struct App {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    debug: ash::ext::debug_utils::Instance,
+    messenger: vk::DebugUtilsMessengerEXT,
+    messages: Box<Messages>,
+    physical: vk::PhysicalDevice,
+    family: u32,
+    device: ash::Device,
+    queue: vk::Queue,
+    enabled: EngineDeviceFeatures,
+    pool: vk::CommandPool,
+}
+
+impl App {
+    /// An instance and device; `complete`: with every feature rpsl needs (else without
+    /// timeline semaphores and synchronization2).
+    fn new(complete: bool) -> Option<App> {
+        // SAFETY: loading the system's Vulkan loader.
+        let Ok(entry) = (unsafe { ash::Entry::load() }) else {
+            return skip("no Vulkan loader");
+        };
+        let layer = c"VK_LAYER_KHRONOS_validation";
+        // SAFETY: plain enumeration.
+        let layers = unsafe { entry.enumerate_instance_layer_properties() }.unwrap();
+        if !layers
+            .iter()
+            .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == layer))
+        {
+            return skip("VK_LAYER_KHRONOS_validation is not installed");
+        }
+        let app_info = vk::ApplicationInfo::default()
+            .application_name(c"engine test")
+            .api_version(vk::API_VERSION_1_3);
+        let layer_names = [layer.as_ptr()];
+        let extensions = [
+            ash::ext::debug_utils::NAME.as_ptr(),
+            ash::ext::validation_features::NAME.as_ptr(),
+        ];
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut validation =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let create = vk::InstanceCreateInfo::default()
+            .application_info(&app_info)
+            .enabled_layer_names(&layer_names)
+            .enabled_extension_names(&extensions)
+            .push_next(&mut validation);
+        // SAFETY: the create info refers to live locals.
+        let instance = unsafe { entry.create_instance(&create, None) }.unwrap();
+        let messages = Box::<Messages>::default();
+        let debug = ash::ext::debug_utils::Instance::new(&entry, &instance);
+        let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(collect))
+            .user_data(&*messages as *const Messages as *mut c_void);
+        // SAFETY: the user data (boxed) outlives the messenger, destroyed in `Drop`.
+        let messenger =
+            unsafe { debug.create_debug_utils_messenger(&messenger_info, None) }.unwrap();
+        // SAFETY: plain queries on the live instance.
+        let physical = unsafe { instance.enumerate_physical_devices() }
+            .unwrap()
+            .into_iter()
+            .find(|&p| {
+                // SAFETY: as above.
+                unsafe { instance.get_physical_device_properties(p) }.api_version
+                    >= vk::API_VERSION_1_3
+            });
+        let Some(physical) = physical else {
+            // SAFETY: nothing else was made from the instance.
+            unsafe {
+                debug.destroy_debug_utils_messenger(messenger, None);
+                instance.destroy_instance(None);
+            }
+            return skip("no Vulkan 1.3 device");
+        };
+        // SAFETY: as above.
+        let family = unsafe { instance.get_physical_device_queue_family_properties(physical) }
+            .iter()
+            .position(|f| {
+                f.queue_flags
+                    .contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
+            })
+            .unwrap() as u32;
+        let enabled = EngineDeviceFeatures {
+            vulkan12: vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(complete),
+            vulkan13: vk::PhysicalDeviceVulkan13Features::default()
+                .synchronization2(complete)
+                .dynamic_rendering(true)
+                // Relaxed interface matching: rpsl's full-screen triangle writes a `uv` that
+                // fragment shaders may leave unread.
+                .maintenance4(true),
+            ..EngineDeviceFeatures::default()
+        };
+        let mut enable12 = enabled.vulkan12;
+        let mut enable13 = enabled.vulkan13;
+        let priorities = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let create = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .push_next(&mut enable12)
+            .push_next(&mut enable13);
+        // SAFETY: the create info refers to live locals.
+        let device = unsafe { instance.create_device(physical, &create, None) }.unwrap();
+        // SAFETY: one queue of `family` was created.
+        let queue = unsafe { device.get_device_queue(family, 0) };
+        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(family);
+        // SAFETY: valid create info.
+        let pool = unsafe { device.create_command_pool(&pool_info, None) }.unwrap();
+        Some(App {
+            _entry: entry,
+            instance,
+            debug,
+            messenger,
+            messages,
+            physical,
+            family,
+            device,
+            queue,
+            enabled,
+            pool,
+        })
+    }
+
+    fn engine_device(&self) -> EngineDevice {
+        EngineDevice {
+            instance: self.instance.clone(),
+            physical_device: self.physical,
+            device: self.device.clone(),
+            graphics_queue: EngineQueue {
+                family: self.family,
+                index: 0,
+            },
+            compute_queue: None,
+            enabled: self.enabled.clone(),
+            debug_utils: true,
+        }
+    }
+
+    fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> u32 {
+        // SAFETY: plain query.
+        let memory = unsafe {
+            self.instance
+                .get_physical_device_memory_properties(self.physical)
+        };
+        (0..memory.memory_type_count)
+            .find(|&i| {
+                bits & (1 << i) != 0
+                    && memory.memory_types[i as usize]
+                        .property_flags
+                        .contains(flags)
+            })
+            .unwrap()
+    }
+
+    /// The stand-in for a swapchain image: RGBA8 64x64, a colour attachment and copy source.
+    fn create_image(&self) -> (vk::Image, vk::DeviceMemory) {
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(vk::Format::R8G8B8A8_UNORM)
+            .extent(vk::Extent3D {
+                width: SIZE,
+                height: SIZE,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(image_usage())
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid create info; the memory type fits the requirements.
+        unsafe {
+            let image = self.device.create_image(&info, None).unwrap();
+            let needs = self.device.get_image_memory_requirements(image);
+            let alloc = vk::MemoryAllocateInfo::default()
+                .allocation_size(needs.size)
+                .memory_type_index(self.memory_type(
+                    needs.memory_type_bits,
+                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
+                ));
+            let memory = self.device.allocate_memory(&alloc, None).unwrap();
+            self.device.bind_image_memory(image, memory, 0).unwrap();
+            (image, memory)
+        }
+    }
+
+    /// A host-visible buffer the engine reads the image back through.
+    fn create_readback(&self) -> (vk::Buffer, vk::DeviceMemory) {
+        let info = vk::BufferCreateInfo::default()
+            .size(u64::from(SIZE * SIZE * 4))
+            .usage(vk::BufferUsageFlags::TRANSFER_DST);
+        // SAFETY: valid create info; the memory type fits the requirements.
+        unsafe {
+            let buffer = self.device.create_buffer(&info, None).unwrap();
+            let needs = self.device.get_buffer_memory_requirements(buffer);
+            let alloc = vk::MemoryAllocateInfo::default()
+                .allocation_size(needs.size)
+                .memory_type_index(self.memory_type(
+                    needs.memory_type_bits,
+                    vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+                ));
+            let memory = self.device.allocate_memory(&alloc, None).unwrap();
+            self.device.bind_buffer_memory(buffer, memory, 0).unwrap();
+            (buffer, memory)
+        }
+    }
+
+    fn binary_semaphore(&self) -> vk::Semaphore {
+        // SAFETY: valid create info.
+        unsafe {
+            self.device
+                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+                .unwrap()
+        }
+    }
+
+    fn timeline_semaphore(&self) -> vk::Semaphore {
+        let mut kind = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
+        // SAFETY: valid create info.
+        unsafe { self.device.create_semaphore(&info, None).unwrap() }
+    }
+
+    fn fence(&self) -> vk::Fence {
+        // SAFETY: valid create info.
+        unsafe {
+            self.device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .unwrap()
+        }
+    }
+
+    /// Signals `semaphore` from the queue with no work: the stand-in for
+    /// `vkAcquireNextImageKHR`'s semaphore.
+    fn signal(&self, semaphore: vk::Semaphore) {
+        let signals = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(semaphore)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let submit = vk::SubmitInfo2::default().signal_semaphore_infos(&signals);
+        // SAFETY: a binary semaphore with no pending signal.
+        unsafe {
+            self.device
+                .queue_submit2(self.queue, &[submit], vk::Fence::null())
+                .unwrap()
+        };
+    }
+
+    /// Records and submits the engine's copy of `image` (left by rpsl in `layout`)
+    /// into `buffer`, after waiting for `rendered`; signals `copied` (if not null) and `fence`.
+    /// Returns the command buffer (freed by the caller once the fence signalled).
+    fn copy_to_buffer(
+        &self,
+        image: vk::Image,
+        layout: vk::ImageLayout,
+        buffer: vk::Buffer,
+        rendered: vk::Semaphore,
+        copied: vk::Semaphore,
+        fence: vk::Fence,
+    ) -> vk::CommandBuffer {
+        let device = &self.device;
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        let color = vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: 0,
+            layer_count: 1,
+        };
+        // SAFETY: a fresh command buffer recording valid commands on live objects.
+        unsafe {
+            let cb = device.allocate_command_buffers(&alloc).unwrap()[0];
+            device
+                .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            let to_source = [vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::COPY)
+                .dst_stage_mask(vk::PipelineStageFlags2::COPY)
+                .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+                .old_layout(layout)
+                .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                .image(image)
+                .subresource_range(color)];
+            device.cmd_pipeline_barrier2(
+                cb,
+                &vk::DependencyInfo::default().image_memory_barriers(&to_source),
+            );
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(vk::ImageSubresourceLayers {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    mip_level: 0,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                })
+                .image_extent(vk::Extent3D {
+                    width: SIZE,
+                    height: SIZE,
+                    depth: 1,
+                });
+            device.cmd_copy_image_to_buffer(
+                cb,
+                image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                buffer,
+                &[region],
+            );
+            let to_host = [vk::BufferMemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::COPY)
+                .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+                .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+                .dst_access_mask(vk::AccessFlags2::HOST_READ)
+                .buffer(buffer)
+                .size(vk::WHOLE_SIZE)];
+            device.cmd_pipeline_barrier2(
+                cb,
+                &vk::DependencyInfo::default().buffer_memory_barriers(&to_host),
+            );
+            device.end_command_buffer(cb).unwrap();
+            let waits = [vk::SemaphoreSubmitInfo::default()
+                .semaphore(rendered)
+                .stage_mask(vk::PipelineStageFlags2::COPY)];
+            let signals: Vec<_> = [copied]
+                .into_iter()
+                .filter(|&s| s != vk::Semaphore::null())
+                .map(|s| {
+                    vk::SemaphoreSubmitInfo::default()
+                        .semaphore(s)
+                        .stage_mask(vk::PipelineStageFlags2::COPY)
+                })
+                .collect();
+            let buffers = [vk::CommandBufferSubmitInfo::default().command_buffer(cb)];
+            let submit = vk::SubmitInfo2::default()
+                .wait_semaphore_infos(&waits)
+                .command_buffer_infos(&buffers)
+                .signal_semaphore_infos(&signals);
+            device.queue_submit2(self.queue, &[submit], fence).unwrap();
+            cb
+        }
+    }
+
+    /// The bytes of a readback buffer (its copy complete).
+    fn read(&self, memory: vk::DeviceMemory) -> Vec<u8> {
+        let size = (SIZE * SIZE * 4) as usize;
+        // SAFETY: host-visible coherent memory of at least `size` bytes, no GPU write pending.
+        unsafe {
+            let data = self
+                .device
+                .map_memory(memory, 0, size as u64, vk::MemoryMapFlags::empty())
+                .unwrap();
+            let bytes = std::slice::from_raw_parts(data as *const u8, size).to_vec();
+            self.device.unmap_memory(memory);
+            bytes
+        }
+    }
+
+    fn wait(&self, fence: vk::Fence) {
+        // SAFETY: a fence of this device.
+        unsafe {
+            self.device
+                .wait_for_fences(&[fence], true, 20_000_000_000)
+                .unwrap()
+        };
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        // SAFETY: the tests destroyed their objects and dropped the backend before.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+            self.debug
+                .destroy_debug_utils_messenger(self.messenger, None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+fn image_usage() -> vk::ImageUsageFlags {
+    vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC
+}
+
+fn imported(image: vk::Image, state: ResourceState) -> ImportedImage {
+    ImportedImage {
+        image,
+        desc: ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, SIZE, SIZE),
+        usage: image_usage(),
+        state,
+        final_state: None,
+        debug_name: None,
+    }
+}
+
+/// The frame's program.
+fn program() -> rpsl::Program {
+    rpsl::Program::from_source("engine.rpsl", SCRIPT).unwrap()
+}
+
+/// A backend on `app`'s device with `Gradient` bound to its shader (written to a scratch
+/// folder) and `Stamp` to a Rust callback.
+fn engine_backend(app: &App, frames_in_flight: u32) -> VulkanBackend {
+    let dir = std::env::temp_dir().join(format!("rpsl-engine-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Gradient.frag"), GRADIENT_FRAG).unwrap();
+    let options = VulkanOptions {
+        frames_in_flight,
+        ..VulkanOptions::default()
+    };
+    let mut backend = VulkanBackend::on_device(app.engine_device(), options).unwrap();
+    let bound = bind_shader_nodes(
+        &mut backend,
+        ShaderNodeOptions::new(&dir),
+        ["Gradient".to_string()],
+    );
+    assert_eq!(bound, ["Gradient"]);
+    backend.bind_node("Stamp", |context| {
+        let pass = context.render_pass.ok_or("Stamp runs in a render pass")?;
+        assert_eq!((pass.width, pass.height), (SIZE, SIZE));
+        let clear = [vk::ClearAttachment {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            color_attachment: 0,
+            clear_value: vk::ClearValue {
+                color: vk::ClearColorValue {
+                    float32: [0.0, 0.0, 1.0, 1.0],
+                },
+            },
+        }];
+        let rect = [vk::ClearRect {
+            rect: vk::Rect2D {
+                offset: vk::Offset2D { x: 0, y: 0 },
+                extent: vk::Extent2D {
+                    width: 16,
+                    height: 16,
+                },
+            },
+            base_array_layer: 0,
+            layer_count: 1,
+        }];
+        // SAFETY: inside the node's render pass with one colour attachment; the rectangle lies
+        // within the render area.
+        unsafe {
+            context
+                .device
+                .cmd_clear_attachments(context.command_buffer, &clear, &rect)
+        };
+        Ok(())
+    });
+    backend
+}
+
+#[test]
+fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
+    let Some(app) = App::new(true) else { return };
+    let (image, image_memory) = app.create_image();
+    let (readback, readback_memory) = app.create_readback();
+    let acquired = app.binary_semaphore();
+    let rendered = app.binary_semaphore();
+    let timeline = app.timeline_semaphore();
+    let frame_done = app.fence();
+    let copy_done = app.fence();
+    {
+        let program = program();
+        let mut backend = engine_backend(&app, 1);
+        let mut session =
+            rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+        let args =
+            rpsl::EntryArgs::parse(&program, session.entry(), ["backbuffer=64x64", "level=0.2"])
+                .unwrap();
+        app.signal(acquired);
+        backend
+            .import_image("backbuffer", imported(image, ResourceState::UNDEFINED))
+            .unwrap();
+        backend.set_frame_sync(FrameSync {
+            waits: vec![SemaphoreOp::binary(
+                acquired,
+                vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+            )],
+            signals: vec![
+                SemaphoreOp::binary(rendered, vk::PipelineStageFlags2::ALL_COMMANDS),
+                SemaphoreOp::timeline(timeline, 7, vk::PipelineStageFlags2::ALL_COMMANDS),
+            ],
+            fence: frame_done,
+        });
+        let frame = session.run_frame(&args).unwrap();
+        backend.execute_frame(frame.graph, frame.compiled).unwrap();
+        // `[readonly(present)]`: the image is left in the present layout.
+        let after = backend.imported_state("backbuffer").unwrap();
+        assert_eq!(after.layout, vk::ImageLayout::PRESENT_SRC_KHR);
+        let cb = app.copy_to_buffer(
+            image,
+            vk::ImageLayout::PRESENT_SRC_KHR,
+            readback,
+            rendered,
+            vk::Semaphore::null(),
+            copy_done,
+        );
+        app.wait(frame_done);
+        // SAFETY: a timeline semaphore of this device.
+        let reached = unsafe { app.device.get_semaphore_counter_value(timeline) }.unwrap();
+        assert_eq!(reached, 7);
+        app.wait(copy_done);
+        assert_eq!(app.read(readback_memory), expected_image(51));
+        // SAFETY: the copy completed.
+        unsafe { app.device.free_command_buffers(app.pool, &[cb]) };
+        assert_eq!(app.messages.take(), Vec::<String>::new());
+        drop(backend);
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+    // SAFETY: the backend is gone and the queue idle; these are the test's objects.
+    unsafe {
+        app.device.device_wait_idle().unwrap();
+        for semaphore in [acquired, rendered, timeline] {
+            app.device.destroy_semaphore(semaphore, None);
+        }
+        app.device.destroy_fence(frame_done, None);
+        app.device.destroy_fence(copy_done, None);
+        app.device.destroy_image(image, None);
+        app.device.free_memory(image_memory, None);
+        app.device.destroy_buffer(readback, None);
+        app.device.free_memory(readback_memory, None);
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+}
+
+#[test]
+fn a_device_without_what_rpsl_needs_is_refused_by_name() {
+    let Some(app) = App::new(false) else { return };
+    match VulkanBackend::on_device(app.engine_device(), VulkanOptions::default()) {
+        Err(BackendError::MissingFeature(message)) => assert_eq!(
+            message,
+            "the application's device lacks what rpsl needs: timelineSemaphore \
+             (VkPhysicalDeviceVulkan12Features), synchronization2 \
+             (VkPhysicalDeviceVulkan13Features)"
+        ),
+        Err(other) => panic!("expected a missing feature, got {other}"),
+        Ok(_) => panic!("expected a missing feature, got a backend"),
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+}
+
+#[test]
+fn two_frames_in_flight_render_into_per_frame_images_on_a_render_thread() {
+    let Some(app) = App::new(true) else { return };
+    let images = [app.create_image(), app.create_image()];
+    let readbacks: Vec<_> = (0..4).map(|_| app.create_readback()).collect();
+    let ready = [app.binary_semaphore(), app.binary_semaphore()];
+    let rendered = [app.binary_semaphore(), app.binary_semaphore()];
+    let timeline = app.timeline_semaphore();
+    let levels = [("1.0", 255u8), ("0.2", 51), ("0.6", 153), ("0.4", 102)];
+    for &semaphore in &ready {
+        app.signal(semaphore);
+    }
+    let backend = engine_backend(&app, 2);
+    // The engine owns the backend on its render thread.
+    let command_buffers = std::thread::scope(|scope| {
+        let app = &app;
+        let (images, readbacks) = (&images, &readbacks);
+        let render = scope.spawn(move || {
+            let mut backend = backend;
+            let program = program();
+            let mut session =
+                rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+            let mut command_buffers = Vec::new();
+            for (frame_index, &(level, _)) in levels.iter().enumerate() {
+                // Frames 0 and 1 draw into fresh images and leave them for presenting; frames 2
+                // and 3 find them where the engine's copy left them and ask for the copy's
+                // layout at the end.
+                let k = frame_index % 2;
+                let copied = ResourceState::image(
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    vk::PipelineStageFlags2::COPY,
+                    vk::AccessFlags2::TRANSFER_READ,
+                );
+                let mut import = imported(images[k].0, ResourceState::UNDEFINED);
+                if frame_index >= 2 {
+                    import.state = copied;
+                    import.final_state = Some(copied);
+                }
+                backend.import_image("backbuffer", import).unwrap();
+                backend.set_frame_sync(FrameSync {
+                    waits: vec![SemaphoreOp::binary(
+                        ready[k],
+                        vk::PipelineStageFlags2::ALL_COMMANDS,
+                    )],
+                    signals: vec![
+                        SemaphoreOp::binary(rendered[k], vk::PipelineStageFlags2::ALL_COMMANDS),
+                        SemaphoreOp::timeline(
+                            timeline,
+                            frame_index as u64 + 1,
+                            vk::PipelineStageFlags2::ALL_COMMANDS,
+                        ),
+                    ],
+                    fence: vk::Fence::null(),
+                });
+                let args = rpsl::EntryArgs::parse(
+                    &program,
+                    session.entry(),
+                    ["backbuffer=64x64".to_string(), format!("level={level}")],
+                )
+                .unwrap();
+                let frame = session.run_frame(&args).unwrap();
+                backend.execute_frame(frame.graph, frame.compiled).unwrap();
+                let left = backend.imported_state("backbuffer").unwrap().layout;
+                let expected = if frame_index >= 2 {
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL
+                } else {
+                    vk::ImageLayout::PRESENT_SRC_KHR
+                };
+                assert_eq!(left, expected, "frame {frame_index}");
+                command_buffers.push(app.copy_to_buffer(
+                    images[k].0,
+                    left,
+                    readbacks[frame_index].0,
+                    rendered[k],
+                    ready[k],
+                    vk::Fence::null(),
+                ));
+            }
+            backend.wait_idle().unwrap();
+            drop(backend);
+            command_buffers
+        });
+        render.join().unwrap()
+    });
+    // SAFETY: the engine's own queue and objects; everything submitted completes first.
+    unsafe {
+        app.device.queue_wait_idle(app.queue).unwrap();
+        assert_eq!(app.device.get_semaphore_counter_value(timeline).unwrap(), 4);
+        app.device.free_command_buffers(app.pool, &command_buffers);
+    }
+    for (frame_index, &(_, green)) in levels.iter().enumerate() {
+        assert!(
+            app.read(readbacks[frame_index].1) == expected_image(green),
+            "frame {frame_index}: the pixels differ"
+        );
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+    // SAFETY: the backend is gone and the queue idle; these are the test's objects.
+    unsafe {
+        for semaphore in ready.into_iter().chain(rendered).chain([timeline]) {
+            app.device.destroy_semaphore(semaphore, None);
+        }
+        for (image, memory) in images {
+            app.device.destroy_image(image, None);
+            app.device.free_memory(memory, None);
+        }
+        for (buffer, memory) in readbacks {
+            app.device.destroy_buffer(buffer, None);
+            app.device.free_memory(memory, None);
+        }
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+}
+
+#[test]
+fn an_image_that_does_not_fit_its_parameter_is_refused_by_name() {
+    let Some(app) = App::new(true) else { return };
+    let (image, memory) = app.create_image();
+    let program = program();
+    let mut backend = engine_backend(&app, 1);
+    let mut session = rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+    let args =
+        rpsl::EntryArgs::parse(&program, session.entry(), ["backbuffer=32x32", "level=1"]).unwrap();
+    backend
+        .import_image("backbuffer", imported(image, ResourceState::UNDEFINED))
+        .unwrap();
+    let frame = session.run_frame(&args).unwrap();
+    match backend.execute_frame(frame.graph, frame.compiled) {
+        Err(BackendError::Api(message)) => assert_eq!(
+            message,
+            "entry argument `backbuffer`: the application's image is Tex2d R8G8B8A8_UNORM \
+             64x64x1, 1 mip, 1 sample, but the frame describes the parameter as Tex2d \
+             R8G8B8A8_UNORM 32x32x1, 1 mip, 1 sample"
+        ),
+        other => panic!("expected a mismatch, got {other:?}"),
+    }
+    // An image without the colour-attachment usage the render-target accesses need.
+    let args =
+        rpsl::EntryArgs::parse(&program, session.entry(), ["backbuffer=64x64", "level=1"]).unwrap();
+    let mut transfer_only = imported(image, ResourceState::UNDEFINED);
+    transfer_only.usage = vk::ImageUsageFlags::TRANSFER_SRC;
+    backend.import_image("backbuffer", transfer_only).unwrap();
+    let frame = session.run_frame(&args).unwrap();
+    match backend.execute_frame(frame.graph, frame.compiled) {
+        Err(BackendError::Api(message)) => assert_eq!(
+            message,
+            "entry argument `backbuffer`: the application's image lacks usage COLOR_ATTACHMENT, \
+             which the frame's accesses need"
+        ),
+        other => panic!("expected a missing usage, got {other:?}"),
+    }
+    drop(backend);
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+    // SAFETY: the backend is gone; no work used the image.
+    unsafe {
+        app.device.destroy_image(image, None);
+        app.device.free_memory(memory, None);
+    }
+}
