@@ -341,6 +341,196 @@ typedef struct RpslTextureDesc {
 } RpslTextureDesc;
 
 /**
+ * The application's device for [`rpsl_vulkan_create_on_device`]. rpsl never destroys these
+ * objects; destroy the backend before the device.
+ */
+typedef struct RpslEngineDevice {
+  /**
+   * The `PFN_vkGetInstanceProcAddr` of the Vulkan loader the application uses.
+   */
+  const void *get_instance_proc_addr;
+  /**
+   * `VkInstance` (Vulkan 1.3).
+   */
+  uint64_t instance;
+  /**
+   * `VkPhysicalDevice` the device was created on.
+   */
+  uint64_t physical_device;
+  /**
+   * `VkDevice`.
+   */
+  uint64_t device;
+  /**
+   * The family of a queue with graphics and compute: rpsl submits its frames there.
+   */
+  uint32_t graphics_queue_family;
+  /**
+   * That queue's index in its family.
+   */
+  uint32_t graphics_queue_index;
+  /**
+   * The family of a compute queue for async compute, or `UINT32_MAX` for none.
+   */
+  uint32_t compute_queue_family;
+  /**
+   * That queue's index in its family.
+   */
+  uint32_t compute_queue_index;
+  /**
+   * What the device was created with: the `VkPhysicalDeviceFeatures2` (or any feature
+   * structure) whose `pNext` chain holds the `VkPhysicalDeviceVulkan12Features` and
+   * `VkPhysicalDeviceVulkan13Features` (and `VkPhysicalDeviceRobustness2FeaturesEXT`) passed
+   * to `vkCreateDevice`. rpsl needs `timelineSemaphore`, `synchronization2` and
+   * `dynamicRendering`.
+   */
+  const void *enabled_features;
+  /**
+   * The device extensions enabled: `enabled_extension_count` NUL-terminated names.
+   */
+  const char *const *enabled_extensions;
+  /**
+   * How many `enabled_extensions` there are.
+   */
+  size_t enabled_extension_count;
+  /**
+   * The instance has VK_EXT_debug_utils: rpsl names its own objects.
+   */
+  bool debug_utils;
+} RpslEngineDevice;
+
+/**
+ * Options of the Vulkan backend. Fill with [`rpsl_vulkan_options_default`], then change what
+ * you need.
+ */
+typedef struct RpslVulkanOptions {
+  /**
+   * VK_LAYER_KHRONOS_validation with synchronization validation: every message fails the
+   * frame.
+   */
+  bool validate;
+  /**
+   * Nodes without an implementation run as empty passes instead of failing.
+   */
+  bool allow_unbound;
+  /**
+   * Frames recorded ahead of the GPU (1 to 4).
+   */
+  uint32_t frames_in_flight;
+  /**
+   * The longest wait for a frame, in milliseconds.
+   */
+  uint64_t fence_timeout_ms;
+} RpslVulkanOptions;
+
+/**
+ * The state of an application image or buffer (`VkImageLayout`, `VkPipelineStageFlags2`,
+ * `VkAccessFlags2` of its last or next use, owning queue family or `VK_QUEUE_FAMILY_IGNORED`).
+ */
+typedef struct RpslResourceState {
+  /**
+   * `VkImageLayout` (0, `UNDEFINED`, for buffers).
+   */
+  uint32_t layout;
+  /**
+   * `VkPipelineStageFlags2`.
+   */
+  uint64_t stages;
+  /**
+   * `VkAccessFlags2`.
+   */
+  uint64_t accesses;
+  /**
+   * The owning queue family, or `VK_QUEUE_FAMILY_IGNORED` (`~0u`) for no transfer.
+   */
+  uint32_t queue_family;
+} RpslResourceState;
+
+/**
+ * An application image passed as a `texture` entry argument.
+ */
+typedef struct RpslImportedImage {
+  /**
+   * `VkImage`.
+   */
+  uint64_t image;
+  /**
+   * Its description: it must equal the one the frame gives the parameter (set the
+   * session's argument to the same with `rpsl_session_set_arg_texture`).
+   */
+  struct RpslTextureDesc desc;
+  /**
+   * The `VkImageUsageFlags` it was created with.
+   */
+  uint32_t usage;
+  /**
+   * The state it is in when the frame starts.
+   */
+  struct RpslResourceState state;
+  /**
+   * Leave it in `final_state` after the frame instead of the parameter's resting state.
+   */
+  bool has_final_state;
+  /**
+   * See `has_final_state`.
+   */
+  struct RpslResourceState final_state;
+  /**
+   * A debug name rpsl gives it, or null.
+   */
+  const char *debug_name;
+} RpslImportedImage;
+
+/**
+ * An application buffer passed as a `buffer` entry argument.
+ */
+typedef struct RpslImportedBuffer {
+  /**
+   * `VkBuffer`.
+   */
+  uint64_t buffer;
+  /**
+   * Its size in bytes: it must equal the one the frame gives the parameter.
+   */
+  uint64_t size;
+  /**
+   * The state it is in when the frame starts (`layout` 0).
+   */
+  struct RpslResourceState state;
+  /**
+   * Leave it in `final_state` after the frame instead of the parameter's resting state.
+   */
+  bool has_final_state;
+  /**
+   * See `has_final_state`.
+   */
+  struct RpslResourceState final_state;
+  /**
+   * A debug name rpsl gives it, or null.
+   */
+  const char *debug_name;
+} RpslImportedBuffer;
+
+/**
+ * One semaphore operation: a binary semaphore (`value` 0) or a timeline semaphore at
+ * `value`, with the stages a wait blocks or a signal follows.
+ */
+typedef struct RpslSemaphoreOp {
+  /**
+   * `VkSemaphore`.
+   */
+  uint64_t semaphore;
+  /**
+   * The timeline value (0 for a binary semaphore).
+   */
+  uint64_t value;
+  /**
+   * `VkPipelineStageFlags2`.
+   */
+  uint64_t stages;
+} RpslSemaphoreOp;
+
+/**
  * The subresources of a texture view (`VkImageSubresourceRange`).
  */
 typedef struct RpslSubresourceRange {
@@ -572,30 +762,6 @@ typedef struct RpslFrameInfo {
 typedef int32_t (*RpslWriteFn)(const char *bytes, size_t length, void *user_data);
 
 /**
- * Options of the Vulkan backend. Fill with [`rpsl_vulkan_options_default`], then change what
- * you need.
- */
-typedef struct RpslVulkanOptions {
-  /**
-   * VK_LAYER_KHRONOS_validation with synchronization validation: every message fails the
-   * frame.
-   */
-  bool validate;
-  /**
-   * Nodes without an implementation run as empty passes instead of failing.
-   */
-  bool allow_unbound;
-  /**
-   * Frames recorded ahead of the GPU (1 to 4).
-   */
-  uint32_t frames_in_flight;
-  /**
-   * The longest wait for a frame, in milliseconds.
-   */
-  uint64_t fence_timeout_ms;
-} RpslVulkanOptions;
-
-/**
  * A node implementation in C. `context` is valid until it returns. Return `RPSL_STATUS_OK` (0) on
  * success; anything else fails the frame (`RPSL_STATUS_CALLBACK` from `rpsl_vulkan_execute`, with the
  * message given to [`rpsl_node_set_error`], if any).
@@ -725,6 +891,85 @@ RpslStatus rpsl_session_set_arg_texture(struct RpslSession *session,
 RpslStatus rpsl_session_set_arg_buffer(struct RpslSession *session,
                                        const char *name,
                                        uint64_t size);
+
+/**
+ * Creates the Vulkan backend on the application's instance, device and queues. rpsl checks
+ * the features it needs (`RPSL_STATUS_BACKEND` naming each missing one), creates its own
+ * allocator, pools, semaphores and fences there, and never destroys the application's
+ * objects. Validation is the application's (`options->validate` does not apply).
+ *
+ * # Safety
+ * `device` points to a valid description whose handles are live objects of the loader behind
+ * `get_instance_proc_addr` and whose feature chain and extension names are valid; `options` is
+ * null or valid for a read; `out` is valid for a write.
+ */
+RpslStatus rpsl_vulkan_create_on_device(const struct RpslEngineDevice *device,
+                                        const struct RpslVulkanOptions *options,
+                                        struct RpslVulkan **out);
+
+/**
+ * Passes an application image as `texture` entry parameter `parameter` of the following
+ * frames (import again with each frame's image, as with a swapchain). The frame moves it from
+ * `image->state` to the parameter's resting state (its access attribute) and leaves it there or
+ * in `image->final_state`.
+ *
+ * # Safety
+ * `parameter` is a NUL-terminated string; `image` is valid for a read, its image a live
+ * `VkImage` of the backend's device.
+ */
+RpslStatus rpsl_vulkan_import_image(struct RpslVulkan *vulkan,
+                                    const char *parameter,
+                                    const struct RpslImportedImage *image);
+
+/**
+ * Passes an application buffer as `buffer` entry parameter `parameter` (see
+ * [`rpsl_vulkan_import_image`]).
+ *
+ * # Safety
+ * `parameter` is a NUL-terminated string; `buffer` is valid for a read, its buffer a live
+ * `VkBuffer` of the backend's device.
+ */
+RpslStatus rpsl_vulkan_import_buffer(struct RpslVulkan *vulkan,
+                                     const char *parameter,
+                                     const struct RpslImportedBuffer *buffer);
+
+/**
+ * The state the last frame left the resource imported as `parameter` in.
+ * `RPSL_STATUS_NOT_FOUND` when nothing is imported under that name.
+ *
+ * # Safety
+ * `parameter` is a NUL-terminated string; `state` is valid for a write.
+ */
+RpslStatus rpsl_vulkan_imported_state(const struct RpslVulkan *vulkan,
+                                      const char *parameter,
+                                      struct RpslResourceState *state);
+
+/**
+ * Forgets an application image before the application destroys (or recreates) it: waits for
+ * the frames in flight, destroys the views rpsl made of it, removes the imports naming it.
+ */
+RpslStatus rpsl_vulkan_release_image(struct RpslVulkan *vulkan, uint64_t image);
+
+/**
+ * [`rpsl_vulkan_release_image`] for a buffer.
+ */
+RpslStatus rpsl_vulkan_release_buffer(struct RpslVulkan *vulkan, uint64_t buffer);
+
+/**
+ * Sets the application's semaphores and fence of the next executed frame only: its first
+ * work waits for `waits`, its last submission signals `signals`, and `fence` (0: none)
+ * signals once all of its work completed.
+ *
+ * # Safety
+ * `waits` and `signals` are valid for their counts of reads (null when 0); the handles are
+ * live objects of the backend's device.
+ */
+RpslStatus rpsl_vulkan_set_frame_sync(struct RpslVulkan *vulkan,
+                                      const struct RpslSemaphoreOp *waits,
+                                      size_t wait_count,
+                                      const struct RpslSemaphoreOp *signals,
+                                      size_t signal_count,
+                                      uint64_t fence);
 
 /**
  * The node's command buffer (`VkCommandBuffer`, inside the node's render pass when it has

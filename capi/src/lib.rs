@@ -21,6 +21,7 @@
 //! The functions are callable from Rust too (the crate is also an `rlib`), which its tests use.
 
 mod args;
+mod engine;
 mod handle;
 mod node;
 mod program;
@@ -30,6 +31,7 @@ mod strings;
 mod vulkan;
 
 pub use args::*;
+pub use engine::*;
 pub use node::*;
 pub use program::*;
 pub use session::*;

@@ -10,7 +10,7 @@ use rpsl::vulkan::{VulkanBackend, VulkanOptions};
 use crate::handle::{self, Guarded, Handle};
 use crate::node::{run_callback, RpslNodeCallback, UserData};
 use crate::session::RpslSession;
-use crate::status::{boundary, fail, Failure, RpslStatus};
+use crate::status::{boundary, fail, Failure, Outcome, RpslStatus};
 use crate::strings::{copy_out, optional_in_arg, out_arg, str_arg};
 
 /// The Vulkan backend (opaque), on its own instance and device. Made by
@@ -44,12 +44,40 @@ pub struct RpslVulkanOptions {
 }
 
 /// The status of a backend error.
-fn backend_failure(error: BackendError) -> Failure {
+pub(crate) fn backend_failure(error: BackendError) -> Failure {
     let status = match &error {
         BackendError::Node { .. } => RpslStatus::Callback,
         _ => RpslStatus::Backend,
     };
     Failure::new(status, format!("vulkan: {error}"))
+}
+
+/// The Rust options of C options (null: the defaults).
+pub(crate) fn vulkan_options(options: Option<&RpslVulkanOptions>) -> Outcome<VulkanOptions> {
+    let mut rust = VulkanOptions::default();
+    if let Some(options) = options {
+        if !(1..=4).contains(&options.frames_in_flight) {
+            return fail(
+                RpslStatus::InvalidArgument,
+                format!(
+                    "`options->frames_in_flight` is {}; it must be 1 to 4",
+                    options.frames_in_flight
+                ),
+            );
+        }
+        rust.validate = options.validate;
+        rust.allow_unbound = options.allow_unbound;
+        rust.frames_in_flight = options.frames_in_flight;
+        rust.fence_timeout = Duration::from_millis(options.fence_timeout_ms);
+    }
+    Ok(rust)
+}
+
+/// Hands a backend to C.
+pub(crate) fn register_backend(backend: VulkanBackend) -> *mut RpslVulkan {
+    handle::register(RpslVulkan {
+        guarded: Guarded::new(backend),
+    })
 }
 
 /// Fills `options` with the defaults (no validation, 1 frame in flight, 20 s timeout).
@@ -89,27 +117,10 @@ pub unsafe extern "C" fn rpsl_vulkan_create(
         // SAFETY: the caller's contract.
         let out = unsafe { out_arg(out, "out") }?;
         *out = std::ptr::null_mut();
-        let mut rust = VulkanOptions::default();
         // SAFETY: the caller's contract.
-        if let Some(options) = unsafe { optional_in_arg(options) } {
-            if !(1..=4).contains(&options.frames_in_flight) {
-                return fail(
-                    RpslStatus::InvalidArgument,
-                    format!(
-                        "`options->frames_in_flight` is {}; it must be 1 to 4",
-                        options.frames_in_flight
-                    ),
-                );
-            }
-            rust.validate = options.validate;
-            rust.allow_unbound = options.allow_unbound;
-            rust.frames_in_flight = options.frames_in_flight;
-            rust.fence_timeout = Duration::from_millis(options.fence_timeout_ms);
-        }
+        let rust = vulkan_options(unsafe { optional_in_arg(options) })?;
         let backend = VulkanBackend::new(rust).map_err(backend_failure)?;
-        *out = handle::register(RpslVulkan {
-            guarded: Guarded::new(backend),
-        });
+        *out = register_backend(backend);
         Ok(())
     })
 }
