@@ -6,6 +6,7 @@ use rpsl::runtime::{Format, NodeArgs, NodeId, ResourceDesc};
 use rpsl::{EntryArgs, Program, Session, SessionOptions};
 
 const SCRIPT: &str = "\
+struct GBuffer { texture albedo; float scale; };
 enum Mode { Off, Fast = 4, Slow };
 struct Light { float intensity; float4 color; };
 graphics node take(bool b, int i, uint u, int64_t l, uint64_t ul, half h, float f, double d,
@@ -13,7 +14,7 @@ graphics node take(bool b, int i, uint u, int64_t l, uint64_t ul, half h, float 
                    float weights[3], srv bb, srv_buf data);
 export void main(bool b, int i, uint u, int64_t l, uint64_t ul, half h, float f, double d,
                  Mode mode, float4 c, uint2 size, float4x4 m, float2x3 n, Light light,
-                 float weights[3], texture bb, buffer data)
+                 float weights[3], texture bb, buffer data, GBuffer gbuf)
 {
     take(b, i, u, l, ul, h, f, d, mode, c, size, m, n, light, weights, bb, data);
 }
@@ -235,7 +236,8 @@ fn wrong_names_shapes_and_descriptions_are_exact_errors() {
     assert_eq!(
         error(args.set_value(&program, entry, "radius", 1u32)),
         "entry point `main` has no parameter `radius` (parameters: `b`, `i`, `u`, `l`, `ul`, \
-         `h`, `f`, `d`, `mode`, `c`, `size`, `m`, `n`, `light`, `weights`, `bb`, `data`)"
+         `h`, `f`, `d`, `mode`, `c`, `size`, `m`, `n`, `light`, `weights`, `bb`, `data`, \
+         `gbuf`)"
     );
     assert_eq!(
         error(args.set_value(&program, entry, "light.colour", [0.0f32; 4])),
@@ -274,6 +276,21 @@ fn wrong_names_shapes_and_descriptions_are_exact_errors() {
             ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 0, 4)
         )),
         "bad description for `bb`: resource size must not be zero"
+    );
+    let gbuf_albedo = "`gbuf.albedo` is a view inside parameter `gbuf` (GBuffer): only whole \
+                       `texture` and `buffer` parameters take resources";
+    assert_eq!(
+        error(args.set_resource(
+            &program,
+            entry,
+            "gbuf.albedo",
+            ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 4, 4)
+        )),
+        gbuf_albedo
+    );
+    assert_eq!(
+        error(args.set(&program, entry, "gbuf.albedo", "4x4")),
+        gbuf_albedo
     );
     // The string parser's errors, through the same resolution.
     assert_eq!(

@@ -237,12 +237,8 @@ impl EntryArgs {
         let types = &program.hir().types;
         let target = path::resolve(types, entry, name)?;
         match &target.ty {
-            Type::Texture if target.whole => {
-                self.set_resource(program, entry, name, parse_texture(name, text)?)
-            }
-            Type::Buffer if target.whole => {
-                self.set_resource(program, entry, name, parse_buffer(name, text)?)
-            }
+            Type::Texture => self.set_resource(program, entry, name, parse_texture(name, text)?),
+            Type::Buffer => self.set_resource(program, entry, name, parse_buffer(name, text)?),
             ty => {
                 let leaves = data_leaves(types, entry, &target);
                 let parts: Vec<&str> = text.split(',').map(str::trim).collect();
@@ -323,8 +319,17 @@ impl EntryArgs {
             "texture"
         };
         let wanted = match target.ty {
-            Type::Texture if target.whole => "texture",
-            Type::Buffer if target.whole => "buffer",
+            Type::Texture | Type::Buffer if !target.whole => {
+                let param = &entry.params[target.index];
+                return arg_error(format!(
+                    "`{name}` is a view inside parameter `{}` ({}): only whole `texture` and \
+                     `buffer` parameters take resources",
+                    param.name,
+                    param.ty.display(types)
+                ));
+            }
+            Type::Texture => "texture",
+            Type::Buffer => "buffer",
             _ => {
                 return arg_error(format!(
                     "`{name}` is `{}`, given a {given} description (only `texture` and \

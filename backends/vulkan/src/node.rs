@@ -67,11 +67,14 @@ pub struct BoundTexture {
     /// The image's subresources (temporal slice folded into the layers).
     pub range: vk::ImageSubresourceRange,
     /// The layout the subresources are in while the node runs, as the frame's barriers left
-    /// them: `COLOR_ATTACHMENT_OPTIMAL` for a render target, `GENERAL` for a shader write,
-    /// `SHADER_READ_ONLY_OPTIMAL` (or a read-only depth/stencil layout) for a shader read; two
-    /// accesses of the node to the same subresources share one (`GENERAL` unless read-only
-    /// depth is also sampled).
+    /// them (the barrier planner's own table): `COLOR_ATTACHMENT_OPTIMAL` for a render target,
+    /// `GENERAL` for a shader write, `SHADER_READ_ONLY_OPTIMAL` for a sampled read,
+    /// `TRANSFER_DST_OPTIMAL` for a copy destination, ... Two accesses of the node to the same
+    /// subresources share the layout that serves both. For a depth/stencil view: the depth
+    /// plane's (the stencil plane's for a stencil-only view).
     pub layout: vk::ImageLayout,
+    /// The stencil plane's layout when the view covers the stencil aspect (`None` otherwise).
+    pub stencil_layout: Option<vk::ImageLayout>,
 }
 
 /// The buffer side of a [`BoundView`].
@@ -279,19 +282,23 @@ pub(crate) fn bind_node_views(
 ) -> Result<Vec<BoundView>, rpsl_runtime::BackendError> {
     let graph = recorder.graph;
     let start = graph.nodes[node.index()].accesses.start;
+    let queue = graph.decl_of(node).queue;
+    let accesses = graph.node_accesses(node);
     let mut views = Vec::new();
-    for (offset, access) in graph.node_accesses(node).iter().enumerate() {
+    for (offset, access) in accesses.iter().enumerate() {
         let handle = recorder.handle(access.resource)?;
         let region = crate::record::access_region(access, &handle.desc);
         let (resource, id) = match handle.object {
             GpuObject::Image(image) => {
                 let (image_view, id) = recorder.view_with_id(start + offset as u32, false)?;
+                let (layout, stencil_layout) =
+                    layout::layouts_during_node(graph, queue, accesses, offset);
                 let texture = BoundTexture {
                     image,
                     image_view,
                     range: region.range,
-                    // Set below, once every view of the node is known.
-                    layout: vk::ImageLayout::UNDEFINED,
+                    layout,
+                    stencil_layout,
                 };
                 (BoundResource::Texture(texture), id)
             }
@@ -311,15 +318,6 @@ pub(crate) fn bind_node_views(
             resource,
             id,
         });
-    }
-    let accesses = graph.node_accesses(node);
-    for index in 0..views.len() {
-        if let BoundResource::Texture(texture) = views[index].resource {
-            let layout = layout::layout_during_node(&views, accesses, index, &texture);
-            if let BoundResource::Texture(bound) = &mut views[index].resource {
-                bound.layout = layout;
-            }
-        }
     }
     Ok(views)
 }
@@ -352,6 +350,7 @@ mod tests {
                 layer_count: 1,
             },
             layout: vk::ImageLayout::GENERAL,
+            stencil_layout: None,
         };
         let bytes = BoundBuffer {
             buffer: vk::Buffer::from_raw(0x22),

@@ -43,7 +43,7 @@ mod render_pass;
 mod schedule;
 mod table;
 
-pub use barriers::access_map::{map_access, AccessState};
+pub use barriers::access_map::{map_access, merge_layouts, AccessState};
 pub use barriers::resting_state;
 use barriers::BarrierPlanner;
 use cache::StructureKey;

@@ -141,13 +141,13 @@ fn value_text(value_type: &ValueType, args: &[u8], at: usize) -> String {
             let items = (0..*count as usize)
                 .map(|i| scalar_text(*scalar, args, at + i * scalar.size() as usize))
                 .collect();
-            format!("{}{count}({})", scalar_name(*scalar), list(items))
+            format!("{}{count}({})", scalar.name(), list(items))
         }
         ValueType::Matrix(scalar, rows, cols) => {
             let items = (0..(*rows * *cols) as usize)
                 .map(|i| scalar_text(*scalar, args, at + i * scalar.size() as usize))
                 .collect();
-            format!("{}{rows}x{cols}({})", scalar_name(*scalar), list(items))
+            format!("{}{rows}x{cols}({})", scalar.name(), list(items))
         }
         ValueType::Array(elem, count) => {
             let count = match *count {
@@ -168,18 +168,6 @@ fn value_text(value_type: &ValueType, args: &[u8], at: usize) -> String {
             format!("{{{}}}", list(items))
         }
         _ => "(view)".to_string(),
-    }
-}
-
-fn scalar_name(scalar: ScalarType) -> &'static str {
-    match scalar {
-        ScalarType::Bool => "bool",
-        ScalarType::I32 => "int",
-        ScalarType::U32 => "uint",
-        ScalarType::I64 => "int64_t",
-        ScalarType::U64 => "uint64_t",
-        ScalarType::F32 => "float",
-        ScalarType::F64 => "double",
     }
 }
 
