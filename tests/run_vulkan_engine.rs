@@ -295,6 +295,23 @@ impl App {
         }
     }
 
+    /// The engine's view of the whole image.
+    fn create_view(&self, image: vk::Image) -> vk::ImageView {
+        let info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(vk::Format::R8G8B8A8_UNORM)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: 1,
+            });
+        // SAFETY: valid create info for a live image.
+        unsafe { self.device.create_image_view(&info, None).unwrap() }
+    }
+
     /// A host-visible buffer the engine reads the image back through.
     fn create_readback(&self) -> (vk::Buffer, vk::DeviceMemory) {
         let info = vk::BufferCreateInfo::default()
@@ -568,6 +585,7 @@ fn engine_backend(app: &App, frames_in_flight: u32) -> VulkanBackend {
 fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
     let Some(app) = App::new(true) else { return };
     let (image, image_memory) = app.create_image();
+    let view = app.create_view(image);
     let (readback, readback_memory) = app.create_readback();
     let acquired = app.binary_semaphore();
     let rendered = app.binary_semaphore();
@@ -586,6 +604,8 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
         backend
             .import_image("backbuffer", imported(image, ResourceState::UNDEFINED))
             .unwrap();
+        // The engine's view of the whole image serves every view the frame needs of it.
+        assert!(backend.lend_image_view("backbuffer", view));
         backend.set_frame_sync(FrameSync {
             waits: vec![SemaphoreOp::binary(
                 acquired,
@@ -599,6 +619,7 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
         });
         let frame = session.run_frame(&args).unwrap();
         backend.execute_frame(frame.graph, frame.compiled).unwrap();
+        assert_eq!(backend.object_counts().image_views_created, 0);
         // `[readonly(present)]`: the image is left in the present layout.
         let after = backend.imported_state("backbuffer").unwrap();
         assert_eq!(after.layout, vk::ImageLayout::PRESENT_SRC_KHR);
@@ -630,6 +651,7 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
         }
         app.device.destroy_fence(frame_done, None);
         app.device.destroy_fence(copy_done, None);
+        app.device.destroy_image_view(view, None);
         app.device.destroy_image(image, None);
         app.device.free_memory(image_memory, None);
         app.device.destroy_buffer(readback, None);
@@ -733,6 +755,8 @@ fn two_frames_in_flight_render_into_per_frame_images_on_a_render_thread() {
                 ));
             }
             backend.wait_idle().unwrap();
+            // One view of each image, made on its first frame and kept across the rotation.
+            assert_eq!(backend.object_counts().image_views_created, 2);
             drop(backend);
             command_buffers
         });
@@ -812,4 +836,183 @@ fn an_image_that_does_not_fit_its_parameter_is_refused_by_name() {
         app.device.destroy_image(image, None);
         app.device.free_memory(memory, None);
     }
+}
+
+fn submit_info(op: &SemaphoreOp) -> vk::SemaphoreSubmitInfo<'static> {
+    vk::SemaphoreSubmitInfo::default()
+        .semaphore(op.semaphore)
+        .value(op.value)
+        .stage_mask(op.stages)
+}
+
+#[test]
+fn the_engine_submits_frames_rpsl_recorded_into_its_command_buffers() {
+    let Some(app) = App::new(true) else { return };
+    let (image, image_memory) = app.create_image();
+    let readbacks: Vec<_> = (0..3).map(|_| app.create_readback()).collect();
+    let rendered = app.binary_semaphore();
+    let levels = [("1.0", 255u8), ("0.2", 51), ("0.6", 153)];
+    let program = program();
+    let mut backend = engine_backend(&app, 2);
+    let mut session = rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+    let mut given = Vec::new();
+    let mut copies = Vec::new();
+    // rpsl signals no fence of a frame the engine submits.
+    let fence = app.fence();
+    backend.set_frame_sync(FrameSync {
+        fence,
+        ..FrameSync::default()
+    });
+    let args = rpsl::EntryArgs::parse(&program, session.entry(), ["backbuffer=64x64"]).unwrap();
+    let frame = session.run_frame(&args).unwrap();
+    match backend.record_frame(frame.graph, frame.compiled, &mut |_| {
+        vk::CommandBuffer::null()
+    }) {
+        Err(BackendError::Api(message)) => assert_eq!(
+            message,
+            "a frame the application submits signals no fence of rpsl's: pass the fence to \
+             your last submission (FrameSync::fence must be null)"
+        ),
+        other => panic!("expected a refused fence, got {other:?}"),
+    }
+    for (frame_index, &(level, _)) in levels.iter().enumerate() {
+        // The first frame finds a new image; the later ones find it where the copy left it.
+        let state = if frame_index == 0 {
+            ResourceState::UNDEFINED
+        } else {
+            ResourceState::image(
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::TRANSFER_READ,
+            )
+        };
+        backend
+            .import_image("backbuffer", imported(image, state))
+            .unwrap();
+        backend.set_frame_sync(FrameSync {
+            waits: Vec::new(),
+            signals: vec![SemaphoreOp::binary(
+                rendered,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+            )],
+            fence: vk::Fence::null(),
+        });
+        let args = rpsl::EntryArgs::parse(
+            &program,
+            session.entry(),
+            ["backbuffer=64x64".to_string(), format!("level={level}")],
+        )
+        .unwrap();
+        let frame = session.run_frame(&args).unwrap();
+        let mut families = Vec::new();
+        let batches = backend
+            .record_frame(frame.graph, frame.compiled, &mut |family| {
+                families.push(family);
+                let info = vk::CommandBufferAllocateInfo::default()
+                    .command_pool(app.pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1);
+                // SAFETY: a pool of the engine's device.
+                let cb = unsafe { app.device.allocate_command_buffers(&info) }.unwrap()[0];
+                given.push(cb);
+                cb
+            })
+            .unwrap();
+        assert_eq!(families, vec![app.family; batches.len()]);
+        // Two batches on the graphics queue: the import's barrier from the declared state to
+        // the present layout, then the nodes and the frame's end, which signals the engine's
+        // semaphore too. Each signals the next value of rpsl's graphics timeline.
+        let timeline = batches[0].signals[0].semaphore;
+        let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+        let first_value = 2 * frame_index as u64 + 1;
+        let shape: Vec<_> = batches
+            .iter()
+            .map(|b| {
+                (
+                    b.queue_family,
+                    b.queue,
+                    b.command_buffer,
+                    b.waits.clone(),
+                    b.signals.clone(),
+                )
+            })
+            .collect();
+        let last_two = &given[given.len() - 2..];
+        assert_eq!(
+            shape,
+            [
+                (
+                    app.family,
+                    app.queue,
+                    last_two[0],
+                    vec![],
+                    vec![SemaphoreOp::timeline(timeline, first_value, all)]
+                ),
+                (
+                    app.family,
+                    app.queue,
+                    last_two[1],
+                    vec![],
+                    vec![
+                        SemaphoreOp::timeline(timeline, first_value + 1, all),
+                        SemaphoreOp::binary(rendered, all)
+                    ]
+                ),
+            ]
+        );
+        for batch in &batches {
+            let waits: Vec<_> = batch.waits.iter().map(submit_info).collect();
+            let signals: Vec<_> = batch.signals.iter().map(submit_info).collect();
+            let buffers =
+                [vk::CommandBufferSubmitInfo::default().command_buffer(batch.command_buffer)];
+            let submit = vk::SubmitInfo2::default()
+                .wait_semaphore_infos(&waits)
+                .command_buffer_infos(&buffers)
+                .signal_semaphore_infos(&signals);
+            // SAFETY: the recorded batch with live semaphores, in order.
+            unsafe {
+                app.device
+                    .queue_submit2(app.queue, &[submit], vk::Fence::null())
+                    .unwrap()
+            };
+        }
+        let left = backend.imported_state("backbuffer").unwrap().layout;
+        assert_eq!(left, vk::ImageLayout::PRESENT_SRC_KHR);
+        copies.push(app.copy_to_buffer(
+            image,
+            left,
+            readbacks[frame_index].0,
+            rendered,
+            vk::Semaphore::null(),
+            vk::Fence::null(),
+        ));
+    }
+    // Waits for the frames' last batches through their timeline values.
+    backend.wait_idle().unwrap();
+    drop(backend);
+    // SAFETY: the engine's queue and objects.
+    unsafe {
+        app.device.queue_wait_idle(app.queue).unwrap();
+        app.device.free_command_buffers(app.pool, &given);
+        app.device.free_command_buffers(app.pool, &copies);
+    }
+    for (frame_index, &(_, green)) in levels.iter().enumerate() {
+        assert!(
+            app.read(readbacks[frame_index].1) == expected_image(green),
+            "frame {frame_index}: the pixels differ"
+        );
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+    // SAFETY: the backend is gone and the queue idle; these are the test's objects.
+    unsafe {
+        app.device.destroy_semaphore(rendered, None);
+        app.device.destroy_fence(fence, None);
+        app.device.destroy_image(image, None);
+        app.device.free_memory(image_memory, None);
+        for (buffer, memory) in readbacks {
+            app.device.destroy_buffer(buffer, None);
+            app.device.free_memory(memory, None);
+        }
+    }
+    assert_eq!(app.messages.take(), Vec::<String>::new());
 }

@@ -187,16 +187,43 @@ pub(crate) struct Import {
     pub final_state: Option<ResourceState>,
 }
 
-/// What a frame does for the application: its resources' barriers and its synchronization.
-#[derive(Copy, Clone)]
+/// One batch of a frame the application submits itself ([`crate::VulkanBackend::record_frame`]):
+/// submit `command_buffer` to a queue of `queue_family` (rpsl's is `queue`) waiting for every
+/// `waits` entry and signalling every `signals` entry, in the order the batches come.
+#[derive(Clone, Debug)]
+pub struct RecordedBatch {
+    /// The queue family the command buffer was asked for.
+    pub queue_family: u32,
+    /// The queue rpsl would have submitted to (the one lent in [`crate::EngineDevice`]).
+    pub queue: vk::Queue,
+    /// The recorded (ended) command buffer, one the application gave.
+    pub command_buffer: vk::CommandBuffer,
+    /// Waits: rpsl's timeline semaphores between queues (and, on the first batch, the
+    /// [`FrameSync`] waits).
+    pub waits: Vec<SemaphoreOp>,
+    /// Signals: rpsl's timeline semaphore of the queue (and, on the last batch, the
+    /// [`FrameSync`] signals). The frame's slot is reused once the last one is reached.
+    pub signals: Vec<SemaphoreOp>,
+}
+
+/// The command buffers the application gives a frame it submits itself, by queue family.
+pub type CommandBufferSource<'a> = dyn FnMut(u32) -> vk::CommandBuffer + 'a;
+
+/// What a frame does for the application: its resources' barriers, its synchronization, and
+/// the command buffers it gives when it submits the frame itself.
 pub(crate) struct AppFrame<'a> {
     pub barriers: &'a ImportBarriers,
     pub sync: Option<&'a FrameSync>,
+    pub command_buffers: Option<&'a mut CommandBufferSource<'a>>,
 }
 
 /// The barriers a frame records around its work for the imported resources.
 #[derive(Default)]
 pub(crate) struct ImportBarriers {
+    /// The stages the frame's semaphore waits block: a global barrier from them to every
+    /// stage starts the frame, so that later batches on the queue are ordered after the waits
+    /// (a semaphore wait orders only its own batch).
+    pub after_waits: vk::PipelineStageFlags2,
     /// From the application's states to the resting states, before the frame's first work.
     pub prologue_images: Vec<vk::ImageMemoryBarrier2<'static>>,
     pub prologue_buffers: Vec<vk::BufferMemoryBarrier2<'static>>,
@@ -208,7 +235,9 @@ pub(crate) struct ImportBarriers {
 impl ImportBarriers {
     /// No prologue barrier.
     pub fn prologue_empty(&self) -> bool {
-        self.prologue_images.is_empty() && self.prologue_buffers.is_empty()
+        self.prologue_images.is_empty()
+            && self.prologue_buffers.is_empty()
+            && self.after_waits.is_empty()
     }
 
     /// Records the barriers of one side (`prologue` or the epilogue) into `cb`.
@@ -225,10 +254,20 @@ impl ImportBarriers {
         } else {
             (&self.epilogue_images, &self.epilogue_buffers)
         };
-        if images.is_empty() && buffers.is_empty() {
+        let global = [vk::MemoryBarrier2::default()
+            .src_stage_mask(self.after_waits)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
+        let global: &[vk::MemoryBarrier2<'_>] = if prologue && !self.after_waits.is_empty() {
+            &global
+        } else {
+            &[]
+        };
+        if images.is_empty() && buffers.is_empty() && global.is_empty() {
             return;
         }
         let info = vk::DependencyInfo::default()
+            .memory_barriers(global)
             .image_memory_barriers(images)
             .buffer_memory_barriers(buffers);
         // SAFETY: the caller's guarantees are the encoder's and the barrier's.
@@ -453,6 +492,33 @@ impl crate::VulkanBackend {
         Ok(())
     }
 
+    /// Lends the application's `view` of the whole image imported as `parameter` (all its
+    /// mips and layers, the image's format and aspect, the plain view type of its description):
+    /// frames use it wherever they need such a view instead of making their own. Returns
+    /// whether it is used: `false` when rpsl already made its own view of the whole image (that
+    /// one stays) or nothing is imported as `parameter`. The application destroys its view
+    /// after [`Self::release_image`] or after dropping the backend.
+    pub fn lend_image_view(&mut self, parameter: &str, view: vk::ImageView) -> bool {
+        let Some(import) = self.imports.get(parameter) else {
+            return false;
+        };
+        let resource = &import.resource;
+        let GpuObject::Image(image) = resource.object else {
+            return false;
+        };
+        let desc = &resource.desc;
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: resource.aspect(),
+            base_mip_level: 0,
+            level_count: desc.mip_levels.max(1),
+            base_array_layer: 0,
+            layer_count: desc.array_layers() * desc.temporal_layers.max(1),
+        };
+        let view_type = crate::record::view_type_of(desc.kind, range.layer_count);
+        let key = crate::view_cache::ViewKey::new(image, view_type, resource.format, &range);
+        self.view_cache.adopt(key, view)
+    }
+
     /// Passes the application's buffer as the entry argument of buffer parameter `parameter`,
     /// as [`Self::import_image`] does for images.
     pub fn import_buffer(
@@ -509,6 +575,45 @@ impl crate::VulkanBackend {
     /// [`Self::release_image`] for a buffer.
     pub fn release_buffer(&mut self, buffer: vk::Buffer) -> Result<(), BackendError> {
         self.release_object(GpuObject::Buffer(buffer))
+    }
+
+    /// Records a frame into command buffers the application gives (`command_buffers(family)`
+    /// returns one in the initial state, allocated from a pool of that queue family) and returns
+    /// the batches the application submits, in order, with the waits and signals listed (rpsl's
+    /// timeline semaphores between queues, and the [`FrameSync`] set with
+    /// [`Self::set_frame_sync`] on the first and last batch; its `fence` must be null: attach
+    /// your own to the last submission). Every batch must be submitted before the frame's slot
+    /// is reused (`frames_in_flight` frames later) or the backend waits for idle or drops.
+    ///
+    /// ```no_run
+    /// # use rpsl_vulkan::{ash::vk, VulkanBackend};
+    /// # fn frame(backend: &mut VulkanBackend, graph: &rpsl_runtime::RecordedGraph,
+    /// #          compiled: &rpsl_runtime::CompiledFrame, mut take: impl FnMut(u32) -> vk::CommandBuffer) {
+    /// let batches = backend.record_frame(graph, compiled, &mut take).unwrap();
+    /// for batch in &batches {
+    ///     // vkQueueSubmit2(batch.queue, command buffer + batch.waits + batch.signals)
+    /// }
+    /// # }
+    /// ```
+    pub fn record_frame(
+        &mut self,
+        graph: &RecordedGraph,
+        frame: &rpsl_runtime::CompiledFrame,
+        command_buffers: &mut CommandBufferSource<'_>,
+    ) -> Result<Vec<RecordedBatch>, BackendError> {
+        if self
+            .frame_sync
+            .as_ref()
+            .is_some_and(|sync| sync.fence != vk::Fence::null())
+        {
+            self.frame_sync = None;
+            return Err(BackendError::Api(
+                "a frame the application submits signals no fence of rpsl's: pass the fence \
+                 to your last submission (FrameSync::fence must be null)"
+                    .into(),
+            ));
+        }
+        self.execute(graph, frame, Some(command_buffers))
     }
 
     /// Sets the application's semaphores and fence of the next frame's submission

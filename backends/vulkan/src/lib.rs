@@ -35,7 +35,10 @@ mod timing;
 mod view_cache;
 
 pub use app_device::{EngineDevice, EngineDeviceFeatures, EngineQueue};
-pub use app_resources::{FrameSync, ImportedBuffer, ImportedImage, ResourceState, SemaphoreOp};
+pub use app_resources::{
+    CommandBufferSource, FrameSync, ImportedBuffer, ImportedImage, RecordedBatch, ResourceState,
+    SemaphoreOp,
+};
 /// The `ash` this backend is built on: handles an application passes in are of its types.
 pub use ash;
 pub use context::{EnabledFeatures, QueueFamilies, SizeLimits};
@@ -433,11 +436,15 @@ impl VulkanBackend {
         }
     }
 
+    /// Executes a frame: rpsl submits it, or, with `command_buffers`, records it into the
+    /// application's command buffers and returns the batches to submit.
     fn execute(
         &mut self,
         graph: &RecordedGraph,
         frame: &CompiledFrame,
-    ) -> Result<(), BackendError> {
+        command_buffers: Option<&mut app_resources::CommandBufferSource<'_>>,
+    ) -> Result<Vec<RecordedBatch>, BackendError> {
+        let app_submits = command_buffers.is_some();
         if self.context.wedged.get() {
             return Err(BackendError::DeviceLost(
                 "an earlier frame hung or lost the device; no more frames run".into(),
@@ -454,13 +461,16 @@ impl VulkanBackend {
         let usage = usage_per_resource(graph);
         let used = |index: usize| frame.lifetimes.get(index).copied().flatten().is_some();
         // Outliving resources.
-        let mut import_barriers = app_resources::ImportBarriers::default();
         let mut import_states = Vec::new();
         let wait_stages = sync.as_ref().map_or(vk::PipelineStageFlags2::NONE, |sync| {
             sync.waits
                 .iter()
                 .fold(vk::PipelineStageFlags2::NONE, |all, op| all | op.stages)
         });
+        let mut import_barriers = app_resources::ImportBarriers {
+            after_waits: wait_stages,
+            ..Default::default()
+        };
         for (index, record) in graph.resources.iter().enumerate() {
             if record.external {
                 let name = record
@@ -604,6 +614,10 @@ impl VulkanBackend {
                 app_resources::AppFrame {
                     barriers: &import_barriers,
                     sync: sync.as_ref(),
+                    command_buffers: command_buffers.map(|source| {
+                        let source: &mut app_resources::CommandBufferSource<'_> = source;
+                        source
+                    }),
                 },
             ),
         };
@@ -629,10 +643,11 @@ impl VulkanBackend {
         } else {
             Vec::new()
         };
-        if !slot.in_flight || single_slot {
+        // A frame the application submits is waited for when its slot is reused.
+        if !slot.in_flight || (single_slot && !app_submits) {
             let retired = self.retire_slot(slot_index);
-            if result.is_ok() {
-                result = retired;
+            if let (Ok(_), Err(error)) = (&result, retired) {
+                result = Err(error);
             }
         }
         // Messages of a frame that failed for another reason go with that failure.
@@ -653,7 +668,7 @@ impl VulkanBackend {
         handles: &[Option<ResourceHandle>],
         views_out: &mut Vec<vk::ImageView>,
         app: app_resources::AppFrame<'_>,
-    ) -> Result<(), BackendError> {
+    ) -> Result<Vec<RecordedBatch>, BackendError> {
         let slot = &mut self.slots[slot_index];
         let timestamps = self.options.timestamps;
         if timestamps {
@@ -741,6 +756,10 @@ impl VulkanBackend {
             timestamps,
             imports: app.barriers,
             sync: app.sync,
+            command_buffers: app.command_buffers.map(|source| {
+                let source: &mut app_resources::CommandBufferSource<'_> = source;
+                source
+            }),
         };
         let mut timed = Vec::new();
         let result = submit::record_and_submit_frame(&mut recorder, &mut submission, &mut timed);
@@ -750,7 +769,7 @@ impl VulkanBackend {
         // recording (`execute`); the images and views were made with this context and cache.
         unsafe { resolve_scratch.end_frame(&self.context, &mut self.view_cache) };
         self.slots[slot_index].resolve_scratch = resolve_scratch;
-        result?;
+        let batches = result?;
         self.stats.barriers = frame.barriers.len() as u32;
         if timestamps {
             self.slots[slot_index].timings = Some(PendingTimings {
@@ -759,12 +778,12 @@ impl VulkanBackend {
                 queries: frame.order.len() as u32 * 2 + 1,
             });
         }
-        Ok(())
+        Ok(batches)
     }
 }
 
 /// The frame succeeded so far: its transients may be reused.
-fn failure_free(result: &Result<(), BackendError>) -> bool {
+fn failure_free<T>(result: &Result<T, BackendError>) -> bool {
     result.is_ok()
 }
 
@@ -778,7 +797,7 @@ impl Backend for VulkanBackend {
         graph: &RecordedGraph,
         frame: &CompiledFrame,
     ) -> Result<(), BackendError> {
-        self.execute(graph, frame)
+        self.execute(graph, frame, None).map(|_| ())
     }
 
     fn wait_idle(&mut self) -> Result<(), BackendError> {

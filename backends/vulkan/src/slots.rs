@@ -43,6 +43,33 @@ pub(crate) fn wait_fence(
     unsafe { device.reset_fences(&[fence]) }.map_err(|r| vk_error("vkResetFences", r))
 }
 
+/// Waits (with a timeout) until `timeline` reaches `value`: the last batch of a frame the
+/// application submits. A timeout or a lost device marks the context wedged.
+pub(crate) fn wait_timeline(
+    context: &Context,
+    timeline: vk::Semaphore,
+    value: u64,
+    timeout: Duration,
+) -> Result<(), BackendError> {
+    let nanos = timeout.as_nanos().min(u64::MAX as u128) as u64;
+    let semaphores = [timeline];
+    let values = [value];
+    let info = vk::SemaphoreWaitInfo::default()
+        .semaphores(&semaphores)
+        .values(&values);
+    // SAFETY: waiting on a timeline semaphore of this device.
+    unsafe { context.device.wait_semaphores(&info, nanos) }.map_err(|r| {
+        context.wedged.set(true);
+        if r == vk::Result::TIMEOUT {
+            BackendError::Timeout(format!(
+                "the frame's batches did not complete within {timeout:?} (were they all submitted?)"
+            ))
+        } else {
+            vk_error("vkWaitSemaphores", r)
+        }
+    })
+}
+
 /// What identifies a frame's set of transients: per transient its resource index, description,
 /// usage and planned `(offset, size)`.
 pub(crate) type TransientKey = Vec<(usize, ResourceDesc, vk::ImageUsageFlags, Option<(u64, u64)>)>;
@@ -68,6 +95,9 @@ pub(crate) struct FrameSlot {
     pub resolve_scratch: ResolveScratch,
     /// The slot's frame was submitted and its fence not yet waited for.
     pub in_flight: bool,
+    /// The frame was recorded for the application to submit: it is complete when this
+    /// timeline semaphore reaches this value (its fence is not used).
+    pub completes_at: Option<(vk::Semaphore, u64)>,
     pub transients: Vec<(usize, GpuResource)>,
     pub key: TransientKey,
     pub heap: Option<TransientHeap>,
@@ -93,6 +123,7 @@ impl FrameSlot {
             buffer_targets: Vec::new(),
             resolve_scratch: ResolveScratch::default(),
             in_flight: false,
+            completes_at: None,
             transients: Vec::new(),
             key: Vec::new(),
             heap: None,
@@ -143,7 +174,10 @@ impl FrameSlot {
     /// half-way may have left work running that uses them).
     pub fn retire(&mut self, context: &Context, timeout: Duration) -> Result<(), BackendError> {
         if self.in_flight {
-            wait_fence(context, self.fence, timeout)?;
+            match self.completes_at.take() {
+                Some((timeline, value)) => wait_timeline(context, timeline, value, timeout)?,
+                None => wait_fence(context, self.fence, timeout)?,
+            }
             self.in_flight = false;
         }
         if !self.is_idle(context) {

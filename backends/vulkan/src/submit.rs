@@ -10,7 +10,9 @@
 //! signal is submitted before its wait; the last segment, on the graphics queue, waits for every
 //! other queue and carries the end-of-frame barriers and the frame's fence.
 
-use crate::app_resources::{FrameSync, ImportBarriers};
+use crate::app_resources::{
+    CommandBufferSource, FrameSync, ImportBarriers, RecordedBatch, SemaphoreOp,
+};
 use crate::context::{vk_error, Context};
 use crate::node::bind_node_views;
 use crate::node::{NodeCallback, NodeContext};
@@ -70,6 +72,8 @@ pub(crate) struct FrameSubmission<'a> {
     pub imports: &'a ImportBarriers,
     /// The application's semaphores and fence for this frame.
     pub sync: Option<&'a FrameSync>,
+    /// The application's command buffers, when it submits the frame itself.
+    pub command_buffers: Option<&'a mut CommandBufferSource<'a>>,
 }
 
 struct Segments<'a> {
@@ -93,13 +97,25 @@ impl Segments<'_> {
         let pool = *sub.pools.get(&family).ok_or_else(|| {
             BackendError::Api(format!("no command pool for queue family {family}"))
         })?;
-        let cb = sub.slot.command_buffer(self.context, pool, family)?;
         let device = &self.context.device;
-        // SAFETY: the slot was retired, so its command buffers are not in flight.
+        let cb = match sub.command_buffers.as_mut() {
+            // The application's, in the initial state.
+            Some(source) => source(family),
+            None => {
+                let cb = sub.slot.command_buffer(self.context, pool, family)?;
+                // SAFETY: the slot was retired, so its command buffers are not in flight.
+                unsafe { device.reset_command_buffer(cb, vk::CommandBufferResetFlags::empty()) }
+                    .map_err(|r| vk_error("vkResetCommandBuffer", r))?;
+                cb
+            }
+        };
+        if cb == vk::CommandBuffer::null() {
+            return Err(BackendError::Api(format!(
+                "the application gave no command buffer for queue family {family}"
+            )));
+        }
+        // SAFETY: a command buffer in the initial state (reset above, or the application's).
         unsafe {
-            device
-                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
-                .map_err(|r| vk_error("vkResetCommandBuffer", r))?;
             device
                 .begin_command_buffer(
                     cb,
@@ -197,12 +213,14 @@ fn fit_to_queue(mut barrier: Barrier, class: QueueClass) -> Barrier {
 }
 
 /// Records the frame into segments and submits them; the last submission signals the slot's
-/// fence. On failure, open command buffers are ended and nothing is submitted.
+/// fence. When the application submits, returns the batches instead (the slot completes when
+/// the last batch's timeline value is reached). On failure, open command buffers are ended
+/// and nothing is submitted.
 pub(crate) fn record_and_submit_frame(
     recorder: &mut FrameRecorder<'_>,
     sub: &mut FrameSubmission<'_>,
     timed: &mut Vec<TimedNode>,
-) -> Result<(), BackendError> {
+) -> Result<Vec<RecordedBatch>, BackendError> {
     let frame = recorder.frame;
     let graph = recorder.graph;
     let context = recorder.context;
@@ -233,18 +251,60 @@ pub(crate) fn record_and_submit_frame(
         return Err(error);
     }
     let _ = graph;
-    submit_segments(context, sub, &segments.closed)
+    if sub.command_buffers.is_some() {
+        return Ok(batches_for_application(sub, &segments.closed));
+    }
+    submit_segments(context, sub, &segments.closed).map(|()| Vec::new())
+}
+
+/// The batches of a frame the application submits: each segment's command buffer with its
+/// waits and signals. The slot is in flight until the last batch's value is reached.
+fn batches_for_application(
+    sub: &mut FrameSubmission<'_>,
+    closed: &[ClosedSegment],
+) -> Vec<RecordedBatch> {
+    let all = vk::PipelineStageFlags2::ALL_COMMANDS;
+    let mut batches = Vec::with_capacity(closed.len());
+    for (index, segment) in closed.iter().enumerate() {
+        let lane = &sub.lanes[segment.lane];
+        let mut waits: Vec<SemaphoreOp> = segment
+            .waits
+            .iter()
+            .map(|&(lane, value)| SemaphoreOp::timeline(sub.lanes[lane].timeline, value, all))
+            .collect();
+        let mut signals = vec![SemaphoreOp::timeline(lane.timeline, segment.signal, all)];
+        if let Some(sync) = sub.sync {
+            if segment.first {
+                waits.extend_from_slice(&sync.waits);
+            }
+            if index + 1 == closed.len() {
+                signals.extend_from_slice(&sync.signals);
+            }
+        }
+        batches.push(RecordedBatch {
+            queue_family: lane.family,
+            queue: lane.queue,
+            command_buffer: segment.cb,
+            waits,
+            signals,
+        });
+    }
+    if let Some(last) = closed.last() {
+        sub.slot.in_flight = true;
+        sub.slot.completes_at = Some((sub.lanes[last.lane].timeline, last.signal));
+    }
+    batches
 }
 
 /// When the application's resources need barriers before the frame, or the frame waits for
-/// the application's semaphores, a first segment on the graphics queue does both; every other
+/// the application's semaphores (then a global barrier after the waits' stages orders the rest
+/// of the frame after them), a first segment on the graphics queue does both; every other
 /// queue's first segment waits for it.
 fn record_prologue(
     sub: &mut FrameSubmission<'_>,
     segments: &mut Segments<'_>,
 ) -> Result<(), BackendError> {
-    let waits = sub.sync.is_some_and(|sync| !sync.waits.is_empty());
-    if sub.imports.prologue_empty() && !waits {
+    if sub.imports.prologue_empty() {
         return Ok(());
     }
     let cb = segments.begin(sub, 0, Vec::new())?;

@@ -144,6 +144,9 @@ pub(crate) struct ViewCache {
     views: HashMap<ViewKey, (vk::ImageView, ObjectId)>,
     by_image: HashMap<vk::Image, Vec<ViewKey>>,
     buffers: HashMap<vk::Buffer, ObjectId>,
+    /// Views the application made (of its imported images): used like the others, never
+    /// destroyed by rpsl.
+    adopted: std::collections::HashSet<vk::ImageView>,
     next_id: u64,
     /// Totals of objects made, shared with node implementations.
     pub counter: ObjectCounter,
@@ -206,6 +209,20 @@ impl ViewCache {
         Ok((view, id))
     }
 
+    /// Uses the application's `view` wherever a view for `key` is asked for, unless rpsl made
+    /// one for `key` already (that one stays); returns whether `view` is used. rpsl never
+    /// destroys an adopted view.
+    pub fn adopt(&mut self, key: ViewKey, view: vk::ImageView) -> bool {
+        if let Some(&(existing, _)) = self.views.get(&key) {
+            return existing == view;
+        }
+        let id = self.fresh_id();
+        self.views.insert(key, (view, id));
+        self.by_image.entry(key.image).or_default().push(key);
+        self.adopted.insert(view);
+        true
+    }
+
     /// The identity of a live buffer.
     pub fn buffer_id(&mut self, buffer: vk::Buffer) -> ObjectId {
         if let Some(&id) = self.buffers.get(&buffer) {
@@ -229,6 +246,10 @@ impl ViewCache {
         };
         for key in keys {
             if let Some((view, _)) = self.views.remove(&key) {
+                if self.adopted.remove(&view) {
+                    // The application's: it destroys it.
+                    continue;
+                }
                 // SAFETY: the caller guarantees no pending work uses the image or its views.
                 unsafe { context.device.destroy_image_view(view, None) };
                 self.count(|c| c.image_views_destroyed += 1);
