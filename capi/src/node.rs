@@ -4,7 +4,6 @@
 
 use std::ffi::{c_char, c_void, CStr};
 
-use rpsl::runtime::compile::map_access;
 use rpsl::runtime::{ScalarType, ValueType};
 use rpsl::vulkan::ash::vk::Handle as _;
 use rpsl::vulkan::{BoundResource, NodeContext};
@@ -304,14 +303,7 @@ pub unsafe extern "C" fn rpsl_node_view(
                     result.kind = RpslViewKind::Texture;
                     result.image = texture.image.as_raw();
                     result.image_view = texture.image_view.as_raw();
-                    // The layout the frame's barriers leave the image in, from the compiler's one
-                    // table of accesses (`BoundTexture::layout` re-derives it and disagrees for
-                    // transfer accesses such as `clear` and `copy`).
-                    let depth = format.is_some_and(|f| f.has_depth() || f.has_stencil());
-                    result.layout = access.map_or(texture.layout.as_raw() as u32, |access| {
-                        map_access(&access.access, 0, true, depth, context.decl().queue).layout
-                            as u32
-                    });
+                    result.layout = texture.layout.as_raw() as u32;
                     result.range = RpslSubresourceRange {
                         aspect_mask: texture.range.aspect_mask.as_raw(),
                         base_mip_level: texture.range.base_mip_level,
