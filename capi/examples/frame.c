@@ -1,8 +1,9 @@
 /* rpsl from C: a script from a string, typed and textual arguments, a node implemented by a C
- * callback, frames run on the Vulkan backend under validation, and a pixel read back.
+ * callback and one by a shader, frames run on the Vulkan backend under validation, and pixels
+ * read back.
  *
  *   cc -I capi/include capi/examples/frame.c -L target/debug -lrpsl_capi -l:libvulkan.so.1
- *   ./a.out [OUT.png]
+ *   ./a.out OUT.png capi/examples/shaders
  *
  * Exits 0 when every step gives what it should, 1 otherwise. */
 #include <stdint.h>
@@ -31,7 +32,10 @@ extern void vkCmdClearColorImage(VkCommandBuffer, VkImage, uint32_t layout,
 static const char *SCRIPT =
     "struct Paint { float4 color; uint scale; };\n"
     "graphics node Fill([writeonly(clear)] texture target, Paint paint);\n"
+    "compute node Shade([readwrite(cs)] texture dst, float4 color);\n"
     "export void main(texture backbuffer, float3 tint, uint scale) {\n"
+    "    texture shaded = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 4, 4);\n"
+    "    Shade(shaded, float4(0, 0.6, 1, 1));\n"
     "    Paint paint;\n"
     "    paint.color = float4(tint * (scale * 0.25), 1);\n"
     "    paint.scale = scale;\n"
@@ -93,7 +97,28 @@ static void check(RpslStatus status, const char *what) {
     }
 }
 
+/* Reads texture `name` and prints its first and last pixels; returns its first pixel as
+ * 0xRRGGBBAA. */
+static uint32_t print_pixels(RpslVulkan *vulkan, const char *name) {
+    uint32_t width = 0, height = 0;
+    size_t bytes = 0;
+    check(rpsl_vulkan_read_rgba8(vulkan, name, &width, &height, NULL, 0, &bytes), "pixel size");
+    uint8_t *pixels = malloc(bytes);
+    check(rpsl_vulkan_read_rgba8(vulkan, name, NULL, NULL, pixels, bytes, NULL), "pixels");
+    const uint8_t *last = pixels + bytes - 4;
+    printf("%s %ux%u: first %u %u %u %u, last %u %u %u %u\n", name, width, height, pixels[0],
+           pixels[1], pixels[2], pixels[3], last[0], last[1], last[2], last[3]);
+    uint32_t first = (uint32_t)pixels[0] << 24 | (uint32_t)pixels[1] << 16 |
+                     (uint32_t)pixels[2] << 8 | pixels[3];
+    free(pixels);
+    return first;
+}
+
 int main(int argc, char **argv) {
+    if (argc != 3) {
+        printf("usage: frame OUT.png SHADER_DIR\n");
+        return 1;
+    }
     if (rpsl_version() != RPSL_VERSION) {
         printf("header and library versions differ\n");
         return 1;
@@ -114,14 +139,13 @@ int main(int argc, char **argv) {
     options.mode = RPSL_MODE_INTERP;
     RpslSession *session = NULL;
     check(rpsl_session_create(program, NULL, &options, &session), "session");
-    /* The session keeps what it needs of the program. */
-    check(rpsl_program_destroy(program), "program destroy");
 
     RpslTextureDesc backbuffer = {28 /* RPS_FORMAT_R8G8B8A8_UNORM */, 4, 4};
     check(rpsl_session_set_arg_texture(session, "backbuffer", &backbuffer), "backbuffer");
     const float tint[3] = {1.0f, 0.2f, 0.0f};
     check(rpsl_session_set_arg_floats(session, "tint", tint, 3), "tint");
     check(rpsl_session_set_arg(session, "scale", "3"), "scale");
+    check(rpsl_session_keep_resource(session, "shaded"), "keep");
 
     RpslVulkanOptions vulkan_options;
     check(rpsl_vulkan_options_default(&vulkan_options), "vulkan options");
@@ -130,6 +154,11 @@ int main(int argc, char **argv) {
     check(rpsl_vulkan_create(&vulkan_options, &vulkan), "vulkan");
     FillState state = {0, 0, 0, 0, ""};
     check(rpsl_vulkan_bind_node(vulkan, "Fill", fill, &state), "bind");
+    uint32_t bound = 0;
+    check(rpsl_vulkan_bind_shader_nodes(vulkan, program, argv[2], &bound), "shader nodes");
+    printf("shader nodes bound: %u\n", bound);
+    /* The session keeps what it needs of the program. */
+    check(rpsl_program_destroy(program), "program destroy");
 
     RpslFrameInfo info;
     for (int frame = 0; frame < 3; frame++) {
@@ -142,9 +171,13 @@ int main(int argc, char **argv) {
     uint32_t order[4];
     size_t count = 0;
     check(rpsl_session_frame_order(session, order, 4, &count), "order");
-    char name[32];
-    check(rpsl_session_node_name(session, order[0], name, sizeof name, NULL), "node name");
-    printf("order: %zu node(s), first %s\n", count, name);
+    printf("order:");
+    for (size_t i = 0; i < count; i++) {
+        char name[32];
+        check(rpsl_session_node_name(session, order[i], name, sizeof name, NULL), "node name");
+        printf(" %s", name);
+    }
+    printf("\n");
     printf("callback: %d call(s), scale %u, layout %u, view kind %u\n", state.calls,
            state.scale, state.layout, state.view_kind);
     printf("callback, wrong type: %s\n", state.wrong_type);
@@ -156,20 +189,9 @@ int main(int argc, char **argv) {
     printf("json: %s\n", strstr(json, "\"name\":\"Fill\"") ? "names Fill" : "no Fill");
     free(json);
 
-    uint32_t width = 0, height = 0;
-    size_t bytes = 0;
-    check(rpsl_vulkan_read_rgba8(vulkan, "backbuffer", &width, &height, NULL, 0, &bytes),
-          "pixel size");
-    uint8_t *pixels = malloc(bytes);
-    check(rpsl_vulkan_read_rgba8(vulkan, "backbuffer", NULL, NULL, pixels, bytes, NULL),
-          "pixels");
-    const uint8_t *last = pixels + bytes - 4;
-    printf("backbuffer %ux%u: first %u %u %u %u, last %u %u %u %u\n", width, height, pixels[0],
-           pixels[1], pixels[2], pixels[3], last[0], last[1], last[2], last[3]);
-    int right = pixels[0] == 191 && pixels[1] == 38 && pixels[2] == 0 && pixels[3] == 255;
-    free(pixels);
-    if (argc > 1)
-        check(rpsl_vulkan_write_png(vulkan, "backbuffer", argv[1]), "png");
+    int right = print_pixels(vulkan, "backbuffer") == 0xBF2600FFu &&
+                print_pixels(vulkan, "shaded") == 0x0099FFFFu;
+    check(rpsl_vulkan_write_png(vulkan, "backbuffer", argv[1]), "png");
 
     /* A callback that fails fails the frame with its message; the session goes on. */
     check(rpsl_vulkan_bind_node(vulkan, "Fill", refuse, NULL), "rebind");
@@ -179,6 +201,6 @@ int main(int argc, char **argv) {
 
     check(rpsl_vulkan_destroy(vulkan), "vulkan destroy");
     check(rpsl_session_destroy(session), "session destroy");
-    printf(right ? "pixel ok\n" : "pixel WRONG\n");
+    printf(right ? "pixels ok\n" : "pixels WRONG\n");
     return right ? 0 : 1;
 }

@@ -1412,6 +1412,22 @@ RpslStatus rpsl_vulkan_bind_node(struct RpslVulkan *vulkan,
                                  void *user_data);
 
 /**
+ * Binds the shader-bound nodes of `program`: each node the script declares (not rpsl.h's
+ * built-ins) with shaders named after it in `shader_dir` (`Foo.comp`, `Foo.frag`,
+ * `Foo.vert` + `Foo.frag`, their `.hlsl` forms: docs/shaders.md) runs them, with descriptors
+ * and push constants from its parameters. `bound` (may be null) gets how many were bound.
+ * Shaders compile in this process when a frame first needs them (cached on disk); a compile
+ * error fails that frame with `RPSL_STATUS_CALLBACK` naming the file and line.
+ *
+ * # Safety
+ * `shader_dir` is a NUL-terminated string; `bound` is null or valid for a write.
+ */
+RpslStatus rpsl_vulkan_bind_shader_nodes(struct RpslVulkan *vulkan,
+                                         const struct RpslProgram *program,
+                                         const char *shader_dir,
+                                         uint32_t *bound);
+
+/**
  * Executes the session's last frame (from [`rpsl_session_run_frame`](crate::session::rpsl_session_run_frame))
  * on the GPU: resources, barriers, node callbacks, submission. With one frame in flight it
  * returns when the GPU is done. `RPSL_STATUS_CALLBACK` when a node callback failed, `RPSL_STATUS_BACKEND`

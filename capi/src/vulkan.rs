@@ -5,7 +5,10 @@ use std::ffi::{c_char, c_void, CString};
 use std::time::Duration;
 
 use rpsl::runtime::{Backend, BackendError};
+use rpsl::vulkan::shader_node::{bind_shader_nodes, ShaderNodeOptions};
 use rpsl::vulkan::{VulkanBackend, VulkanOptions};
+
+use crate::program::RpslProgram;
 
 use crate::handle::{self, Guarded, Handle};
 use crate::node::{run_callback, RpslNodeCallback, UserData};
@@ -182,6 +185,46 @@ pub unsafe extern "C" fn rpsl_vulkan_bind_node(
                 // SAFETY: the binder vouched for `callback` with `user_data`.
                 unsafe { run_callback(context, callback, &user_data, &c_name) }
             });
+            Ok(())
+        })
+    })
+}
+
+/// Binds the shader-bound nodes of `program`: each node the script declares (not rpsl.h's
+/// built-ins) with shaders named after it in `shader_dir` (`Foo.comp`, `Foo.frag`,
+/// `Foo.vert` + `Foo.frag`, their `.hlsl` forms: docs/shaders.md) runs them, with descriptors
+/// and push constants from its parameters. `bound` (may be null) gets how many were bound.
+/// Shaders compile in this process when a frame first needs them (cached on disk); a compile
+/// error fails that frame with `RPSL_STATUS_CALLBACK` naming the file and line.
+///
+/// # Safety
+/// `shader_dir` is a NUL-terminated string; `bound` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rpsl_vulkan_bind_shader_nodes(
+    vulkan: *mut RpslVulkan,
+    program: *const RpslProgram,
+    shader_dir: *const c_char,
+    bound: *mut u32,
+) -> RpslStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract.
+        let shader_dir = unsafe { str_arg(shader_dir, "shader_dir") }?;
+        let names: Vec<String> = handle::with(program, "program", |object| {
+            Ok(object
+                .program
+                .node_declarations()
+                .iter()
+                .filter(|decl| decl.builtin.is_none())
+                .map(|decl| decl.name.clone())
+                .collect())
+        })?;
+        handle::with(vulkan, "vulkan", |backend| {
+            let options = ShaderNodeOptions::new(shader_dir);
+            let names = bind_shader_nodes(backend, options, names);
+            // SAFETY: the caller's contract.
+            if let Some(bound) = unsafe { bound.as_mut() } {
+                *bound = names.len() as u32;
+            }
             Ok(())
         })
     })

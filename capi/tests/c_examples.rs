@@ -119,7 +119,8 @@ fn the_vulkan_example_renders_through_a_c_callback_and_reads_the_pixel_back() {
     }
     let program = compile("frame", &["-l:libvulkan.so.1"]);
     let png = program.with_extension("png");
-    let (code, stdout, stderr) = run(&program, &[&png]);
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders");
+    let (code, stdout, stderr) = run(&program, &[&png, &shaders]);
     assert_eq!(stderr, "");
     assert_output("frame", &stdout);
     assert_eq!(code, Some(0));
