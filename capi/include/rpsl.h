@@ -341,14 +341,24 @@ typedef struct RpslTextureDesc {
 } RpslTextureDesc;
 
 /**
+ * Any Vulkan function, as `vkGetInstanceProcAddr` returns it (`PFN_vkVoidFunction`).
+ */
+typedef void (*RpslVoidFunction)(void);
+
+/**
+ * `PFN_vkGetInstanceProcAddr` (cast the loader's `vkGetInstanceProcAddr` to it).
+ */
+typedef RpslVoidFunction (*RpslGetInstanceProcAddr)(void *instance, const char *name);
+
+/**
  * The application's device for [`rpsl_vulkan_create_on_device`]. rpsl never destroys these
  * objects; destroy the backend before the device.
  */
 typedef struct RpslEngineDevice {
   /**
-   * The `PFN_vkGetInstanceProcAddr` of the Vulkan loader the application uses.
+   * The `vkGetInstanceProcAddr` of the Vulkan loader the application uses.
    */
-  const void *get_instance_proc_addr;
+  RpslGetInstanceProcAddr get_instance_proc_addr;
   /**
    * `VkInstance` (Vulkan 1.3).
    */

@@ -22,13 +22,20 @@ use crate::vulkan::{
     backend_failure, register_backend, vulkan_options, RpslVulkan, RpslVulkanOptions,
 };
 
+/// Any Vulkan function, as `vkGetInstanceProcAddr` returns it (`PFN_vkVoidFunction`).
+pub type RpslVoidFunction = Option<unsafe extern "C" fn()>;
+
+/// `PFN_vkGetInstanceProcAddr` (cast the loader's `vkGetInstanceProcAddr` to it).
+pub type RpslGetInstanceProcAddr =
+    Option<unsafe extern "C" fn(instance: *mut c_void, name: *const c_char) -> RpslVoidFunction>;
+
 /// The application's device for [`rpsl_vulkan_create_on_device`]. rpsl never destroys these
 /// objects; destroy the backend before the device.
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct RpslEngineDevice {
-    /// The `PFN_vkGetInstanceProcAddr` of the Vulkan loader the application uses.
-    pub get_instance_proc_addr: *const c_void,
+    /// The `vkGetInstanceProcAddr` of the Vulkan loader the application uses.
+    pub get_instance_proc_addr: RpslGetInstanceProcAddr,
     /// `VkInstance` (Vulkan 1.3).
     pub instance: u64,
     /// `VkPhysicalDevice` the device was created on.
@@ -226,12 +233,12 @@ pub unsafe extern "C" fn rpsl_vulkan_create_on_device(
         let description = *unsafe { in_arg(device, "device") }?;
         // SAFETY: the caller's contract.
         let options = vulkan_options(unsafe { optional_in_arg(options) })?;
-        if description.get_instance_proc_addr.is_null() {
+        let Some(get_instance_proc_addr) = description.get_instance_proc_addr else {
             return fail(
                 RpslStatus::NullPointer,
                 "`device->get_instance_proc_addr` is null",
             );
-        }
+        };
         for (value, what) in [
             (description.instance, "instance"),
             (description.physical_device, "physical_device"),
@@ -241,9 +248,11 @@ pub unsafe extern "C" fn rpsl_vulkan_create_on_device(
                 return fail(RpslStatus::NullPointer, format!("`device->{what}` is null"));
             }
         }
-        // SAFETY: a non-null `PFN_vkGetInstanceProcAddr` by the caller's contract.
+        // SAFETY: the same function type: `VkInstance` is a pointer, `PFN_vkVoidFunction` an
+        // optional function pointer, and the "system" ABI is the C ABI on the platforms rpsl
+        // builds for.
         let get_instance_proc_addr: vk::PFN_vkGetInstanceProcAddr =
-            unsafe { std::mem::transmute(description.get_instance_proc_addr) };
+            unsafe { std::mem::transmute(get_instance_proc_addr) };
         let static_fn = ash::StaticFn {
             get_instance_proc_addr,
         };

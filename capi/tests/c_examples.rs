@@ -1,7 +1,8 @@
 //! The C examples (`capi/examples/*.c`) compiled with the system's C compiler against the
 //! generated header and `librpsl_capi.so`, run, and their whole output checked. The Vulkan
-//! example skips without a Vulkan device with the validation layer, unless
-//! `RPSL_REQUIRE_VULKAN=1` (then it fails).
+//! examples skip without a Vulkan device with the validation layer, unless
+//! `RPSL_REQUIRE_VULKAN=1` (then they fail); `engine.c` needs the Vulkan headers and
+//! `libvulkan.so` (Debian's libvulkan-dev, installed by scripts/setup.sh).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -127,4 +128,16 @@ fn the_vulkan_example_renders_through_a_c_callback_and_reads_the_pixel_back() {
     let (width, height, pixels) = rpsl::vulkan::read_png(&png).unwrap();
     assert_eq!((width, height), (4, 4));
     assert_eq!(pixels, [191, 38, 0, 255].repeat(16));
+}
+
+#[test]
+fn the_engine_example_runs_rpsl_on_its_own_device_image_semaphore_and_fence() {
+    if !vulkan_available() {
+        return;
+    }
+    let program = compile("engine", &["-lvulkan"]);
+    let (code, stdout, stderr) = run(&program, &[]);
+    assert_eq!(stderr, "");
+    assert_output("engine", &stdout);
+    assert_eq!(code, Some(0));
 }

@@ -259,7 +259,11 @@ fn a_frame_on_the_applications_device_image_semaphore_and_fence() {
 
         // rpsl through the C API, on those objects.
         let engine = RpslEngineDevice {
-            get_instance_proc_addr: entry.static_fn().get_instance_proc_addr as *const c_void,
+            // The C function type of the same function (see RpslGetInstanceProcAddr).
+            get_instance_proc_addr: Some(std::mem::transmute::<
+                vk::PFN_vkGetInstanceProcAddr,
+                unsafe extern "C" fn(*mut c_void, *const std::ffi::c_char) -> RpslVoidFunction,
+            >(entry.static_fn().get_instance_proc_addr)),
             instance: instance.handle().as_raw(),
             physical_device: physical.as_raw(),
             device: device.handle().as_raw(),
