@@ -1,8 +1,9 @@
 /* An engine in C running rpsl on its own Vulkan objects: its instance (validation with
  * synchronization validation, its own debug messenger), device and queue, an image standing in
- * for a swapchain image, a timeline semaphore and a fence. rpsl records the frame (a C node
- * callback clears the image) and submits it, waiting and signalling what the engine asks; the
- * engine waits on its fence and reads the image's pixels from its memory.
+ * for a swapchain image, a timeline semaphore and a fence. rpsl records the first frame (a C node
+ * callback clears the image) and submits it, signalling what the engine asks; the engine
+ * submits the second itself from command buffers rpsl recorded into. After each, the engine
+ * waits on its fence and reads the image's pixels from its memory.
  *
  *   cc -I capi/include capi/examples/engine.c -L target/debug -lrpsl_capi -lvulkan
  *
@@ -77,6 +78,87 @@ static int32_t fill(RpslNodeContext *context, void *user_data) {
     vkCmdClearColorImage((VkCommandBuffer)(uintptr_t)command_buffer, (VkImage)view.image,
                          (VkImageLayout)view.layout, &value, 1, &range);
     return RPSL_STATUS_OK;
+}
+
+/* The engine's side of a frame it submits itself: command buffers for rpsl to record into, and
+ * its queue and fence. */
+typedef struct {
+    VkDevice device;
+    VkCommandBuffer buffers[4];
+    uint32_t used;
+    uint32_t family;
+    VkFence fence;
+    uint32_t submitted;
+} Submitter;
+
+/* Hands rpsl the next command buffer of the engine's pool (there is one family here). */
+static uint64_t give_command_buffer(uint32_t queue_family, void *user_data) {
+    Submitter *submitter = user_data;
+    if (queue_family != submitter->family || submitter->used == 4)
+        return 0;
+    return (uint64_t)(uintptr_t)submitter->buffers[submitter->used++];
+}
+
+/* Submits one recorded batch to the engine's queue, its fence on the last. */
+static int32_t submit_batch(const RpslBatch *batch, void *user_data) {
+    Submitter *submitter = user_data;
+    VkSemaphoreSubmitInfo waits[8], signals[8];
+    if (batch->wait_count > 8 || batch->signal_count > 8)
+        return 1;
+    for (size_t i = 0; i < batch->wait_count; i++)
+        waits[i] = (VkSemaphoreSubmitInfo){
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+            .semaphore = (VkSemaphore)(uintptr_t)batch->waits[i].semaphore,
+            .value = batch->waits[i].value,
+            .stageMask = batch->waits[i].stages,
+        };
+    for (size_t i = 0; i < batch->signal_count; i++)
+        signals[i] = (VkSemaphoreSubmitInfo){
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+            .semaphore = (VkSemaphore)(uintptr_t)batch->signals[i].semaphore,
+            .value = batch->signals[i].value,
+            .stageMask = batch->signals[i].stages,
+        };
+    VkCommandBufferSubmitInfo command_buffer = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+        .commandBuffer = (VkCommandBuffer)(uintptr_t)batch->command_buffer,
+    };
+    VkSubmitInfo2 submit = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+        .waitSemaphoreInfoCount = (uint32_t)batch->wait_count,
+        .pWaitSemaphoreInfos = waits,
+        .commandBufferInfoCount = 1,
+        .pCommandBufferInfos = &command_buffer,
+        .signalSemaphoreInfoCount = (uint32_t)batch->signal_count,
+        .pSignalSemaphoreInfos = signals,
+    };
+    VkQueue queue;
+    vkGetDeviceQueue(submitter->device, batch->queue_family, 0, &queue);
+    VkFence fence = batch->index + 1 == batch->count ? submitter->fence : VK_NULL_HANDLE;
+    if (vkQueueSubmit2(queue, 1, &submit, fence) != VK_SUCCESS)
+        return 1;
+    submitter->submitted += 1;
+    return 0;
+}
+
+/* Checks that every pixel of the 4x4 image is `rgba`; prints the first. */
+static int check_pixels(VkDevice device, VkImage image, VkDeviceMemory memory,
+                        const uint8_t rgba[4]) {
+    VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+    VkSubresourceLayout layout;
+    vkGetImageSubresourceLayout(device, image, &subresource, &layout);
+    uint8_t *mapped = NULL;
+    vk_check(vkMapMemory(device, memory, 0, VK_WHOLE_SIZE, 0, (void **)&mapped), "vkMapMemory");
+    int right = 1;
+    for (uint32_t y = 0; y < 4; y++) {
+        const uint8_t *row = mapped + layout.offset + y * layout.rowPitch;
+        for (uint32_t x = 0; x < 4; x++)
+            right &= memcmp(row + 4 * x, rgba, 4) == 0;
+    }
+    const uint8_t *first = mapped + layout.offset;
+    printf("pixel 0,0: %u %u %u %u\n", first[0], first[1], first[2], first[3]);
+    vkUnmapMemory(device, memory);
+    return right;
 }
 
 int main(void) {
@@ -275,27 +357,49 @@ int main(void) {
     printf("frame %llu: timeline at %llu, image left in layout %u\n",
            (unsigned long long)info.frame_index, (unsigned long long)reached, left.layout);
 
-    VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
-    VkSubresourceLayout layout;
-    vkGetImageSubresourceLayout(device, image, &subresource, &layout);
-    uint8_t *mapped = NULL;
-    vk_check(vkMapMemory(device, memory, 0, VK_WHOLE_SIZE, 0, (void **)&mapped), "vkMapMemory");
-    int right = 1;
-    for (uint32_t y = 0; y < 4; y++) {
-        const uint8_t *row = mapped + layout.offset + y * layout.rowPitch;
-        for (uint32_t x = 0; x < 4; x++) {
-            const uint8_t *p = row + 4 * x;
-            right &= p[0] == 191 && p[1] == 38 && p[2] == 0 && p[3] == 255;
-        }
-    }
-    printf("pixel 0,0: %u %u %u %u\n", mapped[layout.offset], mapped[layout.offset + 1],
-           mapped[layout.offset + 2], mapped[layout.offset + 3]);
-    vkUnmapMemory(device, memory);
+    const uint8_t orange[4] = {191, 38, 0, 255};
+    int right = check_pixels(device, image, memory, orange);
+
+    /* The next frame the engine submits itself: rpsl records into the engine's command
+     * buffers and hands over the batches; the engine submits them, its fence on the last. */
+    VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                         .queueFamilyIndex = family};
+    VkCommandPool pool;
+    vk_check(vkCreateCommandPool(device, &pool_info, NULL, &pool), "vkCreateCommandPool");
+    Submitter submitter = {.device = device, .family = family, .fence = fence};
+    VkCommandBufferAllocateInfo buffers_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 4,
+    };
+    vk_check(vkAllocateCommandBuffers(device, &buffers_info, submitter.buffers), "buffers");
+    const float green[3] = {0.0f, 1.0f, 0.0f};
+    check(rpsl_session_set_arg_floats(session, "tint", green, 3), "tint");
+    const uint32_t four = 4;
+    check(rpsl_session_set_arg_uints(session, "scale", &four, 1), "scale");
+    imported.state = left; /* where the last frame left it */
+    check(rpsl_vulkan_import_image(vulkan, "backbuffer", &imported), "import");
+    vk_check(vkResetFences(device, 1, &fence), "vkResetFences");
+    signal.value = 2;
+    check(rpsl_vulkan_set_frame_sync(vulkan, NULL, 0, &signal, 1, 0), "frame sync");
+    check(rpsl_session_run_frame(session, &info), "run frame");
+    check(rpsl_vulkan_record_frame(vulkan, session, give_command_buffer, submit_batch,
+                                   &submitter),
+          "record frame");
+    vk_check(vkWaitForFences(device, 1, &fence, VK_TRUE, 20000000000ull), "vkWaitForFences");
+    vk_check(vkGetSemaphoreCounterValue(device, timeline, &reached), "counter");
+    printf("frame %llu: %u batch(es) submitted by the engine, timeline at %llu\n",
+           (unsigned long long)info.frame_index, submitter.submitted,
+           (unsigned long long)reached);
+    const uint8_t green_pixel[4] = {0, 255, 0, 255};
+    right &= check_pixels(device, image, memory, green_pixel) && reached == 2;
 
     /* rpsl goes first: it forgets the image, then frees only what it made. */
     check(rpsl_vulkan_release_image(vulkan, (uint64_t)(uintptr_t)image), "release");
     check(rpsl_vulkan_destroy(vulkan), "rpsl destroy");
     check(rpsl_session_destroy(session), "session destroy");
+    vkDestroyCommandPool(device, pool, NULL);
     vkDestroyFence(device, fence, NULL);
     vkDestroySemaphore(device, timeline, NULL);
     vkDestroyImage(device, image, NULL);
@@ -304,7 +408,7 @@ int main(void) {
     destroy_messenger(instance, messenger, NULL);
     vkDestroyInstance(instance, NULL);
     printf("validation messages: %d\n", validation_messages);
-    right &= validation_messages == 0 && reached == 1;
+    right &= validation_messages == 0;
     printf(right ? "engine frame ok\n" : "engine frame WRONG\n");
     return right ? 0 : 1;
 }

@@ -541,6 +541,63 @@ typedef struct RpslSemaphoreOp {
 } RpslSemaphoreOp;
 
 /**
+ * Gives rpsl a command buffer of `queue_family`, allocated from a pool of that family, in the
+ * initial state (rpsl begins and ends it). Returning 0 stops the recording: the call fails with
+ * `RPSL_STATUS_CALLBACK`, and the backend should then be destroyed.
+ */
+typedef uint64_t (*RpslCommandBufferFn)(uint32_t queue_family, void *user_data);
+
+/**
+ * One recorded batch for the application to submit, in order: its command buffer, waiting for
+ * every `waits` entry and signalling every `signals` entry (timeline values included). The
+ * arrays live during the [`RpslBatchFn`] call.
+ */
+typedef struct RpslBatch {
+  /**
+   * The batch's position in the frame's submission order.
+   */
+  uint32_t index;
+  /**
+   * How many batches the frame has (attach your fence to the last).
+   */
+  uint32_t count;
+  /**
+   * The queue family of the command buffer.
+   */
+  uint32_t queue_family;
+  /**
+   * The `VkQueue` rpsl would have submitted to (one the application lent it).
+   */
+  uint64_t queue;
+  /**
+   * The recorded `VkCommandBuffer`, one the application gave.
+   */
+  uint64_t command_buffer;
+  /**
+   * Semaphores to wait for.
+   */
+  const struct RpslSemaphoreOp *waits;
+  /**
+   * How many `waits`.
+   */
+  size_t wait_count;
+  /**
+   * Semaphores to signal.
+   */
+  const struct RpslSemaphoreOp *signals;
+  /**
+   * How many `signals`.
+   */
+  size_t signal_count;
+} RpslBatch;
+
+/**
+ * Receives a recorded batch (submit it, or keep it for later). Return 0 to go on; anything
+ * else stops handing out batches (`RPSL_STATUS_CALLBACK`).
+ */
+typedef int32_t (*RpslBatchFn)(const struct RpslBatch *batch, void *user_data);
+
+/**
  * The subresources of a texture view (`VkImageSubresourceRange`).
  */
 typedef struct RpslSubresourceRange {
@@ -980,6 +1037,25 @@ RpslStatus rpsl_vulkan_set_frame_sync(struct RpslVulkan *vulkan,
                                       const struct RpslSemaphoreOp *signals,
                                       size_t signal_count,
                                       uint64_t fence);
+
+/**
+ * Records the session's last frame into command buffers the application gives
+ * (`command_buffer`) instead of submitting it, then hands the batches to `batch`, in
+ * submission order, for the application to submit (see "Submitting the frame yourself" in
+ * docs/embedding.md). The frame's sync from [`rpsl_vulkan_set_frame_sync`] goes on the first
+ * and last batches; its fence must be 0 (attach yours to the last submission). Submit every
+ * batch before the frame's slot is reused (`frames_in_flight` frames later), before
+ * `rpsl_vulkan_wait_idle` and before destroying the backend.
+ *
+ * # Safety
+ * `command_buffer` and `batch` may be called with `user_data`; the command buffers they give
+ * are valid ones of the backend's device.
+ */
+RpslStatus rpsl_vulkan_record_frame(struct RpslVulkan *vulkan,
+                                    const struct RpslSession *session,
+                                    RpslCommandBufferFn command_buffer,
+                                    RpslBatchFn batch,
+                                    void *user_data);
 
 /**
  * The node's command buffer (`VkCommandBuffer`, inside the node's render pass when it has

@@ -496,3 +496,123 @@ pub unsafe extern "C" fn rpsl_vulkan_set_frame_sync(
         })
     })
 }
+
+/// Gives rpsl a command buffer of `queue_family`, allocated from a pool of that family, in the
+/// initial state (rpsl begins and ends it). Returning 0 stops the recording: the call fails with
+/// `RPSL_STATUS_CALLBACK`, and the backend should then be destroyed.
+pub type RpslCommandBufferFn =
+    Option<unsafe extern "C" fn(queue_family: u32, user_data: *mut c_void) -> u64>;
+
+/// One recorded batch for the application to submit, in order: its command buffer, waiting for
+/// every `waits` entry and signalling every `signals` entry (timeline values included). The
+/// arrays live during the [`RpslBatchFn`] call.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct RpslBatch {
+    /// The batch's position in the frame's submission order.
+    pub index: u32,
+    /// How many batches the frame has (attach your fence to the last).
+    pub count: u32,
+    /// The queue family of the command buffer.
+    pub queue_family: u32,
+    /// The `VkQueue` rpsl would have submitted to (one the application lent it).
+    pub queue: u64,
+    /// The recorded `VkCommandBuffer`, one the application gave.
+    pub command_buffer: u64,
+    /// Semaphores to wait for.
+    pub waits: *const RpslSemaphoreOp,
+    /// How many `waits`.
+    pub wait_count: usize,
+    /// Semaphores to signal.
+    pub signals: *const RpslSemaphoreOp,
+    /// How many `signals`.
+    pub signal_count: usize,
+}
+
+/// Receives a recorded batch (submit it, or keep it for later). Return 0 to go on; anything
+/// else stops handing out batches (`RPSL_STATUS_CALLBACK`).
+pub type RpslBatchFn =
+    Option<unsafe extern "C" fn(batch: *const RpslBatch, user_data: *mut c_void) -> i32>;
+
+fn c_ops(ops: &[SemaphoreOp]) -> Vec<RpslSemaphoreOp> {
+    ops.iter()
+        .map(|op| RpslSemaphoreOp {
+            semaphore: op.semaphore.as_raw(),
+            value: op.value,
+            stages: op.stages.as_raw(),
+        })
+        .collect()
+}
+
+/// Records the session's last frame into command buffers the application gives
+/// (`command_buffer`) instead of submitting it, then hands the batches to `batch`, in
+/// submission order, for the application to submit (see "Submitting the frame yourself" in
+/// docs/embedding.md). The frame's sync from [`rpsl_vulkan_set_frame_sync`] goes on the first
+/// and last batches; its fence must be 0 (attach yours to the last submission). Submit every
+/// batch before the frame's slot is reused (`frames_in_flight` frames later), before
+/// `rpsl_vulkan_wait_idle` and before destroying the backend.
+///
+/// # Safety
+/// `command_buffer` and `batch` may be called with `user_data`; the command buffers they give
+/// are valid ones of the backend's device.
+#[no_mangle]
+pub unsafe extern "C" fn rpsl_vulkan_record_frame(
+    vulkan: *mut RpslVulkan,
+    session: *const crate::session::RpslSession,
+    command_buffer: RpslCommandBufferFn,
+    batch: RpslBatchFn,
+    user_data: *mut c_void,
+) -> RpslStatus {
+    boundary(|| {
+        let Some(command_buffer) = command_buffer else {
+            return fail(RpslStatus::NullPointer, "`command_buffer` is null");
+        };
+        let Some(batch) = batch else {
+            return fail(RpslStatus::NullPointer, "`batch` is null");
+        };
+        let batches = handle::with(session, "session", |object| {
+            let (graph, compiled) = object.last_frame()?;
+            handle::with(vulkan, "vulkan", |backend| {
+                let mut source = |family: u32| {
+                    // SAFETY: the caller vouched for `command_buffer` with `user_data`.
+                    let raw = unsafe { command_buffer(family, user_data) };
+                    if raw == 0 {
+                        std::panic::resume_unwind(Box::new(crate::status::CallbackAbort(format!(
+                            "the command buffer callback gave none for queue family {family}"
+                        ))));
+                    }
+                    vk::CommandBuffer::from_raw(raw)
+                };
+                backend
+                    .record_frame(graph, compiled, &mut source)
+                    .map_err(backend_failure)
+            })
+        })?;
+        let count = batches.len() as u32;
+        for (index, recorded) in batches.iter().enumerate() {
+            let waits = c_ops(&recorded.waits);
+            let signals = c_ops(&recorded.signals);
+            let view = RpslBatch {
+                index: index as u32,
+                count,
+                queue_family: recorded.queue_family,
+                queue: recorded.queue.as_raw(),
+                command_buffer: recorded.command_buffer.as_raw(),
+                waits: waits.as_ptr(),
+                wait_count: waits.len(),
+                signals: signals.as_ptr(),
+                signal_count: signals.len(),
+            };
+            // SAFETY: the caller vouched for `batch` with `user_data`; `view` and its arrays
+            // live during the call.
+            let code = unsafe { batch(&view, user_data) };
+            if code != 0 {
+                return fail(
+                    RpslStatus::Callback,
+                    format!("the batch callback returned {code} for batch {index} of {count}"),
+                );
+            }
+        }
+        Ok(())
+    })
+}

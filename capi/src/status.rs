@@ -144,6 +144,11 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Unwinds out of rpsl code called with a C callback that cannot go on (a command buffer source
+/// that gave none): [`boundary`] turns it into `RPSL_STATUS_CALLBACK` with this message. Raised
+/// with `std::panic::resume_unwind`, so no panic hook prints it.
+pub(crate) struct CallbackAbort(pub String);
+
 /// Runs the Rust side of an entry point: its failure, or a panic inside it, becomes a status and
 /// this thread's last error message. Nothing unwinds into C.
 pub(crate) fn boundary(body: impl FnOnce() -> Outcome) -> RpslStatus {
@@ -154,6 +159,10 @@ pub(crate) fn boundary(body: impl FnOnce() -> Outcome) -> RpslStatus {
             failure.status
         }
         Err(payload) => {
+            if let Some(CallbackAbort(message)) = payload.downcast_ref::<CallbackAbort>() {
+                set_last_error(message);
+                return RpslStatus::Callback;
+            }
             set_last_error(&format!(
                 "internal error: rpsl panicked: {}",
                 panic_message(payload.as_ref())
