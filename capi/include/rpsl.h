@@ -855,7 +855,8 @@ extern "C" {
 uint32_t rpsl_version(void);
 
 /**
- * Sets entry argument `name` from `uint32_t`s: one per value of its type (a `uint` takes
+ * Sets entry argument `name` (a whole parameter: parts such as `light.color` are set with
+ * `rpsl_session_set_arg`) from `uint32_t`s: one per value of its type (a `uint` takes
  * 1, a `uint3` 3; `node` handles are `uint`s). Another scalar type or count is `RPSL_STATUS_ARGUMENT`.
  *
  * # Safety

@@ -126,6 +126,15 @@ pub(crate) fn check_kinds(
 fn set_typed(session: *mut RpslSession, name: &str, values: TypedValues<'_>) -> Outcome {
     handle::with(session, "session", |object| {
         let Some(param) = object.entry().params.iter().find(|p| p.name == name) else {
+            if name.contains(['.', '[']) {
+                return fail(
+                    RpslStatus::Argument,
+                    format!(
+                        "`{name}` is a part of a parameter: the typed setters take whole \
+                         parameters; set parts with rpsl_session_set_arg"
+                    ),
+                );
+            }
             // The text path words the unknown-parameter error (it lists the parameters).
             return object.set_arg_text(name, "");
         };
@@ -163,7 +172,8 @@ unsafe fn set_from_c<T>(
     })
 }
 
-/// Sets entry argument `name` from `uint32_t`s: one per value of its type (a `uint` takes
+/// Sets entry argument `name` (a whole parameter: parts such as `light.color` are set with
+/// `rpsl_session_set_arg`) from `uint32_t`s: one per value of its type (a `uint` takes
 /// 1, a `uint3` 3; `node` handles are `uint`s). Another scalar type or count is `RPSL_STATUS_ARGUMENT`.
 ///
 /// # Safety

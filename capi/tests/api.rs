@@ -213,6 +213,14 @@ fn texture_and_buffer_arguments_are_checked() {
         let status = rpsl_session_set_arg_texture(session, c"n".as_ptr(), &good);
         assert_eq!(status, RpslStatus::Argument);
         assert_eq!(last_error(), "parameter `n` is a uint, not a texture");
+        let one = 1.0f32;
+        let status = rpsl_session_set_arg_floats(session, c"bb.x".as_ptr(), &one, 1);
+        assert_eq!(status, RpslStatus::Argument);
+        assert_eq!(
+            last_error(),
+            "`bb.x` is a part of a parameter: the typed setters take whole parameters; set \
+             parts with rpsl_session_set_arg"
+        );
         let status = rpsl_session_set_arg_buffer(session, c"bb".as_ptr(), 64);
         assert_eq!(status, RpslStatus::Argument);
         assert_eq!(last_error(), "parameter `bb` is a texture, not a buffer");
