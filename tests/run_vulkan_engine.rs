@@ -12,8 +12,8 @@ use rpsl::ash::{self, vk};
 use rpsl::runtime::{Backend, BackendError, Format, ResourceDesc};
 use rpsl::vulkan::shader_node::{bind_shader_nodes, ShaderNodeOptions};
 use rpsl::vulkan::{
-    EngineDevice, EngineDeviceFeatures, EngineQueue, FrameSync, ImportedImage, ResourceState,
-    SemaphoreOp, VulkanBackend, VulkanOptions,
+    EngineDevice, EngineDeviceFeatures, EngineQueue, FrameSync, ImportedBuffer, ImportedImage,
+    ResourceState, SemaphoreOp, VulkanBackend, VulkanOptions,
 };
 use std::ffi::c_void;
 use std::sync::Mutex;
@@ -1015,4 +1015,70 @@ fn the_engine_submits_frames_rpsl_recorded_into_its_command_buffers() {
         }
     }
     assert_eq!(app.messages.take(), Vec::<String>::new());
+}
+
+#[test]
+fn an_engine_buffer_is_written_and_left_ready_for_the_host() {
+    let Some(app) = App::new(true) else { return };
+    let (buffer, memory) = app.create_readback();
+    let bytes = u64::from(SIZE * SIZE * 4);
+    let done = app.fence();
+    let program = rpsl::Program::from_source(
+        "buffer.rpsl",
+        "graphics node Fill([writeonly(copy)] buffer target);\n\
+         export void main([readonly(cs)] buffer data) { Fill(data); }\n",
+    )
+    .unwrap();
+    let mut backend =
+        VulkanBackend::on_device(app.engine_device(), VulkanOptions::default()).unwrap();
+    backend.bind_node("Fill", |context| {
+        let target = *context.views[0].buffer().ok_or("a buffer")?;
+        // SAFETY: outside a render pass; the view's bytes lie inside the live buffer.
+        unsafe {
+            context.device.cmd_fill_buffer(
+                context.command_buffer,
+                target.buffer,
+                target.offset,
+                target.size,
+                0xA5C3_5A3C,
+            )
+        };
+        Ok(())
+    });
+    let host = ResourceState::buffer(vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ);
+    backend
+        .import_buffer(
+            "data",
+            ImportedBuffer {
+                buffer,
+                desc: ResourceDesc::buffer(bytes),
+                state: ResourceState::buffer(vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE),
+                final_state: Some(host),
+                debug_name: Some("engine data".into()),
+            },
+        )
+        .unwrap();
+    backend.set_frame_sync(FrameSync {
+        fence: done,
+        ..FrameSync::default()
+    });
+    let mut session = rpsl::Session::new(&program, None, rpsl::SessionOptions::default()).unwrap();
+    let args =
+        rpsl::EntryArgs::parse(&program, session.entry(), [format!("data={bytes}")]).unwrap();
+    let frame = session.run_frame(&args).unwrap();
+    backend.execute_frame(frame.graph, frame.compiled).unwrap();
+    assert_eq!(backend.imported_state("data"), Some(host));
+    app.wait(done);
+    let expected: Vec<u8> = (0..bytes / 4)
+        .flat_map(|_| 0xA5C3_5A3Cu32.to_le_bytes())
+        .collect();
+    assert!(app.read(memory) == expected, "the buffer's bytes differ");
+    drop(backend);
+    assert_eq!(app.messages.take(), Vec::<String>::new());
+    // SAFETY: the backend is gone and the fence signalled; these are the test's objects.
+    unsafe {
+        app.device.destroy_fence(done, None);
+        app.device.destroy_buffer(buffer, None);
+        app.device.free_memory(memory, None);
+    }
 }

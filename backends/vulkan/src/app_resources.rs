@@ -106,7 +106,9 @@ pub struct ImportedBuffer {
     pub desc: ResourceDesc,
     /// The state it is in when the next frame's work starts (layout ignored).
     pub state: ResourceState,
-    /// The state the frame leaves it in (`None`: its resting state).
+    /// The state the frame leaves it in (`None`: its resting state): a barrier at the end of
+    /// the frame makes its writes visible to these stages and accesses (`HOST` and
+    /// `HOST_READ` to map it once the frame's fence signalled).
     pub final_state: Option<ResourceState>,
     /// A debug name rpsl gives the buffer (`None`: the application's name stays).
     pub debug_name: Option<String>,
@@ -372,6 +374,12 @@ pub(crate) fn plan_import_barriers(
     let target = import.final_state.unwrap_or(rest);
     let (release_src, release_dst) = transfer(graphics, target.queue_family);
     let release = release_src != release_dst;
+    // A final state asked for gets a barrier when it differs from the resting one in layout,
+    // owner, or the stages and accesses it must be ready for.
+    let epilogue = import.final_state.is_some()
+        && (target.layout != rest.layout
+            || release
+            || (target.stages, target.accesses) != (rest.stages, rest.accesses));
     match import.resource.object {
         GpuObject::Image(image) => {
             let range = vk::ImageSubresourceRange {
@@ -396,7 +404,7 @@ pub(crate) fn plan_import_barriers(
                         .subresource_range(range),
                 );
             }
-            if import.final_state.is_some() && (target.layout != rest.layout || release) {
+            if epilogue {
                 out.epilogue_images.push(
                     vk::ImageMemoryBarrier2::default()
                         .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
@@ -427,7 +435,7 @@ pub(crate) fn plan_import_barriers(
                         .size(vk::WHOLE_SIZE),
                 );
             }
-            if import.final_state.is_some() && release {
+            if epilogue {
                 out.epilogue_buffers.push(
                     vk::BufferMemoryBarrier2::default()
                         .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
@@ -822,7 +830,7 @@ mod tests {
     }
 
     #[test]
-    fn a_buffer_gets_barriers_only_for_ownership_transfers() {
+    fn a_buffer_gets_barriers_for_ownership_and_a_final_state_asked_for() {
         let desc = ResourceDesc::buffer(256);
         let object = GpuObject::Buffer(vk::Buffer::from_raw(0x77));
         let resource =
@@ -878,6 +886,45 @@ mod tests {
                 GRAPHICS,
                 vk::PipelineStageFlags2::COPY,
                 vk::WHOLE_SIZE
+            )]
+        );
+        assert!(out.epilogue_buffers.is_empty());
+        // Read on the host after the frame: its writes are made visible to the host.
+        let host =
+            ResourceState::buffer(vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ);
+        import.final_state = Some(host);
+        let mut out = ImportBarriers::default();
+        let after = plan_import_barriers(
+            &import,
+            rest,
+            vk::PipelineStageFlags2::NONE,
+            GRAPHICS,
+            &mut out,
+        );
+        assert_eq!(after, host);
+        let released: Vec<_> = out
+            .epilogue_buffers
+            .iter()
+            .map(|b| {
+                (
+                    b.src_stage_mask,
+                    b.src_access_mask,
+                    b.dst_stage_mask,
+                    b.dst_access_mask,
+                    b.src_queue_family_index,
+                    b.dst_queue_family_index,
+                )
+            })
+            .collect();
+        assert_eq!(
+            released,
+            [(
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::AccessFlags2::MEMORY_WRITE,
+                vk::PipelineStageFlags2::HOST,
+                vk::AccessFlags2::HOST_READ,
+                vk::QUEUE_FAMILY_IGNORED,
+                vk::QUEUE_FAMILY_IGNORED,
             )]
         );
     }
