@@ -112,9 +112,8 @@ impl Drop for Release<'_> {
 /// Runs `body` on the object behind `pointer`, after checking that it is a live `H` that no
 /// other call uses. `what` names the parameter in messages.
 ///
-/// # Safety
-/// None beyond the registry's own: `pointer` is only dereferenced once the registry holds it as
-/// a live `H`, and the busy flag gives `body` the only access.
+/// Safe for any `pointer`: it is only dereferenced once the registry holds it as a live `H`,
+/// and the busy flag gives `body` the only access.
 pub(crate) fn with<H: Handle, R>(
     pointer: *const H,
     what: &str,

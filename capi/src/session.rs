@@ -60,7 +60,7 @@ impl SessionObject {
         &self.session.entry().name
     }
 
-    /// The entry point's parameter `name`, for typed arguments.
+    /// The entry point the session runs (its parameters, for typed arguments).
     pub fn entry(&self) -> &rpsl::vm::lower::EntryInfo {
         self.session.entry()
     }
