@@ -27,7 +27,8 @@ pub const DEFAULT_TEXTURE: (u32, u32) = (1280, 720);
 /// The default size in bytes of an external buffer argument.
 pub const DEFAULT_BUFFER_BYTES: u64 = 65536;
 
-/// A bad `--arg`: unknown parameter, unparsable value or wrong number of values.
+/// A bad entry argument (an `--arg` or a Rust value): unknown name, unparsable value, wrong
+/// number of values, a Rust value of another shape, a resource of the wrong kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgError {
     /// What is wrong, naming the parameter.
