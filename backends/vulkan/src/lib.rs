@@ -7,6 +7,7 @@
 //! let backend = VulkanBackend::new(VulkanOptions { validate: true, ..VulkanOptions::default() });
 //! ```
 
+mod app_api;
 mod app_device;
 mod app_resources;
 mod buffer_clear;
