@@ -8,10 +8,11 @@ set -euo pipefail
 # Vulkan driver (lavapipe) and the Khronos validation layers for the Vulkan backend; shaderc and
 # the static glslang / SPIRV-Tools archives that rpsl-shaders links (docs/shaders.md); the X11
 # libraries winit loads and a virtual X server for `rpsl run --window` and its tests; curl to
-# fetch rustup when no toolchain is installed.
+# fetch rustup when no toolchain is installed. libvulkan-dev: the Vulkan headers and libvulkan.so
+# that the C API's engine example (capi/examples/engine.c) is compiled against.
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
-for package in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers \
+for package in libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers \
     libshaderc-dev glslang-dev spirv-tools xvfb libx11-6 libxcursor1 libxi6 libxrandr2 \
     libxkbcommon-x11-0 curl ca-certificates; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
