@@ -47,8 +47,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod valid_descs;
 mod view_formats;
 
+use valid_descs::ValidatedDescs;
 use view_formats::PASSED_FORMAT_CHECKS;
 
 #[derive(Copy, Clone, Debug)]
@@ -98,6 +100,8 @@ pub struct GraphBuilder {
     /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
     /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
     passed_format_checks: [u64; PASSED_FORMAT_CHECKS],
+    /// Resource descriptions that passed validation (each distinct one is validated once).
+    validated_descs: ValidatedDescs,
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -342,7 +346,7 @@ impl GraphBuilder {
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
-        let desc = desc.validate()?;
+        let desc = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(identity_key);
         let (storage, frames_alive) = if desc.is_persistent() {
             let (slot, alive) = self.storage_for(key, &desc);
@@ -383,7 +387,7 @@ impl GraphBuilder {
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
-        let desc = desc.validate()?;
+        let desc = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(external_key(param_name));
         let (slot, frames_alive) = self.storage_for(key, &desc);
         self.graph.resources.push(ResourceRecord {
@@ -405,11 +409,10 @@ impl GraphBuilder {
         resource: ResourceId,
         name: &str,
     ) -> Result<(), BuildError> {
-        let record = self
-            .graph
-            .resources
-            .get_mut(resource.index())
-            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        // `let else`, not `ok_or`: an error built eagerly is dropped on every success.
+        let Some(record) = self.graph.resources.get_mut(resource.index()) else {
+            return Err(BuildError::NoSuchResource(resource.0));
+        };
         record.name = Some(name.to_string());
         Ok(())
     }
@@ -446,11 +449,10 @@ impl GraphBuilder {
 
     /// The validated description of a resource of this frame.
     pub fn describe(&self, resource: ResourceId) -> Result<ResourceDesc, BuildError> {
-        self.graph
-            .resources
-            .get(resource.index())
-            .map(|record| record.desc)
-            .ok_or(BuildError::NoSuchResource(resource.0))
+        match self.graph.resources.get(resource.index()) {
+            Some(record) => Ok(record.desc),
+            None => Err(BuildError::NoSuchResource(resource.0)),
+        }
     }
 
     /// The default (whole-resource) texture view of a resource.
@@ -483,11 +485,9 @@ impl GraphBuilder {
     /// );
     /// ```
     pub fn default_view_bytes(&self, resource: ResourceId) -> Result<[u8; VIEW_BYTES], BuildError> {
-        let record = self
-            .graph
-            .resources
-            .get(resource.index())
-            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        let Some(record) = self.graph.resources.get(resource.index()) else {
+            return Err(BuildError::NoSuchResource(resource.0));
+        };
         Ok(if record.desc.kind == ResourceKind::Buffer {
             BufferView::whole(resource, &record.desc).to_bytes()
         } else {
@@ -509,9 +509,9 @@ impl GraphBuilder {
     ) -> Result<NodeId, BuildError> {
         self.check_recording()?;
         let decls = Arc::clone(&self.graph.decls);
-        let decl = decls
-            .get(decl_id.index())
-            .ok_or(BuildError::UnknownDecl(decl_id))?;
+        let Some(decl) = decls.get(decl_id.index()) else {
+            return Err(BuildError::UnknownDecl(decl_id));
+        };
         if args.len() < decl.args_end as usize {
             return Err(BuildError::ArgumentsTooShort {
                 node: decl.name.clone(),
