@@ -51,7 +51,7 @@ mod valid_descs;
 mod view_formats;
 
 use valid_descs::ValidatedDescs;
-use view_formats::PASSED_FORMAT_CHECKS;
+use view_formats::PassedFormatChecks;
 
 #[derive(Copy, Clone, Debug)]
 struct StorageEntry {
@@ -97,9 +97,10 @@ pub struct GraphBuilder {
     /// ([`view_formats::key_bits_of_slot`]).
     decl_slot_bits: Vec<Vec<u64>>,
     /// Format checks that passed: packed (resource format, view format, access kind) keys
-    /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
-    /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
-    passed_format_checks: [u64; PASSED_FORMAT_CHECKS],
+    /// ([`format_check_key`]) in a small two-way set-associative table. The answer depends on
+    /// nothing else, so it holds across frames; nearly every view of a frame repeats a few
+    /// combinations.
+    passed_format_checks: PassedFormatChecks,
     /// Resource descriptions that passed validation (each distinct one is validated once).
     validated_descs: ValidatedDescs,
 }
