@@ -33,7 +33,7 @@
 //! gets a deterministic second identity (the key mixed with its occurrence count).
 
 pub use crate::build_error::BuildError;
-use crate::compile::cache::{same_access, same_node, same_resource};
+use crate::compile::cache::{same_node, same_range, same_resource};
 use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
 use crate::format::Format;
 use crate::graph::{
@@ -120,6 +120,23 @@ fn holds_node_handles(value_type: &ValueType) -> bool {
         ValueType::Array(elem, _) => matches!(**elem, ValueType::NodeHandle),
         _ => false,
     }
+}
+
+/// Whether access record `current` of this frame equals `previous`, the previous frame's record
+/// at the same index, in the fields its node record does not already decide. The rest follows
+/// from what [`GraphBuilder::finish`] requires of an unchanged frame anyway: with every node
+/// record the same ([`same_node`]: the same access index ranges) the record belongs to the same
+/// node, and with the same declarations (the same `Arc`), declaration, parameter and slot give
+/// the same access attributes.
+#[inline]
+fn same_access_of_same_node(previous: &AccessRecord, current: &AccessRecord) -> bool {
+    (previous.param == current.param)
+        & (previous.slot == current.slot)
+        & (previous.resource == current.resource)
+        & same_range(&previous.range, &current.range)
+        & (previous.temporal_layer == current.temporal_layer)
+        & (previous.temporal_slice == current.temporal_slice)
+        & (previous.view_format == current.view_format)
 }
 
 /// Structure and resource serials handed out by all builders (0 = unknown).
@@ -566,7 +583,7 @@ impl GraphBuilder {
         self.graph.args.extend_from_slice(&args[..copied]);
         let end = (args_start + decl.args_size as usize).max(self.graph.args.len());
         self.graph.args.resize(end, 0);
-        self.graph.nodes.push(NodeRecord {
+        let record = NodeRecord {
             decl: decl_id,
             args: args_start as u32..self.graph.args.len() as u32,
             flags,
@@ -574,13 +591,13 @@ impl GraphBuilder {
             accesses: access_start as u32..self.graph.accesses.len() as u32,
             subgraph: self.subgraph_stack.last().copied(),
             barrier_epoch: self.graph.barrier_count,
-        });
-        let index = node.index();
+        };
         self.unchanged &= self
             .previous
             .nodes
-            .get(index)
-            .is_some_and(|previous| same_node(previous, &self.graph.nodes[index]));
+            .get(node.index())
+            .is_some_and(|previous| same_node(previous, &record));
+        self.graph.nodes.push(record);
         Ok(node)
     }
 
@@ -668,7 +685,7 @@ impl GraphBuilder {
                 };
                 let temporal_slice =
                     self.graph.resources[resource as usize].temporal_slice(temporal_layer);
-                self.graph.accesses.push(AccessRecord {
+                let record = AccessRecord {
                     node,
                     param: param_index as u16,
                     slot: slot_index as u16,
@@ -678,13 +695,14 @@ impl GraphBuilder {
                     temporal_layer,
                     temporal_slice,
                     view_format: Format(view_format),
-                });
-                let index = self.graph.accesses.len() - 1;
+                };
+                // Compared before it is pushed: no second read of the record.
                 self.unchanged &= self
                     .previous
                     .accesses
-                    .get(index)
-                    .is_some_and(|previous| same_access(previous, &self.graph.accesses[index]));
+                    .get(self.graph.accesses.len())
+                    .is_some_and(|previous| same_access_of_same_node(previous, &record));
+                self.graph.accesses.push(record);
             }
             if has_handles {
                 self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;
