@@ -208,3 +208,53 @@ fn an_output_marked_after_recording_keeps_the_serial() {
         Err(BuildError::NoSuchResource(3))
     );
 }
+
+/// One frame of a single call of `decl` with views of two created textures: `source` in
+/// parameter `a` or `b`, `target` in the third.
+fn one_call(
+    builder: &mut GraphBuilder,
+    decl: DeclId,
+    frame: u64,
+    source_in_b: bool,
+) -> RecordedGraph {
+    builder.begin_frame(frame);
+    let source = builder.create_resource(shape_resource(0), 1).unwrap();
+    let target = builder.create_resource(shape_resource(0), 2).unwrap();
+    let source = builder.default_texture_view(source).unwrap();
+    let target = builder.default_texture_view(target).unwrap();
+    let (a, b) = if source_in_b {
+        (TextureView::NULL, source)
+    } else {
+        (source, TextureView::NULL)
+    };
+    let mut args = ArgsWriter::new(builder.decl(decl).unwrap());
+    args.write_texture(0, &a)
+        .write_texture(1, &b)
+        .write_texture(2, &target);
+    builder
+        .call_node(decl, args.bytes(), CallFlags::default(), 1)
+        .unwrap();
+    builder.finish().unwrap().clone()
+}
+
+#[test]
+fn a_view_in_another_parameter_or_another_declaration_changes_the_serial() {
+    // The same resources, ranges and access counts each time: only the parameter of the read
+    // view or the declaration (so the access attributes) differs.
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    let first = one_call(&mut builder, decls.raster, 0, false);
+    let again = one_call(&mut builder, decls.raster, 1, false);
+    assert_eq!(first.structure_serial(), again.structure_serial());
+    let moved = one_call(&mut builder, decls.raster, 2, true);
+    assert_ne!(moved.structure_serial(), again.structure_serial());
+    assert_eq!(moved.accesses[0].param, 1);
+    let compute = one_call(&mut builder, decls.compute, 3, true);
+    assert_ne!(compute.structure_serial(), moved.structure_serial());
+    assert_eq!(
+        compute.accesses[0].access,
+        AccessDesc::readonly(AccessFlags::CS)
+    );
+    let compute_again = one_call(&mut builder, decls.compute, 4, true);
+    assert_eq!(compute.structure_serial(), compute_again.structure_serial());
+}

@@ -33,7 +33,7 @@
 //! gets a deterministic second identity (the key mixed with its occurrence count).
 
 pub use crate::build_error::BuildError;
-use crate::compile::cache::{same_access, same_node, same_resource};
+use crate::compile::cache::{same_node, same_range, same_resource};
 use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
 use crate::format::Format;
 use crate::graph::{
@@ -49,12 +49,14 @@ use std::sync::Arc;
 
 mod expansion;
 mod history;
+mod valid_descs;
 mod view_formats;
 
 pub use expansion::{ExpansionCall, NodeExpansion};
 pub use history::StorageHistory;
 
-use view_formats::PASSED_FORMAT_CHECKS;
+use valid_descs::ValidatedDescs;
+use view_formats::PassedFormatChecks;
 
 #[derive(Copy, Clone, Debug)]
 struct StorageEntry {
@@ -100,9 +102,12 @@ pub struct GraphBuilder {
     /// ([`view_formats::key_bits_of_slot`]).
     decl_slot_bits: Vec<Vec<u64>>,
     /// Format checks that passed: packed (resource format, view format, access kind) keys
-    /// ([`format_check_key`]) in a small direct-mapped table. The answer depends on nothing
-    /// else, so it holds across frames; nearly every view of a frame repeats a few combinations.
-    passed_format_checks: [u64; PASSED_FORMAT_CHECKS],
+    /// ([`format_check_key`]) in a small two-way set-associative table. The answer depends on
+    /// nothing else, so it holds across frames; nearly every view of a frame repeats a few
+    /// combinations.
+    passed_format_checks: PassedFormatChecks,
+    /// Resource descriptions that passed validation (each distinct one is validated once).
+    validated_descs: ValidatedDescs,
     /// Storage of the program this builder's replaces, by reload identity, until claimed
     /// ([`GraphBuilder::continue_history`]).
     carried: HashMap<u64, StorageEntry>,
@@ -128,6 +133,23 @@ fn holds_node_handles(value_type: &ValueType) -> bool {
         ValueType::Array(elem, _) => matches!(**elem, ValueType::NodeHandle),
         _ => false,
     }
+}
+
+/// Whether access record `current` of this frame equals `previous`, the previous frame's record
+/// at the same index, in the fields its node record does not already decide. The rest follows
+/// from what [`GraphBuilder::finish`] requires of an unchanged frame anyway: with every node
+/// record the same ([`same_node`]: the same access index ranges) the record belongs to the same
+/// node, and with the same declarations (the same `Arc`), declaration, parameter and slot give
+/// the same access attributes.
+#[inline]
+fn same_access_of_same_node(previous: &AccessRecord, current: &AccessRecord) -> bool {
+    (previous.param == current.param)
+        & (previous.slot == current.slot)
+        & (previous.resource == current.resource)
+        & same_range(&previous.range, &current.range)
+        & (previous.temporal_layer == current.temporal_layer)
+        & (previous.temporal_slice == current.temporal_slice)
+        & (previous.view_format == current.view_format)
 }
 
 /// Structure and resource serials handed out by all builders (0 = unknown).
@@ -360,7 +382,7 @@ impl GraphBuilder {
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
-        let desc = desc.validate()?;
+        let desc = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(identity_key);
         let (storage, frames_alive) = if desc.is_persistent() {
             let (slot, alive) = self.storage_for(key, &desc, false);
@@ -401,7 +423,7 @@ impl GraphBuilder {
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
-        let desc = desc.validate()?;
+        let desc = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(external_key(param_name));
         let (slot, frames_alive) = self.storage_for(key, &desc, true);
         self.graph.resources.push(ResourceRecord {
@@ -423,11 +445,10 @@ impl GraphBuilder {
         resource: ResourceId,
         name: &str,
     ) -> Result<(), BuildError> {
-        let record = self
-            .graph
-            .resources
-            .get_mut(resource.index())
-            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        // `let else`, not `ok_or`: an error built eagerly is dropped on every success.
+        let Some(record) = self.graph.resources.get_mut(resource.index()) else {
+            return Err(BuildError::NoSuchResource(resource.0));
+        };
         record.name = Some(name.to_string());
         Ok(())
     }
@@ -464,11 +485,10 @@ impl GraphBuilder {
 
     /// The validated description of a resource of this frame.
     pub fn describe(&self, resource: ResourceId) -> Result<ResourceDesc, BuildError> {
-        self.graph
-            .resources
-            .get(resource.index())
-            .map(|record| record.desc)
-            .ok_or(BuildError::NoSuchResource(resource.0))
+        match self.graph.resources.get(resource.index()) {
+            Some(record) => Ok(record.desc),
+            None => Err(BuildError::NoSuchResource(resource.0)),
+        }
     }
 
     /// The default (whole-resource) texture view of a resource.
@@ -501,11 +521,9 @@ impl GraphBuilder {
     /// );
     /// ```
     pub fn default_view_bytes(&self, resource: ResourceId) -> Result<[u8; VIEW_BYTES], BuildError> {
-        let record = self
-            .graph
-            .resources
-            .get(resource.index())
-            .ok_or(BuildError::NoSuchResource(resource.0))?;
+        let Some(record) = self.graph.resources.get(resource.index()) else {
+            return Err(BuildError::NoSuchResource(resource.0));
+        };
         Ok(if record.desc.kind == ResourceKind::Buffer {
             BufferView::whole(resource, &record.desc).to_bytes()
         } else {
@@ -527,9 +545,9 @@ impl GraphBuilder {
     ) -> Result<NodeId, BuildError> {
         self.check_recording()?;
         let decls = Arc::clone(&self.graph.decls);
-        let decl = decls
-            .get(decl_id.index())
-            .ok_or(BuildError::UnknownDecl(decl_id))?;
+        let Some(decl) = decls.get(decl_id.index()) else {
+            return Err(BuildError::UnknownDecl(decl_id));
+        };
         if args.len() < decl.args_end as usize {
             return Err(BuildError::ArgumentsTooShort {
                 node: decl.name.clone(),
@@ -587,7 +605,7 @@ impl GraphBuilder {
         self.graph.args.extend_from_slice(&args[..copied]);
         let end = (args_start + decl.args_size as usize).max(self.graph.args.len());
         self.graph.args.resize(end, 0);
-        self.graph.nodes.push(NodeRecord {
+        let record = NodeRecord {
             decl: decl_id,
             args: args_start as u32..self.graph.args.len() as u32,
             flags,
@@ -595,13 +613,13 @@ impl GraphBuilder {
             accesses: access_start as u32..self.graph.accesses.len() as u32,
             subgraph: self.subgraph_stack.last().copied(),
             barrier_epoch: self.graph.barrier_count,
-        });
-        let index = node.index();
+        };
         self.unchanged &= self
             .previous
             .nodes
-            .get(index)
-            .is_some_and(|previous| same_node(previous, &self.graph.nodes[index]));
+            .get(node.index())
+            .is_some_and(|previous| same_node(previous, &record));
+        self.graph.nodes.push(record);
         Ok(node)
     }
 
@@ -689,7 +707,7 @@ impl GraphBuilder {
                 };
                 let temporal_slice =
                     self.graph.resources[resource as usize].temporal_slice(temporal_layer);
-                self.graph.accesses.push(AccessRecord {
+                let record = AccessRecord {
                     node,
                     param: param_index as u16,
                     slot: slot_index as u16,
@@ -699,13 +717,14 @@ impl GraphBuilder {
                     temporal_layer,
                     temporal_slice,
                     view_format: Format(view_format),
-                });
-                let index = self.graph.accesses.len() - 1;
+                };
+                // Compared before it is pushed: no second read of the record.
                 self.unchanged &= self
                     .previous
                     .accesses
-                    .get(index)
-                    .is_some_and(|previous| same_access(previous, &self.graph.accesses[index]));
+                    .get(self.graph.accesses.len())
+                    .is_some_and(|previous| same_access_of_same_node(previous, &record));
+                self.graph.accesses.push(record);
             }
             if has_handles {
                 self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;

@@ -10,8 +10,12 @@ use crate::format::Format;
 use crate::graph::AccessRecord;
 use crate::view_format_check::{FormatUse, ViewFormatError};
 
-/// Entries of [`GraphBuilder::passed_format_checks`].
-pub(super) const PASSED_FORMAT_CHECKS: usize = 32;
+/// Sets of [`GraphBuilder::passed_format_checks`], two keys each, the most recently passed
+/// first (a power of two: a key's set is the top bits of its hash).
+pub(super) const FORMAT_CHECK_SETS: usize = 32;
+
+/// The passed format checks: per set, its two latest keys (0 = empty).
+pub(super) type PassedFormatChecks = [[u64; 2]; FORMAT_CHECK_SETS];
 
 /// The part of a format-check key that depends only on the view slot: its format use, view
 /// kind and planes, with the set top bit (0 means an empty entry). [`GraphBuilder::declare_node`]
@@ -43,9 +47,24 @@ fn format_check_key(resource: Format, view: Format, slot_bits: u64) -> Option<u6
     Some(slot_bits | u64::from(resource.0) | u64::from(view.0) << 24)
 }
 
-/// The table slot of a format-check key.
-fn format_check_slot(key: u64) -> usize {
-    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize % PASSED_FORMAT_CHECKS
+/// The set of a format-check key (two entries: two keys of one set both stay, so a frame's few
+/// combinations rarely push each other out).
+fn format_check_set(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize % FORMAT_CHECK_SETS
+}
+
+/// Whether `key` is in the passed-checks table.
+#[inline]
+fn is_passed(table: &PassedFormatChecks, key: u64) -> bool {
+    let [latest, older] = table[format_check_set(key)];
+    (latest == key) | (older == key)
+}
+
+/// Puts a key that is not in the table ([`is_passed`] is false) first in its set: the set's
+/// other key moves second, and the older second one leaves.
+fn remember_passed(table: &mut PassedFormatChecks, key: u64) {
+    let set = &mut table[format_check_set(key)];
+    *set = [key, set[0]];
 }
 
 impl GraphBuilder {
@@ -63,7 +82,7 @@ impl GraphBuilder {
         let resource_format = self.graph.resources[resource as usize].desc.format;
         !crate::view_format_check::is_depth_capable_typeless(resource_format)
             && format_check_key(resource_format, Format(view_format), slot_bits)
-                .is_some_and(|key| self.passed_format_checks[format_check_slot(key)] == key)
+                .is_some_and(|key| is_passed(&self.passed_format_checks, key))
     }
 
     /// The view-format rule (`view_format_check.rs`) for one view slot of a call of `decl`
@@ -103,7 +122,7 @@ impl GraphBuilder {
         .map_err(error)?;
         if !typeless {
             if let Some(key) = key {
-                self.passed_format_checks[format_check_slot(key)] = key;
+                remember_passed(&mut self.passed_format_checks, key);
             }
             return Ok(());
         }
@@ -185,6 +204,36 @@ impl GraphBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_keeps_its_two_latest_keys() {
+        let bits = slot_key_bits(FormatUse::Other, ViewKind::Texture, 1);
+        let keys: Vec<u64> = (1..4096)
+            .filter_map(|format| format_check_key(Format(format), Format::UNKNOWN, bits))
+            .collect();
+        let set = format_check_set(keys[0]);
+        let same_set: Vec<u64> = keys
+            .iter()
+            .copied()
+            .filter(|&key| format_check_set(key) == set)
+            .take(3)
+            .collect();
+        assert_eq!(same_set.len(), 3);
+        let (first, second, third) = (same_set[0], same_set[1], same_set[2]);
+        let mut table = PassedFormatChecks::default();
+        assert!(!is_passed(&table, first));
+        remember_passed(&mut table, first);
+        remember_passed(&mut table, second);
+        assert!(is_passed(&table, first) && is_passed(&table, second));
+        assert!(!is_passed(&table, third));
+        remember_passed(&mut table, third);
+        assert!(
+            !is_passed(&table, first),
+            "the oldest key of the set leaves"
+        );
+        assert!(is_passed(&table, second) && is_passed(&table, third));
+        assert_eq!(table.iter().flatten().filter(|&&key| key != 0).count(), 2);
+    }
 
     #[test]
     fn keys_tell_apart_everything_the_check_depends_on() {

@@ -99,7 +99,7 @@ fn same_access_desc(a: &AccessDesc, b: &AccessDesc) -> bool {
 }
 
 #[inline]
-fn same_range(a: &AccessRange, b: &AccessRange) -> bool {
+pub(crate) fn same_range(a: &AccessRange, b: &AccessRange) -> bool {
     match (a, b) {
         (AccessRange::Texture(a), AccessRange::Texture(b)) => {
             (a.base_mip == b.base_mip)

@@ -1,0 +1,89 @@
+//! Validated resource descriptions remembered across calls: a frame creates many resources
+//! from a few distinct descriptions, and [`ResourceDesc::validate`] depends on nothing but the
+//! description, so each distinct one is validated once while it stays in this small table.
+
+use crate::resource::{ResourceDesc, ResourceError};
+
+/// Entries of [`ValidatedDescs`] (replaced round-robin once full).
+const VALIDATED_DESCS: usize = 8;
+
+/// Descriptions that passed [`ResourceDesc::validate`], each with its validated form (the
+/// tests below show its use).
+#[derive(Debug, Default)]
+pub(super) struct ValidatedDescs {
+    /// (description as given, its validated form); the first `filled` entries are in use.
+    entries: [(ResourceDesc, ResourceDesc); VALIDATED_DESCS],
+    filled: usize,
+    /// The entry the next new description replaces once the table is full.
+    next_victim: usize,
+}
+
+impl ValidatedDescs {
+    /// `desc.validate()`, from the table when `desc` passed before. Failures are not
+    /// remembered (they end the frame anyway) and always take the full check.
+    #[inline]
+    pub(super) fn validate(&mut self, desc: &ResourceDesc) -> Result<ResourceDesc, ResourceError> {
+        if let Some((_, validated)) = self.entries[..self.filled]
+            .iter()
+            .find(|(given, _)| given == desc)
+        {
+            return Ok(*validated);
+        }
+        let validated = desc.validate()?;
+        let at = if self.filled < VALIDATED_DESCS {
+            self.filled += 1;
+            self.filled - 1
+        } else {
+            let victim = self.next_victim;
+            self.next_victim = (victim + 1) % VALIDATED_DESCS;
+            victim
+        };
+        self.entries[at] = (*desc, validated);
+        Ok(validated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Format;
+
+    /// A description with defaults for validation to resolve (full mip chain, one sample).
+    fn distinct_desc(width: u32) -> ResourceDesc {
+        let mut desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, width, 16);
+        desc.mip_levels = 0;
+        desc.sample_count = 0;
+        desc
+    }
+
+    #[test]
+    fn answers_as_validate_does_for_new_repeated_and_replaced_descriptions() {
+        let mut memo = ValidatedDescs::default();
+        // More distinct descriptions than entries, twice over: every answer (first time, from
+        // the table, after replacement) is validate's own, with the defaults resolved.
+        for round in 0..3 {
+            for width in 1..=(VALIDATED_DESCS as u32 + 3) {
+                let desc = distinct_desc(width * 32);
+                let expected = desc.validate().unwrap();
+                assert_eq!(
+                    expected.mip_levels,
+                    1 + (width * 32).ilog2(),
+                    "round {round}"
+                );
+                assert_eq!(expected.sample_count, 1, "round {round}");
+                assert_eq!(memo.validate(&desc), Ok(expected), "round {round}");
+                assert_eq!(memo.validate(&desc), Ok(expected), "round {round}");
+            }
+        }
+        assert_eq!(memo.filled, VALIDATED_DESCS);
+    }
+
+    #[test]
+    fn failures_are_reported_every_time_and_not_remembered() {
+        let mut memo = ValidatedDescs::default();
+        let zero = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 0, 16);
+        assert_eq!(memo.validate(&zero), Err(ResourceError::ZeroSize));
+        assert_eq!(memo.validate(&zero), Err(ResourceError::ZeroSize));
+        assert_eq!(memo.filled, 0);
+    }
+}
