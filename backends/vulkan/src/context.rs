@@ -29,10 +29,55 @@ pub(crate) fn vk_error(what: &str, result: vk::Result) -> BackendError {
     }
 }
 
-/// Validation messages (warnings and errors) collected by the debug messenger.
+/// Validation messages (warnings and errors) collected by a debug messenger: the one rpsl
+/// makes with `--validate`, or one an application (an engine, the CLI's window) makes on its own
+/// instance with [`MessageLog::messenger_info`].
+///
+/// ```no_run
+/// # use std::sync::Arc;
+/// # use rpsl_vulkan::{ash, MessageLog};
+/// # fn make(debug: &ash::ext::debug_utils::Instance) -> Result<(), ash::vk::Result> {
+/// let log = Arc::new(MessageLog::default());
+/// let info = MessageLog::messenger_info(&log);
+/// // SAFETY: `log` outlives the messenger (destroyed before `log` is dropped).
+/// let messenger = unsafe { debug.create_debug_utils_messenger(&info, None) }?;
+/// // ... run frames, then:
+/// assert!(log.take().is_empty(), "validation messages");
+/// # unsafe { debug.destroy_debug_utils_messenger(messenger, None) };
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Default, Debug)]
-pub(crate) struct MessageLog {
-    pub messages: Mutex<Vec<String>>,
+pub struct MessageLog {
+    messages: Mutex<Vec<String>>,
+}
+
+impl MessageLog {
+    /// A messenger create info (warnings and errors of every type) whose callback appends to
+    /// `log`. It holds a pointer to `log`: keep a clone of the `Arc` alive until the messenger
+    /// made from it is destroyed.
+    pub fn messenger_info(log: &Arc<MessageLog>) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+        vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(on_message))
+            .user_data(Arc::as_ptr(log) as *mut c_void)
+    }
+
+    /// Takes the messages collected so far (`SEVERITY ID: TEXT` each).
+    pub fn take(&self) -> Vec<String> {
+        self.messages
+            .lock()
+            .map(|mut messages| std::mem::take(&mut *messages))
+            .unwrap_or_default()
+    }
 }
 
 unsafe extern "system" fn on_message(
@@ -238,18 +283,7 @@ impl Context {
         let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
         let mut validation_features =
             vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
-        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-            .message_severity(
-                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-            )
-            .message_type(
-                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-            )
-            .pfn_user_callback(Some(on_message))
-            .user_data(Arc::as_ptr(&log) as *mut c_void);
+        let mut messenger_info = MessageLog::messenger_info(&log);
         let mut create = vk::InstanceCreateInfo::default()
             .application_info(&app)
             .enabled_layer_names(&layers)
@@ -439,11 +473,7 @@ impl Context {
 
     /// Takes the validation messages collected so far.
     pub fn take_messages(&self) -> Vec<String> {
-        self.log
-            .messages
-            .lock()
-            .map(|mut messages| std::mem::take(&mut *messages))
-            .unwrap_or_default()
+        self.log.take()
     }
 }
 

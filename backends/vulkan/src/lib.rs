@@ -42,7 +42,7 @@ pub use app_resources::{
 };
 /// The `ash` this backend is built on: handles an application passes in are of its types.
 pub use ash;
-pub use context::{EnabledFeatures, QueueFamilies, SizeLimits};
+pub use context::{EnabledFeatures, MessageLog, QueueFamilies, SizeLimits};
 pub use format::vk_format;
 pub use node::{BoundBuffer, BoundResource, BoundTexture, BoundView, NodeCallback, NodeContext};
 pub use readback::{read_png, write_png};

@@ -4,42 +4,14 @@
 //! that collects every warning and error), the window's surface, a Vulkan 1.3 device with a
 //! graphics queue that can present to it, VK_KHR_swapchain and the features rpsl needs or uses.
 
-use std::ffi::{c_void, CStr};
-use std::sync::{Arc, Mutex};
+use std::ffi::CStr;
+use std::sync::Arc;
 
 use rpsl_vulkan::ash::{self, vk};
-use rpsl_vulkan::{EngineDevice, EngineDeviceFeatures, EngineQueue};
+use rpsl_vulkan::{EngineDevice, EngineDeviceFeatures, EngineQueue, MessageLog};
 use winit::raw_window_handle::{RawDisplayHandle, RawWindowHandle};
 
 use super::surface;
-
-/// Validation messages (warnings and errors) the messenger collected.
-#[derive(Default)]
-struct Messages(Mutex<Vec<String>>);
-
-unsafe extern "system" fn on_message(
-    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
-    _types: vk::DebugUtilsMessageTypeFlagsEXT,
-    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
-    user: *mut c_void,
-) -> vk::Bool32 {
-    let counted = vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR;
-    if !severity.intersects(counted) || data.is_null() || user.is_null() {
-        return vk::FALSE;
-    }
-    // SAFETY: the layer passes valid callback data for the call; `user` is the `Messages` the
-    // device keeps alive (in an `Arc`) until the messenger is destroyed.
-    let (data, messages) = unsafe { (&*data, &*(user as *const Messages)) };
-    // SAFETY: the strings of valid callback data are null-terminated or null.
-    let text = unsafe { data.message_as_c_str() }
-        .map(|text| text.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if let Ok(mut list) = messages.0.lock() {
-        list.push(format!("{severity:?}: {text}"));
-    }
-    vk::FALSE
-}
 
 /// Maps a failed Vulkan call to a message.
 pub fn failed(what: &'static str) -> impl Fn(vk::Result) -> String {
@@ -51,7 +23,7 @@ pub struct InstanceObjects {
     entry: ash::Entry,
     pub instance: ash::Instance,
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
-    messages: Arc<Messages>,
+    messages: Arc<MessageLog>,
     pub surface_loader: ash::khr::surface::Instance,
     pub surface: vk::SurfaceKHR,
     debug_utils: bool,
@@ -149,7 +121,7 @@ impl WindowDevice {
             entry,
             instance,
             debug: None,
-            messages: Arc::new(Messages::default()),
+            messages: Arc::new(MessageLog::default()),
             surface_loader,
             surface: vk::SurfaceKHR::null(),
             debug_utils,
@@ -192,30 +164,14 @@ impl WindowDevice {
 
     /// The validation messages collected since the last call.
     pub fn take_messages(&self) -> Vec<String> {
-        self.base
-            .messages
-            .0
-            .lock()
-            .map(|mut list| std::mem::take(&mut *list))
-            .unwrap_or_default()
+        self.base.messages.take()
     }
 }
 
 impl InstanceObjects {
     fn create_messenger(&mut self) -> Result<(), String> {
         let debug = ash::ext::debug_utils::Instance::new(&self.entry, &self.instance);
-        let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-            .message_severity(
-                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-            )
-            .message_type(
-                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-            )
-            .pfn_user_callback(Some(on_message))
-            .user_data(Arc::as_ptr(&self.messages) as *mut c_void);
+        let info = MessageLog::messenger_info(&self.messages);
         // SAFETY: the instance is live; the user data outlives the messenger (dropped after it).
         let messenger = unsafe { debug.create_debug_utils_messenger(&info, None) }
             .map_err(failed("vkCreateDebugUtilsMessengerEXT"))?;
