@@ -177,9 +177,7 @@ fn a_frame_renders_into_the_engines_image_on_its_device_with_its_semaphores() {
             copy_done,
         );
         app.wait(frame_done);
-        // SAFETY: a timeline semaphore of this device.
-        let reached = unsafe { app.device.get_semaphore_counter_value(timeline) }.unwrap();
-        assert_eq!(reached, 7);
+        assert_eq!(app.timeline_after_wait(timeline, 7), 7);
         app.wait(copy_done);
         assert_eq!(app.read(readback_memory), expected_image(51));
         // SAFETY: the copy completed.

@@ -152,6 +152,12 @@ fn a_frame_on_the_applications_device_image_semaphore_and_fence() {
             .push_next(&mut messenger_info);
         let instance = entry.create_instance(&instance_info, None).unwrap();
         let debug_utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
+        // The chain above linked the validation features into `messenger_info`; the messenger
+        // itself takes none.
+        let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT {
+            p_next: std::ptr::null(),
+            ..messenger_info
+        };
         let messenger = debug_utils
             .create_debug_utils_messenger(&messenger_info, None)
             .unwrap();
@@ -373,6 +379,13 @@ fn a_frame_on_the_applications_device_image_semaphore_and_fence() {
         device
             .wait_for_fences(&[fence], true, 20_000_000_000)
             .unwrap();
+        // A fence orders the commands, not when the host sees the semaphore's signal.
+        let values = [1];
+        let semaphores = [timeline];
+        let wait = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        let _ = device.wait_semaphores(&wait, 20_000_000_000);
         assert_eq!(device.get_semaphore_counter_value(timeline).unwrap(), 1);
         let mut left = RpslResourceState::default();
         ok(rpsl_vulkan_imported_state(

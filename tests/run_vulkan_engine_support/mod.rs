@@ -440,6 +440,25 @@ impl App {
         }
     }
 
+    /// Waits (at most 20 s) for `timeline` to reach `value` and returns the value it holds.
+    /// A fence orders the frame's commands, not when the host sees its semaphore signals,
+    /// so an engine reading its timeline waits on the timeline itself.
+    pub fn timeline_after_wait(&self, timeline: vk::Semaphore, value: u64) -> u64 {
+        let semaphores = [timeline];
+        let values = [value];
+        let wait = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        // SAFETY: a timeline semaphore of this device; a timeout leaves the lower value.
+        unsafe {
+            match self.device.wait_semaphores(&wait, 20_000_000_000) {
+                Ok(()) | Err(vk::Result::TIMEOUT) => {}
+                Err(error) => panic!("vkWaitSemaphores: {error}"),
+            }
+            self.device.get_semaphore_counter_value(timeline).unwrap()
+        }
+    }
+
     pub fn wait(&self, fence: vk::Fence) {
         // SAFETY: a fence of this device.
         unsafe {
