@@ -332,3 +332,161 @@ fn a_corrupt_source_image_is_located_at_its_source_line_and_at_the_node() {
     );
     assert_eq!(code, Some(1));
 }
+
+/// The effects under `folder` (recursively) that read a `//!SOURCE` image, sorted.
+fn effects_with_sources(folder: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "hlsl")
+                && std::fs::read_to_string(&path).is_ok_and(|text| text.contains("//!SOURCE"))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// What running one public effect from a script gave.
+enum PublicRun {
+    /// Validation-clean over three frames, uploads in the first only, and the pixels of
+    /// `rpsl effect` on the same input.
+    Same,
+    /// The effect does not compile (for `rpsl effect` either).
+    DoesNotCompile,
+}
+
+/// Runs the public effect `path` from a script (its folder copied with Steps.comp; the node
+/// named after the effect; a 64x48 input, the output as the effect sizes it for 128x96) for
+/// three frames under validation, and compares the result with `rpsl effect` on the same input.
+fn run_public_effect(path: &Path) -> Result<PublicRun, String> {
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let effect = rpsl_effects::parse_effect_file(path).map_err(|e| e.to_string())?;
+    let output = rpsl_effects::resolve_sizes(&effect, [64, 48], Some([128, 96]))
+        .map_err(|e| e.to_string())?
+        .output;
+    let dir = std::env::temp_dir().join(format!(
+        "rpsl-effect-sources-{}-public-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(path.parent().unwrap()).unwrap().flatten() {
+        if entry.path().is_file() {
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(
+        repo().join("tests/effect_sources/Steps.comp"),
+        dir.join("Steps.comp"),
+    )
+    .unwrap();
+    let script = format!(
+        "compute node Steps([writeonly(cs)] texture dst);\n\
+         compute node {name}([readonly(cs)] texture src, [readwrite(cs)] texture dst);\n\
+         export void main([readonly(present)] texture backbuffer)\n{{\n\
+         \x20   ResourceDesc desc = backbuffer.desc();\n\
+         \x20   texture low = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 64, 48);\n\
+         \x20   texture high = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, (uint)desc.Width, desc.Height);\n\
+         \x20   Steps(low);\n    {name}(low, high);\n    copy_texture(backbuffer, high);\n}}\n"
+    );
+    std::fs::write(dir.join("public.rpsl"), script).unwrap();
+    let size = format!("{}x{}", output[0], output[1]);
+    let backbuffer = format!("backbuffer={size}");
+    let run = rpsl_in(
+        &dir,
+        &[
+            "run",
+            "public.rpsl",
+            "--validate",
+            "--frames",
+            "3",
+            "--arg",
+            &backbuffer,
+            "--out",
+            "out",
+            "--out",
+            "low=low.png",
+            "--dump",
+            "-",
+        ],
+    );
+    let direct = rpsl_in(
+        &dir,
+        &[
+            "effect",
+            &format!("{name}.hlsl"),
+            "--in",
+            "low.png",
+            "--out",
+            "direct.png",
+            "--size",
+            &size,
+            "--validate",
+        ],
+    );
+    if run.status.code() == Some(1) && stderr(&run).contains("does not compile") {
+        return match direct.status.code() {
+            Some(0) => Err(format!("only the script fails: {}", stderr(&run))),
+            _ => Ok(PublicRun::DoesNotCompile),
+        };
+    }
+    if run.status.code() != Some(0) || !stderr(&run).is_empty() {
+        return Err(format!("the script run failed: {}", stderr(&run)));
+    }
+    let uploads: Vec<usize> = frame_names(&String::from_utf8_lossy(&run.stdout))
+        .iter()
+        .map(|(nodes, _)| nodes.iter().filter(|n| n.ends_with(".upload")).count())
+        .collect();
+    let sources = effect
+        .textures
+        .iter()
+        .filter(|t| t.source.is_some())
+        .count();
+    if uploads != [sources, 0, 0] {
+        return Err(format!("uploads per frame: {uploads:?}"));
+    }
+    if direct.status.code() != Some(0) {
+        return Err(format!("rpsl effect failed: {}", stderr(&direct)));
+    }
+    let from_script = read_png(&dir.join("out/backbuffer.png")).map_err(|e| e.to_string())?;
+    let from_effect = read_png(&dir.join("direct.png")).map_err(|e| e.to_string())?;
+    if from_script != from_effect {
+        return Err("the pixels differ from `rpsl effect`'s".to_string());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(PublicRun::Same)
+}
+
+/// The public Magpie collection's effects with `//!SOURCE` images, when `RPSL_MAGPIE_EFFECTS`
+/// names a folder holding it (never committed: Magpie is GPL-3.0): each one called from a
+/// script must run validation-clean over three frames, upload its images in the first only and
+/// give `rpsl effect`'s pixels, unless it does not compile at all.
+#[test]
+fn public_effects_with_source_images_run_from_scripts_like_rpsl_effect() {
+    let Some(folder) = std::env::var_os("RPSL_MAGPIE_EFFECTS") else {
+        eprintln!("RPSL_MAGPIE_EFFECTS is not set: skipped");
+        return;
+    };
+    let (mut same, mut not_compiling, mut failures) = (0, Vec::new(), Vec::new());
+    for path in effects_with_sources(Path::new(&folder)) {
+        match run_public_effect(&path) {
+            Ok(PublicRun::Same) => same += 1,
+            Ok(PublicRun::DoesNotCompile) => not_compiling.push(path.display().to_string()),
+            Err(error) => failures.push(format!("{}: {error}", path.display())),
+        }
+    }
+    eprintln!(
+        "{same} effects with source images ran from scripts like `rpsl effect`; {} do not \
+         compile: {not_compiling:?}",
+        not_compiling.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(same > 0, "no effect with source images under {folder:?}");
+}
