@@ -12,7 +12,11 @@
 //!   one compute node per pass ([`pass_declarations`]), one transient per intermediate texture.
 //! - [`EffectRunner`] runs a chain of effects ([`prepare_effect`]) on the Vulkan backend.
 //! - [`load_source_image`] reads a `//!SOURCE` texture (PNG, BMP, JPEG, OpenEXR, DDS with BC
-//!   formats); [`EffectImage`] writes a result as an 8- or 16-bit PNG or an OpenEXR file.
+//!   formats), [`load_effect_sources`] every one of an effect (errors located at the
+//!   directive); [`EffectImage`] writes a result as an 8- or 16-bit PNG or an OpenEXR file.
+//! - [`EffectNode`] binds a script's node declaration to an effect: its calls record the
+//!   effect's passes into the script's frame, source textures as persistent textures uploaded
+//!   once.
 //!
 //! Magpie itself is GPL-3.0; this crate is written from the format description only.
 
@@ -47,14 +51,17 @@ pub use model::{
     AddressMode, Effect, Filter, HlslBlock, ParamType, Parameter, Pass, PassStyle, Sampler,
     Texture, TextureRole, TextureSize, INPUT_TEXTURE, OUTPUT_TEXTURE,
 };
-pub use node_effect::{constants_node_name, pass_node_name, DeclarationMismatch, EffectNode};
+pub use node_effect::{
+    constants_node_name, pass_node_name, source_resource_name, source_upload_name,
+    DeclarationMismatch, EffectNode,
+};
 pub use output_image::EffectImage;
 pub use parse::{parse_effect_file, parse_effect_source, FORMAT_VERSION, MAX_FILE_BYTES};
 pub use size_expr::{
     SizeEvalError, SizeExpr, SizeInputs, SizeSyntaxError, SizeVariable, MAX_TEXTURE_DIMENSION,
 };
 pub use sizes::{resolve_sizes, EffectSizes, SizeError};
-pub use source_image::{load_source_image, SourceImage, SourceImageError};
+pub use source_image::{load_effect_sources, load_source_image, SourceImage, SourceImageError};
 pub use vulkan::{
     bind_effect_node, chain_frame, chain_frame_at, prepare_effect, EffectLink, EffectRunError,
     EffectRunner, RgbaImage,

@@ -137,6 +137,9 @@ pub struct Texture {
     pub size: Option<TextureSize>,
     /// `//!SOURCE`: the image file, resolved inside the effect's folder.
     pub source: Option<PathBuf>,
+    /// The file name of `//!SOURCE` as the effect file writes it (where an error loading the
+    /// image points).
+    pub source_span: Option<Span>,
     /// The declaration's name in the effect file (`None` when implied).
     pub span: Option<Span>,
 }

@@ -8,24 +8,38 @@
 //! intermediate textures as transients sized for the call: `INPUT` is the `src` view, `OUTPUT`
 //! the `dst` view. Scalar parameters named like the effect's `//!PARAMETER`s set them (checked
 //! against `//!MIN`/`//!MAX`); the others keep their `//!DEFAULT`.
+//!
+//! A `//!SOURCE` texture (a lookup table) is loaded once, by [`EffectNode::load_sources`], and
+//! held by a persistent texture of the frame (`Upscale.lut`, the image's format and size). The
+//! frame that creates that texture (its first, or the first after a frame without the call)
+//! also records the node `Upscale.lut.upload`, a `copy` write of the texels, before the
+//! passes; later frames read the texture as it is. The texels never travel through node
+//! arguments: the backend binds them with the upload node (on Vulkan,
+//! `rpsl_vulkan::texture_upload`).
 
 use std::fmt;
+use std::sync::Arc;
 
 use rpsl_runtime::{
-    mix_key, AccessDesc, AccessFlags, ArgsWriter, BuildError, CallFlags, ExpansionCall, Format,
-    GraphBuilder, NodeDeclDesc, NodeExpansion, NodeId, ParamDesc, QueueClass, ResourceDesc,
-    ResourceId, ResourceKind, ScalarType, TextureView, ValueType,
+    external_key, mix_key, AccessDesc, AccessFlags, ArgsWriter, BuildError, CallFlags,
+    ExpansionCall, Format, GraphBuilder, NodeDeclDesc, NodeExpansion, NodeId, ParamDesc,
+    QueueClass, ResourceDesc, ResourceFlags, ResourceId, ResourceKind, ScalarType, TextureView,
+    ValueType,
 };
 
 use crate::constants::ConstantLayout;
+use crate::error::EffectErrors;
 use crate::graph::{named_pass_declarations, record_effect_views, runtime_format, EffectViews};
 use crate::model::{Effect, ParamType, TextureRole, OUTPUT_TEXTURE};
 use crate::sizes::resolve_sizes;
+use crate::source_image::load_effect_sources;
 
 /// Salt of the constant buffer's identity key.
 const CONSTANTS_KEY: u64 = 0xC0B5_7A27;
 /// Salt of the effect's own resources and nodes.
 const EFFECT_KEY: u64 = 0xEFFE_C700;
+/// Salt of the source textures' identity keys.
+const SOURCE_KEY: u64 = 0x5052_C700;
 
 /// Why a node declaration does not fit its effect.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +70,19 @@ pub struct EffectNode {
     /// `(declaration parameter, effect parameter)` of each scalar parameter.
     params: Vec<(usize, usize)>,
     output_format: Format,
+    /// The loaded `//!SOURCE` images ([`EffectNode::load_sources`]), in texture order.
+    sources: Vec<NodeSource>,
+}
+
+/// A `//!SOURCE` image of an effect node, loaded once for every frame.
+#[derive(Clone, Debug)]
+struct NodeSource {
+    /// Index into [`Effect::textures`].
+    texture: usize,
+    /// The persistent texture that holds it: the image's format and size.
+    desc: ResourceDesc,
+    /// Mip 0's texels, rows tightly packed.
+    texels: Arc<[u8]>,
 }
 
 /// The name of the node that writes a call's constant buffer: `<node>.constants`.
@@ -66,6 +93,27 @@ pub fn constants_node_name(node: &str) -> String {
 /// The name of pass `number`'s node of an effect bound to `node`: `<node>.Pass<number>`.
 pub fn pass_node_name(node: &str, number: u32) -> String {
     format!("{node}.Pass{number}")
+}
+
+/// The name of the persistent texture that holds the `//!SOURCE` texture `texture` of an
+/// effect bound to `node`: `<node>.<texture>`.
+pub fn source_resource_name(node: &str, texture: &str) -> String {
+    format!("{node}.{texture}")
+}
+
+/// The name of the node that uploads the `//!SOURCE` texture `texture` of an effect bound to
+/// `node`: `<node>.<texture>.upload`.
+pub fn source_upload_name(node: &str, texture: &str) -> String {
+    format!("{node}.{texture}.upload")
+}
+
+/// The identity key of the `ordinal`-th source texture of the effect bound to `node`: the same
+/// for every call (a frame's second call gets the builder's second identity of it), so the
+/// texture and its data live on from frame to frame. Its high half, the site of a VM key,
+/// names no script variable: a reloaded program never inherits it, and uploads anew.
+fn source_key(node: &str, ordinal: usize) -> u64 {
+    let mixed = mix_key(external_key(node), SOURCE_KEY + ordinal as u64);
+    (u64::from(u32::MAX) << 32) | (mixed & u64::from(u32::MAX))
 }
 
 fn file_name(effect: &Effect) -> String {
@@ -79,8 +127,8 @@ fn file_name(effect: &Effect) -> String {
 impl EffectNode {
     /// Checks `decl` (the script's declaration) against `effect`: one read-only texture (the
     /// effect's `INPUT`), one writable texture (`OUTPUT`), and scalars named like the effect's
-    /// parameters, nothing else. Effects with `//!SOURCE` textures are refused (their images
-    /// would need uploading outside the frame).
+    /// parameters, nothing else. An effect with `//!SOURCE` textures needs its images loaded
+    /// ([`EffectNode::load_sources`]) before its calls are recorded.
     ///
     /// ```
     /// # let folder = tempfile::tempdir().unwrap();
@@ -165,20 +213,6 @@ impl EffectNode {
                 format!("`{}` has no {missing}: {shape}", decl.name),
             ));
         };
-        if let Some(texture) = effect
-            .textures
-            .iter()
-            .find(|t| t.role == TextureRole::Source)
-        {
-            return Err(mismatch(
-                None,
-                format!(
-                    "the effect {file} reads the image file of `{}` (//!SOURCE), which effects \
-                     called from a frame cannot do yet",
-                    texture.name
-                ),
-            ));
-        }
         let output_format = runtime_format(&effect, OUTPUT_TEXTURE);
         Ok(EffectNode {
             node: decl.name.clone(),
@@ -188,7 +222,65 @@ impl EffectNode {
             dst,
             params,
             output_format,
+            sources: Vec::new(),
         })
+    }
+
+    /// Loads the effect's `//!SOURCE` images (once: every frame's calls then use them). An
+    /// image that cannot be loaded is an error located at its `//!SOURCE` line
+    /// ([`crate::load_effect_sources`]). An effect without source textures has nothing to load.
+    ///
+    /// ```
+    /// # let folder = tempfile::tempdir().unwrap();
+    /// # let path = folder.path().join("Lut.hlsl");
+    /// # rpsl_effects::EffectImage { width: 1, height: 1,
+    /// #     format: rpsl_runtime::Format::R8G8B8A8_UNORM, data: vec![255, 0, 0, 255] }
+    /// #     .write_png(&folder.path().join("lut.png"), 8).unwrap();
+    /// # std::fs::write(&path, "//!MAGPIE EFFECT\n//!VERSION 4\n//!TEXTURE\n//!SOURCE lut.png\n\
+    /// #     Texture2D lut;\n//!PASS 1\n//!STYLE PS\n//!IN INPUT, lut\n//!OUT OUTPUT\n\
+    /// #     float4 Pass1(float2 pos) { return 1; }\n").unwrap();
+    /// use rpsl_runtime::*;
+    /// let effect = rpsl_effects::parse_effect_file(&path).unwrap();
+    /// let decl = NodeDeclDesc::new("Lut", QueueClass::Compute, vec![
+    ///     ParamDesc::new("src", ValueType::Texture).with_access(AccessDesc::readonly(AccessFlags::CS)),
+    ///     ParamDesc::new("dst", ValueType::Texture).with_access(AccessDesc::readwrite(AccessFlags::CS)),
+    /// ]);
+    /// let node = rpsl_effects::EffectNode::new(&decl, effect).unwrap().load_sources().unwrap();
+    /// let uploads: Vec<(String, usize)> = node
+    ///     .source_uploads()
+    ///     .into_iter()
+    ///     .map(|(name, texels)| (name, texels.len()))
+    ///     .collect();
+    /// assert_eq!(uploads, [("Lut.lut.upload".to_string(), 4)]);
+    /// ```
+    pub fn load_sources(mut self) -> Result<EffectNode, EffectErrors> {
+        self.sources = load_effect_sources(&self.effect)?
+            .into_iter()
+            .map(|(texture, image)| NodeSource {
+                texture,
+                desc: ResourceDesc {
+                    flags: ResourceFlags::PERSISTENT,
+                    ..ResourceDesc::tex2d(image.format, image.width, image.height)
+                },
+                texels: Arc::from(image.data),
+            })
+            .collect();
+        Ok(self)
+    }
+
+    /// The upload node of each loaded `//!SOURCE` texture with its texels, in texture order:
+    /// what a backend binds (on Vulkan, `rpsl_vulkan::texture_upload::bind_texture_uploads`).
+    pub fn source_uploads(&self) -> Vec<(String, Arc<[u8]>)> {
+        self.sources
+            .iter()
+            .map(|source| {
+                let name = &self.effect.textures[source.texture].name;
+                (
+                    source_upload_name(&self.node, name),
+                    Arc::clone(&source.texels),
+                )
+            })
+            .collect()
     }
 
     /// The parsed effect.
@@ -252,6 +344,58 @@ impl EffectNode {
         Ok((view, extent, view.effective_format(&resource)))
     }
 
+    /// `(texture index, name)` of each `//!SOURCE` texture of the effect, in texture order.
+    fn source_textures(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.effect
+            .textures
+            .iter()
+            .enumerate()
+            .filter(|(_, texture)| texture.role == TextureRole::Source)
+            .map(|(index, texture)| (index, texture.name.as_str()))
+    }
+
+    /// Creates the persistent texture of each `//!SOURCE` texture and, in the frame that
+    /// creates it (its data is not there yet), calls its upload node (`uploads`: their
+    /// declarations, in texture order). Returns the textures' views.
+    fn record_sources(
+        &self,
+        builder: &mut GraphBuilder,
+        call: &ExpansionCall<'_>,
+        uploads: &[rpsl_runtime::DeclId],
+    ) -> Result<Vec<(usize, TextureView)>, BuildError> {
+        let mut views = Vec::with_capacity(uploads.len());
+        for (ordinal, ((index, name), &upload)) in self.source_textures().zip(uploads).enumerate() {
+            let Some(source) = self.sources.iter().find(|source| source.texture == index) else {
+                return Err(self.fail(format!(
+                    "the image of `{name}` (//!SOURCE) was not loaded (EffectNode::load_sources)"
+                )));
+            };
+            let resource = builder.create_resource(source.desc, source_key(&self.node, ordinal))?;
+            builder.set_resource_name(resource, &source_resource_name(&self.node, name))?;
+            let view = builder.default_texture_view(resource)?;
+            let fresh = builder
+                .graph()
+                .resources
+                .get(resource.index())
+                .is_some_and(|record| record.frames_alive == 0);
+            if fresh {
+                let Some(decl) = builder.decl(upload) else {
+                    return Err(BuildError::UnknownDecl(upload));
+                };
+                let mut args = ArgsWriter::new(decl);
+                args.write_texture(0, &view);
+                builder.call_node(
+                    upload,
+                    args.bytes(),
+                    CallFlags::default(),
+                    mix_key(call.identity_key, SOURCE_KEY + ordinal as u64),
+                )?;
+            }
+            views.push((index, view));
+        }
+        Ok(views)
+    }
+
     /// The value of each effect parameter for this call.
     fn parameter_values(&self, call: &ExpansionCall<'_>) -> Result<Vec<f64>, BuildError> {
         let mut values: Vec<f64> = self.effect.params.iter().map(|p| p.default).collect();
@@ -294,7 +438,8 @@ impl EffectNode {
 impl NodeExpansion for EffectNode {
     /// `<node>.constants` (`[writeonly(clear)] buffer dst, uint words[N]`: `vkCmdUpdateBuffer`
     /// is a clear command), then the passes' nodes `<node>.Pass<N>` (with
-    /// [`crate::pass_declarations`]' parameters).
+    /// [`crate::pass_declarations`]' parameters), then the upload node of each `//!SOURCE`
+    /// texture, `<node>.<texture>.upload` (`[writeonly(copy)] texture dst`).
     fn declarations(&self) -> Vec<NodeDeclDesc> {
         let words = self.layout.size / 4;
         let upload = NodeDeclDesc::new(
@@ -311,6 +456,14 @@ impl NodeExpansion for EffectNode {
         );
         let mut decls = vec![upload];
         decls.extend(named_pass_declarations(&self.effect, &self.node));
+        decls.extend(self.source_textures().map(|(_, name)| {
+            NodeDeclDesc::new(
+                source_upload_name(&self.node, name),
+                QueueClass::Graphics,
+                vec![ParamDesc::new("dst", ValueType::Texture)
+                    .with_access(AccessDesc::writeonly(AccessFlags::COPY))],
+            )
+        }));
         decls
     }
 
@@ -362,16 +515,18 @@ impl NodeExpansion for EffectNode {
             CallFlags::default(),
             mix_key(call.identity_key, CONSTANTS_KEY),
         )?;
+        let passes = self.effect.passes.len();
+        let sources = self.record_sources(builder, call, &call.decls[1 + passes..])?;
         let views = EffectViews {
             input,
             output,
-            sources: Vec::new(),
+            sources,
             constants: constants_view,
         };
         let recorded = record_effect_views(
             builder,
             &self.effect,
-            &call.decls[1..],
+            &call.decls[1..1 + passes],
             &sizes,
             &views,
             mix_key(call.identity_key, EFFECT_KEY),

@@ -7,7 +7,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use ddsfile::{D3DFormat, Dds, DxgiFormat, PixelFormatFlags};
+use rpsl_frontend::diagnostic::Diagnostic;
+use rpsl_frontend::source::{SourceFiles, Span};
 use rpsl_runtime::Format;
+
+use crate::error::EffectErrors;
+use crate::model::Effect;
+use crate::parse::read_text_file;
 
 /// The pixels of a source texture, ready to upload: mip 0, rows tightly packed (BC formats: rows
 /// of 4x4 blocks).
@@ -94,6 +100,73 @@ pub fn load_source_image(path: &Path) -> Result<SourceImage, SourceImageError> {
     } else {
         load_picture(&bytes).map_err(fail)
     }
+}
+
+/// Loads every `//!SOURCE` image of `effect`, as `(texture index, image)` in texture order. An
+/// image that cannot be loaded is an error located at the file name of its `//!SOURCE`
+/// directive (``Lut.hlsl:7:11: error: cannot load `lut.png`: not an image file this program
+/// reads (...)``), one per failing image.
+///
+/// ```
+/// # let folder = tempfile::tempdir().unwrap();
+/// # let path = folder.path().join("Lut.hlsl");
+/// std::fs::write(folder.path().join("lut.png"), b"not a picture").unwrap();
+/// std::fs::write(&path, "//!MAGPIE EFFECT\n//!VERSION 4\n//!TEXTURE\n//!SOURCE lut.png\n\
+///     Texture2D lut;\n//!PASS 1\n//!STYLE PS\n//!IN INPUT, lut\n//!OUT OUTPUT\n\
+///     float4 Pass1(float2 pos) { return 1; }\n").unwrap();
+/// let effect = rpsl_effects::parse_effect_file(&path).unwrap();
+/// let errors = rpsl_effects::load_effect_sources(&effect).unwrap_err();
+/// assert!(errors.headlines()[0].ends_with(
+///     "Lut.hlsl:4:11: error: cannot load `lut.png`: not an image file this program reads \
+///      (PNG, BMP, JPEG, OpenEXR or DDS)"
+/// ));
+/// ```
+pub fn load_effect_sources(effect: &Effect) -> Result<Vec<(usize, SourceImage)>, EffectErrors> {
+    let mut images = Vec::new();
+    let mut failures = Vec::new();
+    for (index, texture) in effect.textures.iter().enumerate() {
+        let Some(path) = &texture.source else {
+            continue;
+        };
+        match load_source_image(path) {
+            Ok(image) => images.push((index, image)),
+            Err(error) => failures.push((texture.source_span, path, error.message)),
+        }
+    }
+    if failures.is_empty() {
+        return Ok(images);
+    }
+    // The effect's spans point into its own text, the first file its parser read: read again
+    // for the excerpts (empty, and the errors unlocated, when it cannot be).
+    let mut files = SourceFiles::new();
+    let text = read_text_file(&effect.path).unwrap_or_default();
+    let file = files.add(&effect.path, text);
+    let length = files.get(file).text.len() as u32;
+    let diagnostics = failures
+        .into_iter()
+        .map(|(span, path, message)| {
+            let span = span
+                .filter(|span| span.start <= span.end && span.end <= length)
+                .map_or(Span::new(file, 0, 0), |span| {
+                    Span::new(file, span.start, span.end)
+                });
+            let written = files
+                .get(file)
+                .text
+                .get(span.start as usize..span.end as usize)
+                .filter(|written| !written.is_empty())
+                .map_or_else(
+                    || {
+                        path.file_name()
+                            .map(|name| name.to_string_lossy().into_owned())
+                            .unwrap_or_default()
+                    },
+                    str::to_string,
+                );
+            Diagnostic::error(span, format!("cannot load `{written}`: {message}"))
+        })
+        .collect();
+    Err(EffectErrors { files, diagnostics })
 }
 
 /// Bytes of mip 0 of a `width` x `height` texture of `format`.

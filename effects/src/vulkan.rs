@@ -16,6 +16,7 @@ use rpsl_shaders::ShaderCompiler;
 use rpsl_vulkan::compute_program::{
     bind_buffer_updates, bind_compute_programs, ComputeBinding, ComputeProgram, SamplerDesc,
 };
+use rpsl_vulkan::texture_upload::bind_texture_uploads;
 use rpsl_vulkan::{FrameTimings, VulkanBackend};
 
 use crate::compile::{compile_effect, CompiledPass};
@@ -236,8 +237,10 @@ fn pass_programs(
 
 /// Binds the nodes an [`EffectNode`] records on `backend`: each pass's node
 /// (`<node>.Pass<N>`) to its compiled shader in `passes` ([`compile_effect`] of the node's
-/// effect), and `<node>.constants` to the constant-buffer update
-/// ([`rpsl_vulkan::compute_program::bind_buffer_updates`]).
+/// effect), `<node>.constants` to the constant-buffer update
+/// ([`rpsl_vulkan::compute_program::bind_buffer_updates`]) and each source texture's
+/// `<node>.<texture>.upload` to the copy of its loaded texels
+/// ([`rpsl_vulkan::texture_upload::bind_texture_uploads`]).
 pub fn bind_effect_node(backend: &mut VulkanBackend, node: &EffectNode, passes: &[CompiledPass]) {
     let names: Vec<String> = node
         .effect()
@@ -247,6 +250,7 @@ pub fn bind_effect_node(backend: &mut VulkanBackend, node: &EffectNode, passes: 
         .collect();
     bind_compute_programs(backend, pass_programs(node.effect(), passes, &names));
     bind_buffer_updates(backend, [constants_node_name(node.node())]);
+    bind_texture_uploads(backend, node.source_uploads());
 }
 
 /// A link's node declarations, named `<stem>.Pass<N>` (`<stem>#<k>.Pass<N>` for the k-th use of

@@ -1,9 +1,11 @@
 //! Script nodes bound to MagpieFX effects: a node `Upscale` of the script with `Upscale.hlsl`
 //! in the shader directory, whose first lines hold `//!MAGPIE EFFECT`, runs that effect
 //! (docs/shaders.md, "MagpieFX effects in a frame"). Here the CLI finds those files, parses
-//! them, checks each node's declaration against its effect ([`rpsl_effects::EffectNode`]) and
-//! reports what does not fit at the declaration (exit 1); the session then records the node's
-//! calls as the effect's passes, and on Vulkan each pass is bound to its compiled shader.
+//! them, checks each node's declaration against its effect ([`rpsl_effects::EffectNode`]),
+//! loads the effect's `//!SOURCE` images (once per run) and reports what does not fit or load
+//! at the declaration (exit 1); the session then records the node's calls as the effect's
+//! passes, and on Vulkan each pass is bound to its compiled shader and each source texture's
+//! upload node to its texels.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -84,8 +86,8 @@ impl EffectNodes {
                     return Err(ExitCode::from(EXIT_SCRIPT));
                 }
             };
-            match EffectNode::new(decl, effect) {
-                Ok(node) => nodes.push(node),
+            let node = match EffectNode::new(decl, effect) {
+                Ok(node) => node,
                 Err(mismatch) => {
                     let rendered = at_declaration(
                         program,
@@ -95,6 +97,19 @@ impl EffectNodes {
                         Some(bound),
                     );
                     diag!("{rendered}");
+                    return Err(ExitCode::from(EXIT_SCRIPT));
+                }
+            };
+            // The source images are loaded here, once for the whole run.
+            match node.load_sources() {
+                Ok(node) => nodes.push(node),
+                Err(errors) => {
+                    diagln!("{errors}\n");
+                    let message = format!("{bound}, whose //!SOURCE image cannot be loaded");
+                    diag!(
+                        "{}",
+                        at_declaration(program, &decl.name, None, message, None)
+                    );
                     return Err(ExitCode::from(EXIT_SCRIPT));
                 }
             }

@@ -32,6 +32,7 @@ mod slots;
 mod staging;
 mod submit;
 mod texture_clear;
+pub mod texture_upload;
 mod timing;
 mod view_cache;
 
@@ -729,6 +730,7 @@ impl VulkanBackend {
             lanes: &mut self.lanes,
             pools: &self.pools,
             slot,
+            allocator,
             nodes: &mut self.nodes,
             allow_unbound: self.options.allow_unbound,
             timestamps,

@@ -9,8 +9,8 @@ use rpsl_runtime::{
     RenderPass, ValueType,
 };
 
-use crate::context::EnabledFeatures;
-use crate::resources::GpuObject;
+use crate::context::{Context, EnabledFeatures};
+use crate::resources::{GpuObject, GpuResource};
 use crate::view_cache::{ObjectCounter, ObjectCounts, ObjectId};
 
 /// One view argument of a node, resolved to Vulkan objects: the subresources of a texture or
@@ -128,6 +128,19 @@ pub struct NodeContext<'a> {
     pub features: &'a EnabledFeatures,
     /// VK_EXT_debug_utils, when enabled: name what you create with [`NodeContext::name`].
     pub debug_utils: Option<&'a ash::ext::debug_utils::Device>,
+    /// Where [`NodeContext::host_buffer`] makes its buffers.
+    pub(crate) host_buffers: HostBuffers<'a>,
+}
+
+/// The frame slot's scratch, where [`NodeContext::host_buffer`] puts the buffers it makes: they
+/// are freed when the slot is reused, once the frame's work completed.
+pub(crate) struct HostBuffers<'a> {
+    /// The context the buffers are made with.
+    pub context: &'a Context,
+    /// The backend's allocator.
+    pub allocator: &'a mut gpu_allocator::vulkan::Allocator,
+    /// The frame slot's scratch resources.
+    pub scratch: &'a mut Vec<GpuResource>,
 }
 
 impl<'a> NodeContext<'a> {
@@ -256,6 +269,37 @@ impl<'a> NodeContext<'a> {
     /// tools (no-op without VK_EXT_debug_utils).
     pub fn name<H: vk::Handle>(&self, handle: H, name: &str) {
         crate::context::name_object(self.debug_utils, handle, name);
+    }
+
+    /// A buffer holding `bytes` in host-visible memory, for the transfer commands this node
+    /// records to read (the source of a `vkCmdCopyBufferToImage` of texels the host made). The
+    /// host wrote them before the frame is submitted, so they are visible to its commands with
+    /// no barrier. The buffer lives until the frame's work completed (its frame slot is reused),
+    /// then it is freed: no later frame may read it. An error names `label`.
+    ///
+    /// ```
+    /// # use rpsl_vulkan::NodeContext;
+    /// fn stage(context: &mut NodeContext<'_>) -> Result<(), String> {
+    ///     let staging = context.host_buffer("texels", &[255, 0, 0, 255])?;
+    ///     let _ = staging; // ... record a copy from it
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn host_buffer(&mut self, label: &str, bytes: &[u8]) -> Result<vk::Buffer, String> {
+        if bytes.is_empty() {
+            return Err(format!("{label}: a host buffer needs at least one byte"));
+        }
+        let sink = &mut self.host_buffers;
+        let (resource, buffer) = crate::buffer_clear::create_pattern_buffer(
+            sink.context,
+            sink.allocator,
+            label,
+            bytes.len() as u64,
+            bytes,
+        )
+        .map_err(|error| error.to_string())?;
+        sink.scratch.push(resource);
+        Ok(buffer)
     }
 
     /// Adds to the backend's object counts ([`crate::VulkanBackend::object_counts`]).

@@ -15,7 +15,7 @@ use crate::app_resources::{
 };
 use crate::context::{vk_error, Context};
 use crate::node::bind_node_views;
-use crate::node::{NodeCallback, NodeContext};
+use crate::node::{HostBuffers, NodeCallback, NodeContext};
 use crate::record::FrameRecorder;
 use crate::slots::FrameSlot;
 use crate::timing::TimedNode;
@@ -65,6 +65,8 @@ pub(crate) struct FrameSubmission<'a> {
     pub lanes: &'a mut [Lane],
     pub pools: &'a HashMap<u32, vk::CommandPool>,
     pub slot: &'a mut FrameSlot,
+    /// The backend's allocator (for the host buffers of node callbacks, in the slot's scratch).
+    pub allocator: &'a mut gpu_allocator::vulkan::Allocator,
     pub nodes: &'a mut HashMap<String, Box<NodeCallback>>,
     pub allow_unbound: bool,
     pub timestamps: bool,
@@ -516,6 +518,11 @@ fn record_node(
             counter: &recorder.view_cache.counter,
             features: &recorder.context.features,
             debug_utils: recorder.context.debug_device.as_ref(),
+            host_buffers: HostBuffers {
+                context: recorder.context,
+                allocator: &mut *sub.allocator,
+                scratch: &mut sub.slot.scratch,
+            },
         };
         callback(&mut context).map_err(|message| BackendError::Node {
             node,

@@ -27,6 +27,7 @@ pub fn implied_texture(role: TextureRole) -> Texture {
         format: None,
         size: None,
         source: None,
+        source_span: None,
         span: None,
     }
 }
@@ -392,12 +393,14 @@ impl Parser<'_> {
             let Some(path) = self.source_file(source) else {
                 return;
             };
+            let source_span = Some(self.span(source.args_range.0, source.args_range.1));
             effect.textures.push(Texture {
                 name: name.to_string(),
                 role: TextureRole::Source,
                 format,
                 size: None,
                 source: Some(path),
+                source_span,
                 span,
             });
             return;
@@ -422,6 +425,7 @@ impl Parser<'_> {
             format: Some(format),
             size: Some(TextureSize { width, height }),
             source: None,
+            source_span: None,
             span,
         });
     }
