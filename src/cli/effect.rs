@@ -147,10 +147,16 @@ fn parse_params(texts: &[String]) -> Result<Vec<(String, f64)>, ExitCode> {
 /// The compiler of effect passes: HLSL in a child `rpsl` process (a crash or hang of the
 /// compiler fails that effect, not this process), with the on-disk cache.
 pub fn effect_compiler() -> Result<ShaderCompiler, ExitCode> {
-    let config = ChildConfig::current_exe(COMPILE_TIMEOUT).map_err(|error| {
-        diagln!("error: shaders: {error}");
+    effect_compiler_or_message().map_err(|message| {
+        diagln!("{message}");
         ExitCode::from(EXIT_RUNTIME)
-    })?;
+    })
+}
+
+/// [`effect_compiler`], or the message saying why there is none (`error: shaders: ...`).
+pub fn effect_compiler_or_message() -> Result<ShaderCompiler, String> {
+    let config = ChildConfig::current_exe(COMPILE_TIMEOUT)
+        .map_err(|error| format!("error: shaders: {error}"))?;
     Ok(ShaderCompiler::new(CompilerOptions {
         cache_dir: default_cache_dir(),
         isolation: Isolation::Child(config),
