@@ -33,8 +33,10 @@ pub struct EffectNodes {
 /// Why a script's effect nodes cannot run: the rendered diagnostics (the effect's, then one at
 /// the node's declaration), and the effect files read, whose next edit may fix it.
 pub struct EffectNodesError {
-    rendered: String,
-    files: Vec<PathBuf>,
+    /// The diagnostics, rendered.
+    pub rendered: String,
+    /// The effect files read.
+    pub files: Vec<PathBuf>,
 }
 
 /// Every bound effect's compiled passes, ready to bind on a backend.
