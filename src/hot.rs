@@ -56,13 +56,13 @@ struct Stamp {
 }
 
 impl Stamp {
-    /// Whether the file on disk differs from the text the program was built from (a missing
-    /// file counts as changed).
+    /// Whether the file on disk differs from the text the program was built from (a file that
+    /// went missing counts as changed; one missing then and now does not).
     fn changed(&self) -> bool {
         match std::fs::metadata(&self.path) {
             Ok(meta) if meta.modified().ok() == self.modified && meta.len() == self.len => false,
             Ok(_) => std::fs::read_to_string(&self.path).map_or(true, |text| text != self.text),
-            Err(_) => true,
+            Err(_) => self.modified.is_some(),
         }
     }
 }
