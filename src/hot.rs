@@ -2,12 +2,15 @@
 //! [`Program`] and session state, notices when the script or any file it includes changed on
 //! disk, and swaps in the recompiled program (checked, lowered, JIT-compiled) between frames.
 //! A script that no longer compiles leaves the previous program running and reports why.
+//! A [`SessionSetup`] callback prepares every session it builds (node expansions, e.g.
+//! MagpieFX effects bound to nodes) and names more files to watch.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use rpsl_frontend::preprocess::IncludePolicy;
-use rpsl_runtime::GraphBuilder;
+use rpsl_runtime::{GraphBuilder, NodeExpansion};
 use rpsl_vm::lower::EntryInfo;
 
 use crate::args::{ArgError, EntryArgs};
@@ -25,6 +28,9 @@ pub enum ReloadError {
     Session(SessionError),
     /// The stored `NAME=VALUE` arguments no longer fit the entry point.
     Args(ArgError),
+    /// The session setup ([`HotScript::set_session_setup`]) refused the program (its rendered
+    /// message).
+    Setup(String),
 }
 
 impl std::fmt::Display for ReloadError {
@@ -33,6 +39,7 @@ impl std::fmt::Display for ReloadError {
             ReloadError::Program(error) => write!(f, "{error}"),
             ReloadError::Session(error) => write!(f, "{error}"),
             ReloadError::Args(error) => write!(f, "{}", error.message),
+            ReloadError::Setup(message) => f.write_str(message.trim_end()),
         }
     }
 }
@@ -49,16 +56,52 @@ struct Stamp {
 }
 
 impl Stamp {
-    /// Whether the file on disk differs from the text the program was built from (a missing
-    /// file counts as changed).
+    /// Whether the file on disk differs from the text the program was built from (a file that
+    /// went missing counts as changed; one missing then and now does not).
     fn changed(&self) -> bool {
         match std::fs::metadata(&self.path) {
             Ok(meta) if meta.modified().ok() == self.modified && meta.len() == self.len => false,
             Ok(_) => std::fs::read_to_string(&self.path).map_or(true, |text| text != self.text),
-            Err(_) => true,
+            Err(_) => self.modified.is_some(),
         }
     }
 }
+
+/// What a [`HotScript`]'s setup callback ([`HotScript::set_session_setup`]) can do to each
+/// session the script builds, before its first frame: bind node expansions and name more files
+/// whose edits reload the script.
+pub struct SessionSetup<'a> {
+    program: &'a Program,
+    runner: &'a mut Runner,
+    watched: Vec<PathBuf>,
+}
+
+impl SessionSetup<'_> {
+    /// The program the session runs.
+    pub fn program(&self) -> &Program {
+        self.program
+    }
+
+    /// Records every call of the program's node `name` through `expansion` (as
+    /// [`crate::Session::expand_node`]); whether the program declares that node.
+    pub fn expand_node(&mut self, name: &str, expansion: Arc<dyn NodeExpansion>) -> bool {
+        crate::session::expand_node(self.program, self.runner, name, expansion)
+    }
+
+    /// Watches `path` besides the script and its includes: a later edit of it reloads the
+    /// script (and runs the setup again). Also files read by a setup that then failed: their
+    /// next edit tries again.
+    pub fn watch_file(&mut self, path: impl Into<PathBuf>) {
+        let path = path.into();
+        if !self.watched.contains(&path) {
+            self.watched.push(path);
+        }
+    }
+}
+
+/// The callback of [`HotScript::set_session_setup`]: `Err` is the rendered reason the program
+/// cannot run (the last good one keeps running).
+pub type SetupFn = dyn FnMut(&mut SessionSetup<'_>) -> Result<(), String> + Send;
 
 /// A script file run every frame that picks up its own edits.
 ///
@@ -98,6 +141,22 @@ pub struct HotScript {
     policy: IncludePolicy,
     /// Resources kept as outputs of every frame (see [`HotScript::keep_resources`]).
     kept: Vec<String>,
+    /// Prepares every new session ([`HotScript::set_session_setup`]).
+    setup: SetupSlot,
+}
+
+/// The setup callback of a [`HotScript`], if set (`Debug` shows only whether it is).
+#[derive(Default)]
+struct SetupSlot(Option<Box<SetupFn>>);
+
+impl std::fmt::Debug for SetupSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Some(setup)"
+        } else {
+            "None"
+        })
+    }
 }
 
 impl HotScript {
@@ -124,8 +183,16 @@ impl HotScript {
     ) -> Result<HotScript, ReloadError> {
         let path = path.as_ref().to_path_buf();
         let arg_texts: Vec<String> = args.iter().map(|a| a.as_ref().to_string()).collect();
-        let (program, runner, parsed, stamps) =
-            build(&path, entry, options, &arg_texts, &[], 0, &policy)?;
+        let request = BuildRequest {
+            path: &path,
+            entry,
+            options,
+            arg_texts: &arg_texts,
+            host_arg_texts: &[],
+            first_frame: 0,
+            policy: &policy,
+        };
+        let (program, runner, parsed, stamps) = build(&request, None).map_err(|f| f.error)?;
         Ok(HotScript {
             path,
             entry_name: entry.map(str::to_string),
@@ -140,7 +207,70 @@ impl HotScript {
             reloads: 0,
             policy,
             kept: Vec::new(),
+            setup: SetupSlot::default(),
         })
+    }
+
+    /// Sets the callback that prepares the running session now and every session a reload
+    /// builds, before its first frame: node expansions it binds and files it watches last
+    /// across reloads as long as the callback binds and watches them again. `Err`: the callback
+    /// refused the running program (its message in [`ReloadError::Setup`]); it stays set and
+    /// runs again at the next reload.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use rpsl::runtime::*;
+    /// # let dir = std::env::temp_dir().join(format!("rpsl-hot-setup-doc-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// #[derive(Debug)]
+    /// struct Twice;
+    /// impl NodeExpansion for Twice {
+    ///     fn declarations(&self) -> Vec<NodeDeclDesc> {
+    ///         vec![NodeDeclDesc::new("Half", QueueClass::Graphics, Vec::new())]
+    ///     }
+    ///     fn expand(&self, b: &mut GraphBuilder, c: &ExpansionCall<'_>) -> Result<NodeId, BuildError> {
+    ///         b.call_node(c.decls[0], &[], c.flags, c.identity_key)?;
+    ///         b.call_node(c.decls[0], &[], c.flags, c.identity_key ^ 1)
+    ///     }
+    /// }
+    /// let path = dir.join("frame.rpsl");
+    /// let settings = dir.join("settings.txt");
+    /// std::fs::write(&settings, "1").unwrap();
+    /// std::fs::write(&path, "node Step();\nexport void main() { Step(); }\n").unwrap();
+    /// let mut script = rpsl::HotScript::open(&path, None, Default::default(), &[] as &[&str]).unwrap();
+    /// let watched = settings.clone();
+    /// script.set_session_setup(Box::new(move |setup: &mut rpsl::SessionSetup<'_>| {
+    ///     setup.watch_file(&watched);
+    ///     match std::fs::read_to_string(&watched).unwrap().as_str() {
+    ///         "1" => { setup.expand_node("Step", Arc::new(Twice)); Ok(()) }
+    ///         _ => Err("error: settings.txt is not 1".to_string()),
+    ///     }
+    /// })).unwrap();
+    /// assert_eq!(script.run_frame().unwrap().graph.nodes.len(), 2);
+    ///
+    /// // An edit of the script builds a new session: the setup expands `Step` there too.
+    /// std::fs::write(&path, "node Step();\nexport void main() { Step(); Step(); }\n").unwrap();
+    /// assert_eq!(script.reload_if_changed(), Ok(true));
+    /// assert_eq!(script.run_frame().unwrap().graph.nodes.len(), 4);
+    ///
+    /// // A watched file's edit reloads too; a setup that fails keeps the last good session.
+    /// std::fs::write(&settings, "2").unwrap();
+    /// assert!(matches!(script.reload_if_changed(), Err(rpsl::ReloadError::Setup(_))));
+    /// assert_eq!(script.run_frame().unwrap().graph.nodes.len(), 4);
+    /// ```
+    pub fn set_session_setup(&mut self, mut setup: Box<SetupFn>) -> Result<(), ReloadError> {
+        let applied = apply_setup(&mut setup, &self.program, &mut self.runner);
+        self.setup = SetupSlot(Some(setup));
+        match applied {
+            Ok(watched) => {
+                self.stamps.extend(watched);
+                Ok(())
+            }
+            Err(failure) => {
+                self.failed = failure.failed_stamps(&self.stamps);
+                Err(failure.error)
+            }
+        }
     }
 
     /// Recompiles when the script or one of its includes changed on disk since the running
@@ -153,7 +283,13 @@ impl HotScript {
     /// compile; the previous program keeps running and the same broken files are not
     /// recompiled again until they change once more.
     pub fn reload_if_changed(&mut self) -> Result<bool, ReloadError> {
-        let changed = self.stamps.iter().any(Stamp::changed);
+        // Files only a failed build read (e.g. a setup's broken file) count as well.
+        let changed = self.stamps.iter().any(Stamp::changed)
+            || self
+                .failed
+                .iter()
+                .filter(|failed| !self.stamps.iter().any(|stamp| stamp.path == failed.path))
+                .any(Stamp::changed);
         if !changed {
             return Ok(false);
         }
@@ -165,16 +301,16 @@ impl HotScript {
 
     /// Recompiles now, whether or not the files changed.
     pub fn reload(&mut self) -> Result<(), ReloadError> {
-        let next = self.runner.next_frame_index();
-        match build(
-            &self.path,
-            self.entry_name.as_deref(),
-            self.options,
-            &self.arg_texts,
-            &self.host_arg_texts,
-            next,
-            &self.policy,
-        ) {
+        let request = BuildRequest {
+            path: &self.path,
+            entry: self.entry_name.as_deref(),
+            options: self.options,
+            arg_texts: &self.arg_texts,
+            host_arg_texts: &self.host_arg_texts,
+            first_frame: self.runner.next_frame_index(),
+            policy: &self.policy,
+        };
+        match build(&request, self.setup.0.as_mut()) {
             Ok((program, mut runner, args, stamps)) => {
                 runner.keep_resources(self.kept.iter().cloned());
                 runner.continue_history(self.runner.builder().storage_history());
@@ -186,13 +322,9 @@ impl HotScript {
                 self.reloads += 1;
                 Ok(())
             }
-            Err(error) => {
-                self.failed = self
-                    .stamps
-                    .iter()
-                    .map(|stamp| stamp_of(&stamp.path, String::new()))
-                    .collect();
-                Err(error)
+            Err(failure) => {
+                self.failed = failure.failed_stamps(&self.stamps);
+                Err(failure.error)
             }
         }
     }
@@ -266,7 +398,14 @@ impl HotScript {
         self.reloads
     }
 
-    /// The files the running program was built from (the script and its includes).
+    /// The files whose next edit tries a failed reload again (those the running program was
+    /// built from, and those the failed attempt read); none after a successful build.
+    pub fn retry_files(&self) -> impl Iterator<Item = &Path> {
+        self.failed.iter().map(|stamp| stamp.path.as_path())
+    }
+
+    /// The files the running program was built from (the script and its includes), then those
+    /// the session setup watches ([`SessionSetup::watch_file`]).
     pub fn watched_files(&self) -> impl Iterator<Item = &Path> {
         self.stamps.iter().map(|stamp| stamp.path.as_path())
     }
@@ -274,28 +413,103 @@ impl HotScript {
 
 type Built = (Program, Runner, EntryArgs, Vec<Stamp>);
 
-fn build(
-    path: &Path,
-    entry: Option<&str>,
+/// What [`build`] builds from.
+struct BuildRequest<'a> {
+    path: &'a Path,
+    entry: Option<&'a str>,
     options: SessionOptions,
-    arg_texts: &[String],
-    host_arg_texts: &[String],
+    arg_texts: &'a [String],
+    host_arg_texts: &'a [String],
     first_frame: u64,
-    policy: &IncludePolicy,
-) -> Result<Built, ReloadError> {
-    let program = Program::from_file_with(path, policy).map_err(ReloadError::Program)?;
-    let runner =
-        Runner::new(&program, entry, options, first_frame).map_err(ReloadError::Session)?;
+    policy: &'a IncludePolicy,
+}
+
+/// Why [`build`] failed, and the files the failed attempt read beyond the last good build's
+/// (a setup's broken file): their next edit tries again.
+struct BuildFailure {
+    error: ReloadError,
+    read: Vec<PathBuf>,
+}
+
+impl BuildFailure {
+    fn new(error: ReloadError) -> BuildFailure {
+        BuildFailure {
+            error,
+            read: Vec::new(),
+        }
+    }
+
+    /// The files to look at before trying again: those of `stamps` and those read by the
+    /// failed attempt, as they are now.
+    fn failed_stamps(&self, stamps: &[Stamp]) -> Vec<Stamp> {
+        let mut paths: Vec<&Path> = stamps.iter().map(|stamp| stamp.path.as_path()).collect();
+        for path in &self.read {
+            if !paths.contains(&path.as_path()) {
+                paths.push(path);
+            }
+        }
+        paths
+            .into_iter()
+            .map(|path| stamp_of(path, String::new()))
+            .collect()
+    }
+}
+
+fn build(
+    request: &BuildRequest<'_>,
+    setup: Option<&mut Box<SetupFn>>,
+) -> Result<Built, BuildFailure> {
+    let fail = |error| BuildFailure::new(error);
+    let program = Program::from_file_with(request.path, request.policy)
+        .map_err(|error| fail(ReloadError::Program(error)))?;
+    let mut runner = Runner::new(
+        &program,
+        request.entry,
+        request.options,
+        request.first_frame,
+    )
+    .map_err(|error| fail(ReloadError::Session(error)))?;
     let entry_info = runner.entry(&program);
-    let all = with_host_args(arg_texts, host_arg_texts, entry_info);
-    let args = EntryArgs::parse(&program, entry_info, &all).map_err(ReloadError::Args)?;
+    let all = with_host_args(request.arg_texts, request.host_arg_texts, entry_info);
+    let args = EntryArgs::parse(&program, entry_info, &all)
+        .map_err(|error| fail(ReloadError::Args(error)))?;
     let files = program.files();
-    let stamps = (0..files.len() as u32)
+    let mut stamps: Vec<Stamp> = (0..files.len() as u32)
         .map(|id| files.get(rpsl_frontend::source::FileId(id)))
         .filter(|file| file.path.is_file())
         .map(|file| stamp_of(&file.path, file.text.clone()))
         .collect();
+    // The setup runs last: once it accepts the program, the build has succeeded.
+    if let Some(setup) = setup {
+        stamps.extend(apply_setup(setup, &program, &mut runner)?);
+    }
     Ok((program, runner, args, stamps))
+}
+
+/// Runs `setup` on the session of `program` held by `runner`: the stamps of the files it
+/// watches.
+fn apply_setup(
+    setup: &mut Box<SetupFn>,
+    program: &Program,
+    runner: &mut Runner,
+) -> Result<Vec<Stamp>, BuildFailure> {
+    let mut session = SessionSetup {
+        program,
+        runner,
+        watched: Vec::new(),
+    };
+    let outcome = setup(&mut session);
+    let watched = session.watched;
+    match outcome {
+        Ok(()) => Ok(watched
+            .iter()
+            .map(|path| stamp_of(path, std::fs::read_to_string(path).unwrap_or_default()))
+            .collect()),
+        Err(message) => Err(BuildFailure {
+            error: ReloadError::Setup(message),
+            read: watched,
+        }),
+    }
 }
 
 /// `args`, then those of `host_args` naming a parameter of `entry` (see

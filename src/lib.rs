@@ -37,7 +37,7 @@ mod runner;
 mod session;
 
 pub use args::{ArgError, ArgValue, EntryArgs, EntryValue};
-pub use hot::{HotScript, ReloadError};
+pub use hot::{HotScript, ReloadError, SessionSetup, SetupFn};
 pub use program::{EntryError, Program, ProgramError};
 pub use rpsl_frontend as frontend;
 pub use rpsl_frontend::{check_file, check_source, Compilation};

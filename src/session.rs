@@ -355,18 +355,7 @@ impl<'p> Session<'p> {
         name: &str,
         expansion: std::sync::Arc<dyn rpsl_runtime::NodeExpansion>,
     ) -> bool {
-        let Some(index) = self
-            .program
-            .node_declarations()
-            .iter()
-            .position(|decl| decl.name == name && !decl.is_builtin())
-        else {
-            return false;
-        };
-        self.runner
-            .builder_mut()
-            .set_node_expansion(rpsl_runtime::DeclId::from_index(index), expansion);
-        true
+        expand_node(self.program, &mut self.runner, name, expansion)
     }
 
     /// Runs the script for the next frame and returns the recorded graph (not compiled; never
@@ -381,6 +370,27 @@ impl<'p> Session<'p> {
     pub fn run_frame(&mut self, args: &EntryArgs) -> Result<Frame<'_>, FrameError> {
         self.runner.run_frame(self.program, args)
     }
+}
+
+/// Makes `runner` record every call of `program`'s node `name` through `expansion` (see
+/// [`Session::expand_node`]); whether the program declares that node.
+pub(crate) fn expand_node(
+    program: &Program,
+    runner: &mut Runner,
+    name: &str,
+    expansion: std::sync::Arc<dyn rpsl_runtime::NodeExpansion>,
+) -> bool {
+    let Some(index) = program
+        .node_declarations()
+        .iter()
+        .position(|decl| decl.name == name && !decl.is_builtin())
+    else {
+        return false;
+    };
+    runner
+        .builder_mut()
+        .set_node_expansion(rpsl_runtime::DeclId::from_index(index), expansion);
+    true
 }
 
 /// Whether a runtime error is the script's own `abort(code)`.

@@ -59,6 +59,7 @@ fn bad_command_lines_fail_with_exact_messages() {
     let input = dir.join("in.png");
     write_input(&input, 4, 2);
     let input = input.to_str().unwrap();
+    let folder = dir.to_str().unwrap();
     let out = dir.join("out.png");
     let out = out.to_str().unwrap();
     let tint = effect("Tint.hlsl");
@@ -124,6 +125,41 @@ fn bad_command_lines_fail_with_exact_messages() {
             vec![&tint, "--in", input, "--out", "x.exr", "--bit-depth", "16"],
             2,
             "error: --bit-depth applies to PNG output, not x.exr\n".to_string(),
+        ),
+        (
+            vec![
+                &tint,
+                "--in",
+                folder,
+                "--out",
+                out,
+                "--out-format",
+                "exr",
+                "--bit-depth",
+                "8",
+            ],
+            2,
+            "error: --bit-depth applies to PNG output, not --out-format exr\n".to_string(),
+        ),
+        (
+            vec![&tint, "--in", input, "--out", out, "--out-format", "exr"],
+            2,
+            "error: --out-format is for a folder input (one output image's format comes from \
+             its extension: .exr for OpenEXR, else PNG)\n"
+                .to_string(),
+        ),
+        (
+            vec![
+                &tint,
+                "--in",
+                folder,
+                "--backend",
+                "null",
+                "--out-format",
+                "png",
+            ],
+            2,
+            "error: `--out-format` needs `--backend vulkan`\n".to_string(),
         ),
     ];
     for (args, code, message) in cases {
@@ -354,6 +390,49 @@ fn float_outputs_are_written_as_exr_and_16_bit_png_with_exact_values() {
         read_png(&png8).unwrap(),
         (5, 3, expected.iter().map(to8).collect::<Vec<_>>())
     );
+}
+
+#[test]
+fn a_folder_is_written_as_exr_with_out_format() {
+    let dir = scratch("folder-exr");
+    let images = dir.join("images");
+    std::fs::create_dir_all(&images).unwrap();
+    let first = write_input(&images.join("a.png"), 5, 3);
+    let second = write_input(&images.join("b.png"), 2, 4);
+    let out = dir.join("out");
+    let output = rpsl(&[
+        "effect",
+        &effect("Hdr.hlsl"),
+        "--in",
+        images.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--out-format",
+        "exr",
+        "--validate",
+    ]);
+    if !vulkan_ran(&output) {
+        return;
+    }
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(0));
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.exr", "b.exr"]);
+    for (name, pixels, (width, height)) in [("a.exr", &first, (5, 3)), ("b.exr", &second, (2, 4))] {
+        let decoded = rpsl_effects::load_source_image(&out.join(name)).unwrap();
+        assert_eq!((decoded.width, decoded.height), (width, height), "{name}");
+        assert_eq!(decoded.format.name(), Some("R32G32B32A32_FLOAT"), "{name}");
+        let floats: Vec<f32> = decoded
+            .data
+            .chunks(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        assert_eq!(floats, hdr_values(pixels, width), "{name}");
+    }
 }
 
 #[test]

@@ -193,6 +193,140 @@ fn the_graph_holds_the_effects_passes_and_their_transients() {
     }
 }
 
+/// A frame folder whose `frame.rpsl` calls the effect Tint `async`.
+fn async_frame_folder(test: &str) -> PathBuf {
+    let dir = frame_folder(test);
+    let script = std::fs::read_to_string(dir.join("frame.rpsl")).unwrap();
+    let edited = script.replace(
+        "    Tint(scene, tinted, strength);",
+        "    async Tint(scene, tinted, strength);",
+    );
+    assert_ne!(edited, script);
+    std::fs::write(dir.join("frame.rpsl"), edited).unwrap();
+    dir
+}
+
+#[test]
+fn an_async_effect_call_puts_its_passes_on_the_compute_queue() {
+    let dir = async_frame_folder("async-dump");
+    let run = rpsl_in(
+        &dir,
+        &[
+            "run",
+            "frame.rpsl",
+            "--backend",
+            "null",
+            "--arg",
+            "backbuffer=26x14",
+            "--dump",
+            "-",
+        ],
+    );
+    assert_eq!(stderr(&run), "");
+    assert_eq!(run.status.code(), Some(0));
+    let dump: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let frame = &dump["frames"][0];
+    let nodes: Vec<(String, String, bool)> = frame["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|node| {
+            (
+                node["name"].as_str().unwrap().to_string(),
+                node["queue"].as_str().unwrap().to_string(),
+                node["async"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expected_nodes = [
+        ("Gradient", "compute", false),
+        // The call's flag goes to every node it expands to; the upload is a graphics node and
+        // stays on the main queue.
+        ("Tint.constants", "graphics", true),
+        ("Tint.Pass1", "compute", true),
+        ("Invert.constants", "graphics", false),
+        ("Invert.Pass1", "compute", false),
+        ("Quantize", "compute", false),
+        ("copy_texture", "graphics", false),
+    ]
+    .map(|(name, queue, flag)| (name.to_string(), queue.to_string(), flag));
+    assert_eq!(nodes, expected_nodes);
+    let schedule = &frame["schedule"];
+    assert_eq!(
+        schedule["queues"],
+        serde_json::json!({"0": "graphics", "1": "compute"})
+    );
+    // Only the pass runs on the compute queue.
+    assert_eq!(
+        schedule["node_queues"],
+        serde_json::json!({"0": 0, "1": 0, "2": 1, "3": 0, "4": 0, "5": 0, "6": 0})
+    );
+    assert_eq!(schedule["order"], serde_json::json!([1, 3, 0, 2, 4, 5, 6]));
+    // The compute queue waits for the upload (position 0) and Gradient (position 2) before
+    // the pass (position 3); the main queue waits for the pass before Invert.Pass1.
+    assert_eq!(
+        schedule["queue_waits"],
+        serde_json::json!([
+            {"wait_queue": 1, "signal_queue": 0, "signal_after": 0, "wait_before": 3},
+            {"wait_queue": 1, "signal_queue": 0, "signal_after": 2, "wait_before": 3},
+            {"wait_queue": 0, "signal_queue": 1, "signal_after": 3, "wait_before": 4},
+        ])
+    );
+    // Queue ownership transfers: `Tint.constants` (5) and `scene` (1) to the compute queue,
+    // `tinted` (2) back to the main queue.
+    let transfers: Vec<(u64, u64, u64, u64)> = schedule["barrier_batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|batch| {
+            let position = batch["position"].as_u64().unwrap();
+            batch["barriers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|barrier| barrier.get("src_queue").is_some())
+                .map(move |barrier| {
+                    (
+                        position,
+                        barrier["resource"].as_u64().unwrap(),
+                        barrier["src_queue"].as_u64().unwrap(),
+                        barrier["dst_queue"].as_u64().unwrap(),
+                    )
+                })
+        })
+        .collect();
+    assert_eq!(transfers, [(2, 5, 0, 1), (3, 1, 0, 1), (4, 2, 1, 0)]);
+}
+
+#[test]
+fn an_async_effect_call_renders_the_same_pixels_under_validation() {
+    let dir = async_frame_folder("async-vulkan");
+    let output = rpsl_in(
+        &dir,
+        &[
+            "run",
+            "frame.rpsl",
+            "--validate",
+            "--frames",
+            "2",
+            "--arg",
+            "backbuffer=26x14",
+            "--arg",
+            "strength=0.75",
+            "--out",
+            "out",
+        ],
+    );
+    if !vulkan_ran(&output) {
+        return;
+    }
+    assert_eq!(stderr(&output), "");
+    assert_eq!(output.status.code(), Some(0));
+    let (width, height, pixels) = read_png(&dir.join("out/backbuffer.png")).unwrap();
+    assert_eq!((width, height), (26, 14));
+    assert_eq!(pixels, expected_frame(26, 14, 0.75));
+}
+
 /// Runs `rpsl ARGS` on `script` (written into a fresh frame folder as `bad.rpsl`), with extra
 /// files; returns stderr and the exit code.
 fn run_bad(test: &str, script: &str, files: &[(&str, &str)], args: &[&str]) -> (String, i32) {

@@ -222,3 +222,101 @@ fn host_arguments_apply_only_to_parameters_the_entry_has() {
     script.set_host_args(&["out0=4x2"]).unwrap();
     assert_eq!(size_of(&mut script, "out0"), (4, 2));
 }
+
+/// Records each call of the node it expands as `Half`, twice.
+#[derive(Debug)]
+struct Twice;
+
+impl rpsl::runtime::NodeExpansion for Twice {
+    fn declarations(&self) -> Vec<rpsl::runtime::NodeDeclDesc> {
+        vec![rpsl::runtime::NodeDeclDesc::new(
+            "Half",
+            rpsl::runtime::QueueClass::Graphics,
+            Vec::new(),
+        )]
+    }
+
+    fn expand(
+        &self,
+        builder: &mut rpsl::runtime::GraphBuilder,
+        call: &rpsl::runtime::ExpansionCall<'_>,
+    ) -> Result<rpsl::runtime::NodeId, rpsl::runtime::BuildError> {
+        builder.call_node(call.decls[0], &[], call.flags, call.identity_key)?;
+        builder.call_node(call.decls[0], &[], call.flags, call.identity_key ^ 1)
+    }
+}
+
+fn node_names(script: &mut HotScript) -> Vec<String> {
+    let frame = script.run_frame().expect("frame runs");
+    let graph = frame.graph;
+    graph
+        .nodes
+        .iter()
+        .map(|node| graph.decls[node.decl.index()].name.clone())
+        .collect()
+}
+
+#[test]
+fn the_session_setup_runs_for_every_reload_and_a_file_it_read_retries_a_failure() {
+    let dir = scratch_dir("setup");
+    let path = dir.join("frame.rpsl");
+    let settings = dir.join("Step.txt");
+    std::fs::write(&path, "node Other();\nexport void main() { Other(); }\n").unwrap();
+    let mut script =
+        HotScript::open(&path, None, SessionOptions::default(), &[] as &[&str]).unwrap();
+    // A node `Step` is expanded when `Step.txt` says `twice`; the file is read (and watched)
+    // only while the program declares `Step`.
+    let settings_path = settings.clone();
+    script
+        .set_session_setup(Box::new(move |setup: &mut rpsl::SessionSetup<'_>| {
+            let declares_step = setup
+                .program()
+                .node_declarations()
+                .iter()
+                .any(|decl| decl.name == "Step");
+            if !declares_step {
+                return Ok(());
+            }
+            setup.watch_file(&settings_path);
+            match std::fs::read_to_string(&settings_path).as_deref() {
+                Ok("twice") => {
+                    setup.expand_node("Step", std::sync::Arc::new(Twice));
+                    Ok(())
+                }
+                _ => Err("error: Step.txt does not say `twice`\n".to_string()),
+            }
+        }))
+        .unwrap();
+    assert_eq!(node_names(&mut script), ["Other"]);
+    assert_eq!(script.watched_files().count(), 1);
+
+    // The script now declares `Step`, whose settings do not exist yet: the setup fails, the
+    // last good program runs on, and the file the failed setup read is to be retried.
+    std::fs::write(
+        &path,
+        "node Other();\nnode Step();\nexport void main() { Other(); Step(); }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        script.reload_if_changed(),
+        Err(ReloadError::Setup(
+            "error: Step.txt does not say `twice`\n".to_string()
+        ))
+    );
+    assert_eq!(node_names(&mut script), ["Other"]);
+    assert_eq!(
+        script.retry_files().collect::<Vec<_>>(),
+        [path.as_path(), settings.as_path()]
+    );
+    assert_eq!(script.reload_if_changed(), Ok(false));
+
+    // Only the setup's file changes: the reload is tried again, and succeeds.
+    std::fs::write(&settings, "twice").unwrap();
+    assert_eq!(script.reload_if_changed(), Ok(true));
+    assert_eq!(node_names(&mut script), ["Other", "Half", "Half"]);
+    assert_eq!(script.retry_files().count(), 0);
+    assert_eq!(
+        script.watched_files().collect::<Vec<_>>(),
+        [path.as_path(), settings.as_path()]
+    );
+}

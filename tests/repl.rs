@@ -235,3 +235,60 @@ Draw(backbuffer, float4(1, 0.5, 0, 1));
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_typed_node_bound_to_an_effect_is_checked_against_it() {
+    let dir = std::env::temp_dir().join(format!("rpsl-repl-effect-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("empty.rpsl"),
+        "export void main([readonly(present)] texture backbuffer) {}\n",
+    )
+    .unwrap();
+    let effect = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/effects/tests/effects/Invert.hlsl"
+    );
+    std::fs::copy(effect, dir.join("Invert.hlsl")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpsl"))
+        .args(["repl", "empty.rpsl"])
+        .env("RPSL_REPL_HISTORY", "")
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A declaration that does not fit the effect beside the script is refused; one that fits
+    // records the effect's passes.
+    let input = "compute node Invert([readonly(cs)] texture src, float2 offset, [writeonly(cs)] texture dst);\n\
+        compute node Invert([readonly(cs)] texture src, [writeonly(cs)] texture dst);\n\
+        texture t = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, 8, 8)\n\
+        Invert(t, backbuffer)\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        "<repl>:2:49: error: `offset` is neither a texture nor a scalar: an effect node takes \
+         one readonly texture (the effect's INPUT), one writable texture (its OUTPUT) and \
+         scalars named like its parameters\n  ┌─ <repl>:2:49\n  │\n2 │ compute node \
+         Invert([readonly(cs)] texture src, float2 offset, [writeonly(cs)] texture dst);\n  │ \
+         \u{20}                                               ^^^^^^^^^^^^^\n  │\n  = node \
+         `Invert` is bound to the MagpieFX effect ./Invert.hlsl\n\n"
+    );
+    assert!(
+        stdout.contains(
+            "+ node 0: Invert.constants(dst = Invert.constants, words = {8, 8, 1280, 720, "
+        ) && stdout.contains("+ node 1: Invert.Pass1(__constants = Invert.constants, INPUT = t, OUTPUT = backbuffer)\n"),
+        "{stdout}"
+    );
+}

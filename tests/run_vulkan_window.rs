@@ -2,7 +2,9 @@
 //! and synchronization validation on: N frames are presented and counted; a script edit, a
 //! shader edit, a fix after a broken edit and a renamed presented parameter each show in the
 //! next presented frame, read back from the presented image (`--window-capture`); Ctrl-C ends
-//! the window with exit code 0; UNORM and sRGB presented textures keep their encodings.
+//! the window with exit code 0; UNORM and sRGB presented textures keep their encodings; a
+//! script calling a MagpieFX effect shows the effect's edits, keeps its last frame when the
+//! effect breaks and shows the fix.
 //!
 //! Skipped (with a note) only where no `Xvfb` exists and `RPSL_REQUIRE_VULKAN` is unset.
 
@@ -331,4 +333,89 @@ fn without_a_display_or_on_the_null_backend_the_window_is_refused() {
         "error: `--present nope`: entry point `main` has no texture parameter `nope` (texture \
          parameters: bb)\n"
     );
+}
+
+/// Clears a texture to (0.6, 0.2, 0.6) = bytes (153, 51, 153), runs the effect `Gain` on it and
+/// copies the result to `bb` (red equals blue: the window's BGRA image shows the same bytes).
+const EFFECT_SCRIPT: &str = "compute node Gain([readonly(cs)] texture src, [readwrite(cs)] texture dst);\n\
+    export void main([readonly(present)] texture bb)\n{\n\
+    \x20   ResourceDesc desc = bb.desc();\n\
+    \x20   texture scene = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, (uint)desc.Width, desc.Height);\n\
+    \x20   texture lit = create_tex2d(RPS_FORMAT_R8G8B8A8_UNORM, (uint)desc.Width, desc.Height);\n\
+    \x20   clear(scene, float4(0.6, 0.2, 0.6, 1.0));\n\
+    \x20   Gain(scene, lit);\n\
+    \x20   copy_texture(bb, lit);\n}\n";
+
+/// A compute-style effect scaling the colour by `gain`.
+fn gain_effect(gain: &str) -> String {
+    format!(
+        "//!MAGPIE EFFECT\n//!VERSION 4\n//!TEXTURE\nTexture2D INPUT;\n\
+         //!PASS 1\n//!IN INPUT\n//!OUT OUTPUT\n//!BLOCK_SIZE 8\n//!NUM_THREADS 8, 8\n\
+         void Pass1(uint2 blockStart, uint3 threadId) {{\n\
+         \tconst uint2 pixel = blockStart + threadId.xy;\n\
+         \tif (pixel.x >= GetOutputSize().x || pixel.y >= GetOutputSize().y) return;\n\
+         \tOUTPUT[pixel] = float4(INPUT[pixel].rgb * {gain}, 1);\n}}\n"
+    )
+}
+
+#[test]
+fn an_effect_called_by_the_script_reloads_in_the_window() {
+    if !vulkan_available() {
+        return;
+    }
+    let Some(display) = virtual_display() else {
+        return;
+    };
+    let dir = folder("window-effect");
+    let script = dir.join("frame.rpsl");
+    let effect = dir.join("Gain.hlsl");
+    let captures = dir.join("captures");
+    std::fs::write(&script, EFFECT_SCRIPT).unwrap();
+    std::fs::write(&effect, gain_effect("0.25")).unwrap();
+    let capture_arg = captures.to_str().unwrap();
+    let mut child = window(
+        &display,
+        &script,
+        &["--arg", "bb=16x8", "--window-capture", capture_arg],
+    )
+    .spawn()
+    .unwrap();
+    let stdout = lines(child.stdout.take().unwrap());
+    let stderr = lines(child.stderr.take().unwrap());
+    let mut child = Killed(child);
+    let size = (16, 8);
+
+    // 153 * 0.25 = 38.25, 51 * 0.25 = 12.75.
+    expect_line(&stdout, "rendered (start): 4 nodes, ");
+    assert_uniform(&captures.join("0.png"), size, [38, 13, 38, 255]);
+
+    // 153 * 0.75 = 114.75, 51 * 0.75 = 38.25.
+    edit(&effect, &gain_effect("0.75"));
+    expect_line(&stdout, "rendered (effect edit): 4 nodes, ");
+    assert_uniform(&captures.join("1.png"), size, [115, 38, 115, 255]);
+
+    // A broken effect: its diagnostic; no new capture, the last good frame stays.
+    edit(&effect, &gain_effect("0.75 +"));
+    let headline = expect_line(&stderr, "error: ");
+    assert!(
+        headline.starts_with(&format!(
+            "error: {}: pass 1 does not compile: ",
+            effect.display()
+        )),
+        "{headline}"
+    );
+    expect_line(
+        &stderr,
+        "(the last good frame stays; waiting for the next edit)",
+    );
+    assert!(!captures.join("2.png").exists());
+
+    // Fixed: the effect's output as it is.
+    edit(&effect, &gain_effect("1.0"));
+    expect_line(&stdout, "rendered (effect edit): 4 nodes, ");
+    assert_uniform(&captures.join("2.png"), size, [153, 51, 153, 255]);
+
+    interrupt(&child.0);
+    expect_line(&stdout, "presented ");
+    assert_eq!(child.0.wait().unwrap().code(), Some(0));
 }

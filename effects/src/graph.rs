@@ -178,7 +178,22 @@ pub fn record_effect(
         sources,
         constants: builder.default_buffer_view(bindings.constants)?,
     };
-    record_effect_views(builder, effect, decls, sizes, &views, identity_key)
+    let calls = EffectCalls {
+        flags: CallFlags::default(),
+        identity_key,
+    };
+    record_effect_views(builder, effect, decls, sizes, &views, calls)
+}
+
+/// How an effect's pass nodes are called: with the flags of the call that runs the effect (an
+/// `async` call of an effect node makes every pass `async`), and the identity key that tells
+/// this effect's resources and nodes apart from others' in the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EffectCalls {
+    /// The flags of each pass's call.
+    pub flags: CallFlags,
+    /// The effect's identity key.
+    pub identity_key: u64,
 }
 
 /// The views an effect's graph reads and writes: what [`EffectBindings`] gives as whole
@@ -197,15 +212,16 @@ pub(crate) struct EffectViews {
 }
 
 /// [`record_effect`] over views: creates the intermediate textures as transients named after
-/// them, then calls one node per pass.
+/// them, then calls one node per pass with `calls.flags`.
 pub(crate) fn record_effect_views(
     builder: &mut GraphBuilder,
     effect: &Effect,
     decls: &[DeclId],
     sizes: &EffectSizes,
     views: &EffectViews,
-    identity_key: u64,
+    calls: EffectCalls,
 ) -> Result<RecordedEffect, EffectGraphError> {
+    let identity_key = calls.identity_key;
     if decls.len() != effect.passes.len() {
         return Err(EffectGraphError::WrongDeclarations {
             passes: effect.passes.len(),
@@ -253,7 +269,7 @@ pub(crate) fn record_effect_views(
             args.write_texture(param + 1, &texture_views[index]);
         }
         let key = mix_key(identity_key, 0x7000_0000 + pass.number as u64);
-        nodes.push(builder.call_node(decl_id, args.bytes(), CallFlags::default(), key)?);
+        nodes.push(builder.call_node(decl_id, args.bytes(), calls.flags, key)?);
     }
     Ok(RecordedEffect { nodes, textures })
 }

@@ -30,6 +30,9 @@ pub struct Effect {
     pub common_hlsl: Vec<HlslBlock>,
     /// `//!PASS` blocks: `passes[i]` is pass `i + 1`.
     pub passes: Vec<Pass>,
+    /// The files the effect was read from: the effect file first, then each file its
+    /// `#include`s read, once each (an edit of any of them changes the effect).
+    pub files: Vec<PathBuf>,
 }
 
 /// Index of `INPUT` in [`Effect::textures`].

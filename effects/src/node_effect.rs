@@ -29,7 +29,9 @@ use rpsl_runtime::{
 
 use crate::constants::ConstantLayout;
 use crate::error::EffectErrors;
-use crate::graph::{named_pass_declarations, record_effect_views, runtime_format, EffectViews};
+use crate::graph::{
+    named_pass_declarations, record_effect_views, runtime_format, EffectCalls, EffectViews,
+};
 use crate::model::{Effect, ParamType, TextureRole, OUTPUT_TEXTURE};
 use crate::sizes::resolve_sizes;
 use crate::source_image::load_effect_sources;
@@ -509,10 +511,13 @@ impl NodeExpansion for EffectNode {
         let mut args = ArgsWriter::new(upload);
         args.write_buffer(0, &constants_view)
             .write_raw(1, 0, &bytes);
+        // The call's flags go to every node it expands to: an `async` call puts the passes
+        // (compute) on the async compute queue; the upload, a graphics-queue node, stays on
+        // the main queue.
         builder.call_node(
             call.decls[0],
             args.bytes(),
-            CallFlags::default(),
+            call.flags,
             mix_key(call.identity_key, CONSTANTS_KEY),
         )?;
         let passes = self.effect.passes.len();
@@ -529,7 +534,10 @@ impl NodeExpansion for EffectNode {
             &call.decls[1..1 + passes],
             &sizes,
             &views,
-            mix_key(call.identity_key, EFFECT_KEY),
+            EffectCalls {
+                flags: call.flags,
+                identity_key: mix_key(call.identity_key, EFFECT_KEY),
+            },
         )
         .map_err(|error| match error {
             crate::graph::EffectGraphError::Build(error) => error,

@@ -217,6 +217,11 @@ fn multi_pass_mrt_effect() {
         )),
         "{common}"
     );
+    // The files an edit of which changes the effect: itself, then its include.
+    assert_eq!(
+        effect.files,
+        [test_effect("Mrt.hlsl"), test_effect("lib/blend.hlsli")]
+    );
     // Sizes: OUTPUT is twice the input; `detail` is sized from the output.
     let sizes = resolve_sizes(&effect, [5, 3], None).unwrap();
     assert_eq!(sizes.output, [10, 6]);

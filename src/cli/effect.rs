@@ -1,8 +1,9 @@
 //! `rpsl effect FILE... --in IMAGE|DIR --out IMAGE|DIR [--scale S | --size WxH]
 //! [--param NAME=VALUE]... [--validate] [--timings] [--fp16] [--bit-depth 8|16]
-//! [--backend vulkan|null]`: applies a chain of MagpieFX effects on the Vulkan backend to one
-//! image, or to every image of a folder (with a progress bar; the compiled graph and pipelines
-//! are reused across images of one size), written as PNG (8 or 16 bits) or OpenEXR; with
+//! [--out-format png|exr] [--backend vulkan|null]`: applies a chain of MagpieFX effects on the
+//! Vulkan backend to one image, or to every image of a folder (with a progress bar; the
+//! compiled graph and pipelines are reused across images of one size), written as PNG (8 or 16
+//! bits) or OpenEXR (a file's extension, or `--out-format` for a folder); with
 //! `--backend null`, prints each image's compiled frame as a JSON dump instead. Exit codes: 1
 //! for an effect that is missing, invalid or does not compile; 2 for a usage error (flags,
 //! parameters, sizes, an unreadable input image); 3 for a Vulkan or output error.
@@ -43,9 +44,13 @@ pub struct EffectArgs {
     #[arg(long = "in", value_name = "IMAGE|DIR")]
     input: PathBuf,
     /// The output image (`.exr`: OpenEXR, 32-bit float RGBA; anything else: PNG), or a folder
-    /// (created) of PNGs for a folder input. Needed with `--backend vulkan`.
+    /// (created) for a folder input. Needed with `--backend vulkan`.
     #[arg(long = "out", value_name = "IMAGE|DIR")]
     output: Option<PathBuf>,
+    /// The format of the images a folder run writes (default png; a single output's format
+    /// comes from its extension).
+    #[arg(long, value_enum, value_name = "png|exr")]
+    out_format: Option<ImageFormat>,
     /// Bits per channel of PNG output (default: 8 when the last effect's OUTPUT has 8-bit
     /// channels, 16 otherwise, e.g. for float formats).
     #[arg(long, value_name = "8|16", value_parser = ["8", "16"])]
@@ -72,6 +77,25 @@ pub struct EffectArgs {
     /// The half-precision variant of effects that have one.
     #[arg(long)]
     fp16: bool,
+}
+
+/// The file format of a folder run's outputs (`--out-format`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ImageFormat {
+    /// PNG, 8 or 16 bits per channel (`--bit-depth`).
+    Png,
+    /// OpenEXR, 32-bit float RGBA.
+    Exr,
+}
+
+impl ImageFormat {
+    /// The file extension of the format.
+    fn extension(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "png",
+            ImageFormat::Exr => "exr",
+        }
+    }
 }
 
 /// How the output size is asked for.
@@ -147,10 +171,16 @@ fn parse_params(texts: &[String]) -> Result<Vec<(String, f64)>, ExitCode> {
 /// The compiler of effect passes: HLSL in a child `rpsl` process (a crash or hang of the
 /// compiler fails that effect, not this process), with the on-disk cache.
 pub fn effect_compiler() -> Result<ShaderCompiler, ExitCode> {
-    let config = ChildConfig::current_exe(COMPILE_TIMEOUT).map_err(|error| {
-        diagln!("error: shaders: {error}");
+    effect_compiler_or_message().map_err(|message| {
+        diagln!("{message}");
         ExitCode::from(EXIT_RUNTIME)
-    })?;
+    })
+}
+
+/// [`effect_compiler`], or the message saying why there is none (`error: shaders: ...`).
+pub fn effect_compiler_or_message() -> Result<ShaderCompiler, String> {
+    let config = ChildConfig::current_exe(COMPILE_TIMEOUT)
+        .map_err(|error| format!("error: shaders: {error}"))?;
     Ok(ShaderCompiler::new(CompilerOptions {
         cache_dir: default_cache_dir(),
         isolation: Isolation::Child(config),
@@ -248,6 +278,7 @@ pub fn run(args: &EffectArgs) -> ExitCode {
         (args.validate, "--validate"),
         (args.timings, "--timings"),
         (args.bit_depth.is_some(), "--bit-depth"),
+        (args.out_format.is_some(), "--out-format"),
     ];
     if let Some((_, flag)) = vulkan_only.iter().find(|(given, _)| null && *given) {
         return usage(format!("`{flag}` needs `--backend vulkan`"));
@@ -291,8 +322,18 @@ pub fn run(args: &EffectArgs) -> ExitCode {
         .bit_depth
         .as_deref()
         .map(|depth| if depth == "16" { 16 } else { 8 });
-    if let (Some(target), Some(_), false) = (&output, bit_depth, folder) {
-        if is_exr(target) {
+    if args.out_format.is_some() && !folder {
+        return usage(
+            "--out-format is for a folder input (one output image's format comes from its \
+             extension: .exr for OpenEXR, else PNG)",
+        );
+    }
+    let folder_format = args.out_format.unwrap_or(ImageFormat::Png);
+    if let (Some(target), Some(_)) = (&output, bit_depth) {
+        if folder && folder_format == ImageFormat::Exr {
+            return usage("--bit-depth applies to PNG output, not --out-format exr");
+        }
+        if !folder && is_exr(target) {
             return usage(format!(
                 "--bit-depth applies to PNG output, not {}",
                 target.display()
@@ -305,7 +346,18 @@ pub fn run(args: &EffectArgs) -> ExitCode {
     };
     match output {
         None => dump_frames(&files, &links, &inputs, size),
-        Some(output) => run_vulkan(args, links, &inputs, folder, &output, size, bit_depth),
+        Some(output) => {
+            let folder_format = folder.then_some(folder_format);
+            run_vulkan(
+                args,
+                links,
+                &inputs,
+                folder_format,
+                &output,
+                size,
+                bit_depth,
+            )
+        }
     }
 }
 
@@ -384,16 +436,18 @@ fn write_result(
     image.write_png(target, depth)
 }
 
-/// `--backend vulkan`: runs the chain on every input and writes the results.
+/// `--backend vulkan`: runs the chain on every input and writes the results (into the output
+/// folder as `folder_format` for a folder input).
 fn run_vulkan(
     args: &EffectArgs,
     links: Vec<EffectLink>,
     inputs: &[PathBuf],
-    folder: bool,
+    folder_format: Option<ImageFormat>,
     output: &Path,
     size: OutputSize,
     bit_depth: Option<u8>,
 ) -> ExitCode {
+    let folder = folder_format.is_some();
     if folder {
         if let Err(error) = std::fs::create_dir_all(output) {
             diagln!("error: cannot create {}: {error}", output.display());
@@ -442,11 +496,12 @@ fn run_vulkan(
                 return ExitCode::from(EXIT_RUNTIME);
             }
         };
-        let target = if folder {
-            let stem = input.file_stem().unwrap_or_default();
-            output.join(stem).with_extension("png")
-        } else {
-            output.to_path_buf()
+        let target = match folder_format {
+            Some(format) => {
+                let stem = input.file_stem().unwrap_or_default();
+                output.join(stem).with_extension(format.extension())
+            }
+            None => output.to_path_buf(),
         };
         if let Err(error) = write_result(&target, &result, bit_depth) {
             diagln!("error: {error}");

@@ -14,6 +14,7 @@ use super::reload_probe::ReloadProbe;
 
 use std::io::Write as _;
 
+use super::effect_nodes::HotEffects;
 use super::frames::{self, Backend, EXIT_RUNTIME};
 use super::output::{Destination, Output};
 use super::run::{parse_outs, vulkan_options, RunArgs};
@@ -71,7 +72,8 @@ fn newest(files: impl Iterator<Item = PathBuf>) -> SystemTime {
 /// What changed on disk, found by [`EditWatcher::poll`].
 #[derive(Clone, Debug)]
 pub(super) struct Edit {
-    /// `script edit` or `shader edit`.
+    /// `script edit`, `effect edit` (an effect file of a node, or one it includes) or
+    /// `shader edit`.
     pub why: &'static str,
     /// When: the newest modification time of the edited files.
     pub changed_at: SystemTime,
@@ -112,31 +114,73 @@ impl EditWatcher {
             return None;
         }
         self.last_poll = Some(now);
-        match script.reload_if_changed() {
-            Ok(true) => {
-                return Some(Edit {
-                    why: "script edit",
-                    changed_at: newest(script.watched_files().map(Path::to_path_buf)),
-                })
-            }
+        let reloaded = script.reload_if_changed();
+        // Files of the folder the script watches (effect files and their includes) are its
+        // edits, not shader edits, also when the reload failed.
+        let stamps = folder_stamps(&self.shader_dir);
+        let covered = |path: &Path| {
+            script
+                .watched_files()
+                .chain(script.retry_files())
+                .any(|watched| same_file(watched, path))
+        };
+        let shader_edits: Vec<PathBuf> = stamps
+            .iter()
+            .filter(|stamp| !self.shaders.contains(stamp))
+            .chain(self.shaders.iter().filter(|stamp| !stamps.contains(stamp)))
+            .map(|(path, _, _)| path.clone())
+            .filter(|path| !covered(path))
+            .collect();
+        self.shaders = stamps;
+        match reloaded {
+            Ok(true) => return Some(reload_edit(script)),
             Ok(false) => {}
             Err(error) => keep_last_frame(&error.to_string()),
         }
-        let stamps = folder_stamps(&self.shader_dir);
-        if stamps != self.shaders {
-            let changed_at = newest(
-                stamps
-                    .iter()
-                    .filter(|stamp| !self.shaders.contains(stamp))
-                    .map(|(path, _, _)| path.clone()),
-            );
-            self.shaders = stamps;
-            return Some(Edit {
-                why: "shader edit",
-                changed_at,
-            });
+        if shader_edits.is_empty() {
+            return None;
         }
-        None
+        Some(Edit {
+            why: "shader edit",
+            changed_at: newest(shader_edits.into_iter()),
+        })
+    }
+}
+
+/// Whether `a` and `b` name the same file (compared as written when either cannot be resolved).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// The edit a reload of `script` picked up: its newest file, an effect edit when that is not
+/// a file of the program (the script or an include) but one the effect nodes watch.
+fn reload_edit(script: &HotScript) -> Edit {
+    let newest_file = script
+        .watched_files()
+        .filter_map(|path| {
+            let modified = std::fs::metadata(path).and_then(|meta| meta.modified());
+            Some((modified.ok()?, path))
+        })
+        .max_by_key(|(modified, _)| *modified);
+    let Some((changed_at, path)) = newest_file else {
+        return Edit {
+            why: "script edit",
+            changed_at: SystemTime::now(),
+        };
+    };
+    let files = script.program().files();
+    let of_program = (0..files.len() as u32)
+        .any(|id| files.get(rpsl::frontend::source::FileId(id)).path == path);
+    Edit {
+        why: if of_program {
+            "script edit"
+        } else {
+            "effect edit"
+        },
+        changed_at,
     }
 }
 
@@ -149,16 +193,20 @@ pub fn watch(args: &RunArgs) -> ExitCode {
     if args.dump.is_some() || args.dump_html.is_some() {
         return frames::usage_error("`--dump` and `--dump-html` do not go with `--watch`");
     }
-    let mut script = match open_script(args) {
-        Ok(script) => script,
+    let on_vulkan = args.backend == Backend::Vulkan;
+    let (mut script, effects) = match open_script(args, on_vulkan) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
     script.keep_resources(named_out.iter().map(|out| out.name.clone()));
     let mut vulkan = None;
-    if args.backend == Backend::Vulkan {
+    if on_vulkan {
         let options = vulkan_options(args, script.program(), out_dir, named_out);
         match VulkanRunner::new(options) {
-            Ok(runner) => vulkan = Some(runner),
+            Ok(mut runner) => {
+                effects.bind_new(runner.backend_mut());
+                vulkan = Some(runner);
+            }
             Err(code) => return code,
         }
     }
@@ -166,17 +214,21 @@ pub fn watch(args: &RunArgs) -> ExitCode {
         Ok(log) => log,
         Err(error) => return error.report(ExitCode::SUCCESS),
     };
-    match watch_loop(args, &mut script, vulkan.as_mut(), &mut log) {
+    match watch_loop(args, &mut script, &effects, vulkan.as_mut(), &mut log) {
         Ok(()) => ExitCode::SUCCESS,
         Err(code) => code,
     }
 }
 
-/// Opens the script of `rpsl run` as a [`HotScript`] (diagnostics printed: exit 1).
-pub(super) fn open_script(args: &RunArgs) -> Result<HotScript, ExitCode> {
+/// Opens the script of `rpsl run` as a [`HotScript`] with its effect nodes (their passes
+/// compiled when `on_vulkan`; diagnostics printed: exit 1).
+pub(super) fn open_script(
+    args: &RunArgs,
+    on_vulkan: bool,
+) -> Result<(HotScript, HotEffects), ExitCode> {
     let options = frames::session_options(&args.options)?;
     let policy = frames::include_policy(&args.options.include_dirs);
-    HotScript::open_with(
+    let mut script = HotScript::open_with(
         &args.options.file,
         args.options.entry.as_deref(),
         options,
@@ -186,7 +238,21 @@ pub(super) fn open_script(args: &RunArgs) -> Result<HotScript, ExitCode> {
     .map_err(|error| {
         diag!("{error}");
         ExitCode::from(1)
-    })
+    })?;
+    let effects = HotEffects::install(&mut script, args.shader_dir(), on_vulkan)?;
+    Ok((script, effects))
+}
+
+/// Binds on `runner` what a reload of `script` brought: shaders of new nodes (or of nodes whose
+/// shader file just appeared) and the effect nodes' new passes.
+pub(super) fn bind_reloaded(
+    runner: &mut VulkanRunner,
+    script: &HotScript,
+    effects: &HotEffects,
+) -> Result<(), ExitCode> {
+    runner.bind_nodes(script_node_names(script.program()))?;
+    effects.bind_new(runner.backend_mut());
+    Ok(())
 }
 
 /// Renders, then renders again after every edit; returns only on a failure, or when
@@ -194,6 +260,7 @@ pub(super) fn open_script(args: &RunArgs) -> Result<HotScript, ExitCode> {
 fn watch_loop(
     args: &RunArgs,
     script: &mut HotScript,
+    effects: &HotEffects,
     mut vulkan: Option<&mut VulkanRunner>,
     log: &mut Output,
 ) -> Result<(), ExitCode> {
@@ -224,8 +291,7 @@ fn watch_loop(
             std::thread::sleep(POLL);
             if let Some(edit) = watcher.poll(script) {
                 if let Some(runner) = vulkan.as_deref_mut() {
-                    // New nodes, or a node whose shader file just appeared.
-                    runner.bind_nodes(script_node_names(script.program()))?;
+                    bind_reloaded(runner, script, effects)?;
                 }
                 break edit;
             }

@@ -77,7 +77,15 @@ pub fn parse_effect_source(path: &Path, text: String) -> Result<Effect, EffectEr
     };
     let effect = parser.parse(&text);
     match effect {
-        Some(effect) if parser.errors.is_empty() => Ok(effect),
+        Some(mut effect) if parser.errors.is_empty() => {
+            for id in 0..parser.files.len() {
+                let path = &parser.files.get(FileId(id as u32)).path;
+                if !effect.files.contains(path) {
+                    effect.files.push(path.clone());
+                }
+            }
+            Ok(effect)
+        }
         _ => {
             if parser.errors.is_empty() {
                 parser.error_at(0, 0, "the effect was rejected");
@@ -438,6 +446,7 @@ impl Parser<'_> {
             samplers: Vec::new(),
             common_hlsl: Vec::new(),
             passes: Vec::new(),
+            files: Vec::new(),
         };
         // Declarations first (a pass may name a texture declared further down), then the HLSL
         // blocks and passes in file order.

@@ -19,6 +19,7 @@ use rpsl::runtime::{CompiledFrame, RecordedGraph};
 
 use rpsl::{EntryArgs, Program, Session, SessionOptions};
 
+use crate::cli::effect_nodes::EffectNodes;
 use crate::cli::output::{Destination, Output, OutputError};
 use crate::cli::run_vulkan::{
     file_name_of, script_node_names, shader_dir_of, NamedOutput, VulkanRunOptions, VulkanRunner,
@@ -411,13 +412,14 @@ impl Repl {
             Ok(program) => program,
             Err(error) => return Reply::refused(error),
         };
-        let (entry, mut session, args) = match self.start(&program) {
+        let (entry, mut session, args, effects) = match self.start(&program) {
             Ok(started) => started,
             Err(error) => return Reply::refused(error),
         };
-        let shader_dir = match &self.file {
-            Some(loaded) => shader_dir_of(&loaded.path),
-            None => PathBuf::from("."),
+        // Effect nodes compile before the device is made (an error is the session's reply).
+        let effects = match effects.compile(&program) {
+            Ok(compiled) => compiled,
+            Err(error) => return Reply::refused(error),
         };
         // Every named resource of the frame besides the externals (`scene`, `chain`) is kept
         // (not culled or aliased) and written too: textures as PNG, buffers as raw bytes.
@@ -442,12 +444,13 @@ impl Repl {
             allow_unbound: true,
             out: Some(dir.clone()),
             named_out,
-            shader_dir,
+            shader_dir: self.shader_dir(),
             node_names: script_node_names(&program),
             ..VulkanRunOptions::default()
         }) else {
             return Reply::refused(String::new());
         };
+        effects.bind(runner.backend_mut());
         for _ in 0..frames {
             let frame = match session.run_frame(&args) {
                 Ok(frame) => frame,
@@ -561,19 +564,31 @@ impl Repl {
             .collect()
     }
 
+    /// Where the script's nodes find their shaders and effects: the loaded script's folder, else
+    /// the working directory.
+    fn shader_dir(&self) -> PathBuf {
+        match &self.file {
+            Some(loaded) => shader_dir_of(&loaded.path),
+            None => PathBuf::from("."),
+        }
+    }
+
     /// A session of `program` on the current entry (no JIT tier-up: a REPL frame is short-lived)
-    /// with its arguments: the entry's name, the session and the arguments, or the error to show.
-    fn start<'p>(&self, program: &'p Program) -> Result<(String, Session<'p>, EntryArgs), String> {
+    /// with its arguments and its nodes bound to MagpieFX effects (installed): the entry's name,
+    /// the session, the arguments and the effect nodes, or the error to show.
+    fn start<'p>(&self, program: &'p Program) -> Result<Started<'p>, String> {
         let entry = self.current_entry(program);
         let options = SessionOptions {
             jit_tier_up: false,
             ..self.options
         };
-        let session =
+        let mut session =
             Session::new(program, Some(&entry), options).map_err(|e| e.message() + "\n")?;
         let args = EntryArgs::parse(program, session.entry(), self.args_of(session.entry()))
             .map_err(|error| format!("error: {error}\n"))?;
-        Ok((entry, session, args))
+        let effects = EffectNodes::find(program, &self.shader_dir()).map_err(|e| e.rendered)?;
+        effects.install(&mut session);
+        Ok((entry, session, args, effects))
     }
 
     /// Compiles the script, runs one frame of the current entry and describes it with
@@ -583,7 +598,7 @@ impl Repl {
         describe: impl FnOnce(&str, &RecordedGraph, &CompiledFrame) -> T,
     ) -> Result<(T, Program), String> {
         let program = self.program()?;
-        let (entry, mut session, args) = self.start(&program)?;
+        let (entry, mut session, args, _) = self.start(&program)?;
         let described = match session.run_frame(&args) {
             Ok(frame) => describe(&entry, frame.graph, frame.compiled),
             Err(error) => return Err(error.render()),
@@ -592,6 +607,10 @@ impl Repl {
         Ok((described, program))
     }
 }
+
+/// What [`Repl::start`] gives: the entry's name, its session, its arguments and the script's
+/// effect nodes.
+type Started<'p> = (String, Session<'p>, EntryArgs, EffectNodes);
 
 /// `rpsl repl [FILE]`: reads inputs with line editing (plain lines when stdin is not a
 /// terminal) until `:quit` or end of input. Exit code 0, or 1 when FILE does not load.

@@ -32,12 +32,15 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{Window, WindowId};
 
+use super::effect_nodes::HotEffects;
 use super::frames::{self, Backend, EXIT_RUNTIME};
 use super::output::{Destination, Output};
 use super::reload_probe::ReloadProbe;
 use super::run::{vulkan_options, RunArgs};
-use super::run_vulkan::{script_node_names, VulkanRunner};
-use super::watch::{keep_last_frame, open_script, report_render, write_line, Edit, EditWatcher};
+use super::run_vulkan::VulkanRunner;
+use super::watch::{
+    bind_reloaded, keep_last_frame, open_script, report_render, write_line, Edit, EditWatcher,
+};
 use device::WindowDevice;
 use swapchain::{Acquired, Swapchain};
 
@@ -64,8 +67,8 @@ pub fn run(args: &RunArgs) -> ExitCode {
              change; `--window-capture DIR` writes them)"
         ));
     }
-    let script = match open_script(args) {
-        Ok(script) => script,
+    let (script, effects) = match open_script(args, true) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
     let present = match presented_parameter(&script, args.present.as_deref()) {
@@ -119,6 +122,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let mut app = WindowApp {
         args,
         script,
+        effects,
         watcher,
         probe,
         log,
@@ -250,6 +254,8 @@ fn validation_result(messages: Vec<String>) -> Result<(), String> {
 struct WindowApp<'a> {
     args: &'a RunArgs,
     script: HotScript,
+    /// The script's effect nodes (bound on the runner after each reload).
+    effects: HotEffects,
     watcher: EditWatcher,
     probe: Option<ReloadProbe>,
     log: Output,
@@ -306,8 +312,9 @@ impl WindowApp<'_> {
         let backend = make_backend(&device, self.args.allow_unbound)
             .map_err(|error| format!("vulkan: {error}"))?;
         let options = vulkan_options(self.args, self.script.program(), None, Vec::new());
-        let runner = VulkanRunner::with_backend(backend, options)
+        let mut runner = VulkanRunner::with_backend(backend, options)
             .map_err(|_| "the shader-bound nodes cannot be set up".to_string())?;
+        self.effects.bind_new(runner.backend_mut());
         Ok(Live {
             swapchain: Some(swapchain),
             runner: Some(runner),
@@ -328,7 +335,7 @@ impl WindowApp<'_> {
             return Ok(false);
         };
         if let Some(edit) = self.watcher.poll(&mut self.script) {
-            runner.bind_nodes(script_node_names(self.script.program()))?;
+            bind_reloaded(runner, &self.script, &self.effects)?;
             self.pending = Some(edit);
             self.broken = false;
             // The edited entry point may present another parameter (or none).
