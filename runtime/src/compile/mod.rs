@@ -206,7 +206,7 @@ impl FrameCompiler {
         );
         self.memory.plan(
             analysis,
-            &self.schedule.levels,
+            (&self.schedule.levels, self.schedule.balanced),
             &ordered,
             lifetimes,
             &mut memory,

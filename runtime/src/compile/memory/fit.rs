@@ -1,6 +1,8 @@
 //! First-fit-decreasing placement over (time x offset): every transient, largest first (then by
 //! extent start, then index), at the lowest offset free of the already placed transients whose
-//! extents overlap its own in time.
+//! extents overlap its own in time. [`RankOrder::Start`] and [`RankOrder::End`] place them in
+//! extent-start order, or latest extent end first, instead (the memory planner tries both for
+//! balanced schedules, see `memory/mod.rs`).
 //!
 //! The rank order comes from counting passes: transients by extent start, then a stable
 //! partition by size class (frames use few distinct sizes; with many, one comparison sort).
@@ -78,6 +80,18 @@ pub(super) struct FirstFit {
     spans: Vec<u128>,
 }
 
+/// The order in which first fit places the transients.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum RankOrder {
+    /// Largest first, then extent start, then ordinal (first-fit-decreasing).
+    Decreasing,
+    /// Extent start (the order in which they come to life), then largest first, then ordinal.
+    Start,
+    /// Extent end, latest first (the order in which they come to life, seen from the frame's
+    /// end), then largest first, then ordinal.
+    End,
+}
+
 /// With several queues: `apart(a, b)` when the transients of ordinals `a` and `b` overlap in
 /// extent but may still share memory.
 pub(super) type Apart<'a> = &'a dyn Fn(u32, u32) -> bool;
@@ -92,7 +106,7 @@ impl FirstFit {
         transients: &[Transient],
         sizes: &[u64],
         positions: usize,
-        group_of: &[u32],
+        (group_of, rank): (&[u32], RankOrder),
         apart: Option<Apart<'_>>,
         placements: &mut [Option<Placement>],
     ) -> u64 {
@@ -143,7 +157,12 @@ impl FirstFit {
         if !in_start_order {
             self.scatter_by_start(transients, positions);
         }
-        self.rank_order(transients, sizes, classified, scale_shift);
+        if rank != RankOrder::Decreasing {
+            let by_end = (rank == RankOrder::End).then_some(group_of);
+            self.time_rank_order(transients, sizes, scale_shift, by_end);
+        } else {
+            self.rank_order(transients, sizes, classified, scale_shift);
+        }
         if let Some(apart) = apart {
             let ranked = &self.ranked;
             let apart = |a: u32, b: u32| apart(ranked[a as usize], ranked[b as usize]);
@@ -231,6 +250,45 @@ impl FirstFit {
             let slot = &mut self.counts[transient.start as usize];
             self.by_start[*slot as usize] = ordinal as u32;
             *slot += 1;
+        }
+    }
+
+    /// Fills `ranked` with the order of [`RankOrder::Start`] (or, `by_end`, [`RankOrder::End`])
+    /// and, by rank, `rank_extent` and `rank_size` (sizes shifted right by `scale_shift`): one
+    /// sort of keys `time << 96 | !size << 32 | ordinal`, where time is the extent start (or,
+    /// `by_end` with the groups of the positions, the complement of the group of its end: the
+    /// transients ending in one run of same-level nodes tie).
+    fn time_rank_order(
+        &mut self,
+        transients: &[Transient],
+        sizes: &[u64],
+        scale_shift: u32,
+        by_end: Option<&[u32]>,
+    ) {
+        self.size_keys.clear();
+        self.size_keys
+            .extend(transients.iter().enumerate().map(|(ordinal, transient)| {
+                let size = sizes.get(transient.index as usize).copied().unwrap_or(0);
+                let time = match by_end {
+                    Some(group_of) => !group_of.get(transient.end as usize).copied().unwrap_or(0),
+                    None => transient.start,
+                };
+                ((time as u128) << 96) | ((!size as u128) << 32) | ordinal as u128
+            }));
+        self.size_keys.sort_unstable();
+        self.ranked.clear();
+        self.rank_extent.clear();
+        self.rank_size.clear();
+        for &key in &self.size_keys {
+            let ordinal = key as u32;
+            let transient = transients
+                .get(ordinal as usize)
+                .copied()
+                .unwrap_or_default();
+            let size = !((key >> 32) as u64);
+            self.ranked.push(ordinal);
+            self.rank_extent.push((transient.start, transient.end));
+            self.rank_size.push(size >> scale_shift);
         }
     }
 

@@ -7,7 +7,10 @@
 //! Packing over (time x offset): first fit by decreasing size ([`fit`]), when the
 //! summed lifetime lengths stay within a linear budget; otherwise a sweep in start order with
 //! best-fit free blocks coalesced on release, O(R log R) ([`sweep`]). The better
-//! of the two is not searched for: the first applies whenever it is cheap.
+//! of the two is not searched for: the first applies whenever it is cheap. For a schedule the
+//! memory balancing re-levelled (`schedule/balance.rs`), first fit also runs in the order the
+//! transients come to life in the balancing's direction (first use, or last use seen from the
+//! end), and the smaller heap is kept.
 //!
 //! Each transient is one dense record ([`Transient`]), named by its ordinal (its place among the
 //! transients in index order) in every later array. `alias_after` comes from a sweep in time over
@@ -24,7 +27,9 @@ mod sweep;
 
 use super::deps::stage::Analysis;
 use super::frame::{MemoryParts, MemoryStats, Ordered};
-use fit::{paint_shift, FirstFit, Transient};
+use crate::compile::frame::Placement;
+use crate::compile::schedule::Balanced;
+use fit::{paint_shift, FirstFit, RankOrder, Transient};
 use queue_order::QueueOrder;
 use sweep::Sweep;
 
@@ -54,6 +59,9 @@ pub struct MemoryPlanner {
     paint: Vec<u32>,
     narrow_paint: Vec<u16>,
     fit: FirstFit,
+    /// The first placement tried, kept while a second one is tried (balanced schedules).
+    kept_placements: Vec<Option<Placement>>,
+    kept_unit_ranges: Vec<(u32, u32)>,
     sweep: Sweep,
     /// Transient resource indices and extents by resource index (the sweep fallback only).
     indices: Vec<u32>,
@@ -88,7 +96,7 @@ impl MemoryPlanner {
     pub fn plan(
         &mut self,
         frame: Analysis<'_>,
-        levels: &[u32],
+        (levels, balanced): (&[u32], Option<Balanced>),
         ordered: &Ordered<'_>,
         lifetimes: &[Option<(u32, u32)>],
         out: &mut MemoryParts<'_>,
@@ -196,14 +204,46 @@ impl MemoryPlanner {
                     transients[b as usize].index,
                 )
             };
-            let heap_end = self.fit.place(
+            let apart = several_queues.then_some(&apart as fit::Apart<'_>);
+            let mut heap_end = self.fit.place(
                 transients,
                 sizes,
                 positions,
-                &self.group_of,
-                several_queues.then_some(&apart as fit::Apart<'_>),
+                (&self.group_of, RankOrder::Decreasing),
+                apart,
                 out.placements,
             );
+            if let Some(direction) = balanced {
+                // A balanced schedule changes the mix of sizes from batch to batch, where
+                // placing in the order the transients come to life, in the direction the
+                // balancing ran, can pack tighter: keep the smaller heap.
+                let rank = match direction {
+                    Balanced::Forward => RankOrder::Start,
+                    Balanced::Backward => RankOrder::End,
+                };
+                self.kept_placements.clear();
+                self.kept_placements.extend_from_slice(out.placements);
+                self.kept_unit_ranges.clear();
+                self.kept_unit_ranges
+                    .extend_from_slice(&self.fit.unit_ranges);
+                let other = self.fit.place(
+                    transients,
+                    sizes,
+                    positions,
+                    (&self.group_of, rank),
+                    apart,
+                    out.placements,
+                );
+                if other < heap_end {
+                    heap_end = other;
+                } else {
+                    out.placements.copy_from_slice(&self.kept_placements);
+                    self.fit.unit_ranges.clear();
+                    self.fit
+                        .unit_ranges
+                        .extend_from_slice(&self.kept_unit_ranges);
+                }
+            }
             self.compute_alias_after(positions, out.alias_after, heap_end);
             heap_end
         } else {

@@ -35,6 +35,7 @@
 //! atomic unit spanning barriers) every earlier node of its spanned epochs done, and is the
 //! smallest ready key: the order is call order.
 
+mod balance;
 mod heap;
 mod level_run;
 mod levels;
@@ -46,9 +47,10 @@ use super::deps::stage::Analysis;
 use super::options::SchedulePreference;
 use crate::decl::QueueClass;
 use crate::graph::RecordedGraph;
+use balance::Balancer;
 use heap::UnitHeap;
 use levels::LevelScheduler;
-pub(crate) use output::Schedule;
+pub(crate) use output::{Balanced, Schedule};
 use priority::{BY_LEVEL, BY_MEMORY, BY_NET_FREED_REVERSED};
 use units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 
@@ -56,6 +58,7 @@ use units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 #[derive(Debug, Default)]
 pub struct Scheduler {
     levels: LevelScheduler,
+    balance: Balancer,
     units: UnitGraph,
     queue: ReadyQueue,
 }
@@ -89,7 +92,13 @@ impl Scheduler {
         out: &mut Schedule,
     ) {
         let done = match preference {
-            SchedulePreference::Default => self.levels.schedule(frame, alive, out),
+            SchedulePreference::Default => {
+                let done = self.levels.schedule(frame, alive, out);
+                if done {
+                    self.balance.balance(frame, alive, out);
+                }
+                done
+            }
             SchedulePreference::ProgramOrder => self.levels.program_order(frame, alive, out),
             SchedulePreference::Memory => false,
         };

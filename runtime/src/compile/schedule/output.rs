@@ -6,8 +6,22 @@
 pub(crate) struct Schedule {
     /// The live nodes (call indices) in execution order.
     pub order: Vec<u32>,
-    /// The dependency level of the node at each position.
+    /// The level of the node at each position: its dependency level, or the level the
+    /// memory balancing of the `Default` schedule gave it (`balanced`). Nodes of one level
+    /// never depend on each other, and levels never fall along the order.
     pub levels: Vec<u32>,
+    /// The `Default` schedule was re-levelled to lower its peak of live transient bytes
+    /// (see `balance.rs`), by a pass in this direction.
+    pub balanced: Option<Balanced>,
+}
+
+/// The direction of the balancing pass that re-levelled a schedule.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Balanced {
+    /// From the sources: nodes waited to start.
+    Forward,
+    /// From the sinks over reversed edges: nodes were pulled early before their readers.
+    Backward,
 }
 
 impl Schedule {
@@ -15,6 +29,7 @@ impl Schedule {
     pub(super) fn clear(&mut self) {
         self.order.clear();
         self.levels.clear();
+        self.balanced = None;
     }
 
     /// Room for `count` more nodes.

@@ -1,0 +1,585 @@
+//! Memory balancing of the `Default` schedule: spend a bounded number of extra batches to lower
+//! the peak of live transient bytes.
+//!
+//! The level scheduler runs every node at its dependency level (as soon as possible), which
+//! gives the fewest batches but lets every independent branch allocate at once: on the `lanes`
+//! shape (eight chains, then merges) all eight lanes hold their textures in every batch. This
+//! pass re-levels such a schedule under a **batch budget** of the minimum level count plus 5%
+//! (rounded down, [`extra_levels`]; frames under 20 levels, which get no extra level, are left
+//! alone). Level by level it runs every ready node that has no slack left (its latest level,
+//! from its longest path to the end within the budget, is now), and the other ready nodes only
+//! while the bytes live in this level stay under a **peak target**. Nodes that would raise the
+//! peak wait ("pause a lane"); nodes that allocate nothing always run. A pass stops as soon as
+//! a level holds more than the target. The target is binary-searched ([`SEARCH_STEPS`] steps)
+//! between half the as-soon-as-possible peak and the highest peak worth keeping; the least
+//! peak found wins.
+//!
+//! Each search runs forwards (from the sources) and backwards (from the sinks over reversed
+//! edges, the levels then counted from the end: nodes run just before their readers instead of
+//! waiting to start). It runs first with the whole budget; then without extra levels (only the
+//! slack the graph has), whose result is kept unless the extra levels lowered the peak by
+//! another 1/32 of the as-soon-as-possible peak.
+//!
+//! Memory model (the placement's): a transient occupies its memory from the level of its first
+//! user to the level of its last user, both included (memory freed inside a level is reused
+//! from the next level on, see `memory/mod.rs`). Resources that outlive the frame are not
+//! counted.
+//!
+//! The optional nodes of a level are tried by the bytes they would allocate net of the bytes
+//! they would free (their resources' last user), then call order. A pacing rule keeps waiting
+//! nodes from spending all their slack early: a node may wait only while its remaining slack is
+//! at least [`PACE_EIGHTHS`]/8 of its whole slack scaled by the share of the levels it still
+//! has to climb.
+//!
+//! The balanced levels are kept only when they lower the peak by at least 1/32 of the
+//! as-soon-as-possible peak ([`WORTH_SHIFT`]); otherwise the schedule stays as it was. Within a
+//! new level the nodes keep their order in the as-soon-as-possible schedule (queue classes and
+//! memory preferences as the level scheduler chose them). A node's level is always above its
+//! predecessors', so the order stays a topological order. The memory planner then also places
+//! the transients in the order they come to life in the pass's direction ([`Balanced`]).
+//!
+//! Cost: O(passes × (nodes + edges + resource uses + waiting nodes × levels)), with at most
+//! 4 × [`SEARCH_STEPS`] + 1 passes; a pass whose waiting work exceeds a bound proportional to
+//! the frame ([`WORK_FACTOR`]) ends the search. Frames with one node per level (a chain) skip
+//! the pass: no node can wait without delaying every later one. On `lanes` 1k the compile
+//! costs ~9.0M instructions instead of ~1.9M (BENCHMARKS.md, issue 19).
+
+use super::output::{Balanced, Schedule};
+use crate::compile::deps::stage::Analysis;
+use crate::compile::table::OUTLIVES;
+
+/// Search steps of the peak target per direction.
+const SEARCH_STEPS: u32 = 8;
+/// The pacing rule's fraction of the slack a waiting node keeps in reserve, in eighths.
+const PACE_EIGHTHS: u64 = 4;
+/// A pass may look at waiting nodes at most this many times per node, edge and use.
+const WORK_FACTOR: usize = 8;
+/// The balanced levels are kept when their peak is at most the as-soon-as-possible peak less
+/// 1/`WORTH_SHIFT` of it.
+const WORTH_SHIFT: u32 = 5;
+
+/// Extra levels the balancing may add to a schedule of `levels` levels: 5%, rounded down.
+///
+/// ```text
+/// 131 levels (132 batches) -> 6 extra: at most 137 levels (138 batches)
+/// ```
+pub(crate) fn extra_levels(levels: u32) -> u32 {
+    levels / 20
+}
+
+/// No node / level.
+const NONE: u32 = u32::MAX;
+
+/// Reusable scratch of the balancing pass. Per-node arrays are indexed by call index.
+#[derive(Debug, Default)]
+pub(super) struct Balancer {
+    /// Per direction (forward, backward) and node: the longest path (in edges) from a node
+    /// with no incoming edge in that direction: the as-soon-as-possible level forwards, the
+    /// longest path to a sink backwards.
+    depth: [Vec<u32>; 2],
+    /// Per direction and node: its incoming edges in that direction (live predecessors
+    /// forwards, live successors backwards).
+    incoming: [Vec<u32>; 2],
+    /// Per node: incoming edges not yet scheduled in the current pass.
+    pending: Vec<u32>,
+    /// Per direction, the outgoing lists: `next[d][next_start[d][n]..next_start[d][n + 1]]`
+    /// (successors forwards, predecessors backwards).
+    next_start: [Vec<u32>; 2],
+    next: [Vec<u32>; 2],
+    /// Transient resource uses (each resource once per node):
+    /// `uses[use_start[n]..use_end[n]]`.
+    use_start: Vec<u32>,
+    use_end: Vec<u32>,
+    uses: Vec<u32>,
+    /// Per resource: allocation size, or 0 when not counted.
+    size: Vec<u64>,
+    /// Per resource: its distinct live users.
+    users: Vec<u32>,
+    /// Per resource: users not yet scheduled in the current pass.
+    remaining: Vec<u32>,
+    /// Per resource: the last node that listed it (deduplication).
+    stamp: Vec<u32>,
+    /// Per resource: a user ran in the current pass.
+    started: Vec<bool>,
+    /// Per node: its level in the current pass, and in the best pass.
+    level: Vec<u32>,
+    best: Vec<u32>,
+    /// The best pass ran backwards (its levels count from the end).
+    best_backward: bool,
+    /// The ready nodes of the current level, those that wait, the optional ones with keys,
+    /// and the nodes released for the next level.
+    ready: Vec<u32>,
+    waiting: Vec<u32>,
+    optional: Vec<(i128, u32)>,
+    released: Vec<u32>,
+    /// Rewriting the order: per level, its first slot.
+    level_slot: Vec<u32>,
+    /// Rewriting the order: per level, its number once empty levels are dropped.
+    dense: Vec<u32>,
+    order: Vec<u32>,
+}
+
+/// What a search under one budget found.
+enum Search {
+    /// A pass whose peak is the given one, at or under the bar (its levels are in `best`).
+    Found(u64),
+    /// No pass reached the bar.
+    NotFound,
+    /// A pass did more work than the frame allows: stop searching.
+    TooMuchWork,
+}
+
+/// Why a pass stopped without a schedule.
+enum Stop {
+    /// A level held more than the target.
+    Over,
+    /// It did more work than the frame allows (or, for a frame whose edges the levels did
+    /// not account for, did not schedule every node).
+    Work,
+}
+
+/// One pass's choices.
+#[derive(Copy, Clone)]
+struct Pass {
+    /// Levels available (the budget).
+    levels: u32,
+    /// The as-soon-as-possible level count.
+    min_levels: u32,
+    /// Bytes a level may hold before optional nodes wait.
+    target: u64,
+    /// Whether waiting nodes keep a paced reserve of their slack.
+    paced: bool,
+    /// Scheduled from the sinks over reversed edges (levels count from the end).
+    backward: bool,
+    /// Waiting-node visits allowed.
+    work_limit: usize,
+}
+
+impl Balancer {
+    /// Re-levels the `Default` schedule `out` (levels ascending along the order, as the level
+    /// scheduler writes it) under the batch budget when that lowers the peak of live transient
+    /// bytes enough (see the module docs); otherwise leaves `out` untouched.
+    pub fn balance(&mut self, frame: Analysis<'_>, alive: &[bool], out: &mut Schedule) {
+        let live_count = out.order.len();
+        let Some(&last_level) = out.levels.last() else {
+            return;
+        };
+        let min_levels = last_level + 1;
+        if live_count <= min_levels as usize || extra_levels(min_levels) == 0 {
+            // One node per level (nothing can wait without delaying every later level), or a
+            // frame too short for a batch budget: it keeps the plain level order (queue classes
+            // grouped in each level, as RPS's scheduler tests expect of short frames).
+            return;
+        }
+        let node_count = frame.graph.nodes.len();
+        if out.order.iter().any(|&node| node as usize >= node_count) {
+            return;
+        }
+        self.prepare(frame, alive, out);
+        let edges = self.next[0].len();
+        let work_limit = WORK_FACTOR * (live_count + edges + self.uses.len());
+        // With no slack and no target, every node runs at its level: the schedule as it is.
+        let as_is = Pass {
+            levels: min_levels,
+            min_levels,
+            target: u64::MAX,
+            paced: false,
+            backward: false,
+            work_limit,
+        };
+        let Ok(asap_peak) = self.run_pass(out, as_is) else {
+            return;
+        };
+        let worth = asap_peak >> WORTH_SHIFT;
+        if worth == 0 {
+            return;
+        }
+        // With the whole budget first; then without extra levels (only the slack the graph
+        // has), which wins unless the extra levels lowered the peak by `worth` more.
+        let full = Pass {
+            levels: min_levels + extra_levels(min_levels),
+            ..as_is
+        };
+        let Search::Found(full_peak) = self.search(out, full, asap_peak, asap_peak - worth) else {
+            return;
+        };
+        let without = (full_peak + worth - 1).min(asap_peak - worth);
+        self.search(out, as_is, asap_peak, without);
+        self.rewrite(out);
+    }
+
+    /// Binary-searches the peak target between half of `high` and `high` for passes under
+    /// `pass`'s budget, forwards and backwards (paced); keeps in `best` the pass of least peak
+    /// at or under `bar`, if any (else `best` is left as it was).
+    fn search(&mut self, out: &Schedule, pass: Pass, high: u64, bar: u64) -> Search {
+        let mut found = Search::NotFound;
+        let mut best_peak = bar.saturating_add(1);
+        for backward in [false, true] {
+            let paced = true;
+            // Targets above the bar cannot give an accepted pass.
+            let (mut low, mut high) = (high.min(bar) / 2, high.min(bar));
+            for _ in 0..SEARCH_STEPS {
+                let target = low + (high - low) / 2;
+                let pass = Pass {
+                    target,
+                    paced,
+                    backward,
+                    ..pass
+                };
+                match self.run_pass(out, pass) {
+                    Ok(peak) => {
+                        if peak < best_peak {
+                            best_peak = peak;
+                            found = Search::Found(peak);
+                            self.best_backward = backward;
+                            std::mem::swap(&mut self.level, &mut self.best);
+                        }
+                        high = peak.min(target);
+                    }
+                    Err(Stop::Over) => low = target + 1,
+                    Err(Stop::Work) => return Search::TooMuchWork,
+                }
+                if low >= high {
+                    break;
+                }
+            }
+        }
+        found
+    }
+
+    /// Builds the successor lists, heights and transient uses of the live nodes of `out`.
+    fn prepare(&mut self, frame: Analysis<'_>, alive: &[bool], out: &Schedule) {
+        let Analysis { graph, table, deps } = frame;
+        let node_count = graph.nodes.len();
+        let resource_count = graph.resources.len();
+        let sizes = table.sizes();
+        let (infos, spans) = (&table.infos[..], &table.nodes[..]);
+        let is_live = |node: u32| alive.get(node as usize).copied().unwrap_or(false);
+        let [asap, height] = &mut self.depth;
+        asap.clear();
+        asap.resize(node_count, NONE);
+        for (&node, &level) in out.order.iter().zip(&out.levels) {
+            asap[node as usize] = level;
+        }
+        // Edges from earlier live calls only (as the levels), counted then filled: successor
+        // lists forwards, predecessor lists backwards.
+        for direction in 0..2 {
+            self.incoming[direction].clear();
+            self.incoming[direction].resize(node_count, 0);
+            self.next_start[direction].clear();
+            self.next_start[direction].resize(node_count + 1, 0);
+        }
+        let preds_of = |node: u32| {
+            let node = node as usize;
+            match (deps.pred_start.get(node), deps.pred_start.get(node + 1)) {
+                (Some(&start), Some(&end)) => deps.edges.get(start as usize..end as usize),
+                _ => None,
+            }
+            .unwrap_or(&[])
+        };
+        let counted =
+            |pred: u32, node: u32| pred < node && is_live(pred) && asap[pred as usize] != NONE;
+        for &node in &out.order {
+            for &(pred, _) in preds_of(node) {
+                if counted(pred, node) {
+                    self.next_start[0][pred as usize + 1] += 1;
+                    self.incoming[0][node as usize] += 1;
+                    self.next_start[1][node as usize + 1] += 1;
+                    self.incoming[1][pred as usize] += 1;
+                }
+            }
+        }
+        for direction in 0..2 {
+            let starts = &mut self.next_start[direction];
+            for index in 0..node_count {
+                starts[index + 1] += starts[index];
+            }
+            self.next[direction].clear();
+            self.next[direction].resize(starts[node_count] as usize, 0);
+        }
+        // `level_slot` and `dense` as the fill cursors per node.
+        self.level_slot.clear();
+        self.level_slot
+            .extend_from_slice(&self.next_start[0][..node_count]);
+        self.dense.clear();
+        self.dense
+            .extend_from_slice(&self.next_start[1][..node_count]);
+        for &node in &out.order {
+            for &(pred, _) in preds_of(node) {
+                if counted(pred, node) {
+                    let slot = &mut self.level_slot[pred as usize];
+                    self.next[0][*slot as usize] = node;
+                    *slot += 1;
+                    let slot = &mut self.dense[node as usize];
+                    self.next[1][*slot as usize] = pred;
+                    *slot += 1;
+                }
+            }
+        }
+        // Heights, in reverse topological order.
+        height.clear();
+        height.resize(node_count, 0);
+        let (succ_start, succ) = (&self.next_start[0], &self.next[0]);
+        for &node in out.order.iter().rev() {
+            let node = node as usize;
+            let height_of = succ[succ_start[node] as usize..succ_start[node + 1] as usize]
+                .iter()
+                .map(|&next| height[next as usize] + 1)
+                .max()
+                .unwrap_or(0);
+            height[node] = height_of;
+        }
+        // Transient uses, each resource once per node.
+        self.size.clear();
+        self.size.resize(resource_count, 0);
+        self.users.clear();
+        self.users.resize(resource_count, 0);
+        self.stamp.clear();
+        self.stamp.resize(resource_count, NONE);
+        self.use_start.clear();
+        self.use_start.resize(node_count, 0);
+        self.use_end.clear();
+        self.use_end.resize(node_count, 0);
+        self.uses.clear();
+        for &node in &out.order {
+            self.use_start[node as usize] = self.uses.len() as u32;
+            let accesses = spans
+                .get(node as usize)
+                .and_then(|span| infos.get(span.accesses()))
+                .unwrap_or(&[]);
+            for info in accesses {
+                let resource = info.resource as usize;
+                let size = sizes.get(resource).copied().unwrap_or(0);
+                if info.has(OUTLIVES) || size == 0 || resource >= resource_count {
+                    continue;
+                }
+                if self.stamp[resource] == node {
+                    continue;
+                }
+                self.stamp[resource] = node;
+                self.size[resource] = size;
+                self.users[resource] += 1;
+                self.uses.push(resource as u32);
+            }
+            self.use_end[node as usize] = self.uses.len() as u32;
+        }
+    }
+
+    /// `node`'s transient uses.
+    fn uses_of(&self, node: u32) -> &[u32] {
+        &self.uses[self.use_start[node as usize] as usize..self.use_end[node as usize] as usize]
+    }
+
+    /// Bytes `node` would start (its resources no scheduled user touched) and free (it is their
+    /// last unscheduled user).
+    fn alloc_and_free(&self, node: u32) -> (u64, u64) {
+        let (mut alloc, mut free) = (0, 0);
+        for &resource in self.uses_of(node) {
+            let resource = resource as usize;
+            if !self.started[resource] {
+                alloc += self.size[resource];
+            }
+            if self.remaining[resource] == 1 {
+                free += self.size[resource];
+            }
+        }
+        (alloc, free)
+    }
+
+    /// One greedy pass under `pass`: fills `level` and returns its peak of live transient
+    /// bytes; stops as soon as a level holds more than the target ([`Stop::Over`]) or the pass
+    /// did more work than the frame allows.
+    fn run_pass(&mut self, out: &Schedule, pass: Pass) -> Result<u64, Stop> {
+        let node_count = self.depth[0].len();
+        let direction = pass.backward as usize;
+        self.level.clear();
+        self.level.resize(node_count, NONE);
+        self.pending.clear();
+        self.pending.extend_from_slice(&self.incoming[direction]);
+        self.remaining.clear();
+        self.remaining.extend_from_slice(&self.users);
+        self.started.clear();
+        self.started.resize(self.users.len(), false);
+
+        self.ready.clear();
+        let incoming = &self.incoming[direction];
+        let sources = |&node: &u32| incoming[node as usize] == 0;
+        if pass.backward {
+            self.ready
+                .extend(out.order.iter().rev().copied().filter(sources));
+        } else {
+            self.ready.extend(out.order.iter().copied().filter(sources));
+        }
+        let mut work = 0usize;
+        let mut held = 0u64;
+        let mut peak = 0u64;
+        let mut scheduled = 0usize;
+        for level in 0..pass.levels {
+            if self.ready.is_empty() {
+                break;
+            }
+            work += self.ready.len();
+            if work > pass.work_limit {
+                return Err(Stop::Work);
+            }
+            let mut live = held;
+            self.waiting.clear();
+            self.optional.clear();
+            let ready = std::mem::take(&mut self.ready);
+            for &node in &ready {
+                if self.must_run(node, level, pass) {
+                    live += self.start(node, level);
+                } else {
+                    let (alloc, free) = self.alloc_and_free(node);
+                    self.optional.push((alloc as i128 - free as i128, node));
+                }
+            }
+            self.ready = ready;
+            self.optional.sort_unstable();
+            let mut ran_any = self.ready.len() > self.optional.len();
+            for index in 0..self.optional.len() {
+                let node = self.optional[index].1;
+                let (alloc, _) = self.alloc_and_free(node);
+                if alloc == 0 || live + alloc <= pass.target || !ran_any {
+                    live += self.start(node, level);
+                    ran_any = true;
+                } else {
+                    self.waiting.push(node);
+                }
+            }
+            if live > pass.target {
+                // Over the target: this pass cannot succeed.
+                return Err(Stop::Over);
+            }
+            peak = peak.max(live);
+            // End of the level: free what its last users ended, release successors.
+            self.released.clear();
+            for index in 0..self.ready.len() {
+                let node = self.ready[index];
+                if self.level[node as usize] != level {
+                    continue;
+                }
+                scheduled += 1;
+                let (start, end) = (
+                    self.use_start[node as usize] as usize,
+                    self.use_end[node as usize] as usize,
+                );
+                for slot in start..end {
+                    let resource = self.uses[slot] as usize;
+                    self.remaining[resource] -= 1;
+                    if self.remaining[resource] == 0 {
+                        live -= self.size[resource];
+                    }
+                }
+                let starts = &self.next_start[direction];
+                let outgoing = starts[node as usize] as usize..starts[node as usize + 1] as usize;
+                for slot in outgoing {
+                    let next = self.next[direction][slot];
+                    self.pending[next as usize] -= 1;
+                    if self.pending[next as usize] == 0 {
+                        self.released.push(next);
+                    }
+                }
+            }
+            held = live;
+            self.ready.clear();
+            self.ready.extend_from_slice(&self.waiting);
+            self.ready.extend_from_slice(&self.released);
+        }
+        // Within the budget every node runs by its latest level; anything else is a frame whose
+        // edges the levels did not account for.
+        if scheduled == out.order.len() && pass.min_levels <= pass.levels {
+            Ok(peak)
+        } else {
+            Err(Stop::Work)
+        }
+    }
+
+    /// Whether ready `node` has no slack left at `level` (or, `paced`, has spent its share).
+    fn must_run(&self, node: u32, level: u32, pass: Pass) -> bool {
+        let direction = pass.backward as usize;
+        let height = self.depth[1 - direction][node as usize];
+        let latest = (pass.levels - 1).saturating_sub(height);
+        if latest <= level {
+            return true;
+        }
+        if !pass.paced {
+            return false;
+        }
+        let slack = (latest - level) as u64;
+        let whole = latest.saturating_sub(self.depth[direction][node as usize]) as u64;
+        // slack / whole < PACE * height / min_levels, in integers.
+        slack * pass.min_levels as u64 * 8 < PACE_EIGHTHS * whole * height as u64
+    }
+
+    /// Runs `node` at `level`; returns the bytes it starts.
+    fn start(&mut self, node: u32, level: u32) -> u64 {
+        self.level[node as usize] = level;
+        let start = self.use_start[node as usize] as usize;
+        let end = self.use_end[node as usize] as usize;
+        let mut bytes = 0;
+        for slot in start..end {
+            let resource = self.uses[slot] as usize;
+            if !self.started[resource] {
+                // First scheduled user in this pass.
+                self.started[resource] = true;
+                bytes += self.size[resource];
+            }
+        }
+        bytes
+    }
+
+    /// Rewrites `out` with the best levels: the order sorted by level, stably.
+    fn rewrite(&mut self, out: &mut Schedule) {
+        if self.best_backward {
+            // Levels counted from the end: turn them around.
+            let last = out
+                .order
+                .iter()
+                .map(|&node| self.best[node as usize])
+                .max()
+                .unwrap_or(0);
+            for &node in &out.order {
+                self.best[node as usize] = last - self.best[node as usize];
+            }
+        }
+        let levels = out
+            .order
+            .iter()
+            .map(|&node| self.best[node as usize])
+            .max()
+            .map_or(0, |level| level as usize + 1);
+        self.level_slot.clear();
+        self.level_slot.resize(levels + 1, 0);
+        for &node in &out.order {
+            self.level_slot[self.best[node as usize] as usize + 1] += 1;
+        }
+        // Dense level numbers (a level where nothing ran takes no number).
+        self.dense.clear();
+        self.dense.resize(levels, 0);
+        let mut next = 0u32;
+        for level in 0..levels {
+            self.dense[level] = next;
+            if self.level_slot[level + 1] != 0 {
+                next += 1;
+            }
+            self.level_slot[level + 1] += self.level_slot[level];
+        }
+        self.order.clear();
+        self.order.resize(out.order.len(), 0);
+        for &node in &out.order {
+            let slot = &mut self.level_slot[self.best[node as usize] as usize];
+            self.order[*slot as usize] = node;
+            *slot += 1;
+        }
+        out.order.copy_from_slice(&self.order);
+        out.balanced = Some(if self.best_backward {
+            Balanced::Backward
+        } else {
+            Balanced::Forward
+        });
+        for (slot, &node) in out.levels.iter_mut().zip(&self.order) {
+            *slot = self.dense[self.best[node as usize] as usize];
+        }
+    }
+}
