@@ -95,15 +95,16 @@ impl CallPlan {
     }
 }
 
-/// What the direct path needs of a resource of this frame, found once when it is created
-/// ([`ResourceFacts::of`]).
-#[derive(Clone, Copy, Debug)]
+/// What the call path needs of a resource of this frame, found once per distinct description
+/// ([`ResourceFacts::of`], remembered with the validated description).
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct ResourceFacts {
-    /// The range of its whole-resource texture view when that needs no resolving: a
-    /// single-plane texture (what [`TextureView::resolve_range`] gives such a view); `None`
-    /// otherwise.
-    pub(super) whole: Option<TextureRange>,
-    /// Views of it may take the direct path: `whole` is known, and its format packs into a
+    /// The range of its whole-resource texture view, when `whole_known`.
+    whole_range: TextureRange,
+    /// The whole view's range needs no resolving: a single-plane texture (what
+    /// [`TextureView::resolve_range`] gives such a view is `whole_range`).
+    whole_known: bool,
+    /// Views of it may take the direct path: `whole_known`, and its format packs into a
     /// format-check key and is not depth-capable typeless (whose role is claimed per frame).
     direct: bool,
     /// Bytes 16..24 of a whole view of it as one little-endian word: base mip 0, mip count.
@@ -123,22 +124,43 @@ impl ResourceFacts {
     /// The facts of a validated description.
     pub(super) fn of(desc: &ResourceDesc) -> ResourceFacts {
         let single_plane_texture = desc.kind.is_texture() && desc.format.plane_count() != 2;
-        let whole = single_plane_texture.then(|| TextureRange {
-            base_mip: 0,
-            mip_count: desc.mip_levels,
-            base_layer: 0,
-            layer_count: desc.array_layers(),
-            planes: 1,
-        });
         let format_packs = desc.format.0 < FORMAT_KEY_LIMIT;
         ResourceFacts {
-            whole,
+            whole_range: TextureRange {
+                base_mip: 0,
+                mip_count: desc.mip_levels,
+                base_layer: 0,
+                layer_count: desc.array_layers(),
+                planes: 1,
+            },
+            whole_known: single_plane_texture,
             direct: single_plane_texture && format_packs && !is_depth_capable_typeless(desc.format),
             whole_mips_word: u64::from(desc.mip_levels) << 32,
             whole_layers_word: u64::from(desc.array_layers()) << 32,
             format_bits: u64::from(desc.format.0),
             temporal: desc.temporal_layers > 1,
         }
+    }
+
+    /// The range of its whole-resource texture view when that needs no resolving.
+    #[inline]
+    pub(super) fn whole(&self) -> Option<TextureRange> {
+        self.whole_known.then_some(self.whole_range)
+    }
+}
+
+/// Whether `range` is the texture range `texture` (without branches).
+#[inline(always)]
+fn same_texture_range(range: &AccessRange, texture: &TextureRange) -> bool {
+    match range {
+        AccessRange::Texture(range) => {
+            (range.base_mip == texture.base_mip)
+                & (range.mip_count == texture.mip_count)
+                & (range.base_layer == texture.base_layer)
+                & (range.layer_count == texture.layer_count)
+                & (range.planes == texture.planes)
+        }
+        AccessRange::Buffer { .. } => false,
     }
 }
 
@@ -248,7 +270,8 @@ impl GraphBuilder {
             return None;
         }
         let node = NodeId::from_index(node_index);
-        let mut same = true;
+        // Once a record differs, the rest of the frame need not be compared.
+        let mut same = *unchanged;
         let recorded = 'slots: {
             for slot in plan.slots.iter() {
                 let Some(view) = args
@@ -276,15 +299,29 @@ impl GraphBuilder {
                 if !(plain && is_passed(passed_format_checks, key)) {
                     break 'slots false;
                 }
-                let Some(range) = facts.whole else {
-                    break 'slots false;
-                };
                 let temporal_slice = if facts.temporal {
                     graph.resources[resource as usize].temporal_slice(temporal_layer)
                 } else {
                     0
                 };
-                let record = AccessRecord {
+                let range = facts.whole_range;
+                if same {
+                    // The previous frame's record at this index, in the fields the node record
+                    // does not decide (as `same_access_of_same_node`).
+                    same = previous
+                        .accesses
+                        .get(graph.accesses.len())
+                        .is_some_and(|previous| {
+                            (previous.param == slot.param)
+                                & (previous.slot == slot.slot)
+                                & (previous.resource.0 == resource)
+                                & same_texture_range(&previous.range, &range)
+                                & (previous.temporal_layer == temporal_layer)
+                                & (previous.temporal_slice == temporal_slice)
+                                & (previous.view_format.0 == view_format)
+                        });
+                }
+                graph.accesses.push(AccessRecord {
                     node,
                     param: slot.param,
                     slot: slot.slot,
@@ -294,12 +331,7 @@ impl GraphBuilder {
                     temporal_layer,
                     temporal_slice,
                     view_format: Format(view_format),
-                };
-                same &= previous
-                    .accesses
-                    .get(graph.accesses.len())
-                    .is_some_and(|previous| same_access_of_same_node(previous, &record));
-                graph.accesses.push(record);
+                });
             }
             true
         };
@@ -307,10 +339,17 @@ impl GraphBuilder {
             graph.accesses.truncate(access_start);
             return None;
         }
+        // Padding to 8 bytes, the block, zeros up to the declared size.
         let copied = args.len().min(args_size);
-        graph.args.resize(args_start, 0);
+        let padding = args_start - graph.args.len();
+        graph.args.reserve(padding + args_size);
+        if padding != 0 {
+            graph.args.extend_from_slice(&[0; 8][..padding]);
+        }
         graph.args.extend_from_slice(&args[..copied]);
-        graph.args.resize(args_start + args_size, 0);
+        if copied < args_size {
+            graph.args.resize(args_start + args_size, 0);
+        }
         let record = NodeRecord {
             decl: decl_id,
             args: args_start as u32..(args_start + args_size) as u32,
@@ -535,7 +574,7 @@ impl GraphBuilder {
     /// (resolved the long way).
     #[inline]
     fn whole_texture_range(&self, view: &TextureView) -> Option<TextureRange> {
-        let whole = self.resource_facts.get(view.resource as usize)?.whole?;
+        let whole = self.resource_facts.get(view.resource as usize)?.whole()?;
         let plain = (view.flags == 0)
             & (view.base_mip_level == 0)
             & (view.base_array_layer == 0)

@@ -46,6 +46,7 @@ use std::sync::Arc;
 
 mod calls;
 mod expansion;
+mod frame_keys;
 mod history;
 mod valid_descs;
 mod view_formats;
@@ -54,6 +55,7 @@ pub use expansion::{ExpansionCall, NodeExpansion};
 pub use history::StorageHistory;
 
 use calls::{CallPlan, ResourceFacts};
+use frame_keys::FrameKeys;
 use valid_descs::ValidatedDescs;
 use view_formats::PassedFormatChecks;
 
@@ -72,7 +74,8 @@ pub struct GraphBuilder {
     recording: bool,
     subgraph_stack: Vec<u32>,
     storage: foldhash::HashMap<u64, StorageEntry>,
-    keys_this_frame: foldhash::HashMap<u64, u32>,
+    /// This frame's identity keys ([`frame_keys`]).
+    frame_keys: FrameKeys,
     next_slot: u32,
     /// The previous frame's graph (double buffer), compared record by record while recording.
     previous: RecordedGraph,
@@ -118,6 +121,17 @@ pub struct GraphBuilder {
 #[inline(never)]
 fn limit_exceeded(limit: GraphLimit, bound: u64) -> BuildError {
     BuildError::LimitExceeded { limit, bound }
+}
+
+/// The bytes of the default view of a resource of this description: its whole-buffer view for
+/// a buffer, else its whole-resource texture view.
+#[inline]
+fn default_view_bytes_of(resource: ResourceId, desc: &ResourceDesc) -> [u8; VIEW_BYTES] {
+    if desc.kind == ResourceKind::Buffer {
+        BufferView::whole(resource, desc).to_bytes()
+    } else {
+        TextureView::whole(resource, desc).to_bytes()
+    }
 }
 
 /// Structure and resource serials handed out by all builders (0 = unknown).
@@ -217,7 +231,7 @@ impl GraphBuilder {
         self.graph.clear();
         self.graph.frame_index = frame_index;
         self.subgraph_stack.clear();
-        self.keys_this_frame.clear();
+        self.frame_keys.begin_frame();
         self.typeless_roles.clear();
         self.resource_facts.clear();
         self.recording = true;
@@ -288,13 +302,7 @@ impl GraphBuilder {
     }
 
     fn unique_key(&mut self, key: u64) -> u64 {
-        let count = self.keys_this_frame.entry(key).or_insert(0);
-        *count += 1;
-        if *count == 1 {
-            key
-        } else {
-            mix_key(key, *count as u64)
-        }
+        self.frame_keys.unique(key)
     }
 
     fn storage_for(&mut self, key: u64, desc: &ResourceDesc, external: bool) -> (StorageSlot, u64) {
@@ -337,9 +345,40 @@ impl GraphBuilder {
         desc: ResourceDesc,
         identity_key: u64,
     ) -> Result<ResourceId, BuildError> {
+        self.create_resource_record(desc, identity_key)
+            .map(|(resource, _)| resource)
+    }
+
+    /// [`Self::create_resource`], returning the bytes of the new resource's default view
+    /// ([`Self::default_view_bytes`]): what a script's `create_tex2d(..)` and the like return.
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut builder = GraphBuilder::new();
+    /// builder.begin_frame(0);
+    /// let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+    /// let view = builder.create_resource_view(desc, 1).unwrap();
+    /// assert_eq!(builder.default_view_bytes(ResourceId(0)), Ok(view));
+    /// ```
+    pub fn create_resource_view(
+        &mut self,
+        desc: ResourceDesc,
+        identity_key: u64,
+    ) -> Result<[u8; VIEW_BYTES], BuildError> {
+        let (resource, desc) = self.create_resource_record(desc, identity_key)?;
+        Ok(default_view_bytes_of(resource, &desc))
+    }
+
+    /// Records a created resource: its id and validated description.
+    #[inline(always)]
+    fn create_resource_record(
+        &mut self,
+        desc: ResourceDesc,
+        identity_key: u64,
+    ) -> Result<(ResourceId, ResourceDesc), BuildError> {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
-        let desc = self.validated_descs.validate(&desc)?;
+        let (desc, facts) = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(identity_key);
         let (storage, frames_alive) = if desc.is_persistent() {
             let (slot, alive) = self.storage_for(key, &desc, false);
@@ -356,8 +395,8 @@ impl GraphBuilder {
             storage,
             frames_alive,
         });
-        self.note_resource();
-        Ok(ResourceId::from_index(self.graph.resources.len() - 1))
+        self.note_resource(facts);
+        Ok((ResourceId::from_index(self.graph.resources.len() - 1), desc))
     }
 
     /// Imports an external resource: an entry argument or `out` parameter, named by its
@@ -380,7 +419,7 @@ impl GraphBuilder {
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
-        let desc = self.validated_descs.validate(&desc)?;
+        let (desc, facts) = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(external_key(param_name));
         let (slot, frames_alive) = self.storage_for(key, &desc, true);
         self.graph.resources.push(ResourceRecord {
@@ -392,7 +431,7 @@ impl GraphBuilder {
             storage: Some(slot),
             frames_alive,
         });
-        self.note_resource();
+        self.note_resource(facts);
         Ok(ResourceId::from_index(self.graph.resources.len() - 1))
     }
 
@@ -481,11 +520,7 @@ impl GraphBuilder {
         let Some(record) = self.graph.resources.get(resource.index()) else {
             return Err(BuildError::NoSuchResource(resource.0));
         };
-        Ok(if record.desc.kind == ResourceKind::Buffer {
-            BufferView::whole(resource, &record.desc).to_bytes()
-        } else {
-            TextureView::whole(resource, &record.desc).to_bytes()
-        })
+        Ok(default_view_bytes_of(resource, &record.desc))
     }
 
     /// Makes `node` run after `on_node` (both called this frame, `on_node` earlier).
@@ -580,10 +615,9 @@ impl GraphBuilder {
     }
 
     #[inline]
-    fn note_resource(&mut self) {
+    fn note_resource(&mut self, facts: ResourceFacts) {
         let index = self.graph.resources.len() - 1;
-        let desc = &self.graph.resources[index].desc;
-        self.resource_facts.push(ResourceFacts::of(desc));
+        self.resource_facts.push(facts);
         if !self.same_as_previous_resource(index) {
             self.differing_resources += 1;
         }
