@@ -272,6 +272,21 @@ impl GraphBuilder {
         let node = NodeId::from_index(node_index);
         // Once a record differs, the rest of the frame need not be compared.
         let mut same = *unchanged;
+        // The previous frame's node at this index called the same declaration with the same
+        // argument bytes: then each access record this call appends equals the previous
+        // frame's at its index (the records are a function of the declaration, the bytes and
+        // the viewed resources' descriptions, which `finish` requires unchanged too), except
+        // for a temporal resource's slice, which moves with the frame: only those are compared.
+        let same_block = same
+            && args.len() == args_size
+            && previous.nodes.get(node_index).is_some_and(|previous_node| {
+                (previous_node.decl == decl_id)
+                    & (previous_node.accesses.start as usize == access_start)
+                    && previous
+                        .args
+                        .get(previous_node.args.start as usize..previous_node.args.end as usize)
+                        == Some(args)
+            });
         let recorded = 'slots: {
             for slot in plan.slots.iter() {
                 let Some(view) = args
@@ -305,7 +320,7 @@ impl GraphBuilder {
                     0
                 };
                 let range = facts.whole_range;
-                if same {
+                if same & (!same_block | facts.temporal) {
                     // The previous frame's record at this index, in the fields the node record
                     // does not decide (as `same_access_of_same_node`).
                     same = previous
@@ -791,5 +806,35 @@ mod tests {
         assert_eq!(accesses[6].param, 1);
         // The temporal resource's slices rotate: no frame repeats the one before.
         assert!(!unchanged);
+    }
+
+    #[test]
+    fn same_argument_bytes_keep_the_structure_only_with_the_same_resources() {
+        let mut builder = GraphBuilder::new();
+        let draw = builder.declare_node(draw_decl());
+        let widths = [64, 64, 32, 32];
+        let serials: Vec<u64> = widths
+            .iter()
+            .enumerate()
+            .map(|(frame, &width)| {
+                builder.begin_frame(frame as u64);
+                let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, width, 64);
+                let a = builder.create_resource(desc, 1).unwrap();
+                let b = builder.create_resource(desc, 2).unwrap();
+                let mut args = ArgsWriter::new(builder.decl(draw).unwrap());
+                args.write_texture(0, &builder.default_texture_view(a).unwrap())
+                    .write_texture(1, &builder.default_texture_view(b).unwrap());
+                let bytes = args.bytes().to_vec();
+                builder
+                    .call_node(draw, &bytes, CallFlags::default(), 7)
+                    .unwrap();
+                builder.finish().unwrap().structure_serial()
+            })
+            .collect();
+        // Frames 0 and 1 repeat each other; frame 2 passes the same argument bytes (the same
+        // resource ids, whole views) of resources of another size: a new structure.
+        assert_eq!(serials[0], serials[1]);
+        assert_ne!(serials[1], serials[2]);
+        assert_eq!(serials[2], serials[3]);
     }
 }
