@@ -50,7 +50,7 @@ impl FrameKeys {
 
     /// The identity of the next resource created with `key`: `key` itself the first time in
     /// the frame, else `key` mixed with its occurrence count.
-    #[inline]
+    #[inline(always)]
     pub(super) fn unique(&mut self, key: u64) -> u64 {
         let site = key >> 32;
         if !self.all_counted && site < DENSE_SITES {
@@ -80,6 +80,7 @@ impl FrameKeys {
     }
 
     /// [`Self::unique`] through the hash map.
+    #[inline(never)]
     fn counted(&mut self, key: u64) -> u64 {
         let count = self.counts.entry(key).or_insert(0);
         *count += 1;

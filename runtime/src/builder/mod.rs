@@ -301,6 +301,7 @@ impl GraphBuilder {
         }
     }
 
+    #[inline(always)]
     fn unique_key(&mut self, key: u64) -> u64 {
         self.frame_keys.unique(key)
     }
@@ -624,7 +625,7 @@ impl GraphBuilder {
     }
 
     /// Resource record `index` equals the previous frame's at the same index.
-    #[inline]
+    #[inline(always)]
     fn same_as_previous_resource(&self, index: usize) -> bool {
         self.previous
             .resources

@@ -25,7 +25,7 @@ impl ValidatedDescs {
     /// `desc.validate()` and the validated form's [`ResourceFacts`], from the table when
     /// `desc` passed before. Failures are not remembered (they end the frame anyway) and
     /// always take the full check.
-    #[inline]
+    #[inline(always)]
     pub(super) fn validate(
         &mut self,
         desc: &ResourceDesc,
@@ -36,6 +36,16 @@ impl ValidatedDescs {
         {
             return Ok((*validated, *facts));
         }
+        self.validate_new(desc)
+    }
+
+    /// [`Self::validate`] of a description not in the table: the full check, and the
+    /// description remembered when it passes.
+    #[inline(never)]
+    fn validate_new(
+        &mut self,
+        desc: &ResourceDesc,
+    ) -> Result<(ResourceDesc, ResourceFacts), ResourceError> {
         let validated = desc.validate()?;
         let facts = ResourceFacts::of(&validated);
         let at = if self.filled < VALIDATED_DESCS {
