@@ -1,12 +1,13 @@
 //! Node calls: [`GraphBuilder::call_node`] records a call's argument block, one access record
 //! per non-null view and the node record, and compares each record with the previous frame's
-//! as it is appended.
+//! as it is appended (a call repeating the previous frame's call at its index byte for byte
+//! compares its block instead of its access records).
 //!
 //! Two paths record a call. The direct one ([`GraphBuilder::call_direct`]) serves the common
 //! call, a script's node whose views are whole single-plane textures of format combinations
 //! that passed their check before: it walks the declaration's [`CallPlan`] (its view slots with
 //! their offsets, access and format-check key bits, found once when the node is declared) and
-//! the [`ResourceFacts`] of each viewed resource (found once when it is created), writes each
+//! the [`ResourceFacts`] of each viewed resource (found once per distinct description), writes each
 //! record straight into the graph's arrays and folds the size limits into one check up front.
 //! Anything else (a built-in node, node handles, an unsized tail, an expansion, a partial or
 //! multi-plane view, a buffer, a format combination not yet passed, an unknown resource, a limit
