@@ -43,12 +43,8 @@ impl Host for BuilderHost<'_> {
     ) -> Result<ViewBytes, HostError> {
         let desc = ResourceDesc::from_rpsl(desc)
             .ok_or_else(|| HostError::new(format!("invalid resource type {}", desc.ty)))?;
-        let resource = self
-            .builder
-            .create_resource(desc, site.key)
-            .map_err(host_error)?;
         self.builder
-            .default_view_bytes(resource)
+            .create_resource_view(desc, site.key)
             .map_err(host_error)
     }
 

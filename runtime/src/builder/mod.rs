@@ -33,21 +33,20 @@
 //! gets a deterministic second identity (the key mixed with its occurrence count).
 
 pub use crate::build_error::BuildError;
-use crate::compile::cache::{same_node, same_range, same_resource};
-use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
-use crate::format::Format;
-use crate::graph::{
-    AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord, SubgraphRecord,
-};
+use crate::compile::cache::same_resource;
+use crate::decl::{AccessDesc, NodeDeclDesc};
+use crate::graph::{RecordedGraph, ResourceRecord, SubgraphRecord};
 use crate::graph_limits::{GraphLimit, GraphLimits};
 use crate::ids::{DeclId, NodeId, ResourceId, StorageSlot};
 use crate::resource::{ResourceDesc, ResourceKind};
-use crate::view::{BufferView, TextureRange, TextureView, VIEW_BYTES};
+use crate::view::{BufferView, TextureView, VIEW_BYTES};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod calls;
 mod expansion;
+mod frame_keys;
 mod history;
 mod valid_descs;
 mod view_formats;
@@ -55,6 +54,8 @@ mod view_formats;
 pub use expansion::{ExpansionCall, NodeExpansion};
 pub use history::StorageHistory;
 
+use calls::{CallPlan, ResourceFacts};
+use frame_keys::FrameKeys;
 use valid_descs::ValidatedDescs;
 use view_formats::PassedFormatChecks;
 
@@ -73,7 +74,8 @@ pub struct GraphBuilder {
     recording: bool,
     subgraph_stack: Vec<u32>,
     storage: foldhash::HashMap<u64, StorageEntry>,
-    keys_this_frame: foldhash::HashMap<u64, u32>,
+    /// This frame's identity keys ([`frame_keys`]).
+    frame_keys: FrameKeys,
     next_slot: u32,
     /// The previous frame's graph (double buffer), compared record by record while recording.
     previous: RecordedGraph,
@@ -93,14 +95,10 @@ pub struct GraphBuilder {
     /// Depth-capable typeless resources (`R32_TYPELESS`, `R16_TYPELESS`) written as depth or
     /// as colour this frame: whether as depth, and the node that first did.
     typeless_roles: HashMap<u32, (bool, String)>,
-    /// Per resource of this frame, the range of its whole-resource texture view when that needs
-    /// no resolving: a single-plane texture ([`Self::whole_texture_range`]); `None` otherwise.
-    whole_ranges: Vec<Option<TextureRange>>,
-    /// Per declaration, whether a parameter holds node handles (explicit dependencies).
-    decl_has_handles: Vec<bool>,
-    /// Per declaration, the format-check key bits of each view slot, parameter by parameter
-    /// ([`view_formats::key_bits_of_slot`]).
-    decl_slot_bits: Vec<Vec<u64>>,
+    /// Per resource of this frame, what recording a call needs of it (`calls.rs`).
+    resource_facts: Vec<ResourceFacts>,
+    /// Per declaration, what recording a call of it needs of it (`calls.rs`).
+    call_plans: Vec<CallPlan>,
     /// Format checks that passed: packed (resource format, view format, access kind) keys
     /// ([`format_check_key`]) in a small two-way set-associative table. The answer depends on
     /// nothing else, so it holds across frames; nearly every view of a frame repeats a few
@@ -125,31 +123,15 @@ fn limit_exceeded(limit: GraphLimit, bound: u64) -> BuildError {
     BuildError::LimitExceeded { limit, bound }
 }
 
-/// A parameter of this type holds node handles ([`GraphBuilder::call_node`] records them as
-/// explicit dependencies).
-fn holds_node_handles(value_type: &ValueType) -> bool {
-    match value_type {
-        ValueType::NodeHandle => true,
-        ValueType::Array(elem, _) => matches!(**elem, ValueType::NodeHandle),
-        _ => false,
-    }
-}
-
-/// Whether access record `current` of this frame equals `previous`, the previous frame's record
-/// at the same index, in the fields its node record does not already decide. The rest follows
-/// from what [`GraphBuilder::finish`] requires of an unchanged frame anyway: with every node
-/// record the same ([`same_node`]: the same access index ranges) the record belongs to the same
-/// node, and with the same declarations (the same `Arc`), declaration, parameter and slot give
-/// the same access attributes.
+/// The bytes of the default view of a resource of this description: its whole-buffer view for
+/// a buffer, else its whole-resource texture view.
 #[inline]
-fn same_access_of_same_node(previous: &AccessRecord, current: &AccessRecord) -> bool {
-    (previous.param == current.param)
-        & (previous.slot == current.slot)
-        & (previous.resource == current.resource)
-        & same_range(&previous.range, &current.range)
-        & (previous.temporal_layer == current.temporal_layer)
-        & (previous.temporal_slice == current.temporal_slice)
-        & (previous.view_format == current.view_format)
+fn default_view_bytes_of(resource: ResourceId, desc: &ResourceDesc) -> [u8; VIEW_BYTES] {
+    if desc.kind == ResourceKind::Buffer {
+        BufferView::whole(resource, desc).to_bytes()
+    } else {
+        TextureView::whole(resource, desc).to_bytes()
+    }
 }
 
 /// Structure and resource serials handed out by all builders (0 = unknown).
@@ -183,18 +165,7 @@ impl GraphBuilder {
 
     /// Registers a node declaration (once per program, before or between frames).
     pub fn declare_node(&mut self, decl: NodeDeclDesc) -> DeclId {
-        self.decl_has_handles.push(
-            decl.params
-                .iter()
-                .any(|param| holds_node_handles(&param.value_type)),
-        );
-        self.decl_slot_bits.push(
-            decl.params
-                .iter()
-                .flat_map(|param| &param.view_slots)
-                .map(view_formats::key_bits_of_slot)
-                .collect(),
-        );
+        self.call_plans.push(CallPlan::of(&decl));
         let decls = Arc::make_mut(&mut self.graph.decls);
         decls.push(decl);
         // The next frame's structure differs from the previous frame's (new declarations).
@@ -260,9 +231,9 @@ impl GraphBuilder {
         self.graph.clear();
         self.graph.frame_index = frame_index;
         self.subgraph_stack.clear();
-        self.keys_this_frame.clear();
+        self.frame_keys.begin_frame();
         self.typeless_roles.clear();
-        self.whole_ranges.clear();
+        self.resource_facts.clear();
         self.recording = true;
     }
 
@@ -330,14 +301,9 @@ impl GraphBuilder {
         }
     }
 
+    #[inline(always)]
     fn unique_key(&mut self, key: u64) -> u64 {
-        let count = self.keys_this_frame.entry(key).or_insert(0);
-        *count += 1;
-        if *count == 1 {
-            key
-        } else {
-            mix_key(key, *count as u64)
-        }
+        self.frame_keys.unique(key)
     }
 
     fn storage_for(&mut self, key: u64, desc: &ResourceDesc, external: bool) -> (StorageSlot, u64) {
@@ -380,9 +346,40 @@ impl GraphBuilder {
         desc: ResourceDesc,
         identity_key: u64,
     ) -> Result<ResourceId, BuildError> {
+        self.create_resource_record(desc, identity_key)
+            .map(|(resource, _)| resource)
+    }
+
+    /// [`Self::create_resource`], returning the bytes of the new resource's default view
+    /// ([`Self::default_view_bytes`]): what a script's `create_tex2d(..)` and the like return.
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut builder = GraphBuilder::new();
+    /// builder.begin_frame(0);
+    /// let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+    /// let view = builder.create_resource_view(desc, 1).unwrap();
+    /// assert_eq!(builder.default_view_bytes(ResourceId(0)), Ok(view));
+    /// ```
+    pub fn create_resource_view(
+        &mut self,
+        desc: ResourceDesc,
+        identity_key: u64,
+    ) -> Result<[u8; VIEW_BYTES], BuildError> {
+        let (resource, desc) = self.create_resource_record(desc, identity_key)?;
+        Ok(default_view_bytes_of(resource, &desc))
+    }
+
+    /// Records a created resource: its id and validated description.
+    #[inline(always)]
+    fn create_resource_record(
+        &mut self,
+        desc: ResourceDesc,
+        identity_key: u64,
+    ) -> Result<(ResourceId, ResourceDesc), BuildError> {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
-        let desc = self.validated_descs.validate(&desc)?;
+        let (desc, facts) = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(identity_key);
         let (storage, frames_alive) = if desc.is_persistent() {
             let (slot, alive) = self.storage_for(key, &desc, false);
@@ -399,8 +396,8 @@ impl GraphBuilder {
             storage,
             frames_alive,
         });
-        self.note_resource();
-        Ok(ResourceId::from_index(self.graph.resources.len() - 1))
+        self.note_resource(facts);
+        Ok((ResourceId::from_index(self.graph.resources.len() - 1), desc))
     }
 
     /// Imports an external resource: an entry argument or `out` parameter, named by its
@@ -423,7 +420,7 @@ impl GraphBuilder {
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
-        let desc = self.validated_descs.validate(&desc)?;
+        let (desc, facts) = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(external_key(param_name));
         let (slot, frames_alive) = self.storage_for(key, &desc, true);
         self.graph.resources.push(ResourceRecord {
@@ -435,7 +432,7 @@ impl GraphBuilder {
             storage: Some(slot),
             frames_alive,
         });
-        self.note_resource();
+        self.note_resource(facts);
         Ok(ResourceId::from_index(self.graph.resources.len() - 1))
     }
 
@@ -524,266 +521,7 @@ impl GraphBuilder {
         let Some(record) = self.graph.resources.get(resource.index()) else {
             return Err(BuildError::NoSuchResource(resource.0));
         };
-        Ok(if record.desc.kind == ResourceKind::Buffer {
-            BufferView::whole(resource, &record.desc).to_bytes()
-        } else {
-            TextureView::whole(resource, &record.desc).to_bytes()
-        })
-    }
-
-    /// Records a node call. `args` is the flattened argument block laid out as the declaration's
-    /// params say ([`crate::ParamDesc::offset`]; see [`ArgsWriter`]), at least
-    /// [`NodeDeclDesc::args_end`] bytes; views are decoded from it
-    /// through the view slots, node handles become explicit dependencies. Returns the node's id
-    /// (its call index this frame).
-    pub fn call_node(
-        &mut self,
-        decl_id: DeclId,
-        args: &[u8],
-        flags: CallFlags,
-        identity_key: u64,
-    ) -> Result<NodeId, BuildError> {
-        self.check_recording()?;
-        let decls = Arc::clone(&self.graph.decls);
-        let Some(decl) = decls.get(decl_id.index()) else {
-            return Err(BuildError::UnknownDecl(decl_id));
-        };
-        if args.len() < decl.args_end as usize {
-            return Err(BuildError::ArgumentsTooShort {
-                node: decl.name.clone(),
-                expected: decl.args_end,
-                actual: args.len(),
-            });
-        }
-        if let Some(entry) = self.expansion_of(decl_id) {
-            let entry = entry.clone();
-            return self.expand_call(entry, decl, args, flags, identity_key);
-        }
-        self.within(GraphLimit::Nodes, self.graph.nodes.len() + 1)?;
-        let node = NodeId::from_index(self.graph.nodes.len());
-        let access_start = self.graph.accesses.len();
-        let deps_start = self.graph.explicit_deps.len();
-        let result = self
-            .record_node_arguments(decl, decl_id.index(), args, node)
-            .and_then(|()| {
-                self.check_typeless_copies(decl, access_start..self.graph.accesses.len())?;
-                self.within(GraphLimit::Accesses, self.graph.accesses.len())?;
-                self.within(GraphLimit::Dependencies, self.graph.explicit_deps.len())?;
-                self.within(
-                    GraphLimit::ArgumentBytes,
-                    self.graph.args.len() + args.len().max(decl.args_size as usize),
-                )?;
-                crate::transfer_check::check_transfer(
-                    decl,
-                    &self.graph.accesses[access_start..],
-                    &self.graph.resources,
-                    args,
-                )
-                .map_err(|message| BuildError::InvalidTransfer {
-                    node: decl.name.clone(),
-                    message,
-                })
-            });
-        if let Err(err) = result {
-            self.graph.accesses.truncate(access_start);
-            self.graph.explicit_deps.truncate(deps_start);
-            return Err(err);
-        }
-        let args_start = self.graph.args.len().next_multiple_of(8);
-        self.graph.args.resize(args_start, 0);
-        // An unsized array parameter (`int4 rects[]`, the last one) keeps every element the
-        // caller passed after its offset; other blocks are cut to the declared size.
-        let unsized_tail = matches!(
-            decl.params.last().map(|p| &p.value_type),
-            Some(ValueType::Array(_, 0))
-        );
-        let copied = if unsized_tail {
-            args.len()
-        } else {
-            args.len().min(decl.args_size as usize)
-        };
-        self.graph.args.extend_from_slice(&args[..copied]);
-        let end = (args_start + decl.args_size as usize).max(self.graph.args.len());
-        self.graph.args.resize(end, 0);
-        let record = NodeRecord {
-            decl: decl_id,
-            args: args_start as u32..self.graph.args.len() as u32,
-            flags,
-            identity_key,
-            accesses: access_start as u32..self.graph.accesses.len() as u32,
-            subgraph: self.subgraph_stack.last().copied(),
-            barrier_epoch: self.graph.barrier_count,
-        };
-        self.unchanged &= self
-            .previous
-            .nodes
-            .get(node.index())
-            .is_some_and(|previous| same_node(previous, &record));
-        self.graph.nodes.push(record);
-        Ok(node)
-    }
-
-    fn record_node_arguments(
-        &mut self,
-        decl: &NodeDeclDesc,
-        decl_index: usize,
-        args: &[u8],
-        node: NodeId,
-    ) -> Result<(), BuildError> {
-        let has_handles = self.decl_has_handles[decl_index];
-        let mut flat_slot = 0;
-        for (param_index, param) in decl.params.iter().enumerate() {
-            for (slot_index, slot) in param.view_slots.iter().enumerate() {
-                let slot_bits = self.decl_slot_bits[decl_index][flat_slot];
-                flat_slot += 1;
-                let at = (param.offset + slot.offset) as usize;
-                let bytes = &args[at..at + VIEW_BYTES];
-                let (resource, temporal_layer, view_format, range) = match slot.kind {
-                    ViewKind::Texture => {
-                        let Some(view) = TextureView::from_bytes(bytes) else {
-                            continue;
-                        };
-                        if view.is_null() {
-                            continue;
-                        }
-                        let range = match self.whole_texture_range(&view) {
-                            Some(range) => range,
-                            None => {
-                                let record = self.resource_for_view(view.resource, &slot.name)?;
-                                view.resolve_range(&record.desc, slot.access.plane_bits())
-                                    .map_err(|reason| BuildError::ViewOutOfRange {
-                                        param: slot.name.clone(),
-                                        reason,
-                                    })?
-                            }
-                        };
-                        if !self.format_check_passed(view.resource, view.view_format, slot_bits) {
-                            self.check_slot_format(
-                                decl,
-                                slot,
-                                slot_bits,
-                                view.resource,
-                                view.view_format,
-                            )?;
-                        }
-                        (
-                            view.resource,
-                            view.temporal_layer,
-                            view.view_format,
-                            AccessRange::Texture(range),
-                        )
-                    }
-                    ViewKind::Buffer => {
-                        let Some(view) = BufferView::from_bytes(bytes) else {
-                            continue;
-                        };
-                        if view.is_null() {
-                            continue;
-                        }
-                        let record = self.resource_for_view(view.resource, &slot.name)?;
-                        let (offset, size) =
-                            view.resolve_range(&record.desc).map_err(|reason| {
-                                BuildError::ViewOutOfRange {
-                                    param: slot.name.clone(),
-                                    reason,
-                                }
-                            })?;
-                        if !self.format_check_passed(view.resource, view.view_format, slot_bits) {
-                            self.check_slot_format(
-                                decl,
-                                slot,
-                                slot_bits,
-                                view.resource,
-                                view.view_format,
-                            )?;
-                        }
-                        (
-                            view.resource,
-                            view.temporal_layer,
-                            view.view_format,
-                            AccessRange::Buffer { offset, size },
-                        )
-                    }
-                };
-                let temporal_slice =
-                    self.graph.resources[resource as usize].temporal_slice(temporal_layer);
-                let record = AccessRecord {
-                    node,
-                    param: param_index as u16,
-                    slot: slot_index as u16,
-                    resource: ResourceId(resource),
-                    access: slot.access,
-                    range,
-                    temporal_layer,
-                    temporal_slice,
-                    view_format: Format(view_format),
-                };
-                // Compared before it is pushed: no second read of the record.
-                self.unchanged &= self
-                    .previous
-                    .accesses
-                    .get(self.graph.accesses.len())
-                    .is_some_and(|previous| same_access_of_same_node(previous, &record));
-                self.graph.accesses.push(record);
-            }
-            if has_handles {
-                self.record_node_handles(&param.value_type, args, param.offset as usize, node)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The range of a texture view of this frame's resource that covers the whole of a
-    /// single-plane texture (in any view format: one plane either way), not as a cubemap: what
-    /// [`TextureView::resolve_range`] gives it, without resolving. `None` for any other view
-    /// (resolved the long way).
-    #[inline]
-    fn whole_texture_range(&self, view: &TextureView) -> Option<TextureRange> {
-        let whole = (*self.whole_ranges.get(view.resource as usize)?)?;
-        let plain = (view.flags == 0)
-            & (view.base_mip_level == 0)
-            & (view.base_array_layer == 0)
-            & (view.mip_level_count == whole.mip_count)
-            & (view.array_layer_count == whole.layer_count);
-        plain.then_some(whole)
-    }
-
-    fn record_node_handles(
-        &mut self,
-        value_type: &ValueType,
-        args: &[u8],
-        at: usize,
-        node: NodeId,
-    ) -> Result<(), BuildError> {
-        match value_type {
-            ValueType::NodeHandle => {
-                let handle =
-                    u32::from_le_bytes([args[at], args[at + 1], args[at + 2], args[at + 3]]);
-                if handle != u32::MAX {
-                    if handle >= node.0 {
-                        return Err(BuildError::UnknownNode(handle));
-                    }
-                    self.graph.explicit_deps.push((node, NodeId(handle)));
-                }
-            }
-            ValueType::Array(elem, count) if matches!(**elem, ValueType::NodeHandle) => {
-                for index in 0..*count as usize {
-                    self.record_node_handles(elem, args, at + index * 4, node)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    fn resource_for_view(&self, resource: u32, param: &str) -> Result<&ResourceRecord, BuildError> {
-        self.graph
-            .resources
-            .get(resource as usize)
-            .ok_or_else(|| BuildError::UnknownResource {
-                param: param.to_string(),
-                resource,
-            })
+        Ok(default_view_bytes_of(resource, &record.desc))
     }
 
     /// Makes `node` run after `on_node` (both called this frame, `on_node` earlier).
@@ -878,25 +616,16 @@ impl GraphBuilder {
     }
 
     #[inline]
-    fn note_resource(&mut self) {
+    fn note_resource(&mut self, facts: ResourceFacts) {
         let index = self.graph.resources.len() - 1;
-        let desc = &self.graph.resources[index].desc;
-        let single_plane_texture = desc.kind.is_texture() && desc.format.plane_count() != 2;
-        self.whole_ranges
-            .push(single_plane_texture.then(|| TextureRange {
-                base_mip: 0,
-                mip_count: desc.mip_levels,
-                base_layer: 0,
-                layer_count: desc.array_layers(),
-                planes: 1,
-            }));
+        self.resource_facts.push(facts);
         if !self.same_as_previous_resource(index) {
             self.differing_resources += 1;
         }
     }
 
     /// Resource record `index` equals the previous frame's at the same index.
-    #[inline]
+    #[inline(always)]
     fn same_as_previous_resource(&self, index: usize) -> bool {
         self.previous
             .resources

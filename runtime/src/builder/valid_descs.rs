@@ -1,7 +1,9 @@
 //! Validated resource descriptions remembered across calls: a frame creates many resources
 //! from a few distinct descriptions, and [`ResourceDesc::validate`] depends on nothing but the
-//! description, so each distinct one is validated once while it stays in this small table.
+//! description, so each distinct one is validated once while it stays in this small table,
+//! with the [`ResourceFacts`] the call path needs of resources of that description.
 
+use super::calls::ResourceFacts;
 use crate::resource::{ResourceDesc, ResourceError};
 
 /// Entries of [`ValidatedDescs`] (replaced round-robin once full).
@@ -11,25 +13,41 @@ const VALIDATED_DESCS: usize = 8;
 /// tests below show its use).
 #[derive(Debug, Default)]
 pub(super) struct ValidatedDescs {
-    /// (description as given, its validated form); the first `filled` entries are in use.
-    entries: [(ResourceDesc, ResourceDesc); VALIDATED_DESCS],
+    /// (description as given, its validated form, that form's facts); the first `filled`
+    /// entries are in use.
+    entries: [(ResourceDesc, ResourceDesc, ResourceFacts); VALIDATED_DESCS],
     filled: usize,
     /// The entry the next new description replaces once the table is full.
     next_victim: usize,
 }
 
 impl ValidatedDescs {
-    /// `desc.validate()`, from the table when `desc` passed before. Failures are not
-    /// remembered (they end the frame anyway) and always take the full check.
-    #[inline]
-    pub(super) fn validate(&mut self, desc: &ResourceDesc) -> Result<ResourceDesc, ResourceError> {
-        if let Some((_, validated)) = self.entries[..self.filled]
+    /// `desc.validate()` and the validated form's [`ResourceFacts`], from the table when
+    /// `desc` passed before. Failures are not remembered (they end the frame anyway) and
+    /// always take the full check.
+    #[inline(always)]
+    pub(super) fn validate(
+        &mut self,
+        desc: &ResourceDesc,
+    ) -> Result<(ResourceDesc, ResourceFacts), ResourceError> {
+        if let Some((_, validated, facts)) = self.entries[..self.filled]
             .iter()
-            .find(|(given, _)| given == desc)
+            .find(|(given, _, _)| given == desc)
         {
-            return Ok(*validated);
+            return Ok((*validated, *facts));
         }
+        self.validate_new(desc)
+    }
+
+    /// [`Self::validate`] of a description not in the table: the full check, and the
+    /// description remembered when it passes.
+    #[inline(never)]
+    fn validate_new(
+        &mut self,
+        desc: &ResourceDesc,
+    ) -> Result<(ResourceDesc, ResourceFacts), ResourceError> {
         let validated = desc.validate()?;
+        let facts = ResourceFacts::of(&validated);
         let at = if self.filled < VALIDATED_DESCS {
             self.filled += 1;
             self.filled - 1
@@ -38,8 +56,8 @@ impl ValidatedDescs {
             self.next_victim = (victim + 1) % VALIDATED_DESCS;
             victim
         };
-        self.entries[at] = (*desc, validated);
-        Ok(validated)
+        self.entries[at] = (*desc, validated, facts);
+        Ok((validated, facts))
     }
 }
 
@@ -71,8 +89,16 @@ mod tests {
                     "round {round}"
                 );
                 assert_eq!(expected.sample_count, 1, "round {round}");
-                assert_eq!(memo.validate(&desc), Ok(expected), "round {round}");
-                assert_eq!(memo.validate(&desc), Ok(expected), "round {round}");
+                assert_eq!(
+                    memo.validate(&desc).map(|(desc, _)| desc),
+                    Ok(expected),
+                    "round {round}"
+                );
+                assert_eq!(
+                    memo.validate(&desc).map(|(desc, _)| desc),
+                    Ok(expected),
+                    "round {round}"
+                );
             }
         }
         assert_eq!(memo.filled, VALIDATED_DESCS);
@@ -82,8 +108,9 @@ mod tests {
     fn failures_are_reported_every_time_and_not_remembered() {
         let mut memo = ValidatedDescs::default();
         let zero = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 0, 16);
-        assert_eq!(memo.validate(&zero), Err(ResourceError::ZeroSize));
-        assert_eq!(memo.validate(&zero), Err(ResourceError::ZeroSize));
+        for _ in 0..2 {
+            assert_eq!(memo.validate(&zero).err(), Some(ResourceError::ZeroSize));
+        }
         assert_eq!(memo.filled, 0);
     }
 }

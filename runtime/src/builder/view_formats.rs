@@ -55,7 +55,7 @@ fn format_check_set(key: u64) -> usize {
 
 /// Whether `key` is in the passed-checks table.
 #[inline]
-fn is_passed(table: &PassedFormatChecks, key: u64) -> bool {
+pub(super) fn is_passed(table: &PassedFormatChecks, key: u64) -> bool {
     let [latest, older] = table[format_check_set(key)];
     (latest == key) | (older == key)
 }
