@@ -1,6 +1,7 @@
 //! Graph recording through the JIT and the interpreter on `scripts/bench/rps_shapes.rpsl` (chain
-//! and lanes at N=1000, script_heavy at N=100), next to the same chain and lanes graphs built by
-//! hand-written calls to the runtime's `GraphBuilder` (the native baseline a script can approach).
+//! and lanes at N=1000, 4000 and 10000, script_heavy at N=100), next to the same chain and lanes
+//! graphs built by hand-written calls to the runtime's `GraphBuilder` (the native baseline a
+//! script can approach).
 //!
 //! `record/jit/...` is a default session: measured once its optimised code is running (the
 //! tier-up of `SessionOptions::jit_tier_up`); `record/jit-unoptimised/...` keeps the quickly
@@ -13,7 +14,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use rpsl::{EntryArgs, Mode, Program, Session, SessionOptions};
 use std::time::{Duration, Instant};
 
-const N: u32 = 1000;
+/// The node counts of issue 19's shapes (`rpsl bench`'s rows, `../shared/anchors/rps/compare.sh`).
+const SIZES: [u32; 3] = [1000, 4000, 10000];
 
 fn shapes() -> Program {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench/rps_shapes.rpsl");
@@ -76,24 +78,28 @@ fn bench_script(c: &mut Criterion, program: &Program, engine: Engine, entry: &st
 fn record(c: &mut Criterion) {
     let program = shapes();
     for engine in ENGINES {
-        bench_script(c, &program, engine, "chain", N);
-        bench_script(c, &program, engine, "lanes", N);
+        for n in SIZES {
+            bench_script(c, &program, engine, "chain", n);
+            bench_script(c, &program, engine, "lanes", n);
+        }
         bench_script(c, &program, engine, "script_heavy", 100);
     }
     let mut hand = hand::Hand::new();
     let mut frame = 0;
-    c.bench_function(&format!("record/hand/chain/{N}"), |b| {
-        b.iter(|| {
-            frame += 1;
-            hand.chain(frame, N)
-        })
-    });
-    c.bench_function(&format!("record/hand/lanes/{N}"), |b| {
-        b.iter(|| {
-            frame += 1;
-            hand.lanes(frame, N)
-        })
-    });
+    for n in SIZES {
+        c.bench_function(&format!("record/hand/chain/{n}"), |b| {
+            b.iter(|| {
+                frame += 1;
+                hand.chain(frame, n)
+            })
+        });
+        c.bench_function(&format!("record/hand/lanes/{n}"), |b| {
+            b.iter(|| {
+                frame += 1;
+                hand.lanes(frame, n)
+            })
+        });
+    }
 }
 
 criterion_group!(benches, record);

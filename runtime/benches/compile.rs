@@ -25,7 +25,7 @@ fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame");
     group.sample_size(20);
     for (shape, lanes) in [("chain", false), ("lanes", true)] {
-        for n in [1000u32, 10000] {
+        for n in [1000u32, 4000, 10000] {
             let mut builder = GraphBuilder::new();
             let decls = declare_shapes(&mut builder);
             record(&mut builder, decls, lanes, n);
