@@ -9,6 +9,7 @@
 //! are 8-byte slots holding the register's value in their low bytes.
 
 use super::context::{fault_kind, RunContext};
+use super::facts::RegFacts;
 use super::helpers::Helper;
 use crate::entities::FuncId;
 use crate::function::Function;
@@ -69,6 +70,8 @@ pub(crate) struct Translator<'a, 'b> {
     fault_block: Option<ir::Block>,
     plain_fault_block: Option<ir::Block>,
     pub(crate) frame_offsets: HashMap<crate::entities::Reg, u64>,
+    /// What holds of each register at every read ([`super::facts`]).
+    pub(crate) facts: Vec<RegFacts>,
     pub(crate) mem_base: ir::Value,
     /// The frame base as a VM address (`i32`), computed once on entry.
     frame_base: ir::Value,
@@ -156,6 +159,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             fault_block: None,
             plain_fault_block: None,
             frame_offsets: HashMap::new(),
+            facts: super::facts::register_facts(func),
             mem_base,
             frame_base,
             observed: super::nan::observed_registers(func),
@@ -232,24 +236,35 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// Continues only when `bad` is zero; otherwise records the fault `kind` with payload
-    /// `(a, b)` at the current loc and returns 1.
-    pub fn guard(&mut self, bad: ir::Value, kind: i32, a: ir::Value, b: ir::Value) {
-        self.guard_to(bad, kind, Some((a, b)));
+    /// `(payload(), b)` at the current loc and returns 1. `payload` builds its value on the cold
+    /// path (it may use values of the current block).
+    pub fn guard(
+        &mut self,
+        bad: ir::Value,
+        kind: i32,
+        payload: impl FnOnce(&mut Self) -> ir::Value,
+        b: i64,
+    ) {
+        self.guard_to(bad, kind, Some((payload, b)));
     }
 
     /// [`Self::guard`] for a fault without payload (both payload values zero).
     pub fn guard_plain(&mut self, bad: ir::Value, kind: i32) {
-        self.guard_to(bad, kind, None);
+        self.guard_to(bad, kind, None::<(fn(&mut Self) -> ir::Value, i64)>);
     }
 
-    /// Branches to one of two shared cold blocks per function that record the fault: one takes
-    /// the site ([`fault_kind::site`]) and the payload, the other only the site.
-    fn guard_to(&mut self, bad: ir::Value, kind: i32, payload: Option<(ir::Value, ir::Value)>) {
-        let site = self
-            .b
-            .ins()
-            .iconst(types::I64, fault_kind::site(kind, self.loc));
-        let slot = if payload.is_some() {
+    /// Branches to a cold stub of this check, which passes the site ([`fault_kind::site`]) and
+    /// the payload to one of two shared cold blocks per function that record the fault: one
+    /// takes site and payload, the other only the site. The constants live in the stub, so the
+    /// hot path is the test and the branch.
+    fn guard_to(
+        &mut self,
+        bad: ir::Value,
+        kind: i32,
+        payload: Option<(impl FnOnce(&mut Self) -> ir::Value, i64)>,
+    ) {
+        let with_payload = payload.is_some();
+        let slot = if with_payload {
             &mut self.fault_block
         } else {
             &mut self.plain_fault_block
@@ -260,19 +275,29 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let block = self.b.create_block();
                 *slot = Some(block);
                 self.b.set_cold_block(block);
-                let params = if payload.is_some() { 3 } else { 1 };
+                let params = if with_payload { 3 } else { 1 };
                 for _ in 0..params {
                     self.b.append_block_param(block, types::I64);
                 }
                 (block, true)
             }
         };
+        let stub = self.b.create_block();
+        self.b.set_cold_block(stub);
         let cont = self.b.create_block();
+        self.b.ins().brif(bad, stub, &[], cont, &[]);
+        self.b.switch_to_block(stub);
+        let site = self
+            .b
+            .ins()
+            .iconst(types::I64, fault_kind::site(kind, self.loc));
         let mut args: Vec<ir::BlockArg> = vec![site.into()];
-        if let Some((a, b)) = payload {
+        if let Some((payload, b)) = payload {
+            let a = payload(self);
+            let b = self.i64c(b);
             args.extend([ir::BlockArg::from(a), ir::BlockArg::from(b)]);
         }
-        self.b.ins().brif(bad, fault, &args, cont, &[]);
+        self.b.ins().jump(fault, &args);
         if fresh {
             self.b.switch_to_block(fault);
             let params = self.b.block_params(fault).to_vec();
@@ -435,17 +460,25 @@ impl<'a, 'b> Translator<'a, 'b> {
                 len,
             } => {
                 let idx = self.get(index);
-                let bad =
-                    self.b
-                        .ins()
-                        .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, idx, len as i64);
-                let shown = if self.ty(index) == Type::I32 {
-                    self.b.ins().sextend(types::I64, idx)
-                } else {
-                    self.b.ins().uextend(types::I64, idx)
-                };
-                let len_value = self.i64c(len as i64);
-                self.guard(bad, fault_kind::INDEX_OUT_OF_BOUNDS, shown, len_value);
+                // No check when the index is known to be below the length.
+                if self.facts[index.index()]
+                    .below
+                    .is_none_or(|below| below > len as u64)
+                {
+                    let bad =
+                        self.b
+                            .ins()
+                            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, idx, len as i64);
+                    let signed = self.ty(index) == Type::I32;
+                    let shown = move |t: &mut Self| {
+                        if signed {
+                            t.b.ins().sextend(types::I64, idx)
+                        } else {
+                            t.b.ins().uextend(types::I64, idx)
+                        }
+                    };
+                    self.guard(bad, fault_kind::INDEX_OUT_OF_BOUNDS, shown, len as i64);
+                }
                 let scaled = self.b.ins().imul_imm_s(idx, stride as i32 as i64);
                 let base = self.get(base);
                 let value = self.b.ins().iadd(base, scaled);
@@ -555,10 +588,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             Inst::Abort { code } => {
                 let code = self.get(code);
-                let code = self.b.ins().sextend(types::I64, code);
-                let zero = self.i64c(0);
                 let one = self.b.ins().iconst(types::I8, 1);
-                self.guard(one, fault_kind::ABORT, code, zero);
+                let shown = move |t: &mut Self| t.b.ins().sextend(types::I64, code);
+                self.guard(one, fault_kind::ABORT, shown, 0);
                 // Unreachable continuation: end it.
                 let one = self.b.ins().iconst(types::I32, 1);
                 self.b.ins().return_(&[one]);

@@ -39,7 +39,9 @@ impl Translator<'_, '_> {
     pub(crate) fn checked_address(&mut self, addr: Reg, offset: u32, size: u32) -> ir::Value {
         // An address known to be `frame base + k` with the access inside the frame cannot fault:
         // skip the check.
-        if let Some(&known) = self.frame_offsets.get(&addr) {
+        let facts = self.facts[addr.index()];
+        let exact = self.frame_offsets.get(&addr).copied().or(facts.frame_exact);
+        if let Some(known) = exact {
             let end = known + offset as u64 + size as u64;
             if end <= self.func.frame_size as u64 {
                 let mem = self.b.use_var(self.mem_ptr);
@@ -50,16 +52,21 @@ impl Translator<'_, '_> {
                     .iadd_imm_s(base, (known + offset as u64) as i64);
             }
         }
+        // Nor can one at most `frame base + m` with the access's end within the frame.
+        let inside = facts
+            .frame_max
+            .is_some_and(|max| max + offset as u64 + size as u64 <= self.func.frame_size as u64);
         let addr = self.get(addr);
         let wide = self.b.ins().uextend(types::I64, addr);
         let at = self.b.ins().iadd_imm_s(wide, offset as i64);
-        let end = self.b.ins().iadd_imm_s(at, size as i64);
-        let bad = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThan, end, self.mem_top);
-        let size_value = self.i64c(size as i64);
-        self.guard(bad, fault_kind::MEMORY_OUT_OF_BOUNDS, at, size_value);
+        if !inside {
+            let end = self.b.ins().iadd_imm_s(at, size as i64);
+            let bad = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThan, end, self.mem_top);
+            self.guard(bad, fault_kind::MEMORY_OUT_OF_BOUNDS, |_| at, size as i64);
+        }
         let mem = self.b.use_var(self.mem_ptr);
         self.b.ins().iadd(mem, at)
     }
