@@ -42,13 +42,19 @@ pub(crate) struct ContextOffsets {
     pub mem_ptr: i32,
     pub steps_left: i32,
     pub max_call_depth: i32,
+    pub mem_len: i32,
 }
 
 pub(crate) const CONTEXT: ContextOffsets = ContextOffsets {
     mem_ptr: std::mem::offset_of!(RunContext<'static>, mem_ptr) as i32,
     steps_left: std::mem::offset_of!(RunContext<'static>, steps_left) as i32,
     max_call_depth: std::mem::offset_of!(RunContext<'static>, max_call_depth) as i32,
+    mem_len: std::mem::offset_of!(RunContext<'static>, mem_len) as i32,
 };
+
+/// Largest callee frame (bytes) zeroed inline on entry when memory already reaches its end;
+/// larger ones, and frames that grow memory, go through [`super::context::jit_enter_frame`].
+const INLINE_FRAME_ZERO_MAX: u32 = 512;
 
 /// The state of translating one function.
 pub(crate) struct Translator<'a, 'b> {
@@ -620,6 +626,19 @@ impl<'a, 'b> Translator<'a, 'b> {
             .store(MemFlagsData::trusted(), steps, ctx, CONTEXT.steps_left);
     }
 
+    /// Enters a callee frame of `frame_size` bytes at `new_base` through
+    /// [`super::context::jit_enter_frame`] (memory limit, growth, zeroing); returns 1 from
+    /// this function when it faults.
+    fn enter_frame_by_helper(&mut self, new_base: ir::Value, frame_size: u32) {
+        let size = self.i64c(frame_size as i64);
+        let (ctx, loc) = (self.ctx, self.i64c(self.loc));
+        let mem = self
+            .call_helper(Helper::EnterFrame, &[ctx, new_base, size, loc])
+            .expect("memory");
+        let failed = self.b.ins().icmp_imm_u(IntCC::Equal, mem, 0);
+        self.propagate_if(failed);
+    }
+
     fn call(
         &mut self,
         callee: FuncId,
@@ -637,13 +656,35 @@ impl<'a, 'b> Translator<'a, 'b> {
         let rounded = self.b.ins().iadd_imm_s(self.mem_top, 15);
         let new_base = self.b.ins().band_imm_u(rounded, !15i64);
         let frame_size = self.frame_sizes.get(callee.index()).copied().unwrap_or(0);
-        let size = self.i64c(frame_size as i64);
-        let (ctx, loc) = (self.ctx, self.i64c(self.loc));
-        let mem = self
-            .call_helper(Helper::EnterFrame, &[ctx, new_base, size, loc])
-            .expect("memory");
-        let failed = self.b.ins().icmp_imm_u(IntCC::Equal, mem, 0);
-        self.propagate_if(failed);
+        let ctx = self.ctx;
+        if frame_size <= INLINE_FRAME_ZERO_MAX {
+            // Memory already reaches the frame's end (so it is within the memory limit, which
+            // memory never passes): zero the frame inline; else the helper grows memory.
+            let top = self.b.ins().iadd_imm_s(new_base, frame_size as i64);
+            let mem_len =
+                self.b
+                    .ins()
+                    .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.mem_len);
+            let grows = self.b.ins().icmp(IntCC::UnsignedGreaterThan, top, mem_len);
+            let (inline, grow, entered) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.set_cold_block(grow);
+            self.b.ins().brif(grows, grow, &[], inline, &[]);
+            self.b.switch_to_block(grow);
+            self.enter_frame_by_helper(new_base, frame_size);
+            self.b.ins().jump(entered, &[]);
+            self.b.switch_to_block(inline);
+            let mem = self.b.use_var(self.mem_ptr);
+            let frame = self.b.ins().iadd(mem, new_base);
+            self.zero_bytes(frame, frame_size);
+            self.b.ins().jump(entered, &[]);
+            self.b.switch_to_block(entered);
+        } else {
+            self.enter_frame_by_helper(new_base, frame_size);
+        }
         let arg_regs = self.func.list(args).to_vec();
         let result_regs = self.func.list(results).to_vec();
         let slots = arg_regs.len().max(result_regs.len()).max(1);

@@ -243,6 +243,7 @@ impl JitModule {
             mem_ptr: std::ptr::null_mut(),
             steps_left: limits.step_budget,
             max_call_depth: limits.max_call_depth as u64,
+            mem_len: memory.len() as u64,
             memory,
             limits,
             fault: None,
