@@ -54,7 +54,7 @@ pub(crate) const CONTEXT: ContextOffsets = ContextOffsets {
 
 /// Largest callee frame (bytes) zeroed inline on entry when memory already reaches its end;
 /// larger ones, and frames that grow memory, go through [`super::context::jit_enter_frame`].
-const INLINE_FRAME_ZERO_MAX: u32 = 512;
+pub(crate) const INLINE_FRAME_ZERO_MAX: u32 = 512;
 
 /// The state of translating one function.
 pub(crate) struct Translator<'a, 'b> {
@@ -90,7 +90,16 @@ pub(crate) struct Translator<'a, 'b> {
     /// The step charge of the instruction being translated.
     charge: u64,
     callee_refs: &'a HashMap<FuncId, FuncRef>,
-    frame_sizes: &'a [u32],
+    /// Per function, what entering its frame takes.
+    frames: &'a [FrameEntry],
+}
+
+/// What entering a function's frame takes: its size, and the bytes an inline entry zeroes.
+pub(crate) struct FrameEntry {
+    pub size: u32,
+    /// Per frame byte, whether it may be read before the function writes it
+    /// ([`super::frame_init`]); empty when not computed (every byte is zeroed).
+    pub zero_on_entry: Vec<bool>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -102,7 +111,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         call_conv: cranelift_codegen::isa::CallConv,
         step_charges: &'a [u64],
         callee_refs: &'a HashMap<FuncId, FuncRef>,
-        frame_sizes: &'a [u32],
+        frames: &'a [FrameEntry],
     ) -> Translator<'a, 'b> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -173,7 +182,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             step_charges,
             charge: 0,
             callee_refs,
-            frame_sizes,
+            frames,
         }
     }
 
@@ -655,7 +664,9 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.guard_plain(too_deep, fault_kind::CALL_DEPTH);
         let rounded = self.b.ins().iadd_imm_s(self.mem_top, 15);
         let new_base = self.b.ins().band_imm_u(rounded, !15i64);
-        let frame_size = self.frame_sizes.get(callee.index()).copied().unwrap_or(0);
+        let frames = self.frames;
+        let frame = frames.get(callee.index());
+        let frame_size = frame.map_or(0, |frame| frame.size);
         let ctx = self.ctx;
         if frame_size <= INLINE_FRAME_ZERO_MAX {
             // Memory already reaches the frame's end (so it is within the memory limit, which
@@ -678,8 +689,23 @@ impl<'a, 'b> Translator<'a, 'b> {
             self.b.ins().jump(entered, &[]);
             self.b.switch_to_block(inline);
             let mem = self.b.use_var(self.mem_ptr);
-            let frame = self.b.ins().iadd(mem, new_base);
-            self.zero_bytes(frame, frame_size);
+            let frame_host = self.b.ins().iadd(mem, new_base);
+            // Only the bytes the callee may read before writing them.
+            let needed = frame.map(|frame| &frame.zero_on_entry);
+            let mut start = 0;
+            while start < frame_size {
+                let needs = |byte: u32| needed.is_none_or(|n| n.get(byte as usize) != Some(&false));
+                if !needs(start) {
+                    start += 1;
+                    continue;
+                }
+                let mut end = start + 1;
+                while end < frame_size && needs(end) {
+                    end += 1;
+                }
+                self.zero_bytes(frame_host, start, end - start);
+                start = end;
+            }
             self.b.ins().jump(entered, &[]);
             self.b.switch_to_block(entered);
         } else {

@@ -3,7 +3,9 @@
 //! `FunctionBuilderContext` per worker, reused across its functions), then placing the machine
 //! code of every function in one `JITModule` and linking it.
 
-use super::codegen::Translator;
+use super::codegen::{FrameEntry, Translator, INLINE_FRAME_ZERO_MAX};
+use super::facts::register_facts;
+use super::frame_init::bytes_read_before_written;
 use super::JitError;
 use crate::entities::FuncId;
 use crate::function::{Function, VerifiedModule};
@@ -165,7 +167,18 @@ pub(crate) fn compile_module(
     let shared = Shared {
         functions,
         ids: &ids,
-        frame_sizes: functions.iter().map(|f| f.frame_size).collect(),
+        frames: functions
+            .iter()
+            .zip(&chosen)
+            .map(|(function, &chosen)| FrameEntry {
+                size: function.frame_size,
+                zero_on_entry: if chosen && function.frame_size <= INLINE_FRAME_ZERO_MAX {
+                    bytes_read_before_written(function, &register_facts(function))
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect(),
         step_charges: (0..functions.len())
             .map(|index| module.step_charges(FuncId::from_u32(index as u32)))
             .collect(),
@@ -221,7 +234,8 @@ pub(crate) fn compile_module(
 struct Shared<'a> {
     functions: &'a [Function],
     ids: &'a [Option<cranelift_module::FuncId>],
-    frame_sizes: Vec<u32>,
+    /// Per function, its frame size and the bytes an inline entry zeroes.
+    frames: Vec<FrameEntry>,
     /// Per function, the step charge of each instruction.
     step_charges: Vec<&'a [u64]>,
     signature: ir::Signature,
@@ -307,7 +321,7 @@ impl Shared<'_> {
             self.isa.default_call_conv(),
             self.step_charges[index],
             &callee_refs,
-            &self.frame_sizes,
+            &self.frames,
         )
         .translate(self.isa.frontend_config());
         ctx.set_disasm(self.dump);

@@ -166,11 +166,12 @@ impl Translator<'_, '_> {
             return self.propagate_if(status);
         }
         let host = self.checked_address(addr, 0, size);
-        self.zero_bytes(host, size);
+        self.zero_bytes(host, 0, size);
     }
 
-    /// Zeroes `size` bytes at host address `host` with inline stores (one zero per width).
-    pub(crate) fn zero_bytes(&mut self, host: ir::Value, size: u32) {
+    /// Zeroes `size` bytes at host address `host + start` with inline stores (one zero per
+    /// width).
+    pub(crate) fn zero_bytes(&mut self, host: ir::Value, start: u32, size: u32) {
         let mut zeros: Vec<(ir::Type, ir::Value)> = Vec::new();
         for (at, ty) in chunks(size, true) {
             let zero = match zeros.iter().find(|(t, _)| *t == ty) {
@@ -186,7 +187,9 @@ impl Translator<'_, '_> {
                     zero
                 }
             };
-            self.b.ins().store(vm_mem(), zero, host, at as i32);
+            self.b
+                .ins()
+                .store(vm_mem(), zero, host, (start + at) as i32);
         }
     }
 

@@ -42,6 +42,7 @@ pub mod codegen;
 mod compile;
 pub mod context;
 mod facts;
+mod frame_init;
 mod helpers;
 mod memops;
 mod nan;
