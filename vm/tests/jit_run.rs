@@ -197,6 +197,58 @@ fn callee_frames_are_zeroed_and_memory_limit_checked_in_callees() {
 }
 
 #[test]
+fn small_callee_frames_entered_inline_are_zeroed_and_limit_checked() {
+    // Frames of at most 512 bytes are zeroed by generated code when memory already reaches
+    // their end: a second call to the same depth finds its frame zeroed again, and a frame
+    // that would pass the memory limit still faults.
+    let leaf_sig = Signature::new([Type::U32], [Type::U32]);
+    let mut module = Module::new();
+    module.add_function(build("main", Signature::new([], [Type::U32]), |b| {
+        let seven = b.iconst_u32(7);
+        let first = b.call(
+            FuncId::from_u32(1),
+            &Signature::new([Type::U32], [Type::U32]),
+            &[seven],
+        );
+        let nine = b.iconst_u32(9);
+        let second = b.call(
+            FuncId::from_u32(1),
+            &Signature::new([Type::U32], [Type::U32]),
+            &[nine],
+        );
+        let sum = b.binary(BinaryOp::AddU32, first[0], second[0]);
+        b.ret(&[sum]);
+    }));
+    module.add_function(build("leaf", leaf_sig, |b| {
+        let value = b.param(0);
+        let offset = b.alloc_frame(500, 4);
+        let addr = b.frame_addr(offset);
+        // Every word of the frame must read zero on entry: sum the first and last ones.
+        let old_first = b.load(Type::U32, addr, 0);
+        let old_last = b.load(Type::U32, addr, 496);
+        let old = b.binary(BinaryOp::AddU32, old_first, old_last);
+        b.store(addr, 0, value);
+        b.store(addr, 496, value);
+        b.ret(&[old]);
+    }));
+    let module = verified(module);
+    let (result, _) = run_module(&module, &[], &mut [], Limits::default());
+    assert_eq!(result, Ok(vec![Value::U32(0)]));
+    let limit = |max_memory| Limits {
+        max_memory,
+        ..Limits::default()
+    };
+    // main's frame is empty: the leaf's 500 bytes start at 0.
+    let (result, _) = run_module(&module, &[], &mut [], limit(500));
+    assert_eq!(result, Ok(vec![Value::U32(0)]));
+    let (result, _) = run_module(&module, &[], &mut [], limit(499));
+    assert_eq!(
+        result.unwrap_err().kind,
+        RuntimeErrorKind::OutOfMemory { limit: 499 }
+    );
+}
+
+#[test]
 fn float_and_division_corner_cases_match_bit_for_bit() {
     let nan = f32::from_bits(0x7fc0_1234);
     let cases: Vec<(BinaryOp, Value, Value)> = vec![

@@ -89,11 +89,26 @@ impl Translator<'_, '_> {
             DivI32 | DivI64 => self.signed_div(x, y, false),
             RemI32 | RemI64 => self.signed_div(x, y, true),
             DivU32 | DivU64 | RemU32 | RemU64 => {
-                self.check_divisor(y);
-                if matches!(op, DivU32 | DivU64) {
-                    self.b.ins().udiv(x, y)
-                } else {
-                    self.b.ins().urem(x, y)
+                let divide = matches!(op, DivU32 | DivU64);
+                match self.facts[b.index()].constant {
+                    // By a power of two: a shift or a mask.
+                    Some(c) if c.is_power_of_two() => {
+                        if divide {
+                            self.b.ins().ushr_imm_u(x, c.trailing_zeros() as i64)
+                        } else {
+                            self.b.ins().band_imm_u(x, (c - 1) as i64)
+                        }
+                    }
+                    constant => {
+                        if constant.is_none_or(|c| c == 0) {
+                            self.check_divisor(y);
+                        }
+                        if divide {
+                            self.b.ins().udiv(x, y)
+                        } else {
+                            self.b.ins().urem(x, y)
+                        }
+                    }
                 }
             }
             AddF32 | AddF64 => self.b.ins().fadd(x, y),

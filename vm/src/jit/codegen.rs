@@ -9,6 +9,7 @@
 //! are 8-byte slots holding the register's value in their low bytes.
 
 use super::context::{fault_kind, RunContext};
+use super::facts::RegFacts;
 use super::helpers::Helper;
 use crate::entities::FuncId;
 use crate::function::Function;
@@ -41,13 +42,19 @@ pub(crate) struct ContextOffsets {
     pub mem_ptr: i32,
     pub steps_left: i32,
     pub max_call_depth: i32,
+    pub mem_len: i32,
 }
 
 pub(crate) const CONTEXT: ContextOffsets = ContextOffsets {
     mem_ptr: std::mem::offset_of!(RunContext<'static>, mem_ptr) as i32,
     steps_left: std::mem::offset_of!(RunContext<'static>, steps_left) as i32,
     max_call_depth: std::mem::offset_of!(RunContext<'static>, max_call_depth) as i32,
+    mem_len: std::mem::offset_of!(RunContext<'static>, mem_len) as i32,
 };
+
+/// Largest callee frame (bytes) zeroed inline on entry when memory already reaches its end;
+/// larger ones, and frames that grow memory, go through [`super::context::jit_enter_frame`].
+pub(crate) const INLINE_FRAME_ZERO_MAX: u32 = 512;
 
 /// The state of translating one function.
 pub(crate) struct Translator<'a, 'b> {
@@ -69,6 +76,8 @@ pub(crate) struct Translator<'a, 'b> {
     fault_block: Option<ir::Block>,
     plain_fault_block: Option<ir::Block>,
     pub(crate) frame_offsets: HashMap<crate::entities::Reg, u64>,
+    /// What holds of each register at every read ([`super::facts`]).
+    pub(crate) facts: Vec<RegFacts>,
     pub(crate) mem_base: ir::Value,
     /// The frame base as a VM address (`i32`), computed once on entry.
     frame_base: ir::Value,
@@ -81,7 +90,16 @@ pub(crate) struct Translator<'a, 'b> {
     /// The step charge of the instruction being translated.
     charge: u64,
     callee_refs: &'a HashMap<FuncId, FuncRef>,
-    frame_sizes: &'a [u32],
+    /// Per function, what entering its frame takes.
+    frames: &'a [FrameEntry],
+}
+
+/// What entering a function's frame takes: its size, and the bytes an inline entry zeroes.
+pub(crate) struct FrameEntry {
+    pub size: u32,
+    /// Per frame byte, whether it may be read before the function writes it
+    /// ([`super::frame_init`]); empty when not computed (every byte is zeroed).
+    pub zero_on_entry: Vec<bool>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -93,7 +111,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         call_conv: cranelift_codegen::isa::CallConv,
         step_charges: &'a [u64],
         callee_refs: &'a HashMap<FuncId, FuncRef>,
-        frame_sizes: &'a [u32],
+        frames: &'a [FrameEntry],
     ) -> Translator<'a, 'b> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -156,6 +174,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             fault_block: None,
             plain_fault_block: None,
             frame_offsets: HashMap::new(),
+            facts: super::facts::register_facts(func),
             mem_base,
             frame_base,
             observed: super::nan::observed_registers(func),
@@ -163,7 +182,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             step_charges,
             charge: 0,
             callee_refs,
-            frame_sizes,
+            frames,
         }
     }
 
@@ -232,24 +251,35 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// Continues only when `bad` is zero; otherwise records the fault `kind` with payload
-    /// `(a, b)` at the current loc and returns 1.
-    pub fn guard(&mut self, bad: ir::Value, kind: i32, a: ir::Value, b: ir::Value) {
-        self.guard_to(bad, kind, Some((a, b)));
+    /// `(payload(), b)` at the current loc and returns 1. `payload` builds its value on the cold
+    /// path (it may use values of the current block).
+    pub fn guard(
+        &mut self,
+        bad: ir::Value,
+        kind: i32,
+        payload: impl FnOnce(&mut Self) -> ir::Value,
+        b: i64,
+    ) {
+        self.guard_to(bad, kind, Some((payload, b)));
     }
 
     /// [`Self::guard`] for a fault without payload (both payload values zero).
     pub fn guard_plain(&mut self, bad: ir::Value, kind: i32) {
-        self.guard_to(bad, kind, None);
+        self.guard_to(bad, kind, None::<(fn(&mut Self) -> ir::Value, i64)>);
     }
 
-    /// Branches to one of two shared cold blocks per function that record the fault: one takes
-    /// the site ([`fault_kind::site`]) and the payload, the other only the site.
-    fn guard_to(&mut self, bad: ir::Value, kind: i32, payload: Option<(ir::Value, ir::Value)>) {
-        let site = self
-            .b
-            .ins()
-            .iconst(types::I64, fault_kind::site(kind, self.loc));
-        let slot = if payload.is_some() {
+    /// Branches to a cold stub of this check, which passes the site ([`fault_kind::site`]) and
+    /// the payload to one of two shared cold blocks per function that record the fault: one
+    /// takes site and payload, the other only the site. The constants live in the stub, so the
+    /// hot path is the test and the branch.
+    fn guard_to(
+        &mut self,
+        bad: ir::Value,
+        kind: i32,
+        payload: Option<(impl FnOnce(&mut Self) -> ir::Value, i64)>,
+    ) {
+        let with_payload = payload.is_some();
+        let slot = if with_payload {
             &mut self.fault_block
         } else {
             &mut self.plain_fault_block
@@ -260,19 +290,29 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let block = self.b.create_block();
                 *slot = Some(block);
                 self.b.set_cold_block(block);
-                let params = if payload.is_some() { 3 } else { 1 };
+                let params = if with_payload { 3 } else { 1 };
                 for _ in 0..params {
                     self.b.append_block_param(block, types::I64);
                 }
                 (block, true)
             }
         };
+        let stub = self.b.create_block();
+        self.b.set_cold_block(stub);
         let cont = self.b.create_block();
+        self.b.ins().brif(bad, stub, &[], cont, &[]);
+        self.b.switch_to_block(stub);
+        let site = self
+            .b
+            .ins()
+            .iconst(types::I64, fault_kind::site(kind, self.loc));
         let mut args: Vec<ir::BlockArg> = vec![site.into()];
-        if let Some((a, b)) = payload {
+        if let Some((payload, b)) = payload {
+            let a = payload(self);
+            let b = self.i64c(b);
             args.extend([ir::BlockArg::from(a), ir::BlockArg::from(b)]);
         }
-        self.b.ins().brif(bad, fault, &args, cont, &[]);
+        self.b.ins().jump(fault, &args);
         if fresh {
             self.b.switch_to_block(fault);
             let params = self.b.block_params(fault).to_vec();
@@ -435,17 +475,25 @@ impl<'a, 'b> Translator<'a, 'b> {
                 len,
             } => {
                 let idx = self.get(index);
-                let bad =
-                    self.b
-                        .ins()
-                        .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, idx, len as i64);
-                let shown = if self.ty(index) == Type::I32 {
-                    self.b.ins().sextend(types::I64, idx)
-                } else {
-                    self.b.ins().uextend(types::I64, idx)
-                };
-                let len_value = self.i64c(len as i64);
-                self.guard(bad, fault_kind::INDEX_OUT_OF_BOUNDS, shown, len_value);
+                // No check when the index is known to be below the length.
+                if self.facts[index.index()]
+                    .below
+                    .is_none_or(|below| below > len as u64)
+                {
+                    let bad =
+                        self.b
+                            .ins()
+                            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, idx, len as i64);
+                    let signed = self.ty(index) == Type::I32;
+                    let shown = move |t: &mut Self| {
+                        if signed {
+                            t.b.ins().sextend(types::I64, idx)
+                        } else {
+                            t.b.ins().uextend(types::I64, idx)
+                        }
+                    };
+                    self.guard(bad, fault_kind::INDEX_OUT_OF_BOUNDS, shown, len as i64);
+                }
                 let scaled = self.b.ins().imul_imm_s(idx, stride as i32 as i64);
                 let base = self.get(base);
                 let value = self.b.ins().iadd(base, scaled);
@@ -555,10 +603,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             Inst::Abort { code } => {
                 let code = self.get(code);
-                let code = self.b.ins().sextend(types::I64, code);
-                let zero = self.i64c(0);
                 let one = self.b.ins().iconst(types::I8, 1);
-                self.guard(one, fault_kind::ABORT, code, zero);
+                let shown = move |t: &mut Self| t.b.ins().sextend(types::I64, code);
+                self.guard(one, fault_kind::ABORT, shown, 0);
                 // Unreachable continuation: end it.
                 let one = self.b.ins().iconst(types::I32, 1);
                 self.b.ins().return_(&[one]);
@@ -588,6 +635,19 @@ impl<'a, 'b> Translator<'a, 'b> {
             .store(MemFlagsData::trusted(), steps, ctx, CONTEXT.steps_left);
     }
 
+    /// Enters a callee frame of `frame_size` bytes at `new_base` through
+    /// [`super::context::jit_enter_frame`] (memory limit, growth, zeroing); returns 1 from
+    /// this function when it faults.
+    fn enter_frame_by_helper(&mut self, new_base: ir::Value, frame_size: u32) {
+        let size = self.i64c(frame_size as i64);
+        let (ctx, loc) = (self.ctx, self.i64c(self.loc));
+        let mem = self
+            .call_helper(Helper::EnterFrame, &[ctx, new_base, size, loc])
+            .expect("memory");
+        let failed = self.b.ins().icmp_imm_u(IntCC::Equal, mem, 0);
+        self.propagate_if(failed);
+    }
+
     fn call(
         &mut self,
         callee: FuncId,
@@ -604,14 +664,53 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.guard_plain(too_deep, fault_kind::CALL_DEPTH);
         let rounded = self.b.ins().iadd_imm_s(self.mem_top, 15);
         let new_base = self.b.ins().band_imm_u(rounded, !15i64);
-        let frame_size = self.frame_sizes.get(callee.index()).copied().unwrap_or(0);
-        let size = self.i64c(frame_size as i64);
-        let (ctx, loc) = (self.ctx, self.i64c(self.loc));
-        let mem = self
-            .call_helper(Helper::EnterFrame, &[ctx, new_base, size, loc])
-            .expect("memory");
-        let failed = self.b.ins().icmp_imm_u(IntCC::Equal, mem, 0);
-        self.propagate_if(failed);
+        let frames = self.frames;
+        let frame = frames.get(callee.index());
+        let frame_size = frame.map_or(0, |frame| frame.size);
+        let ctx = self.ctx;
+        if frame_size <= INLINE_FRAME_ZERO_MAX {
+            // Memory already reaches the frame's end (so it is within the memory limit, which
+            // memory never passes): zero the frame inline; else the helper grows memory.
+            let top = self.b.ins().iadd_imm_s(new_base, frame_size as i64);
+            let mem_len =
+                self.b
+                    .ins()
+                    .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.mem_len);
+            let grows = self.b.ins().icmp(IntCC::UnsignedGreaterThan, top, mem_len);
+            let (inline, grow, entered) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.set_cold_block(grow);
+            self.b.ins().brif(grows, grow, &[], inline, &[]);
+            self.b.switch_to_block(grow);
+            self.enter_frame_by_helper(new_base, frame_size);
+            self.b.ins().jump(entered, &[]);
+            self.b.switch_to_block(inline);
+            let mem = self.b.use_var(self.mem_ptr);
+            let frame_host = self.b.ins().iadd(mem, new_base);
+            // Only the bytes the callee may read before writing them.
+            let needed = frame.map(|frame| &frame.zero_on_entry);
+            let mut start = 0;
+            while start < frame_size {
+                let needs = |byte: u32| needed.is_none_or(|n| n.get(byte as usize) != Some(&false));
+                if !needs(start) {
+                    start += 1;
+                    continue;
+                }
+                let mut end = start + 1;
+                while end < frame_size && needs(end) {
+                    end += 1;
+                }
+                self.zero_bytes(frame_host, start, end - start);
+                start = end;
+            }
+            self.b.ins().jump(entered, &[]);
+            self.b.switch_to_block(entered);
+        } else {
+            self.enter_frame_by_helper(new_base, frame_size);
+        }
         let arg_regs = self.func.list(args).to_vec();
         let result_regs = self.func.list(results).to_vec();
         let slots = arg_regs.len().max(result_regs.len()).max(1);

@@ -3,7 +3,9 @@
 //! `FunctionBuilderContext` per worker, reused across its functions), then placing the machine
 //! code of every function in one `JITModule` and linking it.
 
-use super::codegen::Translator;
+use super::codegen::{FrameEntry, Translator, INLINE_FRAME_ZERO_MAX};
+use super::facts::register_facts;
+use super::frame_init::bytes_read_before_written;
 use super::JitError;
 use crate::entities::FuncId;
 use crate::function::{Function, VerifiedModule};
@@ -43,6 +45,17 @@ pub struct JitOptions {
 
 /// Bytecode instructions per extra compile thread: below this a thread costs more than it saves.
 const INSTS_PER_THREAD: usize = 400;
+
+/// The environment variable that makes every compile print each function's optimised Cranelift
+/// IR and its machine code (register-allocated, as text) on stderr: a development aid for
+/// reading what the JIT generates, e.g.
+/// `RPSL_JIT_DUMP=1 rpsl run scripts/bench/rps_shapes.rpsl --entry chain --backend null`.
+pub const DUMP_ENV: &str = "RPSL_JIT_DUMP";
+
+/// Whether [`DUMP_ENV`] is set to something other than empty or `0`.
+fn dump_requested() -> bool {
+    std::env::var_os(DUMP_ENV).is_some_and(|value| !value.is_empty() && value != "0")
+}
 
 /// A linked module: the `JITModule` owning the code and each function's entry (`None` when it
 /// was not compiled).
@@ -154,12 +167,25 @@ pub(crate) fn compile_module(
     let shared = Shared {
         functions,
         ids: &ids,
-        frame_sizes: functions.iter().map(|f| f.frame_size).collect(),
+        frames: functions
+            .iter()
+            .zip(&chosen)
+            .map(|(function, &chosen)| FrameEntry {
+                size: function.frame_size,
+                zero_on_entry: if chosen && function.frame_size <= INLINE_FRAME_ZERO_MAX {
+                    bytes_read_before_written(function, &register_facts(function))
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect(),
         step_charges: (0..functions.len())
             .map(|index| module.step_charges(FuncId::from_u32(index as u32)))
             .collect(),
         signature,
         isa: &isa,
+        optimize: options.optimize,
+        dump: dump_requested(),
         order: &order,
         next: AtomicUsize::new(0),
         results: Mutex::new((0..functions.len()).map(|_| None).collect()),
@@ -208,11 +234,16 @@ pub(crate) fn compile_module(
 struct Shared<'a> {
     functions: &'a [Function],
     ids: &'a [Option<cranelift_module::FuncId>],
-    frame_sizes: Vec<u32>,
+    /// Per function, its frame size and the bytes an inline entry zeroes.
+    frames: Vec<FrameEntry>,
     /// Per function, the step charge of each instruction.
     step_charges: Vec<&'a [u64]>,
     signature: ir::Signature,
     isa: &'a OwnedTargetIsa,
+    /// Compiling with the optimiser (shown in dumps).
+    optimize: bool,
+    /// Print each function's IR and machine code ([`DUMP_ENV`]).
+    dump: bool,
     order: &'a [usize],
     next: AtomicUsize,
     results: Mutex<Vec<Option<Result<MachineCode, JitError>>>>,
@@ -290,14 +321,26 @@ impl Shared<'_> {
             self.isa.default_call_conv(),
             self.step_charges[index],
             &callee_refs,
-            &self.frame_sizes,
+            &self.frames,
         )
         .translate(self.isa.frontend_config());
+        ctx.set_disasm(self.dump);
         ctx.compile(self.isa.as_ref(), ctrl_plane)
             .map_err(|failure| error(format!("{:?}", failure.inner)))?;
         let compiled = ctx
             .compiled_code()
             .ok_or_else(|| error("no compiled code".into()))?;
+        if self.dump {
+            // One write per function, so that dumps of parallel workers do not interleave.
+            eprint!(
+                "; JIT `{}` (fn{index}, {}, {} bytes of code)\n{}\n; machine code\n{}\n",
+                function.name,
+                if self.optimize { "optimised" } else { "quick" },
+                compiled.code_buffer().len(),
+                ctx.func.display(),
+                compiled.vcode.as_deref().unwrap_or("(none)\n"),
+            );
+        }
         let alignment = compiled.buffer.alignment as u64;
         let bytes = compiled.code_buffer().to_vec();
         let relocs = compiled

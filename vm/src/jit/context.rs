@@ -1,8 +1,8 @@
 //! The run context the generated code works on, and the `extern "C"` helpers it calls: faults,
 //! frame entry, memory block ops, host calls and the shared evaluators of [`crate::eval`].
 //!
-//! Generated code reads three fields of [`RunContext`] at fixed offsets (memory pointer, steps
-//! left, call-depth limit); everything else is only touched by the helpers here. No helper may
+//! Generated code reads four fields of [`RunContext`] at fixed offsets (memory pointer, steps
+//! left, call-depth limit, memory length); everything else is only touched by the helpers here. No helper may
 //! unwind: the ones that run embedder code or index memory catch panics and record them as a
 //! host fault.
 
@@ -59,6 +59,10 @@ pub(crate) struct RunContext<'h> {
     pub steps_left: u64,
     /// The call-depth limit, widened.
     pub max_call_depth: u64,
+    /// `memory.len()`, kept up to date wherever memory grows (read by generated code: a callee
+    /// frame that ends within it is zeroed inline, without [`jit_enter_frame`]). Never more than
+    /// the memory limit.
+    pub mem_len: u64,
     /// VM memory: the I/O block then the frames.
     pub memory: Vec<u8>,
     /// The limits of the run.
@@ -214,6 +218,7 @@ pub(crate) extern "C" fn jit_enter_frame(
         }
         if ctx.memory.len() < top {
             ctx.memory.resize(top, 0);
+            ctx.mem_len = top as u64;
         }
         ctx.memory[base..top].fill(0);
         ctx.mem_ptr = ctx.memory.as_mut_ptr();

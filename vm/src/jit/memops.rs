@@ -15,13 +15,15 @@ use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder};
 /// Largest block op (bytes) emitted inline rather than through a helper.
 const INLINE_BLOCK_OP_MAX: u32 = 64;
 
-/// The access widths (bytes, type) that tile `size` bytes: 8-byte words, then 4, 2 and 1.
-fn chunks(size: u32) -> impl Iterator<Item = (u32, ir::Type)> {
+/// The accesses (offset, type) that tile `size` bytes, widest first: 16-byte vectors when
+/// `vectors` (copies and zeroing), then 8-, 4-, 2- and 1-byte words.
+fn chunks(size: u32, vectors: bool) -> impl Iterator<Item = (u32, ir::Type)> {
     let mut at = 0;
     std::iter::from_fn(move || {
         let left = size - at;
         let (width, ty) = match left {
             0 => return None,
+            16.. if vectors => (16, types::I8X16),
             8.. => (8, types::I64),
             4..=7 => (4, types::I32),
             2..=3 => (2, types::I16),
@@ -39,7 +41,9 @@ impl Translator<'_, '_> {
     pub(crate) fn checked_address(&mut self, addr: Reg, offset: u32, size: u32) -> ir::Value {
         // An address known to be `frame base + k` with the access inside the frame cannot fault:
         // skip the check.
-        if let Some(&known) = self.frame_offsets.get(&addr) {
+        let facts = self.facts[addr.index()];
+        let exact = self.frame_offsets.get(&addr).copied().or(facts.frame_exact);
+        if let Some(known) = exact {
             let end = known + offset as u64 + size as u64;
             if end <= self.func.frame_size as u64 {
                 let mem = self.b.use_var(self.mem_ptr);
@@ -50,16 +54,21 @@ impl Translator<'_, '_> {
                     .iadd_imm_s(base, (known + offset as u64) as i64);
             }
         }
+        // Nor can one at most `frame base + m` with the access's end within the frame.
+        let inside = facts
+            .frame_max
+            .is_some_and(|max| max + offset as u64 + size as u64 <= self.func.frame_size as u64);
         let addr = self.get(addr);
         let wide = self.b.ins().uextend(types::I64, addr);
         let at = self.b.ins().iadd_imm_s(wide, offset as i64);
-        let end = self.b.ins().iadd_imm_s(at, size as i64);
-        let bad = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThan, end, self.mem_top);
-        let size_value = self.i64c(size as i64);
-        self.guard(bad, fault_kind::MEMORY_OUT_OF_BOUNDS, at, size_value);
+        if !inside {
+            let end = self.b.ins().iadd_imm_s(at, size as i64);
+            let bad = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThan, end, self.mem_top);
+            self.guard(bad, fault_kind::MEMORY_OUT_OF_BOUNDS, |_| at, size as i64);
+        }
         let mem = self.b.use_var(self.mem_ptr);
         self.b.ins().iadd(mem, at)
     }
@@ -137,7 +146,7 @@ impl Translator<'_, '_> {
         }
         let dst = self.checked_address(dst_addr, 0, size);
         let src = self.checked_address(src_addr, 0, size);
-        let words: Vec<(u32, ir::Value)> = chunks(size)
+        let words: Vec<(u32, ir::Value)> = chunks(size, true)
             .map(|(at, ty)| (at, self.b.ins().load(ty, vm_mem(), src, at as i32)))
             .collect();
         for (at, word) in words {
@@ -157,9 +166,30 @@ impl Translator<'_, '_> {
             return self.propagate_if(status);
         }
         let host = self.checked_address(addr, 0, size);
-        for (at, ty) in chunks(size) {
-            let zero = self.b.ins().iconst(ty, 0);
-            self.b.ins().store(vm_mem(), zero, host, at as i32);
+        self.zero_bytes(host, 0, size);
+    }
+
+    /// Zeroes `size` bytes at host address `host + start` with inline stores (one zero per
+    /// width).
+    pub(crate) fn zero_bytes(&mut self, host: ir::Value, start: u32, size: u32) {
+        let mut zeros: Vec<(ir::Type, ir::Value)> = Vec::new();
+        for (at, ty) in chunks(size, true) {
+            let zero = match zeros.iter().find(|(t, _)| *t == ty) {
+                Some(&(_, zero)) => zero,
+                None => {
+                    let zero = if ty.is_vector() {
+                        let bytes = self.b.func.dfg.constants.insert(vec![0u8; 16].into());
+                        self.b.ins().vconst(ty, bytes)
+                    } else {
+                        self.b.ins().iconst(ty, 0)
+                    };
+                    zeros.push((ty, zero));
+                    zero
+                }
+            };
+            self.b
+                .ins()
+                .store(vm_mem(), zero, host, (start + at) as i32);
         }
     }
 
@@ -182,7 +212,7 @@ impl Translator<'_, '_> {
         );
         // OR together the XOR of each pair of words: zero exactly when all bytes are equal.
         let mut diff = self.b.ins().iconst(types::I64, 0);
-        for (at, ty) in chunks(size) {
+        for (at, ty) in chunks(size, false) {
             let x = self.b.ins().load(ty, vm_mem(), a, at as i32);
             let y = self.b.ins().load(ty, vm_mem(), b, at as i32);
             let mut delta = self.b.ins().bxor(x, y);
@@ -203,14 +233,18 @@ mod tests {
 
     #[test]
     fn chunks_tile_sizes_with_widest_words_first() {
-        let tiles = |size| {
-            chunks(size)
+        let tiles = |size, vectors| {
+            chunks(size, vectors)
                 .map(|(at, ty)| (at, ty.bytes()))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(tiles(0), vec![]);
-        assert_eq!(tiles(40), vec![(0, 8), (8, 8), (16, 8), (24, 8), (32, 8)]);
-        assert_eq!(tiles(15), vec![(0, 8), (8, 4), (12, 2), (14, 1)]);
-        assert_eq!(tiles(3), vec![(0, 2), (2, 1)]);
+        assert_eq!(tiles(0, true), vec![]);
+        assert_eq!(
+            tiles(40, false),
+            vec![(0, 8), (8, 8), (16, 8), (24, 8), (32, 8)]
+        );
+        assert_eq!(tiles(40, true), vec![(0, 16), (16, 16), (32, 8)]);
+        assert_eq!(tiles(15, true), vec![(0, 8), (8, 4), (12, 2), (14, 1)]);
+        assert_eq!(tiles(3, false), vec![(0, 2), (2, 1)]);
     }
 }

@@ -41,6 +41,8 @@ mod arith;
 pub mod codegen;
 mod compile;
 pub mod context;
+mod facts;
+mod frame_init;
 mod helpers;
 mod memops;
 mod nan;
@@ -51,7 +53,7 @@ use crate::host::{CallSite, Host, HostError, RpslResourceDesc, ViewBytes};
 use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
 use crate::ops::MarkerKind;
 use crate::types::{Type, Value};
-pub use compile::JitOptions;
+pub use compile::{JitOptions, DUMP_ENV};
 use context::{RunContext, SiteCounts};
 use cranelift_jit::JITModule;
 use std::fmt;
@@ -242,6 +244,7 @@ impl JitModule {
             mem_ptr: std::ptr::null_mut(),
             steps_left: limits.step_budget,
             max_call_depth: limits.max_call_depth as u64,
+            mem_len: memory.len() as u64,
             memory,
             limits,
             fault: None,
