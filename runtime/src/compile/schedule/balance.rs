@@ -87,9 +87,8 @@ pub(super) struct Balancer {
     next_start: [Vec<u32>; 2],
     next: [Vec<u32>; 2],
     /// Transient resource uses (each resource once per node):
-    /// `uses[use_start[n]..use_end[n]]`.
-    use_start: Vec<u32>,
-    use_end: Vec<u32>,
+    /// `uses[use_range[n].0..use_range[n].1]`.
+    use_range: Vec<(u32, u32)>,
     uses: Vec<u32>,
     /// Per resource: allocation size, or 0 when not counted.
     size: Vec<u64>,
@@ -99,8 +98,14 @@ pub(super) struct Balancer {
     remaining: Vec<u32>,
     /// Per resource: the last node that listed it (deduplication).
     stamp: Vec<u32>,
-    /// Per resource: a user ran in the current pass.
-    started: Vec<bool>,
+    /// Per resource: the number of the last pass in which a user ran (`pass_number`): set
+    /// once per pass and resource, never cleared.
+    started: Vec<u32>,
+    /// The current pass's number, starting at 1 (`started` holds 0 for no pass).
+    pass_number: u32,
+    /// Per direction: the nodes with no incoming edge in that direction, in the order the
+    /// pass finds them ready (call order forwards, reversed backwards).
+    sources: [Vec<u32>; 2],
     /// Per node: its level in the current pass, and in the best pass.
     level: Vec<u32>,
     best: Vec<u32>,
@@ -110,8 +115,12 @@ pub(super) struct Balancer {
     /// and the nodes released for the next level.
     ready: Vec<u32>,
     waiting: Vec<u32>,
-    optional: Vec<(i128, u32)>,
+    optional: Vec<(u128, u64)>,
     released: Vec<u32>,
+    /// Per node: the first level at which it must run ([`must_run_from`]), for the budget,
+    /// pacing and direction of `must_key`.
+    must_level: Vec<u32>,
+    must_key: Option<(u32, u32, bool, bool)>,
     /// Rewriting the order: per level, its first slot.
     level_slot: Vec<u32>,
     /// Rewriting the order: per level, its number once empty levels are dropped.
@@ -176,6 +185,7 @@ impl Balancer {
             return;
         }
         self.prepare(frame, alive, out);
+        self.must_key = None;
         let edges = self.next[0].len();
         let work_limit = WORK_FACTOR * (live_count + edges + self.uses.len());
         // With no slack and no target, every node runs at its level: the schedule as it is.
@@ -329,6 +339,18 @@ impl Balancer {
                 .unwrap_or(0);
             height[node] = height_of;
         }
+        // Sources per direction, in the order a pass finds them ready.
+        for direction in 0..2 {
+            let incoming = &self.incoming[direction];
+            let sources = &mut self.sources[direction];
+            sources.clear();
+            let is_source = |&node: &u32| incoming[node as usize] == 0;
+            if direction == 1 {
+                sources.extend(out.order.iter().rev().copied().filter(is_source));
+            } else {
+                sources.extend(out.order.iter().copied().filter(is_source));
+            }
+        }
         // Transient uses, each resource once per node.
         self.size.clear();
         self.size.resize(resource_count, 0);
@@ -336,13 +358,11 @@ impl Balancer {
         self.users.resize(resource_count, 0);
         self.stamp.clear();
         self.stamp.resize(resource_count, NONE);
-        self.use_start.clear();
-        self.use_start.resize(node_count, 0);
-        self.use_end.clear();
-        self.use_end.resize(node_count, 0);
+        self.use_range.clear();
+        self.use_range.resize(node_count, (0, 0));
         self.uses.clear();
         for &node in &out.order {
-            self.use_start[node as usize] = self.uses.len() as u32;
+            let first_use = self.uses.len() as u32;
             let accesses = spans
                 .get(node as usize)
                 .and_then(|span| infos.get(span.accesses()))
@@ -361,90 +381,151 @@ impl Balancer {
                 self.users[resource] += 1;
                 self.uses.push(resource as u32);
             }
-            self.use_end[node as usize] = self.uses.len() as u32;
+            self.use_range[node as usize] = (first_use, self.uses.len() as u32);
         }
     }
 
-    /// `node`'s transient uses.
-    fn uses_of(&self, node: u32) -> &[u32] {
-        &self.uses[self.use_start[node as usize] as usize..self.use_end[node as usize] as usize]
-    }
-
-    /// Bytes `node` would start (its resources no scheduled user touched) and free (it is their
-    /// last unscheduled user).
-    fn alloc_and_free(&self, node: u32) -> (u64, u64) {
-        let (mut alloc, mut free) = (0, 0);
-        for &resource in self.uses_of(node) {
-            let resource = resource as usize;
-            if !self.started[resource] {
-                alloc += self.size[resource];
-            }
-            if self.remaining[resource] == 1 {
-                free += self.size[resource];
-            }
+    /// Fills `must_level` for `pass`'s budget, direction and pacing (unless it already holds
+    /// them): per node, the first level at which it must run ([`must_run_from`]).
+    /// The thresholds do not depend on the target, so one computation serves every pass of a
+    /// search.
+    fn prepare_must_levels(&mut self, pass: Pass) {
+        let key = (pass.levels, pass.min_levels, pass.paced, pass.backward);
+        if self.must_key == Some(key) && self.must_level.len() == self.depth[0].len() {
+            return;
         }
-        (alloc, free)
+        self.must_key = Some(key);
+        let direction = pass.backward as usize;
+        let (depth, height) = (&self.depth[direction], &self.depth[1 - direction]);
+        self.must_level.clear();
+        self.must_level.extend(
+            depth
+                .iter()
+                .zip(height)
+                .map(|(&depth, &height)| must_run_from(depth, height, pass)),
+        );
     }
 
     /// One greedy pass under `pass`: fills `level` and returns its peak of live transient
     /// bytes; stops as soon as a level holds more than the target ([`Stop::Over`]) or the pass
     /// did more work than the frame allows.
     fn run_pass(&mut self, out: &Schedule, pass: Pass) -> Result<u64, Stop> {
+        self.prepare_must_levels(pass);
         let node_count = self.depth[0].len();
         let direction = pass.backward as usize;
-        self.level.clear();
-        self.level.resize(node_count, NONE);
-        self.pending.clear();
-        self.pending.extend_from_slice(&self.incoming[direction]);
-        self.remaining.clear();
-        self.remaining.extend_from_slice(&self.users);
-        self.started.clear();
-        self.started.resize(self.users.len(), false);
-
-        self.ready.clear();
-        let incoming = &self.incoming[direction];
-        let sources = |&node: &u32| incoming[node as usize] == 0;
-        if pass.backward {
-            self.ready
-                .extend(out.order.iter().rev().copied().filter(sources));
-        } else {
-            self.ready.extend(out.order.iter().copied().filter(sources));
+        let Balancer {
+            incoming,
+            pending,
+            next_start,
+            next,
+            use_range,
+            uses,
+            size,
+            users,
+            remaining,
+            started,
+            level: levels,
+            pass_number,
+            sources,
+            ready,
+            waiting,
+            optional,
+            released,
+            must_level,
+            ..
+        } = self;
+        // Every node a pass finds ready either runs (its level set) or waits (set to NONE),
+        // so the level of an earlier pass never passes for the current one's.
+        levels.resize(node_count, NONE);
+        let incoming = &incoming[direction][..];
+        pending.clear();
+        pending.extend_from_slice(incoming);
+        remaining.clear();
+        remaining.extend_from_slice(users);
+        if *pass_number == u32::MAX || started.len() != users.len() {
+            started.clear();
+            started.resize(users.len(), 0);
+            *pass_number = 0;
         }
+        *pass_number += 1;
+        let pass_number = *pass_number;
+        let (next_start, next) = (&next_start[direction][..], &next[direction][..]);
+        let (use_range, uses, size) = (&use_range[..], &uses[..], &size[..]);
+        let must_level = &must_level[..];
+        // Slices, so that the loop keeps their addresses in registers.
+        let (levels, pending, remaining, started) = (
+            &mut levels[..],
+            &mut pending[..],
+            &mut remaining[..],
+            &mut started[..],
+        );
+        let uses_of = |node: u32| {
+            let (first, end) = use_range[node as usize];
+            &uses[first as usize..end as usize]
+        };
+
+        ready.clear();
+        ready.extend_from_slice(&sources[direction]);
         let mut work = 0usize;
         let mut held = 0u64;
         let mut peak = 0u64;
         let mut scheduled = 0usize;
         for level in 0..pass.levels {
-            if self.ready.is_empty() {
+            if ready.is_empty() {
                 break;
             }
-            work += self.ready.len();
+            work += ready.len();
             if work > pass.work_limit {
                 return Err(Stop::Work);
             }
             let mut live = held;
-            self.waiting.clear();
-            self.optional.clear();
-            let ready = std::mem::take(&mut self.ready);
-            for &node in &ready {
-                if self.must_run(node, level, pass) {
-                    live += self.start(node, level);
+            waiting.clear();
+            optional.clear();
+            for &node in ready.iter() {
+                if must_level[node as usize] <= level {
+                    live += start(uses_of(node), size, (started, pass_number));
+                    levels[node as usize] = level;
                 } else {
-                    let (alloc, free) = self.alloc_and_free(node);
-                    self.optional.push((alloc as i128 - free as i128, node));
+                    // Bytes it would start net of the bytes it would free (it is their last
+                    // unscheduled user), ties by call order.
+                    let (mut alloc, mut free) = (0u64, 0u64);
+                    for &resource in uses_of(node) {
+                        let resource = resource as usize;
+                        if started[resource] != pass_number {
+                            alloc += size[resource];
+                        }
+                        if remaining[resource] == 1 {
+                            free += size[resource];
+                        }
+                    }
+                    optional.push((optional_key(alloc as i128 - free as i128, node), alloc));
                 }
             }
-            self.ready = ready;
-            self.optional.sort_unstable();
-            let mut ran_any = self.ready.len() > self.optional.len();
-            for index in 0..self.optional.len() {
-                let node = self.optional[index].1;
-                let (alloc, _) = self.alloc_and_free(node);
-                if alloc == 0 || live + alloc <= pass.target || !ran_any {
-                    live += self.start(node, level);
+            optional.sort_unstable_by_key(|&(key, _)| key);
+            let mut ran_any = ready.len() > optional.len();
+            for &(key, alloc_then) in optional.iter() {
+                let node = key as u32;
+                let node_uses = uses_of(node);
+                // Resources only get started, so the bytes it would start now are at most
+                // `alloc_then`: count them only when that bound does not already decide.
+                let runs = alloc_then == 0
+                    || live.saturating_add(alloc_then) <= pass.target
+                    || !ran_any
+                    || {
+                        let alloc: u64 = node_uses
+                            .iter()
+                            .filter(|&&resource| started[resource as usize] != pass_number)
+                            .map(|&resource| size[resource as usize])
+                            .sum();
+                        alloc == 0 || live + alloc <= pass.target
+                    };
+                if runs {
+                    live += start(node_uses, size, (started, pass_number));
+                    levels[node as usize] = level;
                     ran_any = true;
                 } else {
-                    self.waiting.push(node);
+                    levels[node as usize] = NONE;
+                    waiting.push(node);
                 }
             }
             if live > pass.target {
@@ -453,38 +534,32 @@ impl Balancer {
             }
             peak = peak.max(live);
             // End of the level: free what its last users ended, release successors.
-            self.released.clear();
-            for index in 0..self.ready.len() {
-                let node = self.ready[index];
-                if self.level[node as usize] != level {
+            released.clear();
+            for &node in ready.iter() {
+                if levels[node as usize] != level {
                     continue;
                 }
                 scheduled += 1;
-                let (start, end) = (
-                    self.use_start[node as usize] as usize,
-                    self.use_end[node as usize] as usize,
-                );
-                for slot in start..end {
-                    let resource = self.uses[slot] as usize;
-                    self.remaining[resource] -= 1;
-                    if self.remaining[resource] == 0 {
-                        live -= self.size[resource];
+                for &resource in uses_of(node) {
+                    let resource = resource as usize;
+                    remaining[resource] -= 1;
+                    if remaining[resource] == 0 {
+                        live -= size[resource];
                     }
                 }
-                let starts = &self.next_start[direction];
-                let outgoing = starts[node as usize] as usize..starts[node as usize + 1] as usize;
-                for slot in outgoing {
-                    let next = self.next[direction][slot];
-                    self.pending[next as usize] -= 1;
-                    if self.pending[next as usize] == 0 {
-                        self.released.push(next);
+                let outgoing =
+                    next_start[node as usize] as usize..next_start[node as usize + 1] as usize;
+                for &successor in &next[outgoing] {
+                    pending[successor as usize] -= 1;
+                    if pending[successor as usize] == 0 {
+                        released.push(successor);
                     }
                 }
             }
             held = live;
-            self.ready.clear();
-            self.ready.extend_from_slice(&self.waiting);
-            self.ready.extend_from_slice(&self.released);
+            ready.clear();
+            ready.extend_from_slice(waiting);
+            ready.extend_from_slice(released);
         }
         // Within the budget every node runs by its latest level; anything else is a frame whose
         // edges the levels did not account for.
@@ -493,40 +568,6 @@ impl Balancer {
         } else {
             Err(Stop::Work)
         }
-    }
-
-    /// Whether ready `node` has no slack left at `level` (or, `paced`, has spent its share).
-    fn must_run(&self, node: u32, level: u32, pass: Pass) -> bool {
-        let direction = pass.backward as usize;
-        let height = self.depth[1 - direction][node as usize];
-        let latest = (pass.levels - 1).saturating_sub(height);
-        if latest <= level {
-            return true;
-        }
-        if !pass.paced {
-            return false;
-        }
-        let slack = (latest - level) as u64;
-        let whole = latest.saturating_sub(self.depth[direction][node as usize]) as u64;
-        // slack / whole < PACE * height / min_levels, in integers.
-        slack * pass.min_levels as u64 * 8 < PACE_EIGHTHS * whole * height as u64
-    }
-
-    /// Runs `node` at `level`; returns the bytes it starts.
-    fn start(&mut self, node: u32, level: u32) -> u64 {
-        self.level[node as usize] = level;
-        let start = self.use_start[node as usize] as usize;
-        let end = self.use_end[node as usize] as usize;
-        let mut bytes = 0;
-        for slot in start..end {
-            let resource = self.uses[slot] as usize;
-            if !self.started[resource] {
-                // First scheduled user in this pass.
-                self.started[resource] = true;
-                bytes += self.size[resource];
-            }
-        }
-        bytes
     }
 
     /// Rewrites `out` with the best levels: the order sorted by level, stably.
@@ -582,4 +623,47 @@ impl Balancer {
             *slot = self.dense[self.best[node as usize] as usize];
         }
     }
+}
+
+/// The first level at which a node of as-soon-as-possible `depth` and longest path `height` to
+/// the end (both in the pass's direction) must run under `pass`: its latest level, or, `paced`,
+/// the first level at which its remaining slack falls under its paced reserve,
+/// `slack / whole < PACE_EIGHTHS / 8 * height / min_levels`, in integers. The condition only
+/// grows easier as the level rises, so a node must run at every level from this one on.
+fn must_run_from(depth: u32, height: u32, pass: Pass) -> u32 {
+    let latest = (pass.levels - 1).saturating_sub(height);
+    if !pass.paced {
+        return latest;
+    }
+    let whole = latest.saturating_sub(depth) as u64;
+    // slack * min_levels * 8 < reserve  <=>  slack <= (reserve - 1) / (min_levels * 8).
+    let reserve = PACE_EIGHTHS * whole * height as u64;
+    let scale = pass.min_levels as u64 * 8;
+    if reserve == 0 || scale == 0 {
+        return latest;
+    }
+    let most_slack = (reserve - 1) / scale;
+    latest - most_slack.min(latest as u64) as u32
+}
+
+/// Runs a node of transient uses `node_uses`: marks its resources started; returns the bytes
+/// it starts (its resources no earlier user in the pass started, `started` holding the pass's
+/// number).
+fn start(node_uses: &[u32], size: &[u64], (started, pass_number): (&mut [u32], u32)) -> u64 {
+    let mut bytes = 0;
+    for &resource in node_uses {
+        let resource = resource as usize;
+        if started[resource] != pass_number {
+            // First scheduled user in this pass.
+            started[resource] = pass_number;
+            bytes += size[resource];
+        }
+    }
+    bytes
+}
+
+/// The sort key of an optional node: `net` bytes (allocated less freed), then call index, as
+/// one unsigned integer (`net` offset by 2^65 above the 32 bits of the node).
+fn optional_key(net: i128, node: u32) -> u128 {
+    (((net + (1i128 << 65)) as u128) << 32) | node as u128
 }
