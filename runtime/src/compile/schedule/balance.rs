@@ -39,10 +39,14 @@
 //! the transients in the order they come to life in the pass's direction ([`Balanced`]).
 //!
 //! Cost: O(passes × (nodes + edges + resource uses + waiting nodes × levels)), with at most
-//! 4 × [`SEARCH_STEPS`] + 1 passes; a pass whose waiting work exceeds a bound proportional to
-//! the frame ([`WORK_FACTOR`]) ends the search. Frames with one node per level (a chain) skip
-//! the pass: no node can wait without delaying every later one. On `lanes` 1k the compile
-//! costs ~9.0M instructions instead of ~1.9M (BENCHMARKS.md, issue 19).
+//! 4 × [`SEARCH_STEPS`] passes after one linear walk for the as-soon-as-possible peak
+//! ([`Balancer::asap_peak`]); a pass whose waiting work exceeds a bound proportional to the
+//! frame ([`WORK_FACTOR`]) ends the search. The data that does not depend on the target (the
+//! level from which each node must run, the sources) is computed once per search, and each
+//! pass of a search resumes the previous one from the first level where a choice would differ
+//! ([`LevelRecord`]). Frames with one node per level (a chain) skip the pass: no node can wait
+//! without delaying every later one. On `lanes` 1k the compile costs ~6.2M instructions
+//! instead of ~1.9M without the balancing (BENCHMARKS.md, issue 19).
 
 use super::output::{Balanced, Schedule};
 use crate::compile::deps::stage::Analysis;
@@ -98,11 +102,8 @@ pub(super) struct Balancer {
     remaining: Vec<u32>,
     /// Per resource: the last node that listed it (deduplication).
     stamp: Vec<u32>,
-    /// Per resource: the number of the last pass in which a user ran (`pass_number`): set
-    /// once per pass and resource, never cleared.
-    started: Vec<u32>,
-    /// The current pass's number, starting at 1 (`started` holds 0 for no pass).
-    pass_number: u32,
+    /// Per resource: the level at which the current pass ran its first user, or NONE.
+    started_level: Vec<u32>,
     /// Per direction: the nodes with no incoming edge in that direction, in the order the
     /// pass finds them ready (call order forwards, reversed backwards).
     sources: [Vec<u32>; 2],
@@ -121,6 +122,16 @@ pub(super) struct Balancer {
     /// pacing and direction of `must_key`.
     must_level: Vec<u32>,
     must_key: Option<(u32, u32, bool, bool)>,
+    /// The as-soon-as-possible live bytes: per level, the bytes that start less those that
+    /// ended the level before ([`Balancer::asap_peak`]).
+    live_change: Vec<u64>,
+    /// The previous pass, for the next one to resume ([`Balancer::rewind`]): its budget,
+    /// minimum levels, pacing and direction (None: nothing to resume), a record per level it
+    /// reached, the ready nodes of each level (`records[l].ready_at..`), and its outcome.
+    trail_key: Option<(u32, u32, bool, bool)>,
+    records: Vec<LevelRecord>,
+    ready_log: Vec<u32>,
+    outcome: Option<Result<u64, Stop>>,
     /// Rewriting the order: per level, its first slot.
     level_slot: Vec<u32>,
     /// Rewriting the order: per level, its number once empty levels are dropped.
@@ -139,12 +150,29 @@ enum Search {
 }
 
 /// Why a pass stopped without a schedule.
+#[derive(Copy, Clone, Debug)]
 enum Stop {
     /// A level held more than the target.
     Over,
     /// It did more work than the frame allows (or, for a frame whose edges the levels did
     /// not account for, did not schedule every node).
     Work,
+}
+
+/// What a pass knew at the start of one level, and the targets that make its choices.
+#[derive(Copy, Clone, Debug)]
+struct LevelRecord {
+    /// The targets (`low..=high`) for which every choice up to and including this level is the
+    /// same (each node's run or wait, and whether the level went over).
+    low: u64,
+    high: u64,
+    /// Where the level's ready nodes start in `ready_log`.
+    ready_at: u32,
+    /// At the start of the level: bytes held, peak so far, work done, nodes scheduled.
+    held: u64,
+    peak: u64,
+    work: usize,
+    scheduled: usize,
 }
 
 /// One pass's choices.
@@ -186,6 +214,7 @@ impl Balancer {
         }
         self.prepare(frame, alive, out);
         self.must_key = None;
+        self.trail_key = None;
         let edges = self.next[0].len();
         let work_limit = WORK_FACTOR * (live_count + edges + self.uses.len());
         // With no slack and no target, every node runs at its level: the schedule as it is.
@@ -197,7 +226,11 @@ impl Balancer {
             backward: false,
             work_limit,
         };
-        let Ok(asap_peak) = self.run_pass(out, as_is) else {
+        let as_is_peak = match self.asap_peak(out, min_levels) {
+            Some(peak) => peak,
+            None => self.run_pass(out, as_is),
+        };
+        let Ok(asap_peak) = as_is_peak else {
             return;
         };
         let worth = asap_peak >> WORTH_SHIFT;
@@ -242,7 +275,8 @@ impl Balancer {
                             best_peak = peak;
                             found = Search::Found(peak);
                             self.best_backward = backward;
-                            std::mem::swap(&mut self.level, &mut self.best);
+                            // A copy: the next pass may resume from `level`.
+                            self.best.clone_from(&self.level);
                         }
                         high = peak.min(target);
                     }
@@ -385,6 +419,74 @@ impl Balancer {
         }
     }
 
+    /// The result of the pass with no slack and no target (every node runs as soon as it is
+    /// ready: at its longest path from a source), without simulating it: the levels from one
+    /// walk over the predecessor lists, the live bytes of each level from the first and last
+    /// level of each resource's users. `None` when `out.order` does not list every node after
+    /// its predecessors (then only the pass itself can say).
+    fn asap_peak(&mut self, out: &Schedule, min_levels: u32) -> Option<Result<u64, Stop>> {
+        // It uses the arrays of the passes: no pass can resume after it.
+        self.trail_key = None;
+        let node_count = self.depth[0].len();
+        let resource_count = self.size.len();
+        let levels = &mut self.level;
+        levels.clear();
+        levels.resize(node_count, NONE);
+        let (pred_start, preds) = (&self.next_start[1], &self.next[1]);
+        let mut last_level = 0;
+        for &node in &out.order {
+            let node = node as usize;
+            let mut level = 0;
+            for &pred in &preds[pred_start[node] as usize..pred_start[node + 1] as usize] {
+                let pred_level = levels[pred as usize];
+                if pred_level == NONE {
+                    return None;
+                }
+                level = level.max(pred_level + 1);
+            }
+            if level >= min_levels {
+                // The pass would not run it within its levels.
+                return Some(Err(Stop::Work));
+            }
+            levels[node] = level;
+            last_level = last_level.max(level);
+        }
+        // Each resource is live from the level of its first user to that of its last.
+        let (first, last) = (&mut self.remaining, &mut self.pending);
+        first.clear();
+        first.resize(resource_count, NONE);
+        last.clear();
+        last.resize(resource_count, 0);
+        for &node in &out.order {
+            let level = levels[node as usize];
+            let (start, end) = self.use_range[node as usize];
+            for &resource in &self.uses[start as usize..end as usize] {
+                let resource = resource as usize;
+                first[resource] = first[resource].min(level);
+                last[resource] = last[resource].max(level);
+            }
+        }
+        // Bytes starting and ending per level (wrapping: the running sum is exact).
+        let change = &mut self.live_change;
+        change.clear();
+        change.resize(last_level as usize + 2, 0);
+        for resource in 0..resource_count {
+            if first[resource] != NONE {
+                let size = self.size[resource];
+                let slot = &mut change[first[resource] as usize];
+                *slot = slot.wrapping_add(size);
+                let slot = &mut change[last[resource] as usize + 1];
+                *slot = slot.wrapping_sub(size);
+            }
+        }
+        let (mut live, mut peak) = (0u64, 0u64);
+        for &bytes in &change[..=last_level as usize] {
+            live = live.wrapping_add(bytes);
+            peak = peak.max(live);
+        }
+        Some(Ok(peak))
+    }
+
     /// Fills `must_level` for `pass`'s budget, direction and pacing (unless it already holds
     /// them): per node, the first level at which it must run ([`must_run_from`]).
     /// The thresholds do not depend on the target, so one computation serves every pass of a
@@ -409,11 +511,28 @@ impl Balancer {
     /// One greedy pass under `pass`: fills `level` and returns its peak of live transient
     /// bytes; stops as soon as a level holds more than the target ([`Stop::Over`]) or the pass
     /// did more work than the frame allows.
+    ///
+    /// A pass of the same budget, direction and pacing as the previous one (the next step of a
+    /// search) makes the same choices as it for as long as its target stays within the range
+    /// of targets that would have made each of those choices ([`LevelRecord`]): it takes the
+    /// previous pass's state back to the first level whose range excludes its target (undoing
+    /// the later levels) and runs on from there.
     fn run_pass(&mut self, out: &Schedule, pass: Pass) -> Result<u64, Stop> {
         self.prepare_must_levels(pass);
         let node_count = self.depth[0].len();
         let direction = pass.backward as usize;
+        let key = (pass.levels, pass.min_levels, pass.paced, pass.backward);
+        let resume = match self.trail_key == Some(key) {
+            true => self.rewind(pass.target, direction),
+            false => None,
+        };
+        if let Some(Err(outcome)) = resume {
+            // The same choices at every level: the same outcome.
+            return outcome;
+        }
+        self.trail_key = Some(key);
         let Balancer {
+            trail_key,
             incoming,
             pending,
             next_start,
@@ -423,59 +542,82 @@ impl Balancer {
             size,
             users,
             remaining,
-            started,
+            started_level,
             level: levels,
-            pass_number,
             sources,
             ready,
             waiting,
             optional,
             released,
             must_level,
+            records,
+            ready_log,
+            outcome: last_outcome,
             ..
         } = self;
-        // Every node a pass finds ready either runs (its level set) or waits (set to NONE),
-        // so the level of an earlier pass never passes for the current one's.
-        levels.resize(node_count, NONE);
-        let incoming = &incoming[direction][..];
-        pending.clear();
-        pending.extend_from_slice(incoming);
-        remaining.clear();
-        remaining.extend_from_slice(users);
-        if *pass_number == u32::MAX || started.len() != users.len() {
-            started.clear();
-            started.resize(users.len(), 0);
-            *pass_number = 0;
-        }
-        *pass_number += 1;
-        let pass_number = *pass_number;
+        let first_level = match resume {
+            Some(Ok((level, _))) => level,
+            _ => {
+                // From the start. Every node a pass finds ready either runs (its level set) or
+                // waits (set to NONE), so the level of an earlier pass never passes for the
+                // current one's.
+                levels.resize(node_count, NONE);
+                pending.clear();
+                pending.extend_from_slice(&incoming[direction]);
+                remaining.clear();
+                remaining.extend_from_slice(users);
+                started_level.clear();
+                started_level.resize(users.len(), NONE);
+                records.clear();
+                ready_log.clear();
+                ready.clear();
+                ready.extend_from_slice(&sources[direction]);
+                0
+            }
+        };
         let (next_start, next) = (&next_start[direction][..], &next[direction][..]);
         let (use_range, uses, size) = (&use_range[..], &uses[..], &size[..]);
         let must_level = &must_level[..];
         // Slices, so that the loop keeps their addresses in registers.
-        let (levels, pending, remaining, started) = (
+        let (levels, pending, remaining, started_level) = (
             &mut levels[..],
             &mut pending[..],
             &mut remaining[..],
-            &mut started[..],
+            &mut started_level[..],
         );
         let uses_of = |node: u32| {
             let (first, end) = use_range[node as usize];
             &uses[first as usize..end as usize]
         };
-
-        ready.clear();
-        ready.extend_from_slice(&sources[direction]);
-        let mut work = 0usize;
-        let mut held = 0u64;
-        let mut peak = 0u64;
-        let mut scheduled = 0usize;
-        for level in 0..pass.levels {
+        // The targets that make the choices of the levels before `first_level`.
+        let (mut low, mut high) = records
+            .last()
+            .map_or((0, u64::MAX), |record| (record.low, record.high));
+        let (mut held, mut peak, mut work, mut scheduled) = match resume {
+            Some(Ok((_, at))) => (at.held, at.peak, at.work, at.scheduled),
+            _ => (0, 0, 0, 0),
+        };
+        // `records` holds the levels before `first_level`; the record of a level is pushed as
+        // it starts and its target range completed as it ends.
+        let mut over = false;
+        for level in first_level..pass.levels {
             if ready.is_empty() {
                 break;
             }
+            records.push(LevelRecord {
+                low,
+                high,
+                ready_at: ready_log.len() as u32,
+                held,
+                peak,
+                work,
+                scheduled,
+            });
+            ready_log.extend_from_slice(ready);
             work += ready.len();
             if work > pass.work_limit {
+                *last_outcome = None;
+                *trail_key = None;
                 return Err(Stop::Work);
             }
             let mut live = held;
@@ -483,7 +625,7 @@ impl Balancer {
             optional.clear();
             for &node in ready.iter() {
                 if must_level[node as usize] <= level {
-                    live += start(uses_of(node), size, (started, pass_number));
+                    live += start(uses_of(node), size, (started_level, level));
                     levels[node as usize] = level;
                 } else {
                     // Bytes it would start net of the bytes it would free (it is their last
@@ -491,7 +633,7 @@ impl Balancer {
                     let (mut alloc, mut free) = (0u64, 0u64);
                     for &resource in uses_of(node) {
                         let resource = resource as usize;
-                        if started[resource] != pass_number {
+                        if started_level[resource] == NONE {
                             alloc += size[resource];
                         }
                         if remaining[resource] == 1 {
@@ -507,20 +649,31 @@ impl Balancer {
                 let node = key as u32;
                 let node_uses = uses_of(node);
                 // Resources only get started, so the bytes it would start now are at most
-                // `alloc_then`: count them only when that bound does not already decide.
-                let runs = alloc_then == 0
-                    || live.saturating_add(alloc_then) <= pass.target
-                    || !ran_any
-                    || {
-                        let alloc: u64 = node_uses
-                            .iter()
-                            .filter(|&&resource| started[resource as usize] != pass_number)
-                            .map(|&resource| size[resource as usize])
-                            .sum();
-                        alloc == 0 || live + alloc <= pass.target
-                    };
+                // `alloc_then`: count them only when that bound does not decide. (The range
+                // of targets then kept is the bound's: narrower, never wrong.)
+                let runs = if alloc_then == 0 || !ran_any {
+                    true
+                } else if live.saturating_add(alloc_then) <= pass.target {
+                    low = low.max(live.saturating_add(alloc_then));
+                    true
+                } else {
+                    let alloc: u64 = node_uses
+                        .iter()
+                        .filter(|&&resource| started_level[resource as usize] == NONE)
+                        .map(|&resource| size[resource as usize])
+                        .sum();
+                    if alloc == 0 {
+                        true
+                    } else if live + alloc <= pass.target {
+                        low = low.max(live + alloc);
+                        true
+                    } else {
+                        high = high.min(live + alloc - 1);
+                        false
+                    }
+                };
                 if runs {
-                    live += start(node_uses, size, (started, pass_number));
+                    live += start(node_uses, size, (started_level, level));
                     levels[node as usize] = level;
                     ran_any = true;
                 } else {
@@ -530,7 +683,16 @@ impl Balancer {
             }
             if live > pass.target {
                 // Over the target: this pass cannot succeed.
-                return Err(Stop::Over);
+                high = high.min(live - 1);
+                if let Some(record) = records.last_mut() {
+                    (record.low, record.high) = (low, high);
+                }
+                over = true;
+                break;
+            }
+            low = low.max(live);
+            if let Some(record) = records.last_mut() {
+                (record.low, record.high) = (low, high);
             }
             peak = peak.max(live);
             // End of the level: free what its last users ended, release successors.
@@ -563,11 +725,82 @@ impl Balancer {
         }
         // Within the budget every node runs by its latest level; anything else is a frame whose
         // edges the levels did not account for.
-        if scheduled == out.order.len() && pass.min_levels <= pass.levels {
+        let outcome = if over {
+            Err(Stop::Over)
+        } else if scheduled == out.order.len() && pass.min_levels <= pass.levels {
             Ok(peak)
         } else {
+            *trail_key = None;
             Err(Stop::Work)
+        };
+        *last_outcome = Some(outcome);
+        outcome
+    }
+
+    /// Takes the state of the previous pass (same budget, direction and pacing) back to the
+    /// start of the first level whose range of targets excludes `target`: `Some(Ok((level,
+    /// record)))` to run on from `level` (`record`: what the pass knew as it started);
+    /// `Some(Err(outcome))` when no level does (the pass would repeat the previous one);
+    /// `None` when the previous pass left nothing to resume.
+    fn rewind(
+        &mut self,
+        target: u64,
+        direction: usize,
+    ) -> Option<Result<(u32, LevelRecord), Result<u64, Stop>>> {
+        let Some(first) = self
+            .records
+            .iter()
+            .position(|record| !(record.low..=record.high).contains(&target))
+        else {
+            return self.outcome.map(Err);
+        };
+        let reached = self.records.len();
+        // The last level of a pass that went over started its nodes but did not end them.
+        let ended_last = !matches!(self.outcome, Some(Err(Stop::Over)));
+        let (next_start, next) = (&self.next_start[direction], &self.next[direction]);
+        for level in (first..reached).rev() {
+            let ended = level + 1 < reached || ended_last;
+            let from = self.records[level].ready_at as usize;
+            let to = self
+                .records
+                .get(level + 1)
+                .map_or(self.ready_log.len(), |record| record.ready_at as usize);
+            for &node in &self.ready_log[from..to] {
+                if self.level[node as usize] != level as u32 {
+                    continue;
+                }
+                self.level[node as usize] = NONE;
+                let (start, end) = self.use_range[node as usize];
+                for &resource in &self.uses[start as usize..end as usize] {
+                    let resource = resource as usize;
+                    if ended {
+                        self.remaining[resource] += 1;
+                    }
+                    if self.started_level[resource] == level as u32 {
+                        self.started_level[resource] = NONE;
+                    }
+                }
+                if ended {
+                    let outgoing =
+                        next_start[node as usize] as usize..next_start[node as usize + 1] as usize;
+                    for &successor in &next[outgoing] {
+                        self.pending[successor as usize] += 1;
+                    }
+                }
+            }
         }
+        // The ready nodes of `first` as it started; its record goes (it is pushed again).
+        let from = self.records[first].ready_at as usize;
+        let to = self
+            .records
+            .get(first + 1)
+            .map_or(self.ready_log.len(), |record| record.ready_at as usize);
+        self.ready.clear();
+        self.ready.extend_from_slice(&self.ready_log[from..to]);
+        self.ready_log.truncate(from);
+        let record = self.records[first];
+        self.records.truncate(first);
+        Some(Ok((first as u32, record)))
     }
 
     /// Rewrites `out` with the best levels: the order sorted by level, stably.
@@ -647,15 +880,15 @@ fn must_run_from(depth: u32, height: u32, pass: Pass) -> u32 {
 }
 
 /// Runs a node of transient uses `node_uses`: marks its resources started; returns the bytes
-/// it starts (its resources no earlier user in the pass started, `started` holding the pass's
-/// number).
-fn start(node_uses: &[u32], size: &[u64], (started, pass_number): (&mut [u32], u32)) -> u64 {
+/// it starts (its resources no earlier user in the pass started), recording `level` as their
+/// start in `started_level`.
+fn start(node_uses: &[u32], size: &[u64], (started_level, level): (&mut [u32], u32)) -> u64 {
     let mut bytes = 0;
     for &resource in node_uses {
         let resource = resource as usize;
-        if started[resource] != pass_number {
+        if started_level[resource] == NONE {
             // First scheduled user in this pass.
-            started[resource] = pass_number;
+            started_level[resource] = level;
             bytes += size[resource];
         }
     }
