@@ -39,14 +39,21 @@
 //! the transients in the order they come to life in the pass's direction ([`Balanced`]).
 //!
 //! Cost: O(passes × (nodes + edges + resource uses + waiting nodes × levels)), with at most
-//! 4 × [`SEARCH_STEPS`] + 1 passes; a pass whose waiting work exceeds a bound proportional to
-//! the frame ([`WORK_FACTOR`]) ends the search. Frames with one node per level (a chain) skip
-//! the pass: no node can wait without delaying every later one. On `lanes` 1k the compile
-//! costs ~9.0M instructions instead of ~1.9M (BENCHMARKS.md, issue 19).
+//! 4 × [`SEARCH_STEPS`] passes after one linear walk for the as-soon-as-possible peak
+//! ([`Balancer::asap_peak`]); a pass whose waiting work exceeds a bound proportional to the
+//! frame ([`WORK_FACTOR`]) ends the search. The data that does not depend on the target (the
+//! level from which each node must run, the sources) is computed once per search, and each
+//! pass of a search resumes the previous one from the first level where a choice would differ
+//! ([`LevelRecord`]). Frames with one node per level (a chain) skip the pass: no node can wait
+//! without delaying every later one. On `lanes` 1k the compile costs ~6.2M instructions
+//! instead of ~1.9M without the balancing (BENCHMARKS.md, issue 19).
+
+mod greedy;
 
 use super::output::{Balanced, Schedule};
 use crate::compile::deps::stage::Analysis;
 use crate::compile::table::OUTLIVES;
+use greedy::LevelRecord;
 
 /// Search steps of the peak target per direction.
 const SEARCH_STEPS: u32 = 8;
@@ -87,9 +94,8 @@ pub(super) struct Balancer {
     next_start: [Vec<u32>; 2],
     next: [Vec<u32>; 2],
     /// Transient resource uses (each resource once per node):
-    /// `uses[use_start[n]..use_end[n]]`.
-    use_start: Vec<u32>,
-    use_end: Vec<u32>,
+    /// `uses[use_range[n].0..use_range[n].1]`.
+    use_range: Vec<(u32, u32)>,
     uses: Vec<u32>,
     /// Per resource: allocation size, or 0 when not counted.
     size: Vec<u64>,
@@ -99,8 +105,11 @@ pub(super) struct Balancer {
     remaining: Vec<u32>,
     /// Per resource: the last node that listed it (deduplication).
     stamp: Vec<u32>,
-    /// Per resource: a user ran in the current pass.
-    started: Vec<bool>,
+    /// Per resource: the level at which the current pass ran its first user, or NONE.
+    started_level: Vec<u32>,
+    /// Per direction: the nodes with no incoming edge in that direction, in the order the
+    /// pass finds them ready (call order forwards, reversed backwards).
+    sources: [Vec<u32>; 2],
     /// Per node: its level in the current pass, and in the best pass.
     level: Vec<u32>,
     best: Vec<u32>,
@@ -110,8 +119,22 @@ pub(super) struct Balancer {
     /// and the nodes released for the next level.
     ready: Vec<u32>,
     waiting: Vec<u32>,
-    optional: Vec<(i128, u32)>,
+    optional: Vec<(u128, u64)>,
     released: Vec<u32>,
+    /// Per node: the first level at which it must run ([`must_run_from`]), for the budget,
+    /// pacing and direction of `must_key`.
+    must_level: Vec<u32>,
+    must_key: Option<(u32, u32, bool, bool)>,
+    /// The as-soon-as-possible live bytes: per level, the bytes that start less those that
+    /// ended the level before ([`Balancer::asap_peak`]).
+    live_change: Vec<u64>,
+    /// The previous pass, for the next one to resume ([`Balancer::rewind`]): its budget,
+    /// minimum levels, pacing and direction (None: nothing to resume), a record per level it
+    /// reached, the ready nodes of each level (`records[l].ready_at..`), and its outcome.
+    trail_key: Option<(u32, u32, bool, bool)>,
+    records: Vec<LevelRecord>,
+    ready_log: Vec<u32>,
+    outcome: Option<Result<u64, Stop>>,
     /// Rewriting the order: per level, its first slot.
     level_slot: Vec<u32>,
     /// Rewriting the order: per level, its number once empty levels are dropped.
@@ -130,6 +153,7 @@ enum Search {
 }
 
 /// Why a pass stopped without a schedule.
+#[derive(Copy, Clone, Debug)]
 enum Stop {
     /// A level held more than the target.
     Over,
@@ -176,6 +200,8 @@ impl Balancer {
             return;
         }
         self.prepare(frame, alive, out);
+        self.must_key = None;
+        self.trail_key = None;
         let edges = self.next[0].len();
         let work_limit = WORK_FACTOR * (live_count + edges + self.uses.len());
         // With no slack and no target, every node runs at its level: the schedule as it is.
@@ -187,7 +213,11 @@ impl Balancer {
             backward: false,
             work_limit,
         };
-        let Ok(asap_peak) = self.run_pass(out, as_is) else {
+        let as_is_peak = match self.asap_peak(out, min_levels) {
+            Some(peak) => peak,
+            None => self.run_pass(out, as_is),
+        };
+        let Ok(asap_peak) = as_is_peak else {
             return;
         };
         let worth = asap_peak >> WORTH_SHIFT;
@@ -232,7 +262,8 @@ impl Balancer {
                             best_peak = peak;
                             found = Search::Found(peak);
                             self.best_backward = backward;
-                            std::mem::swap(&mut self.level, &mut self.best);
+                            // A copy: the next pass may resume from `level`.
+                            self.best.clone_from(&self.level);
                         }
                         high = peak.min(target);
                     }
@@ -329,6 +360,18 @@ impl Balancer {
                 .unwrap_or(0);
             height[node] = height_of;
         }
+        // Sources per direction, in the order a pass finds them ready.
+        for direction in 0..2 {
+            let incoming = &self.incoming[direction];
+            let sources = &mut self.sources[direction];
+            sources.clear();
+            let is_source = |&node: &u32| incoming[node as usize] == 0;
+            if direction == 1 {
+                sources.extend(out.order.iter().rev().copied().filter(is_source));
+            } else {
+                sources.extend(out.order.iter().copied().filter(is_source));
+            }
+        }
         // Transient uses, each resource once per node.
         self.size.clear();
         self.size.resize(resource_count, 0);
@@ -336,13 +379,11 @@ impl Balancer {
         self.users.resize(resource_count, 0);
         self.stamp.clear();
         self.stamp.resize(resource_count, NONE);
-        self.use_start.clear();
-        self.use_start.resize(node_count, 0);
-        self.use_end.clear();
-        self.use_end.resize(node_count, 0);
+        self.use_range.clear();
+        self.use_range.resize(node_count, (0, 0));
         self.uses.clear();
         for &node in &out.order {
-            self.use_start[node as usize] = self.uses.len() as u32;
+            let first_use = self.uses.len() as u32;
             let accesses = spans
                 .get(node as usize)
                 .and_then(|span| infos.get(span.accesses()))
@@ -361,172 +402,76 @@ impl Balancer {
                 self.users[resource] += 1;
                 self.uses.push(resource as u32);
             }
-            self.use_end[node as usize] = self.uses.len() as u32;
+            self.use_range[node as usize] = (first_use, self.uses.len() as u32);
         }
     }
 
-    /// `node`'s transient uses.
-    fn uses_of(&self, node: u32) -> &[u32] {
-        &self.uses[self.use_start[node as usize] as usize..self.use_end[node as usize] as usize]
-    }
-
-    /// Bytes `node` would start (its resources no scheduled user touched) and free (it is their
-    /// last unscheduled user).
-    fn alloc_and_free(&self, node: u32) -> (u64, u64) {
-        let (mut alloc, mut free) = (0, 0);
-        for &resource in self.uses_of(node) {
-            let resource = resource as usize;
-            if !self.started[resource] {
-                alloc += self.size[resource];
-            }
-            if self.remaining[resource] == 1 {
-                free += self.size[resource];
-            }
-        }
-        (alloc, free)
-    }
-
-    /// One greedy pass under `pass`: fills `level` and returns its peak of live transient
-    /// bytes; stops as soon as a level holds more than the target ([`Stop::Over`]) or the pass
-    /// did more work than the frame allows.
-    fn run_pass(&mut self, out: &Schedule, pass: Pass) -> Result<u64, Stop> {
+    /// The result of the pass with no slack and no target (every node runs as soon as it is
+    /// ready: at its longest path from a source), without simulating it: the levels from one
+    /// walk over the predecessor lists, the live bytes of each level from the first and last
+    /// level of each resource's users. `None` when `out.order` does not list every node after
+    /// its predecessors (then only the pass itself can say).
+    fn asap_peak(&mut self, out: &Schedule, min_levels: u32) -> Option<Result<u64, Stop>> {
+        // It uses the arrays of the passes: no pass can resume after it.
+        self.trail_key = None;
         let node_count = self.depth[0].len();
-        let direction = pass.backward as usize;
-        self.level.clear();
-        self.level.resize(node_count, NONE);
-        self.pending.clear();
-        self.pending.extend_from_slice(&self.incoming[direction]);
-        self.remaining.clear();
-        self.remaining.extend_from_slice(&self.users);
-        self.started.clear();
-        self.started.resize(self.users.len(), false);
-
-        self.ready.clear();
-        let incoming = &self.incoming[direction];
-        let sources = |&node: &u32| incoming[node as usize] == 0;
-        if pass.backward {
-            self.ready
-                .extend(out.order.iter().rev().copied().filter(sources));
-        } else {
-            self.ready.extend(out.order.iter().copied().filter(sources));
+        let resource_count = self.size.len();
+        let levels = &mut self.level;
+        levels.clear();
+        levels.resize(node_count, NONE);
+        let (pred_start, preds) = (&self.next_start[1], &self.next[1]);
+        let mut last_level = 0;
+        for &node in &out.order {
+            let node = node as usize;
+            let mut level = 0;
+            for &pred in &preds[pred_start[node] as usize..pred_start[node + 1] as usize] {
+                let pred_level = levels[pred as usize];
+                if pred_level == NONE {
+                    return None;
+                }
+                level = level.max(pred_level + 1);
+            }
+            if level >= min_levels {
+                // The pass would not run it within its levels.
+                return Some(Err(Stop::Work));
+            }
+            levels[node] = level;
+            last_level = last_level.max(level);
         }
-        let mut work = 0usize;
-        let mut held = 0u64;
-        let mut peak = 0u64;
-        let mut scheduled = 0usize;
-        for level in 0..pass.levels {
-            if self.ready.is_empty() {
-                break;
+        // Each resource is live from the level of its first user to that of its last.
+        let (first, last) = (&mut self.remaining, &mut self.pending);
+        first.clear();
+        first.resize(resource_count, NONE);
+        last.clear();
+        last.resize(resource_count, 0);
+        for &node in &out.order {
+            let level = levels[node as usize];
+            let (start, end) = self.use_range[node as usize];
+            for &resource in &self.uses[start as usize..end as usize] {
+                let resource = resource as usize;
+                first[resource] = first[resource].min(level);
+                last[resource] = last[resource].max(level);
             }
-            work += self.ready.len();
-            if work > pass.work_limit {
-                return Err(Stop::Work);
+        }
+        // Bytes starting and ending per level (wrapping: the running sum is exact).
+        let change = &mut self.live_change;
+        change.clear();
+        change.resize(last_level as usize + 2, 0);
+        for resource in 0..resource_count {
+            if first[resource] != NONE {
+                let size = self.size[resource];
+                let slot = &mut change[first[resource] as usize];
+                *slot = slot.wrapping_add(size);
+                let slot = &mut change[last[resource] as usize + 1];
+                *slot = slot.wrapping_sub(size);
             }
-            let mut live = held;
-            self.waiting.clear();
-            self.optional.clear();
-            let ready = std::mem::take(&mut self.ready);
-            for &node in &ready {
-                if self.must_run(node, level, pass) {
-                    live += self.start(node, level);
-                } else {
-                    let (alloc, free) = self.alloc_and_free(node);
-                    self.optional.push((alloc as i128 - free as i128, node));
-                }
-            }
-            self.ready = ready;
-            self.optional.sort_unstable();
-            let mut ran_any = self.ready.len() > self.optional.len();
-            for index in 0..self.optional.len() {
-                let node = self.optional[index].1;
-                let (alloc, _) = self.alloc_and_free(node);
-                if alloc == 0 || live + alloc <= pass.target || !ran_any {
-                    live += self.start(node, level);
-                    ran_any = true;
-                } else {
-                    self.waiting.push(node);
-                }
-            }
-            if live > pass.target {
-                // Over the target: this pass cannot succeed.
-                return Err(Stop::Over);
-            }
+        }
+        let (mut live, mut peak) = (0u64, 0u64);
+        for &bytes in &change[..=last_level as usize] {
+            live = live.wrapping_add(bytes);
             peak = peak.max(live);
-            // End of the level: free what its last users ended, release successors.
-            self.released.clear();
-            for index in 0..self.ready.len() {
-                let node = self.ready[index];
-                if self.level[node as usize] != level {
-                    continue;
-                }
-                scheduled += 1;
-                let (start, end) = (
-                    self.use_start[node as usize] as usize,
-                    self.use_end[node as usize] as usize,
-                );
-                for slot in start..end {
-                    let resource = self.uses[slot] as usize;
-                    self.remaining[resource] -= 1;
-                    if self.remaining[resource] == 0 {
-                        live -= self.size[resource];
-                    }
-                }
-                let starts = &self.next_start[direction];
-                let outgoing = starts[node as usize] as usize..starts[node as usize + 1] as usize;
-                for slot in outgoing {
-                    let next = self.next[direction][slot];
-                    self.pending[next as usize] -= 1;
-                    if self.pending[next as usize] == 0 {
-                        self.released.push(next);
-                    }
-                }
-            }
-            held = live;
-            self.ready.clear();
-            self.ready.extend_from_slice(&self.waiting);
-            self.ready.extend_from_slice(&self.released);
         }
-        // Within the budget every node runs by its latest level; anything else is a frame whose
-        // edges the levels did not account for.
-        if scheduled == out.order.len() && pass.min_levels <= pass.levels {
-            Ok(peak)
-        } else {
-            Err(Stop::Work)
-        }
-    }
-
-    /// Whether ready `node` has no slack left at `level` (or, `paced`, has spent its share).
-    fn must_run(&self, node: u32, level: u32, pass: Pass) -> bool {
-        let direction = pass.backward as usize;
-        let height = self.depth[1 - direction][node as usize];
-        let latest = (pass.levels - 1).saturating_sub(height);
-        if latest <= level {
-            return true;
-        }
-        if !pass.paced {
-            return false;
-        }
-        let slack = (latest - level) as u64;
-        let whole = latest.saturating_sub(self.depth[direction][node as usize]) as u64;
-        // slack / whole < PACE * height / min_levels, in integers.
-        slack * pass.min_levels as u64 * 8 < PACE_EIGHTHS * whole * height as u64
-    }
-
-    /// Runs `node` at `level`; returns the bytes it starts.
-    fn start(&mut self, node: u32, level: u32) -> u64 {
-        self.level[node as usize] = level;
-        let start = self.use_start[node as usize] as usize;
-        let end = self.use_end[node as usize] as usize;
-        let mut bytes = 0;
-        for slot in start..end {
-            let resource = self.uses[slot] as usize;
-            if !self.started[resource] {
-                // First scheduled user in this pass.
-                self.started[resource] = true;
-                bytes += self.size[resource];
-            }
-        }
-        bytes
+        Some(Ok(peak))
     }
 
     /// Rewrites `out` with the best levels: the order sorted by level, stably.
