@@ -53,7 +53,7 @@ const PROJECT_RUNS: &[(&str, &str, &[&str])] = &[
 const KNOWN_RUNTIME_GAPS: &[(&str, &str)] = &[];
 
 /// The digest of every run's dump (or error) in table order: see the module doc.
-const PINNED_DUMP_DIGEST: &str = "0747c050e2b181ca";
+const PINNED_DUMP_DIGEST: &str = "ff6876fe4c4bfb4d";
 
 /// FNV-1a, 64 bits: a digest that is the same on every platform and toolchain.
 struct Fnv64(u64);

@@ -41,6 +41,8 @@ fn main() {
     let frame_loop = std::env::args().any(|arg| arg == "loop");
     let schedule = if std::env::args().any(|arg| arg == "memory") {
         SchedulePreference::Memory
+    } else if std::env::args().any(|arg| arg == "balanced") {
+        SchedulePreference::Balanced
     } else {
         SchedulePreference::Default
     };

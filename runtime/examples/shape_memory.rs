@@ -13,6 +13,7 @@ fn main() {
     for (lanes, schedule) in [
         (false, SchedulePreference::Default),
         (true, SchedulePreference::Default),
+        (true, SchedulePreference::Balanced),
         (true, SchedulePreference::Memory),
     ] {
         let mut builder = GraphBuilder::new();

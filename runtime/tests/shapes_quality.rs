@@ -106,17 +106,20 @@ fn shape_variants_keep_the_resources_and_change_the_calls() {
     }
 }
 
-/// The default schedule of `lanes` 1k spends its batch budget on memory: the as-soon-as-possible
-/// levels need 131 levels (132 batches) and 139,526,144 bytes placed; re-levelled within 131 +
-/// 5% = 137 levels (138 batches) and placed in order of last use from the end, it needs
-/// 127,598,592 bytes (live peak 123.4 MB). The `chain` shape (one node per level) keeps its
-/// schedule: 1,001 batches and 71,303,168 bytes.
+/// The balanced schedule of `lanes` 1k spends its batch budget on memory: the
+/// as-soon-as-possible levels (the default schedule) need 131 levels (132 batches) and
+/// 139,526,144 bytes placed; re-levelled within 131 + 5% = 137 levels (138 batches) and placed in
+/// order of last use from the end, it needs 127,598,592 bytes (live peak 123.4 MB). The `chain`
+/// shape (one node per level) keeps its schedule: 1,001 batches and 71,303,168 bytes.
 #[test]
-fn default_schedule_spends_its_batch_budget_on_memory() {
-    let lanes = compile_shape(true, 1000, SchedulePreference::Default);
+fn balanced_schedule_spends_its_batch_budget_on_memory() {
+    let lanes = compile_shape(true, 1000, SchedulePreference::Balanced);
     assert_eq!(lanes.batches, 138);
     assert_eq!(lanes.memory.transient_bytes, 127_598_592);
-    let chain = compile_shape(false, 1000, SchedulePreference::Default);
+    let plain = compile_shape(true, 1000, SchedulePreference::Default);
+    assert_eq!(plain.batches, 132);
+    assert_eq!(plain.memory.transient_bytes, 139_526_144);
+    let chain = compile_shape(false, 1000, SchedulePreference::Balanced);
     assert_eq!(chain.batches, 1001);
     assert_eq!(chain.memory.transient_bytes, 71_303_168);
 }

@@ -43,6 +43,8 @@ pub enum ScheduleArg {
     ProgramOrder,
     /// Minimise live transient memory.
     Memory,
+    /// The default schedule, then up to 5% more batches spent on lowering memory.
+    Balanced,
 }
 
 /// Options common to `run` and `graph`.
@@ -123,6 +125,7 @@ pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCod
         ScheduleArg::Default => SchedulePreference::Default,
         ScheduleArg::ProgramOrder => SchedulePreference::ProgramOrder,
         ScheduleArg::Memory => SchedulePreference::Memory,
+        ScheduleArg::Balanced => SchedulePreference::Balanced,
     };
     Ok(SessionOptions {
         mode,

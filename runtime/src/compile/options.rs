@@ -10,6 +10,10 @@ pub enum SchedulePreference {
     ProgramOrder,
     /// Minimise live transient memory.
     Memory,
+    /// [`SchedulePreference::Default`], then up to 5% more levels spent on lowering the peak of
+    /// live transient memory (docs/cli.md, "Schedules"). Costs more compile time on wide
+    /// graphs; the default schedule keeps the plain levels.
+    Balanced,
 }
 
 /// Options of the frame compiler.

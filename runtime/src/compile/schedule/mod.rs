@@ -92,7 +92,8 @@ impl Scheduler {
         out: &mut Schedule,
     ) {
         let done = match preference {
-            SchedulePreference::Default => {
+            SchedulePreference::Default => self.levels.schedule(frame, alive, out),
+            SchedulePreference::Balanced => {
                 let done = self.levels.schedule(frame, alive, out);
                 if done {
                     self.balance.balance(frame, alive, out);
@@ -142,10 +143,15 @@ impl Scheduler {
                 self.restore_forward_order(out);
             }
             SchedulePreference::Memory => self.run::<BY_MEMORY, true>(graph, out),
-            SchedulePreference::Default if graph.barrier_count == 0 => {
+            // A frame the level path cannot take is scheduled by level, not balanced.
+            SchedulePreference::Default | SchedulePreference::Balanced
+                if graph.barrier_count == 0 =>
+            {
                 self.run::<BY_LEVEL, false>(graph, out)
             }
-            SchedulePreference::Default => self.run::<BY_LEVEL, true>(graph, out),
+            SchedulePreference::Default | SchedulePreference::Balanced => {
+                self.run::<BY_LEVEL, true>(graph, out)
+            }
         }
     }
 

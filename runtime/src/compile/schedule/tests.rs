@@ -371,7 +371,7 @@ fn balancing_keeps_dependencies_the_budget_and_lowers_the_peak() {
         let mut plain = Schedule::default();
         assert!(scheduler.levels.schedule(frame, &alive, &mut plain));
         let mut schedule = Schedule::default();
-        scheduler.schedule(frame, &alive, SchedulePreference::Default, &mut schedule);
+        scheduler.schedule(frame, &alive, SchedulePreference::Balanced, &mut schedule);
         if schedule.balanced.is_none() {
             assert_eq!(
                 (&schedule.order, &schedule.levels),
