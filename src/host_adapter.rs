@@ -3,7 +3,7 @@
 //! [`ViewBytes`], the same types on both sides); builder errors become [`HostError`]s, which the
 //! VM reports as located runtime faults.
 
-use rpsl_runtime::{BuildError, CallFlags, DeclId, GraphBuilder, ResourceDesc, ResourceId};
+use rpsl_runtime::{BuildError, CallFlags, DeclId, GraphBuilder, ResourceId};
 use rpsl_types::{view_resource, RpslResourceDesc, ViewBytes, NULL_RESOURCE};
 use rpsl_vm::host::NODE_FLAG_ASYNC;
 use rpsl_vm::ops::{SUBGRAPH_ATOMIC, SUBGRAPH_SEQUENTIAL};
@@ -21,6 +21,12 @@ impl<'a> BuilderHost<'a> {
     pub fn new(builder: &'a mut GraphBuilder) -> BuilderHost<'a> {
         BuilderHost { builder }
     }
+}
+
+/// The error of a description whose resource type rpsl.h does not define.
+#[cold]
+fn invalid_resource_type(desc: &RpslResourceDesc) -> HostError {
+    HostError::new(format!("invalid resource type {}", desc.ty))
 }
 
 fn host_error(error: BuildError) -> HostError {
@@ -41,11 +47,10 @@ impl Host for BuilderHost<'_> {
         site: CallSite,
         desc: &RpslResourceDesc,
     ) -> Result<ViewBytes, HostError> {
-        let desc = ResourceDesc::from_rpsl(desc)
-            .ok_or_else(|| HostError::new(format!("invalid resource type {}", desc.ty)))?;
-        self.builder
-            .create_resource_view(desc, site.key)
-            .map_err(host_error)
+        match self.builder.create_script_resource(desc, site.key) {
+            Some(view) => view.map_err(host_error),
+            None => Err(invalid_resource_type(desc)),
+        }
     }
 
     fn describe_resource(

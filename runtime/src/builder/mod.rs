@@ -48,6 +48,7 @@ mod calls;
 mod expansion;
 mod frame_keys;
 mod history;
+mod script_resources;
 mod valid_descs;
 mod view_formats;
 
@@ -56,6 +57,7 @@ pub use history::StorageHistory;
 
 use calls::{CallPlan, ResourceFacts};
 use frame_keys::FrameKeys;
+use script_resources::ScriptDescs;
 use valid_descs::ValidatedDescs;
 use view_formats::PassedFormatChecks;
 
@@ -106,6 +108,8 @@ pub struct GraphBuilder {
     passed_format_checks: PassedFormatChecks,
     /// Resource descriptions that passed validation (each distinct one is validated once).
     validated_descs: ValidatedDescs,
+    /// Descriptions as scripts pass them that made a resource (`script_resources.rs`).
+    script_descs: ScriptDescs,
     /// Storage of the program this builder's replaces, by reload identity, until claimed
     /// ([`GraphBuilder::continue_history`]).
     carried: HashMap<u64, StorageEntry>,

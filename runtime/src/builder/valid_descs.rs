@@ -1,25 +1,61 @@
 //! Validated resource descriptions remembered across calls: a frame creates many resources
 //! from a few distinct descriptions, and [`ResourceDesc::validate`] depends on nothing but the
-//! description, so each distinct one is validated once while it stays in this small table,
-//! with the [`ResourceFacts`] the call path needs of resources of that description.
+//! description, so each distinct one is validated once while it stays in a small table
+//! ([`DescMemo`]), with the [`ResourceFacts`] the call path needs of resources of that
+//! description. Two tables use it: descriptions as the builder's API takes them
+//! ([`ValidatedDescs`]) and as scripts pass them (`script_resources.rs`).
 
 use super::calls::ResourceFacts;
 use crate::resource::{ResourceDesc, ResourceError};
 
-/// Entries of [`ValidatedDescs`] (replaced round-robin once full).
-const VALIDATED_DESCS: usize = 8;
+/// Entries of a [`DescMemo`] (replaced round-robin once full).
+const MEMO_ENTRIES: usize = 8;
 
-/// Descriptions that passed [`ResourceDesc::validate`], each with its validated form (the
-/// tests below show its use).
+/// A small table of answers by description: the first `filled` entries are in use, the most
+/// recent hit is tried first, and a new entry replaces the oldest one once the table is full.
 #[derive(Debug, Default)]
-pub(super) struct ValidatedDescs {
-    /// (description as given, its validated form, that form's facts); the first `filled`
-    /// entries are in use.
-    entries: [(ResourceDesc, ResourceDesc, ResourceFacts); VALIDATED_DESCS],
+pub(super) struct DescMemo<K, V> {
+    entries: [(K, V); MEMO_ENTRIES],
     filled: usize,
-    /// The entry the next new description replaces once the table is full.
+    /// The entry the next new key replaces once the table is full.
     next_victim: usize,
+    /// The entry of the last hit.
+    last_hit: usize,
 }
+
+impl<K: Copy + PartialEq, V: Copy> DescMemo<K, V> {
+    /// The answer remembered for `key`.
+    #[inline(always)]
+    pub(super) fn get(&mut self, key: &K) -> Option<&V> {
+        let last = self.last_hit;
+        if last < self.filled && self.entries[last].0 == *key {
+            return Some(&self.entries[last].1);
+        }
+        let at = self.entries[..self.filled]
+            .iter()
+            .position(|(known, _)| known == key)?;
+        self.last_hit = at;
+        Some(&self.entries[at].1)
+    }
+
+    /// Remembers `value` for `key` (not already in the table).
+    pub(super) fn insert(&mut self, key: K, value: V) {
+        let at = if self.filled < MEMO_ENTRIES {
+            self.filled += 1;
+            self.filled - 1
+        } else {
+            let victim = self.next_victim;
+            self.next_victim = (victim + 1) % MEMO_ENTRIES;
+            victim
+        };
+        self.entries[at] = (key, value);
+        self.last_hit = at;
+    }
+}
+
+/// Descriptions as given that passed [`ResourceDesc::validate`], each with its validated form
+/// and that form's facts (the tests below show its use).
+pub(super) type ValidatedDescs = DescMemo<ResourceDesc, (ResourceDesc, ResourceFacts)>;
 
 impl ValidatedDescs {
     /// `desc.validate()` and the validated form's [`ResourceFacts`], from the table when
@@ -30,13 +66,10 @@ impl ValidatedDescs {
         &mut self,
         desc: &ResourceDesc,
     ) -> Result<(ResourceDesc, ResourceFacts), ResourceError> {
-        if let Some((_, validated, facts)) = self.entries[..self.filled]
-            .iter()
-            .find(|(given, _, _)| given == desc)
-        {
-            return Ok((*validated, *facts));
+        match self.get(desc) {
+            Some(known) => Ok(*known),
+            None => self.validate_new(desc),
         }
-        self.validate_new(desc)
     }
 
     /// [`Self::validate`] of a description not in the table: the full check, and the
@@ -48,15 +81,7 @@ impl ValidatedDescs {
     ) -> Result<(ResourceDesc, ResourceFacts), ResourceError> {
         let validated = desc.validate()?;
         let facts = ResourceFacts::of(&validated);
-        let at = if self.filled < VALIDATED_DESCS {
-            self.filled += 1;
-            self.filled - 1
-        } else {
-            let victim = self.next_victim;
-            self.next_victim = (victim + 1) % VALIDATED_DESCS;
-            victim
-        };
-        self.entries[at] = (*desc, validated, facts);
+        self.insert(*desc, (validated, facts));
         Ok((validated, facts))
     }
 }
@@ -80,7 +105,7 @@ mod tests {
         // More distinct descriptions than entries, twice over: every answer (first time, from
         // the table, after replacement) is validate's own, with the defaults resolved.
         for round in 0..3 {
-            for width in 1..=(VALIDATED_DESCS as u32 + 3) {
+            for width in 1..=(MEMO_ENTRIES as u32 + 3) {
                 let desc = distinct_desc(width * 32);
                 let expected = desc.validate().unwrap();
                 assert_eq!(
@@ -101,7 +126,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(memo.filled, VALIDATED_DESCS);
+        assert_eq!(memo.filled, MEMO_ENTRIES);
     }
 
     #[test]
