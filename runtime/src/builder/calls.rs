@@ -1,7 +1,8 @@
 //! Node calls: [`GraphBuilder::call_node`] records a call's argument block, one access record
 //! per non-null view and the node record, and compares each record with the previous frame's
-//! as it is appended (a call repeating the previous frame's call at its index byte for byte
-//! compares its block instead of its access records).
+//! as it is appended. While the frame so far repeats the previous one, a call whose views
+//! repeat the previous frame's call at its index copies that call's access records instead
+//! (`repeated_accesses`).
 //!
 //! Two paths record a call. The direct one ([`GraphBuilder::call_direct`]) serves the common
 //! call, a script's node whose views are whole single-plane textures of format combinations
@@ -20,7 +21,9 @@ use super::{BuildError, GraphBuilder};
 use crate::compile::cache::{same_node, same_range};
 use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
 use crate::format::Format;
-use crate::graph::{AccessRange, AccessRecord, CallFlags, NodeRecord, ResourceRecord};
+use crate::graph::{
+    AccessRange, AccessRecord, CallFlags, NodeRecord, RecordedGraph, ResourceRecord,
+};
 use crate::graph_limits::GraphLimit;
 use crate::ids::{DeclId, NodeId, ResourceId};
 use crate::resource::ResourceDesc;
@@ -177,6 +180,67 @@ fn word64(view: &[u8; VIEW_BYTES], at: usize) -> u64 {
     u64::from(word32(view, at)) | u64::from(word32(view, at + 4)) << 32
 }
 
+/// The access records of the previous frame's call at `node_index` when a call of `decl_id`
+/// with `args` at that index records exactly those. The caller has checked that every record of
+/// this frame so far, resources included, equals the previous frame's at its index and that
+/// the previous frame finished. Then that call, at the same access index, of the same
+/// declaration, with the same bytes in every view slot (so the same null views), viewing
+/// resources of the same descriptions, passed every check and its records are a function of
+/// those: this call's are the same, unless a viewed resource is temporal (its slice moves with
+/// the frame) or depth-capable typeless (its role is claimed per frame), which
+/// [`ResourceFacts::direct`] and [`ResourceFacts::temporal`] exclude. Bytes outside the view
+/// slots (constants) do not enter the records.
+#[inline(always)]
+fn repeated_accesses<'p>(
+    previous: &'p RecordedGraph,
+    plan: &CallPlan,
+    resource_facts: &[ResourceFacts],
+    decl_id: DeclId,
+    node_index: usize,
+    args: &[u8],
+) -> Option<&'p [AccessRecord]> {
+    use rpsl_types::view_offsets as at;
+    let previous_node = previous.nodes.get(node_index)?;
+    let accesses = previous_node.accesses.start as usize..previous_node.accesses.end as usize;
+    if previous_node.decl != decl_id {
+        return None;
+    }
+    let previous_block = previous
+        .args
+        .get(previous_node.args.start as usize..previous_node.args.end as usize)?;
+    for slot in plan.slots.iter() {
+        let view = args.get(slot.at as usize..)?.first_chunk::<VIEW_BYTES>()?;
+        let previous_view = previous_block
+            .get(slot.at as usize..)?
+            .first_chunk::<VIEW_BYTES>()?;
+        if !same_view_bytes(view, previous_view) {
+            return None;
+        }
+        let resource = word32(view, at::RESOURCE as usize);
+        if resource != rpsl_types::NULL_RESOURCE {
+            let facts = resource_facts.get(resource as usize)?;
+            if !facts.direct | facts.temporal {
+                return None;
+            }
+        }
+    }
+    previous.accesses.get(accesses)
+}
+
+/// Whether two views' bytes are equal, in three word compares (no call to `memcmp`).
+#[inline(always)]
+fn same_view_bytes(a: &[u8; VIEW_BYTES], b: &[u8; VIEW_BYTES]) -> bool {
+    let (a_head, a_tail) = a.split_at(32);
+    let (b_head, b_tail) = b.split_at(32);
+    let wide = |bytes: &[u8], at: usize| {
+        u128::from_le_bytes(bytes[at..at + 16].try_into().expect("16 bytes"))
+    };
+    let narrow = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+    (wide(a_head, 0) == wide(b_head, 0))
+        & (wide(a_head, 16) == wide(b_head, 16))
+        & (narrow(a_tail) == narrow(b_tail))
+}
+
 /// A parameter of this type holds node handles ([`GraphBuilder::call_node`] records them as
 /// explicit dependencies).
 fn holds_node_handles(value_type: &ValueType) -> bool {
@@ -246,6 +310,7 @@ impl GraphBuilder {
             limits,
             subgraph_stack,
             unchanged,
+            differing_resources,
             expansions,
             ..
         } = self;
@@ -273,84 +338,82 @@ impl GraphBuilder {
         let node = NodeId::from_index(node_index);
         // Once a record differs, the rest of the frame need not be compared.
         let mut same = *unchanged;
-        // The previous frame's node at this index called the same declaration with the same
-        // argument bytes: then each access record this call appends equals the previous
-        // frame's at its index (the records are a function of the declaration, the bytes and
-        // the viewed resources' descriptions, which `finish` requires unchanged too), except
-        // for a temporal resource's slice, which moves with the frame: only those are compared.
-        let same_block = same
-            && args.len() == args_size
-            && previous.nodes.get(node_index).is_some_and(|previous_node| {
-                (previous_node.decl == decl_id)
-                    & (previous_node.accesses.start as usize == access_start)
-                    && previous
-                        .args
-                        .get(previous_node.args.start as usize..previous_node.args.end as usize)
-                        == Some(args)
-            });
-        let recorded = 'slots: {
-            for slot in plan.slots.iter() {
-                let Some(view) = args
-                    .get(slot.at as usize..)
-                    .and_then(|rest| rest.first_chunk::<VIEW_BYTES>())
-                else {
-                    break 'slots false;
-                };
-                let resource = word32(view, at::RESOURCE as usize);
-                if resource == rpsl_types::NULL_RESOURCE {
-                    continue;
-                }
-                let Some(facts) = resource_facts.get(resource as usize) else {
-                    break 'slots false;
-                };
-                let view_format = word32(view, at::VIEW_FORMAT as usize);
-                let temporal_layer = word32(view, at::TEMPORAL_LAYER as usize);
-                // A whole-resource view: no flags, base mip and layer 0, all mips and layers.
-                let plain = facts.direct
-                    & (word32(view, at::FLAGS as usize) == 0)
-                    & (word64(view, at::BASE_MIP as usize) == facts.whole_mips_word)
-                    & (word64(view, at::BASE_LAYER as usize) == facts.whole_layers_word)
-                    & (view_format < FORMAT_KEY_LIMIT);
-                let key = slot.key_bits | facts.format_bits | u64::from(view_format) << 24;
-                if !(plain && is_passed(passed_format_checks, key)) {
-                    break 'slots false;
-                }
-                let temporal_slice = if facts.temporal {
-                    graph.resources[resource as usize].temporal_slice(temporal_layer)
-                } else {
-                    0
-                };
-                let range = facts.whole_range;
-                if same & (!same_block | facts.temporal) {
-                    // The previous frame's record at this index, in the fields the node record
-                    // does not decide (as `same_access_of_same_node`).
-                    same = previous
-                        .accesses
-                        .get(graph.accesses.len())
-                        .is_some_and(|previous| {
-                            (previous.param == slot.param)
-                                & (previous.slot == slot.slot)
-                                & (previous.resource.0 == resource)
-                                & same_texture_range(&previous.range, &range)
-                                & (previous.temporal_layer == temporal_layer)
-                                & (previous.temporal_slice == temporal_slice)
-                                & (previous.view_format.0 == view_format)
-                        });
-                }
-                graph.accesses.push(AccessRecord {
-                    node,
-                    param: slot.param,
-                    slot: slot.slot,
-                    resource: ResourceId(resource),
-                    access: slot.access,
-                    range: AccessRange::Texture(range),
-                    temporal_layer,
-                    temporal_slice,
-                    view_format: Format(view_format),
-                });
-            }
-            true
+        // While everything recorded so far, resources included, repeats the previous frame
+        // (which finished), a call whose views repeat the previous frame's call at its index
+        // records that call's access records again ([`repeated_accesses`]).
+        let repeated = if same & (*differing_resources == 0) {
+            repeated_accesses(previous, plan, resource_facts, decl_id, node_index, args)
+        } else {
+            None
         };
+        let recorded =
+            if let Some(records) = repeated {
+                graph.accesses.extend_from_slice(records);
+                true
+            } else {
+                'slots: {
+                    for slot in plan.slots.iter() {
+                        let Some(view) = args
+                            .get(slot.at as usize..)
+                            .and_then(|rest| rest.first_chunk::<VIEW_BYTES>())
+                        else {
+                            break 'slots false;
+                        };
+                        let resource = word32(view, at::RESOURCE as usize);
+                        if resource == rpsl_types::NULL_RESOURCE {
+                            continue;
+                        }
+                        let Some(facts) = resource_facts.get(resource as usize) else {
+                            break 'slots false;
+                        };
+                        let view_format = word32(view, at::VIEW_FORMAT as usize);
+                        let temporal_layer = word32(view, at::TEMPORAL_LAYER as usize);
+                        // A whole-resource view: no flags, base mip and layer 0, all mips and layers.
+                        let plain = facts.direct
+                            & (word32(view, at::FLAGS as usize) == 0)
+                            & (word64(view, at::BASE_MIP as usize) == facts.whole_mips_word)
+                            & (word64(view, at::BASE_LAYER as usize) == facts.whole_layers_word)
+                            & (view_format < FORMAT_KEY_LIMIT);
+                        let key = slot.key_bits | facts.format_bits | u64::from(view_format) << 24;
+                        if !(plain && is_passed(passed_format_checks, key)) {
+                            break 'slots false;
+                        }
+                        let temporal_slice = if facts.temporal {
+                            graph.resources[resource as usize].temporal_slice(temporal_layer)
+                        } else {
+                            0
+                        };
+                        let range = facts.whole_range;
+                        if same {
+                            // The previous frame's record at this index, in the fields the node record
+                            // does not decide (as `same_access_of_same_node`).
+                            same = previous.accesses.get(graph.accesses.len()).is_some_and(
+                                |previous| {
+                                    (previous.param == slot.param)
+                                        & (previous.slot == slot.slot)
+                                        & (previous.resource.0 == resource)
+                                        & same_texture_range(&previous.range, &range)
+                                        & (previous.temporal_layer == temporal_layer)
+                                        & (previous.temporal_slice == temporal_slice)
+                                        & (previous.view_format.0 == view_format)
+                                },
+                            );
+                        }
+                        graph.accesses.push(AccessRecord {
+                            node,
+                            param: slot.param,
+                            slot: slot.slot,
+                            resource: ResourceId(resource),
+                            access: slot.access,
+                            range: AccessRange::Texture(range),
+                            temporal_layer,
+                            temporal_slice,
+                            view_format: Format(view_format),
+                        });
+                    }
+                    true
+                }
+            };
         if !recorded {
             graph.accesses.truncate(access_start);
             return None;
