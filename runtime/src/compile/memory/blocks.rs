@@ -59,7 +59,9 @@ fn advance<S: Span>(
         block.cursor = block.len;
         return false;
     }
-    let list = block.start as usize..(block.start + block.len) as usize;
+    // Bounds summed as `usize` (no wrap): the slices need no start-before-end check.
+    let list_start = block.start as usize;
+    let list = list_start..list_start + block.len as usize;
     let (ranges, extents) = (&ranges[list.clone()], &extents[list]);
     let mut moved = false;
     let mut at = block.cursor as usize;
@@ -173,8 +175,13 @@ impl BlockLists {
             let extent = (first as u64) << 32 | last as u64;
             // Insertion by offset (new ranges tend to go on top: few moves).
             for block in blocks.iter_mut() {
-                let list = block.start as usize..(block.start + block.len) as usize + 1;
-                let (ranges, extents) = (&mut entry_ranges[list.clone()], &mut entry_extents[list]);
+                // The list and the free slot after it, bounds summed as `usize` (no wrap).
+                let start = block.start as usize;
+                let end = start + block.len as usize;
+                let (ranges, extents) = (
+                    &mut entry_ranges[start..=end],
+                    &mut entry_extents[start..=end],
+                );
                 let mut at = block.len as usize;
                 while at > 0 && ranges[at - 1] > span {
                     ranges[at] = ranges[at - 1];

@@ -79,6 +79,23 @@ fn advance<S: Span>(list: &[S], group: &mut Group, offset: &mut u64, size: u64) 
     moved
 }
 
+impl Group {
+    /// The slots of the list (bounds summed as `usize`, which cannot wrap: one check for
+    /// the slice).
+    #[inline(always)]
+    fn list(&self) -> std::ops::Range<usize> {
+        let start = self.start as usize;
+        start..start + self.len as usize
+    }
+
+    /// The slots of the list and the free slot after it.
+    #[inline(always)]
+    fn list_and_free_slot(&self) -> std::ops::RangeInclusive<usize> {
+        let start = self.start as usize;
+        start..=start + self.len as usize
+    }
+}
+
 impl OccupancyLists {
     /// Sizes the lists from the ranks' extents: each group's capacity is the number of extents
     /// covering its start.
@@ -122,7 +139,7 @@ impl OccupancyLists {
             // seen the final offset (those after the last move already have).
             let mut last_moved = None;
             for (index, group) in groups.iter_mut().enumerate() {
-                let list = &occupants[group.start as usize..][..group.len as usize];
+                let list = &occupants[group.list()];
                 group.cursor = 0;
                 if advance(list, group, &mut offset, size) {
                     last_moved = Some(index);
@@ -131,14 +148,14 @@ impl OccupancyLists {
             if let Some(moved) = last_moved {
                 super::search::settle(groups.len(), moved, |index| {
                     let group = &mut groups[index];
-                    let list = &occupants[group.start as usize..][..group.len as usize];
+                    let list = &occupants[group.list()];
                     advance(list, group, &mut offset, size)
                 });
             }
             let span = S::pack(offset, offset + size);
             spans.push(span);
             for group in groups.iter_mut() {
-                let list = &mut occupants[group.start as usize..][..group.len as usize + 1];
+                let list = &mut occupants[group.list_and_free_slot()];
                 let mut at = group.len as usize;
                 while at > group.cursor as usize {
                     list[at] = list[at - 1];
