@@ -56,7 +56,6 @@ pub use frame::{
     RenderPass, ScissorRect, ScissorRects, StoreOp, Viewport, Viewports,
 };
 use frame::{FrameParts, Ordered};
-use lifetimes::Lifetimes;
 use liveness::Liveness;
 use memory::MemoryPlanner;
 pub use options::{CompileOptions, SchedulePreference};
@@ -89,8 +88,6 @@ pub struct FrameCompiler {
     /// Discard inference (its region part runs before memory, its whole-resource part inside
     /// barrier planning's walk).
     discard: DiscardInference,
-    /// The lifetimes stage's scratch.
-    lifetimes: Lifetimes,
     /// Memory placement's scratch.
     memory: MemoryPlanner,
     /// Barrier planning's scratch.
@@ -201,7 +198,7 @@ impl FrameCompiler {
         // final. Nothing in between reads the flags; render passes read them complete.
         self.discard
             .begin(graph, &self.table, ordered.order, access_discard);
-        self.lifetimes.compute(
+        lifetimes::compute(
             &self.table,
             ordered.position,
             graph.resources.len(),

@@ -3,66 +3,47 @@
 
 use super::table::AccessTable;
 
-/// An empty span: every position is below its first and above its last (`first > last`), so
-/// the first access's `min` and `max` make it `(position, position)`.
-const EMPTY: (u32, u32) = (u32::MAX, 0);
-
-/// Scratch of the lifetimes stage, kept across frames: the spans as plain `(first, last)`
-/// pairs while the accesses are walked (an untouched resource's pair is [`EMPTY`]), so each
-/// access updates its resource with a `min` and a `max` and no test of an `Option`.
-#[derive(Debug, Default)]
-pub(crate) struct Lifetimes {
-    spans: Vec<(u32, u32)>,
-}
-
-impl Lifetimes {
-    /// Fills `lifetimes` (one entry per resource, `resource_count` of them): the `[first,
-    /// last]` execution positions of the live accesses to each resource, `None` for a resource
-    /// no live node uses. `position` is each node's execution position (`u32::MAX` for a
-    /// culled node).
-    ///
-    /// The nodes are read in call order, each at its position: the nodes' spans (12 bytes
-    /// each) and the compact access records (8 bytes each) are read sequentially whatever the
-    /// execution order (with interleaved lanes it jumps between them).
-    pub(crate) fn compute(
-        &mut self,
-        table: &AccessTable,
-        position: &[u32],
-        resource_count: usize,
-        lifetimes: &mut Vec<Option<(u32, u32)>>,
-    ) {
-        self.spans.clear();
-        self.spans.resize(resource_count, EMPTY);
-        // A local slice: its pointer and length stay in registers through the loop.
-        let (spans, infos) = (&mut self.spans[..], &table.infos[..]);
-        for (node, &position) in table.nodes.iter().zip(position) {
-            // Culled nodes have no position.
-            if position == u32::MAX {
-                continue;
-            }
-            // A range out of bounds (a hand-made graph) is skipped.
-            let Some(accesses) = infos.get(node.accesses()) else {
-                continue;
-            };
-            // The first access (least position) sets the start, the last (greatest) the end.
-            for access in accesses {
-                if let Some(span) = spans.get_mut(access.resource as usize) {
-                    *span = (span.0.min(position), span.1.max(position));
-                }
+/// Fills `lifetimes` (one entry per resource, `resource_count` of them): the `[first, last]`
+/// execution positions of the live accesses to each resource, `None` for a resource no live
+/// node uses. `position` is each node's execution position (`u32::MAX` for a culled node).
+///
+/// The nodes are read in call order, each at its position: the nodes' spans (12 bytes each)
+/// and the compact access records (8 bytes each) are read sequentially whatever the execution
+/// order (with interleaved lanes it jumps between them).
+pub(crate) fn compute(
+    table: &AccessTable,
+    position: &[u32],
+    resource_count: usize,
+    lifetimes: &mut Vec<Option<(u32, u32)>>,
+) {
+    lifetimes.clear();
+    lifetimes.resize(resource_count, None);
+    // Local slices: their pointers and lengths stay in registers through the loop.
+    let (lifetimes, infos) = (&mut lifetimes[..], &table.infos[..]);
+    for (node, &position) in table.nodes.iter().zip(position) {
+        // Culled nodes have no position.
+        if position == u32::MAX {
+            continue;
+        }
+        // A range out of bounds (a hand-made graph) is skipped.
+        let Some(accesses) = infos.get(node.accesses()) else {
+            continue;
+        };
+        // The first access (least position) sets the start, the last (greatest) the end.
+        for access in accesses {
+            if let Some(lifetime) = lifetimes.get_mut(access.resource as usize) {
+                *lifetime = Some(match *lifetime {
+                    Some((first, last)) => (first.min(position), last.max(position)),
+                    None => (position, position),
+                });
             }
         }
-        lifetimes.clear();
-        lifetimes.extend(
-            self.spans
-                .iter()
-                .map(|&(first, last)| (first <= last).then_some((first, last))),
-        );
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Lifetimes;
+    use super::compute;
     use crate::compile::table::AccessTable;
     use crate::shapes::{declare_shapes, record_chain};
     use crate::*;
@@ -84,11 +65,10 @@ mod tests {
         let position = [1, 0, u32::MAX, u32::MAX];
         // Stale entries of a longer earlier frame are dropped.
         let mut lifetimes = vec![Some((7, 7)); 9];
-        let mut stage = Lifetimes::default();
-        stage.compute(&table, &position, graph.resources.len(), &mut lifetimes);
+        compute(&table, &position, graph.resources.len(), &mut lifetimes);
         assert_eq!(lifetimes, vec![None, Some((0, 1)), Some((0, 0)), None]);
-        // The scratch starts over each frame: every node live, in call order.
-        stage.compute(&table, &[0, 1, 2, 3], graph.resources.len(), &mut lifetimes);
+        // Every node live, in call order.
+        compute(&table, &[0, 1, 2, 3], graph.resources.len(), &mut lifetimes);
         assert_eq!(
             lifetimes,
             vec![Some((3, 3)), Some((0, 1)), Some((1, 2)), Some((2, 3))]
