@@ -120,7 +120,8 @@ impl BlockLists {
         sizes: &[u64],
         spans: &mut Vec<S>,
     ) {
-        spans.clear();
+        // One span per rank, each slot written below.
+        super::search::set_len(spans, extents.len().min(sizes.len()));
         let mut ranges = std::mem::take(S::buffer(&mut self.spans));
         let capacity = self.blocks.last().map_or(0, |block| block.start) as usize;
         if ranges.len() < capacity {
@@ -132,11 +133,11 @@ impl BlockLists {
         // Both buffers cut to the lists' total capacity: one check covers a list in both.
         let (entry_ranges, entry_extents) =
             (&mut ranges[..capacity], &mut self.extents[..capacity]);
-        for (&(first, last), &size) in extents.iter().zip(sizes) {
+        for ((&(first, last), &size), slot) in extents.iter().zip(sizes).zip(spans.iter_mut()) {
             // Size 0 always fits at 0, and every later rank has size 0 too: no list is read
             // again, so none needs the range.
             if size == 0 {
-                spans.push(S::pack(0, 0));
+                *slot = S::pack(0, 0);
                 continue;
             }
             let blocks = &mut self.blocks
@@ -171,7 +172,7 @@ impl BlockLists {
                 });
             }
             let span = S::pack(offset, offset + size);
-            spans.push(span);
+            *slot = span;
             let extent = (first as u64) << 32 | last as u64;
             // Insertion by offset (new ranges tend to go on top: few moves).
             for block in blocks.iter_mut() {

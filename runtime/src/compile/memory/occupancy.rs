@@ -116,17 +116,18 @@ impl OccupancyLists {
         group_of: &[u32],
         spans: &mut Vec<S>,
     ) {
-        spans.clear();
+        // One span per rank, each slot written below.
+        super::search::set_len(spans, extents.len().min(sizes.len()));
         let mut occupants = std::mem::take(S::buffer(&mut self.spans));
         let capacity = self.groups.last().map_or(0, |group| group.start) as usize;
         if occupants.len() < capacity {
             occupants.resize(capacity, S::default());
         }
-        for (&(first, last), &size) in extents.iter().zip(sizes) {
+        for ((&(first, last), &size), slot) in extents.iter().zip(sizes).zip(spans.iter_mut()) {
             // Size 0 always fits at 0, and every later rank has size 0 too: no list is read
             // again, so none needs the range.
             if size == 0 {
-                spans.push(S::pack(0, 0));
+                *slot = S::pack(0, 0);
                 continue;
             }
             let (first_group, last_group) = (
@@ -153,7 +154,7 @@ impl OccupancyLists {
                 });
             }
             let span = S::pack(offset, offset + size);
-            spans.push(span);
+            *slot = span;
             for group in groups.iter_mut() {
                 let list = &mut occupants[group.list_and_free_slot()];
                 let mut at = group.len as usize;
