@@ -40,3 +40,38 @@ pub(crate) fn compute(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::compute;
+    use crate::compile::table::AccessTable;
+    use crate::shapes::{declare_shapes, record_chain};
+    use crate::*;
+
+    /// Each resource lives from its first to its last access in execution order, whatever
+    /// the call order; a resource that only culled nodes use has no lifetime.
+    #[test]
+    fn spans_run_from_first_to_last_access() {
+        let mut builder = GraphBuilder::new();
+        let decls = declare_shapes(&mut builder);
+        builder.begin_frame(0);
+        // Resource 0 is the imported backbuffer; node i < 3 writes resource i + 1 and node i > 0
+        // reads resource i; node 3 writes the backbuffer.
+        record_chain(&mut builder, decls, 4).unwrap();
+        let graph = builder.finish().unwrap().clone();
+        let mut table = AccessTable::default();
+        table.build(&graph);
+        // Node 1 runs before node 0; nodes 2 and 3 are culled.
+        let position = [1, 0, u32::MAX, u32::MAX];
+        // Stale entries of a longer earlier frame are dropped.
+        let mut lifetimes = vec![Some((7, 7)); 9];
+        compute(&table, &position, graph.resources.len(), &mut lifetimes);
+        assert_eq!(lifetimes, vec![None, Some((0, 1)), Some((0, 0)), None]);
+        // Every node live, in call order.
+        compute(&table, &[0, 1, 2, 3], graph.resources.len(), &mut lifetimes);
+        assert_eq!(
+            lifetimes,
+            vec![Some((3, 3)), Some((0, 1)), Some((1, 2)), Some((2, 3))]
+        );
+    }
+}

@@ -59,7 +59,9 @@ fn advance<S: Span>(
         block.cursor = block.len;
         return false;
     }
-    let list = block.start as usize..(block.start + block.len) as usize;
+    // Bounds summed as `usize` (no wrap): the slices need no start-before-end check.
+    let list_start = block.start as usize;
+    let list = list_start..list_start + block.len as usize;
     let (ranges, extents) = (&ranges[list.clone()], &extents[list]);
     let mut moved = false;
     let mut at = block.cursor as usize;
@@ -118,7 +120,8 @@ impl BlockLists {
         sizes: &[u64],
         spans: &mut Vec<S>,
     ) {
-        spans.clear();
+        // One span per rank, each slot written below.
+        super::search::set_len(spans, extents.len().min(sizes.len()));
         let mut ranges = std::mem::take(S::buffer(&mut self.spans));
         let capacity = self.blocks.last().map_or(0, |block| block.start) as usize;
         if ranges.len() < capacity {
@@ -130,11 +133,11 @@ impl BlockLists {
         // Both buffers cut to the lists' total capacity: one check covers a list in both.
         let (entry_ranges, entry_extents) =
             (&mut ranges[..capacity], &mut self.extents[..capacity]);
-        for (&(first, last), &size) in extents.iter().zip(sizes) {
+        for ((&(first, last), &size), slot) in extents.iter().zip(sizes).zip(spans.iter_mut()) {
             // Size 0 always fits at 0, and every later rank has size 0 too: no list is read
             // again, so none needs the range.
             if size == 0 {
-                spans.push(S::pack(0, 0));
+                *slot = S::pack(0, 0);
                 continue;
             }
             let blocks = &mut self.blocks
@@ -169,12 +172,17 @@ impl BlockLists {
                 });
             }
             let span = S::pack(offset, offset + size);
-            spans.push(span);
+            *slot = span;
             let extent = (first as u64) << 32 | last as u64;
             // Insertion by offset (new ranges tend to go on top: few moves).
             for block in blocks.iter_mut() {
-                let list = block.start as usize..(block.start + block.len) as usize + 1;
-                let (ranges, extents) = (&mut entry_ranges[list.clone()], &mut entry_extents[list]);
+                // The list and the free slot after it, bounds summed as `usize` (no wrap).
+                let start = block.start as usize;
+                let end = start + block.len as usize;
+                let (ranges, extents) = (
+                    &mut entry_ranges[start..=end],
+                    &mut entry_extents[start..=end],
+                );
                 let mut at = block.len as usize;
                 while at > 0 && ranges[at - 1] > span {
                     ranges[at] = ranges[at - 1];

@@ -24,6 +24,8 @@ mod occupancy;
 mod queue_order;
 mod search;
 mod sweep;
+#[cfg(test)]
+mod tests;
 
 use super::deps::stage::Analysis;
 use super::frame::{MemoryParts, MemoryStats, Ordered};
