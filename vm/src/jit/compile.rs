@@ -3,7 +3,7 @@
 //! `FunctionBuilderContext` per worker, reused across its functions), then placing the machine
 //! code of every function in one `JITModule` and linking it.
 
-use super::codegen::{FrameEntry, Translator, INLINE_FRAME_ZERO_MAX};
+use super::codegen::{FrameEntry, ModuleInfo, Translator, INLINE_FRAME_ZERO_MAX};
 use super::facts::register_facts;
 use super::frame_init::bytes_read_before_written;
 use super::JitError;
@@ -314,14 +314,19 @@ impl Shared<'_> {
             callee_refs.insert(callee, func_ref);
         }
         let builder = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, fctx);
+        let module = ModuleInfo {
+            functions: self.functions,
+            step_charges: &self.step_charges,
+            frames: &self.frames,
+            inline_calls: self.optimize,
+        };
         Translator::new(
             builder,
-            function,
+            index,
             self.isa.pointer_type(),
             self.isa.default_call_conv(),
-            self.step_charges[index],
             &callee_refs,
-            &self.frames,
+            &module,
         )
         .translate(self.isa.frontend_config());
         ctx.set_disasm(self.dump);

@@ -25,7 +25,9 @@
 //! # Design
 //! - Registers are Cranelift `Variable`s of their natural type (`bool`/`i32`/`u32`/`addr` as
 //!   `i32`). Each bytecode function becomes one native function with one ABI (see
-//!   [`codegen`]); bytecode calls are direct native calls, limited by the call-depth limit.
+//!   [`codegen`]); bytecode calls are direct native calls, limited by the call-depth limit,
+//!   except that the optimised tier translates small leaf callees into their callers (`inline`),
+//!   with the same checks and faults.
 //! - VM memory is the interpreter's: one byte vector (I/O block, then frames); every access is
 //!   checked against the current frame top inline (unless it is a known offset inside the
 //!   frame); small block ops (views, descriptors) are inline loads and stores, larger ones and
@@ -38,12 +40,14 @@
 //!   float `min`/`max`/`%`, rounding) call the shared evaluators of [`crate::eval`].
 
 mod arith;
+mod calls;
 pub mod codegen;
 mod compile;
 pub mod context;
 mod facts;
 mod frame_init;
 mod helpers;
+mod inline;
 mod memops;
 mod nan;
 
