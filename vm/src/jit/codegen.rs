@@ -96,6 +96,8 @@ pub(crate) struct Translator<'a, 'b> {
     pub(crate) inline_return: Option<ir::Block>,
     /// Bytecode instructions inlined into this function so far.
     pub(crate) inlined_insts: usize,
+    /// Frame bytes of known content in the current block ([`super::known`]).
+    pub(crate) known: super::known::KnownFrame,
 }
 
 /// What translating any function of a module may need to know of the others.
@@ -203,6 +205,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             module,
             inline_return: None,
             inlined_insts: 0,
+            known: Default::default(),
         }
     }
 
@@ -218,6 +221,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         for (index, &block) in self.blocks.clone().iter().enumerate() {
             self.b.switch_to_block(block);
             self.frame_offsets.clear();
+            self.known_block_start();
             let range = self
                 .func
                 .block_range(crate::entities::Block::from_u32(index as u32))
@@ -226,6 +230,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.loc = self.func.locs.get(pc).map_or(-1, |loc| loc.as_u32() as i64);
                 self.charge = self.step_charges.get(pc).copied().unwrap_or(0);
                 let inst = self.func.insts[pc];
+                self.known_before(&inst);
                 self.inst(inst);
                 self.track_frame_offsets(&inst);
             }

@@ -15,6 +15,7 @@
 
 use super::codegen::{cl_type, Translator};
 use super::facts::{register_facts, RegFacts};
+use super::known::KnownFrame;
 use crate::entities::{FuncId, Reg, RegList};
 use crate::function::Function;
 use crate::inst::Inst;
@@ -51,6 +52,7 @@ struct BodyState<'a> {
     frame_base: ir::Value,
     depth: ir::Value,
     inline_return: Option<ir::Block>,
+    known: KnownFrame,
 }
 
 impl<'a> Translator<'a, '_> {
@@ -79,6 +81,7 @@ impl<'a> Translator<'a, '_> {
         std::mem::swap(&mut self.frame_base, &mut state.frame_base);
         std::mem::swap(&mut self.depth, &mut state.depth);
         std::mem::swap(&mut self.inline_return, &mut state.inline_return);
+        std::mem::swap(&mut self.known, &mut state.known);
     }
 
     /// Translates the call of `callee` (whose frame [`Self::enter_callee`] entered at
@@ -133,6 +136,7 @@ impl<'a> Translator<'a, '_> {
             frame_base,
             depth: next_depth,
             inline_return: Some(cont),
+            known: KnownFrame::default(),
         };
         self.swap_body(&mut state);
         self.translate_blocks();

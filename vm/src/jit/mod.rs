@@ -31,7 +31,9 @@
 //! - VM memory is the interpreter's: one byte vector (I/O block, then frames); every access is
 //!   checked against the current frame top inline (unless it is a known offset inside the
 //!   frame); small block ops (views, descriptors) are inline loads and stores, larger ones and
-//!   host calls go through `extern "C"` helpers ([`context`]) that catch panics.
+//!   host calls go through `extern "C"` helpers ([`context`]) that catch panics. Within a
+//!   block, frame bytes of known constant content (zeroed temporaries patched with constants)
+//!   are stored once, late, and copied or compared without loading them (`known`).
 //! - Compilation favours compile time (P6 of the performance targets): Cranelift without
 //!   optimisation and with its single-pass register allocator, functions compiled in parallel
 //!   on worker threads, and optionally only the functions reachable from given entries
@@ -48,6 +50,7 @@ mod facts;
 mod frame_init;
 mod helpers;
 mod inline;
+mod known;
 mod memops;
 mod nan;
 
