@@ -275,7 +275,13 @@ impl<'a, 'b> Translator<'a, 'b> {
                 sig
             }
         };
-        let address = self.b.ins().iconst(self.ptr_ty, helper.address() as i64);
+        let address = match helper.context_slot() {
+            Some(slot) => self
+                .b
+                .ins()
+                .load(self.ptr_ty, MemFlagsData::trusted(), self.ctx, slot),
+            None => self.b.ins().iconst(self.ptr_ty, helper.address() as i64),
+        };
         let call = self.b.ins().call_indirect(sig, address, args);
         self.b.inst_results(call).first().copied()
     }

@@ -54,14 +54,13 @@ mod known;
 mod memops;
 mod nan;
 
-use crate::entities::{FuncId, LocId, NodeDeclId};
+use crate::entities::{FuncId, LocId};
 use crate::function::VerifiedModule;
-use crate::host::{CallSite, Host, HostError, RpslResourceDesc, ViewBytes};
+use crate::host::{Host, HostError};
 use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
-use crate::ops::MarkerKind;
 use crate::types::{Type, Value};
 pub use compile::{JitOptions, DUMP_ENV};
-use context::{RunContext, SiteCounts};
+use context::{HostFns, RunContext, SiteCounts};
 use cranelift_jit::JITModule;
 use std::fmt;
 use std::sync::Mutex;
@@ -246,7 +245,8 @@ impl JitModule {
         for (slot, arg) in slots.iter_mut().zip(args) {
             *slot = arg.to_bits();
         }
-        let mut adapter = HostAdapter(host);
+        // The host-call helpers reach the host through the address of this reference.
+        let mut host: &mut H = host;
         let mut ctx = RunContext {
             mem_ptr: std::ptr::null_mut(),
             steps_left: limits.step_budget,
@@ -255,14 +255,17 @@ impl JitModule {
             memory,
             limits,
             fault: None,
-            host: &mut adapter,
+            host: (&mut host as *mut &mut H).cast::<()>(),
+            host_fns: HostFns::of::<H>(),
             site_counts,
+            borrow: std::marker::PhantomData,
         };
         ctx.mem_ptr = ctx.memory.as_mut_ptr();
         let ctx_ptr = (&mut ctx as *mut RunContext<'_>).cast::<u8>();
         let slots_ptr = slots.as_mut_ptr();
         // SAFETY: `code` was compiled for this module with the `NativeFn` ABI; the context, the
-        // memory it points to and the slots outlive the call; generated code checks every
+        // memory it points to, the host reference it points to (used only by the helpers of
+        // `HostFns::of::<H>`) and the slots outlive the call; generated code checks every
         // memory access against the frame top, which never exceeds `ctx.memory.len()`.
         let status = unsafe { code(ctx_ptr, mem_base as i64, 0, slots_ptr, slots_ptr) };
         let RunContext {
@@ -318,40 +321,5 @@ impl fmt::Debug for JitModule {
             .field("functions", &self.functions.len())
             .field("limits", &self.limits)
             .finish()
-    }
-}
-
-/// Lets a possibly unsized `H` travel as `&mut dyn Host`.
-struct HostAdapter<'a, H: Host + ?Sized>(&'a mut H);
-
-impl<H: Host + ?Sized> Host for HostAdapter<'_, H> {
-    fn create_resource(
-        &mut self,
-        site: CallSite,
-        desc: &RpslResourceDesc,
-    ) -> Result<ViewBytes, HostError> {
-        self.0.create_resource(site, desc)
-    }
-
-    fn describe_resource(
-        &mut self,
-        site: CallSite,
-        view: &ViewBytes,
-    ) -> Result<RpslResourceDesc, HostError> {
-        self.0.describe_resource(site, view)
-    }
-
-    fn call_node(
-        &mut self,
-        site: CallSite,
-        decl: NodeDeclId,
-        args: &[u8],
-        flags: u32,
-    ) -> Result<u32, HostError> {
-        self.0.call_node(site, decl, args, flags)
-    }
-
-    fn marker(&mut self, site: CallSite, kind: MarkerKind, arg: u32) -> Result<(), HostError> {
-        self.0.marker(site, kind, arg)
     }
 }
