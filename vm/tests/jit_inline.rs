@@ -261,3 +261,28 @@ fn the_step_budget_runs_out_at_the_same_instruction_inside_and_around_inlined_bo
     assert!(fault_locs.contains(&Some(LocId::from_u32(20))));
     assert!(fault_locs.len() < 80);
 }
+
+#[test]
+fn a_parameter_address_past_the_callers_frame_reaches_the_inlined_frame() {
+    // main's frame is [0, 8), the leaf's [16, 32): the leaf writes through its parameter (main's
+    // frame address 0) at offset 20, which is its own frame's word 4, and reads that word back.
+    let leaf_sig = Signature::new([Type::Addr], [Type::U32]);
+    let mut module = Module::new();
+    module.add_function(build("main", Signature::new([], [Type::U32]), |b| {
+        let slot = b.alloc_frame(8, 4);
+        let out = b.frame_addr(slot);
+        let result = b.call(FuncId::from_u32(1), &leaf_sig, &[out]);
+        b.ret(&result);
+    }));
+    module.add_function(build("leaf", leaf_sig.clone(), |b| {
+        let out = b.param(0);
+        let slot = b.alloc_frame(16, 4);
+        let frame = b.frame_addr(slot);
+        let seven = b.iconst_u32(7);
+        b.store(out, 20, seven);
+        let word = b.load(Type::U32, frame, 4);
+        b.ret(&[word]);
+    }));
+    let (result, _) = run_module(&verified(module), &[], &mut [], Limits::default());
+    assert_eq!(result, Ok(vec![Value::U32(7)]));
+}

@@ -98,6 +98,9 @@ pub(crate) struct Translator<'a, 'b> {
     pub(crate) inlined_insts: usize,
     /// Frame bytes of known content in the current block ([`super::known`]).
     pub(crate) known: super::known::KnownFrame,
+    /// Parameters of an inlined body that hold a known address in the caller's frame
+    /// ([`super::inline`]); empty for a function's own body.
+    pub(crate) param_frames: HashMap<crate::entities::Reg, super::inline::CallerFrameAddr>,
 }
 
 /// What translating any function of a module may need to know of the others.
@@ -206,6 +209,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             inline_return: None,
             inlined_insts: 0,
             known: Default::default(),
+            param_frames: HashMap::new(),
         }
     }
 

@@ -18,7 +18,8 @@ use super::facts::{register_facts, RegFacts};
 use super::known::KnownFrame;
 use crate::entities::{FuncId, Reg, RegList};
 use crate::function::Function;
-use crate::inst::Inst;
+use crate::inst::{Inst, Operand};
+use crate::types::Type;
 use cranelift_codegen::ir::{self, types, InstBuilder};
 use cranelift_frontend::Variable;
 use std::collections::HashMap;
@@ -53,6 +54,21 @@ struct BodyState<'a> {
     depth: ir::Value,
     inline_return: Option<ir::Block>,
     known: KnownFrame,
+    param_frames: HashMap<Reg, CallerFrameAddr>,
+}
+
+/// What an inlined body knows of a parameter that holds an address in its caller's frame: the
+/// caller's frame base and the offset in it, so that an access through the parameter that
+/// stays inside the caller's frame needs no check (the callee's frame top, which the native
+/// callee checks against, lies above the caller's).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CallerFrameAddr {
+    /// The caller's frame base (`i64`).
+    pub base: ir::Value,
+    /// The address's offset from it.
+    pub at: u64,
+    /// The caller's frame size.
+    pub frame_size: u64,
 }
 
 impl<'a> Translator<'a, '_> {
@@ -82,6 +98,7 @@ impl<'a> Translator<'a, '_> {
         std::mem::swap(&mut self.depth, &mut state.depth);
         std::mem::swap(&mut self.inline_return, &mut state.inline_return);
         std::mem::swap(&mut self.known, &mut state.known);
+        std::mem::swap(&mut self.param_frames, &mut state.param_frames);
     }
 
     /// Translates the call of `callee` (whose frame [`Self::enter_callee`] entered at
@@ -105,7 +122,9 @@ impl<'a> Translator<'a, '_> {
             .into_iter()
             .map(|reg| self.get(reg))
             .collect();
+        let arg_regs = self.func.list(args).to_vec();
         let result_regs = self.func.list(results).to_vec();
+        let param_frames = self.param_frames_of(func, &arg_regs);
         let vars: Vec<Variable> = func
             .reg_types
             .iter()
@@ -137,6 +156,7 @@ impl<'a> Translator<'a, '_> {
             depth: next_depth,
             inline_return: Some(cont),
             known: KnownFrame::default(),
+            param_frames,
         };
         self.swap_body(&mut state);
         self.translate_blocks();
@@ -146,6 +166,45 @@ impl<'a> Translator<'a, '_> {
         for (reg, value) in result_regs.into_iter().zip(values) {
             self.set(reg, value);
         }
+    }
+
+    /// The parameters of `func` (called with `args` of the body being translated) that hold an
+    /// exactly known address in this body's frame and that `func` never writes.
+    fn param_frames_of(&self, func: &Function, args: &[Reg]) -> HashMap<Reg, CallerFrameAddr> {
+        let mut written = vec![false; func.reg_types.len()];
+        for inst in &func.insts {
+            inst.for_each_operand(|operand| match operand {
+                Operand::Def(reg) => written[reg.index()] = true,
+                Operand::DefList(list) => {
+                    for reg in func.list(list) {
+                        written[reg.index()] = true;
+                    }
+                }
+                _ => {}
+            });
+        }
+        let mut frames = HashMap::new();
+        for (index, &arg) in args.iter().enumerate() {
+            let param = Reg::from_u32(index as u32);
+            let exact = self
+                .frame_offsets
+                .get(&arg)
+                .copied()
+                .or(self.facts[arg.index()].frame_exact);
+            if let (Some(at), Some(Type::Addr), false) = (
+                exact,
+                func.reg_types.get(index).copied(),
+                written.get(index).copied().unwrap_or(true),
+            ) {
+                let frame = CallerFrameAddr {
+                    base: self.mem_base,
+                    at,
+                    frame_size: self.func.frame_size as u64,
+                };
+                frames.insert(param, frame);
+            }
+        }
+        frames
     }
 
     /// `ret` of an inlined body: on to the caller's continuation with the values.

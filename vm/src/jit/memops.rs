@@ -54,6 +54,15 @@ impl Translator<'_, '_> {
                     .iadd_imm_s(base, (known + offset as u64) as i64);
             }
         }
+        // Nor one through a parameter of an inlined body that stays in the caller's frame.
+        if let Some(caller) = self.param_frames.get(&addr).copied() {
+            let at = caller.at + offset as u64;
+            if at + size as u64 <= caller.frame_size {
+                let mem = self.b.use_var(self.mem_ptr);
+                let base = self.b.ins().iadd(mem, caller.base);
+                return self.b.ins().iadd_imm_s(base, at as i64);
+            }
+        }
         // Nor can one at most `frame base + m` with the access's end within the frame.
         let inside = facts
             .frame_max
