@@ -159,3 +159,82 @@ fn a_copy_of_known_bytes_over_a_partly_written_region_keeps_the_rest() {
         .sum();
     assert_eq!(result, Ok(vec![Value::U32(expected)]));
 }
+
+#[test]
+fn held_back_bytes_reach_later_blocks_and_later_iterations() {
+    // block0: a temporary `t` (zeroed, word 0 = 5) copied to `a`; `t` is read nowhere else.
+    // loop (3 times): adds `a`'s word 0 and `u`'s word 0 (the previous iteration's counter,
+    // written after the read), then writes `u` = counter + 1 as a zeroed temporary patched.
+    // exit: rewrites `t` and reads it back in the same block.
+    let mut module = Module::new();
+    module.add_function(build("h", Signature::new([], [Type::U32]), |b| {
+        b.alloc_frame(96, 16);
+        let (t, a, u) = (b.frame_addr(0), b.frame_addr(32), b.frame_addr(64));
+        mem_zero(b, t, 16);
+        let five = b.iconst_u32(5);
+        b.store(t, 0, five);
+        b.mem_copy(a, t, 16);
+        let (acc, i) = (b.new_reg(Type::U32), b.new_reg(Type::U32));
+        let zero = b.iconst_u32(0);
+        b.assign(acc, zero);
+        b.assign(i, zero);
+        let (head, body, exit) = (b.create_block(), b.create_block(), b.create_block());
+        b.jump(head);
+        b.switch_to_block(head);
+        let three = b.iconst_u32(3);
+        let more = b.binary(BinaryOp::LtU32, i, three);
+        b.branch(more, body, exit);
+        b.switch_to_block(body);
+        let from_a = b.load(Type::U32, a, 0);
+        let from_u = b.load(Type::U32, u, 0);
+        b.binary_into(BinaryOp::AddU32, acc, acc, from_a);
+        b.binary_into(BinaryOp::AddU32, acc, acc, from_u);
+        let one = b.iconst_u32(1);
+        b.binary_into(BinaryOp::AddU32, i, i, one);
+        mem_zero(b, u, 16);
+        b.store(u, 0, i);
+        b.loop_jump(head);
+        b.switch_to_block(exit);
+        mem_zero(b, t, 16);
+        let nine = b.iconst_u32(9);
+        b.store(t, 4, nine);
+        let from_t = b.load(Type::U32, t, 4);
+        let total = b.binary(BinaryOp::AddU32, acc, from_t);
+        b.ret(&[total]);
+    }));
+    let (result, _) = run_module(&verified(module), &[], &mut [], Limits::default());
+    // a: 5 three times; u: 0, 1, 2; then 9.
+    assert_eq!(result, Ok(vec![Value::U32(15 + 3 + 9)]));
+}
+
+#[test]
+fn an_entry_block_that_is_a_loop_header_reads_the_previous_iteration() {
+    // block0 adds `t`'s word 0 to the sum, then writes `t` = 7 as a patched zeroed temporary;
+    // block1 counts to 4 and loops back to block0: its reads see the previous iteration's `t`.
+    let sig = Signature::new([Type::U32, Type::U32], [Type::U32]);
+    let mut module = Module::new();
+    module.add_function(build("loop0", sig, |b| {
+        let (i, sum) = (b.param(0), b.param(1));
+        b.alloc_frame(16, 16);
+        let t = b.frame_addr(0);
+        let old = b.load(Type::U32, t, 0);
+        b.binary_into(BinaryOp::AddU32, sum, sum, old);
+        mem_zero(b, t, 16);
+        let seven = b.iconst_u32(7);
+        b.store(t, 0, seven);
+        let one = b.iconst_u32(1);
+        b.binary_into(BinaryOp::AddU32, i, i, one);
+        let (again, done) = (b.create_block(), b.create_block());
+        let four = b.iconst_u32(4);
+        let more = b.binary(BinaryOp::LtU32, i, four);
+        b.branch(more, again, done);
+        b.switch_to_block(again);
+        b.loop_jump(rpsl_vm::Block::from_u32(0));
+        b.switch_to_block(done);
+        b.ret(&[sum]);
+    }));
+    let args = [Value::U32(0), Value::U32(0)];
+    let (result, _) = run_module(&verified(module), &args, &mut [], Limits::default());
+    // Four iterations read 0, 7, 7, 7.
+    assert_eq!(result, Ok(vec![Value::U32(21)]));
+}

@@ -101,6 +101,9 @@ pub(crate) struct Translator<'a, 'b> {
     /// Parameters of an inlined body that hold a known address in the caller's frame
     /// ([`super::inline`]); empty for a function's own body.
     pub(crate) param_frames: HashMap<crate::entities::Reg, super::inline::CallerFrameAddr>,
+    /// Per frame byte of the body: read other than after a write of it in the same block
+    /// ([`super::frame_init::bytes_read_across_blocks`]).
+    pub(crate) read_across_blocks: Vec<bool>,
 }
 
 /// What translating any function of a module may need to know of the others.
@@ -178,6 +181,9 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let blocks: Vec<ir::Block> = func.blocks.iter().map(|_| b.create_block()).collect();
         b.ins().jump(blocks[0], &[]);
+        let facts = super::facts::register_facts(func);
+        let read_across_blocks =
+            super::frame_init::bytes_read_across_blocks(func, &facts, module.functions);
         Translator {
             b,
             func,
@@ -197,7 +203,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             fault_block: None,
             plain_fault_block: None,
             frame_offsets: HashMap::new(),
-            facts: super::facts::register_facts(func),
+            facts,
             mem_base,
             frame_base,
             observed: super::nan::observed_registers(func),
@@ -210,6 +216,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             inlined_insts: 0,
             known: Default::default(),
             param_frames: HashMap::new(),
+            read_across_blocks,
         }
     }
 

@@ -20,15 +20,75 @@ use crate::types::Type;
 /// Per frame byte of `func`: whether it may be read before this function writes it (see the
 /// module documentation).
 pub(crate) fn bytes_read_before_written(func: &Function, facts: &[RegFacts]) -> Vec<bool> {
+    read_before_written(func, facts, None)
+}
+
+/// Per frame byte of `func`: whether it may be read other than after a write of it earlier in
+/// the same block, by the function itself, the host or a callee; reads in the entry block count
+/// only when a jump leads back to it (they see no earlier block). A callee of `functions` that
+/// makes no calls and reads only through addresses known exactly in its own frame reads
+/// nothing of `func`'s frame; any other callee may read all of it. A held-back store
+/// ([`super::known`]) of bytes without this mark need never reach memory once its block ends:
+/// every later read sees a later write first.
+pub(crate) fn bytes_read_across_blocks(
+    func: &Function,
+    facts: &[RegFacts],
+    functions: &[Function],
+) -> Vec<bool> {
+    read_before_written(func, facts, Some(functions))
+}
+
+/// Whether `func` makes no calls and reads (itself or through the host) only through addresses
+/// known exactly in its own frame.
+fn reads_only_its_frame(func: &Function) -> bool {
+    let facts = super::facts::register_facts(func);
+    let exact = |reg: crate::entities::Reg| {
+        facts
+            .get(reg.index())
+            .is_some_and(|fact| fact.frame_exact.is_some())
+    };
+    func.insts.iter().all(|inst| match *inst {
+        Inst::Call { .. } => false,
+        Inst::Load { addr, .. } => exact(addr),
+        Inst::MemCopy { src_addr, .. } => exact(src_addr),
+        Inst::MemEq { a, b, .. } => exact(a) && exact(b),
+        Inst::CreateResource { desc, .. } => exact(desc),
+        Inst::DescribeResource { view, .. } => exact(view),
+        Inst::CallNode { args, .. } => exact(args),
+        _ => true,
+    })
+}
+
+/// [`bytes_read_before_written`], or with `functions`, [`bytes_read_across_blocks`].
+fn read_before_written(
+    func: &Function,
+    facts: &[RegFacts],
+    functions: Option<&[Function]>,
+) -> Vec<bool> {
     let size = func.frame_size as usize;
     let mut needed = vec![false; size];
     let fact = |reg: crate::entities::Reg| facts.get(reg.index()).copied().unwrap_or_default();
+    // Across blocks, the entry block's reads see no earlier block when nothing jumps back to it.
+    let entry = crate::entities::Block::from_u32(0);
+    let entry_runs_first = functions.is_some()
+        && !func.insts.iter().any(|inst| match *inst {
+            Inst::Jump { target } | Inst::LoopJump { target } => target == entry,
+            Inst::Branch {
+                then_block,
+                else_block,
+                ..
+            } => then_block == entry || else_block == entry,
+            _ => false,
+        });
     for index in 0..func.blocks.len() {
         let range = func
             .block_range(crate::entities::Block::from_u32(index as u32))
             .unwrap_or(0..0);
         // Byte ranges of the frame written so far in this block (through exact addresses).
         let mut written: Vec<(usize, usize)> = Vec::new();
+        if index == 0 && entry_runs_first {
+            written.push((0, size));
+        }
         let read = |needed: &mut Vec<bool>,
                     written: &Vec<(usize, usize)>,
                     addr: crate::entities::Reg,
@@ -97,8 +157,14 @@ pub(crate) fn bytes_read_before_written(func: &Function, facts: &[RegFacts]) -> 
                     write(&mut written, desc_out, 0, RESOURCE_DESC_SIZE);
                 }
                 Inst::CallNode { args, size, .. } => read(&mut needed, &written, args, 0, size),
-                Inst::Call { args, .. } => {
-                    if func.list(args).iter().any(|&reg| escapes(func, reg)) {
+                Inst::Call { callee, args, .. } => {
+                    let reads_frame = match functions {
+                        Some(functions) => functions
+                            .get(callee.index())
+                            .is_none_or(|callee| !reads_only_its_frame(callee)),
+                        None => func.list(args).iter().any(|&reg| escapes(func, reg)),
+                    };
+                    if reads_frame {
                         needed.fill(true);
                     }
                 }
@@ -187,6 +253,54 @@ mod tests {
         assert_eq!(marked(false), vec![0, 1, 2, 3, 8, 9, 10, 11]);
         // A read through an address from elsewhere may touch any byte.
         assert_eq!(marked(true), (0..32).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_leaf_callee_reading_only_its_frame_reads_nothing_of_its_caller() {
+        // `main` writes its frame at 0 and passes the address to a callee; `leaf` writes through
+        // it and reads only its own frame, `peek` reads through it.
+        let leaf_sig = Signature::new([Type::Addr], []);
+        let callee = |reads_param: bool| {
+            let mut ctx = FunctionBuilderContext::new();
+            let mut b = FunctionBuilder::new(&mut ctx, "callee", leaf_sig.clone());
+            let entry = b.create_block();
+            b.switch_to_block(entry);
+            b.set_loc(LocId::from_u32(0));
+            let param = b.param(0);
+            b.alloc_frame(8, 4);
+            let own = b.frame_addr(0);
+            let word = b.load(Type::U32, own, 4);
+            b.store(param, 0, word);
+            if reads_param {
+                b.load(Type::U32, param, 0);
+            }
+            b.ret(&[]);
+            b.finish()
+        };
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx, "main", Signature::new([], []));
+        let entry = b.create_block();
+        b.switch_to_block(entry);
+        b.set_loc(LocId::from_u32(0));
+        b.alloc_frame(8, 4);
+        let base = b.frame_addr(0);
+        let seven = b.iconst_u32(7);
+        b.store(base, 0, seven);
+        b.call(crate::FuncId::from_u32(1), &leaf_sig, &[base]);
+        b.ret(&[]);
+        let main = b.finish();
+        let facts = register_facts(&main);
+        for (reads_param, expected) in [(false, false), (true, true)] {
+            let functions = [main.clone(), callee(reads_param)];
+            let marked = bytes_read_across_blocks(&main, &facts, &functions);
+            assert_eq!(
+                marked,
+                vec![expected; 8],
+                "callee reads its parameter: {reads_param}"
+            );
+        }
+        // Zeroing on entry still counts any callee given an address as reading the frame.
+        assert_eq!(bytes_read_before_written(&main, &facts), vec![true; 8]);
     }
 
     #[test]

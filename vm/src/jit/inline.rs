@@ -15,6 +15,7 @@
 
 use super::codegen::{cl_type, Translator};
 use super::facts::{register_facts, RegFacts};
+use super::frame_init::bytes_read_across_blocks;
 use super::known::KnownFrame;
 use crate::entities::{FuncId, Reg, RegList};
 use crate::function::Function;
@@ -55,6 +56,7 @@ struct BodyState<'a> {
     inline_return: Option<ir::Block>,
     known: KnownFrame,
     param_frames: HashMap<Reg, CallerFrameAddr>,
+    read_across_blocks: Vec<bool>,
 }
 
 /// What an inlined body knows of a parameter that holds an address in its caller's frame: the
@@ -99,6 +101,7 @@ impl<'a> Translator<'a, '_> {
         std::mem::swap(&mut self.inline_return, &mut state.inline_return);
         std::mem::swap(&mut self.known, &mut state.known);
         std::mem::swap(&mut self.param_frames, &mut state.param_frames);
+        std::mem::swap(&mut self.read_across_blocks, &mut state.read_across_blocks);
     }
 
     /// Translates the call of `callee` (whose frame [`Self::enter_callee`] entered at
@@ -142,11 +145,13 @@ impl<'a> Translator<'a, '_> {
         let mem_top = self.b.ins().iadd_imm_s(new_base, func.frame_size as i64);
         let frame_base = self.b.ins().ireduce(types::I32, new_base);
         self.b.ins().jump(blocks[0], &[]);
+        let facts = register_facts(func);
+        let read_across_blocks = bytes_read_across_blocks(func, &facts, module.functions);
         let mut state = BodyState {
             func,
             vars,
             blocks,
-            facts: register_facts(func),
+            facts,
             frame_offsets: HashMap::new(),
             observed: super::nan::observed_registers(func),
             step_charges: module.step_charges[callee.index()],
@@ -157,6 +162,7 @@ impl<'a> Translator<'a, '_> {
             inline_return: Some(cont),
             known: KnownFrame::default(),
             param_frames,
+            read_across_blocks,
         };
         self.swap_body(&mut state);
         self.translate_blocks();

@@ -5,12 +5,15 @@
 //! write each temporary once with a few wide constant stores instead of zeroing it and patching
 //! fields, copy it without loading it back, and compare against it without loading it.
 //!
-//! A region's stores may be held back (*pending*) while only register instructions follow:
-//! nothing can read VM memory in between (a fault ends the run, and a failed run's memory is
-//! never seen). Every instruction that may read memory first writes the pending bytes it could
-//! read: any read through an address not known exactly, a host call, a call, the end of the
-//! block. Known bytes are forgotten where anything may write them, and all of them at the start
-//! of each block, at calls and at any write through an address not known exactly.
+//! A region's stores may be held back (*pending*) until something may read it: nothing else can
+//! see VM memory (a fault ends the run, and a failed run's memory is never seen). Every
+//! instruction that may read memory first writes the pending bytes it could read: all of them
+//! for a read through an address not known exactly and for a call, the overlapping ones for a
+//! read (or a host call's read) at a known address. At the end of its block a pending region
+//! is written only if a later block may read one of its bytes before writing it
+//! ([`super::frame_init::bytes_read_across_blocks`]); a temporary used only in its block never
+//! reaches memory. Known bytes are forgotten where anything may write them, and all of them at
+//! the end of each block, at calls and at any write through an address not known exactly.
 //!
 //! Offsets are from the frame base of the body being translated (an inlined callee has its
 //! own, see [`super::inline`]).
@@ -95,20 +98,33 @@ impl Translator<'_, '_> {
             return;
         }
         match *inst {
-            Inst::CreateResource { view_out, .. } => {
-                self.flush_all();
+            Inst::CreateResource { desc, view_out } => {
+                self.flush_for_read(desc, 0, crate::host::RESOURCE_DESC_SIZE);
                 self.forget_written_by(view_out, crate::host::VIEW_SIZE);
             }
-            Inst::DescribeResource { desc_out, .. } => {
-                self.flush_all();
+            Inst::DescribeResource { view, desc_out } => {
+                self.flush_for_read(view, 0, crate::host::VIEW_SIZE);
                 self.forget_written_by(desc_out, crate::host::RESOURCE_DESC_SIZE);
             }
-            // Node calls and markers only read memory.
-            Inst::CallNode { .. } | Inst::Marker { .. } => self.flush_all(),
-            // Calls may write anywhere (an inlined body has its own known bytes); the block ends
-            // after the others.
-            _ => self.forget_all(),
+            Inst::CallNode { args, size, .. } => self.flush_for_read(args, 0, size),
+            Inst::Marker { .. } => {}
+            // Calls may read and write anywhere (an inlined body has its own known bytes).
+            Inst::Call { .. } => self.forget_all(),
+            // The block ends: what no later block can read first need not reach memory.
+            _ => self.end_block(),
         }
+    }
+
+    /// At a block's terminator: writes out the pending regions with bytes that a later block
+    /// may read before writing them, and forgets every region.
+    fn end_block(&mut self) {
+        let read_later = std::mem::take(&mut self.read_across_blocks);
+        self.flush_where(|region| {
+            (region.at..region.end())
+                .any(|byte| read_later.get(byte as usize).copied().unwrap_or(true))
+        });
+        self.read_across_blocks = read_later;
+        self.known.regions.clear();
     }
 
     /// The frame offset of `size` bytes at `addr + offset` when `addr` is known exactly and the
