@@ -101,9 +101,11 @@ pub(crate) struct Translator<'a, 'b> {
     /// Parameters of an inlined body that hold a known address in the caller's frame
     /// ([`super::inline`]); empty for a function's own body.
     pub(crate) param_frames: HashMap<crate::entities::Reg, super::inline::CallerFrameAddr>,
-    /// Per frame byte of the body: read other than after a write of it in the same block
-    /// ([`super::frame_init::bytes_read_across_blocks`]).
-    pub(crate) read_across_blocks: Vec<bool>,
+    /// Per block of the body, per frame byte: live at the block's end
+    /// ([`super::frame_init::frame_live_out`]).
+    pub(crate) live_out: Vec<Vec<bool>>,
+    /// The index of the block being translated (of the body being translated).
+    pub(crate) block_index: usize,
 }
 
 /// What translating any function of a module may need to know of the others.
@@ -182,8 +184,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let blocks: Vec<ir::Block> = func.blocks.iter().map(|_| b.create_block()).collect();
         b.ins().jump(blocks[0], &[]);
         let facts = super::facts::register_facts(func);
-        let read_across_blocks =
-            super::frame_init::bytes_read_across_blocks(func, &facts, module.functions);
+        let live_out = super::frame_init::frame_live_out(func, &facts, module.functions);
         Translator {
             b,
             func,
@@ -216,7 +217,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             inlined_insts: 0,
             known: Default::default(),
             param_frames: HashMap::new(),
-            read_across_blocks,
+            live_out,
+            block_index: 0,
         }
     }
 
@@ -231,6 +233,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     pub(crate) fn translate_blocks(&mut self) {
         for (index, &block) in self.blocks.clone().iter().enumerate() {
             self.b.switch_to_block(block);
+            self.block_index = index;
             self.frame_offsets.clear();
             self.known_block_start();
             let range = self

@@ -15,7 +15,7 @@
 
 use super::codegen::{cl_type, Translator};
 use super::facts::{register_facts, RegFacts};
-use super::frame_init::bytes_read_across_blocks;
+use super::frame_init::frame_live_out;
 use super::known::KnownFrame;
 use crate::entities::{FuncId, Reg, RegList};
 use crate::function::Function;
@@ -56,7 +56,8 @@ struct BodyState<'a> {
     inline_return: Option<ir::Block>,
     known: KnownFrame,
     param_frames: HashMap<Reg, CallerFrameAddr>,
-    read_across_blocks: Vec<bool>,
+    live_out: Vec<Vec<bool>>,
+    block_index: usize,
 }
 
 /// What an inlined body knows of a parameter that holds an address in its caller's frame: the
@@ -101,7 +102,8 @@ impl<'a> Translator<'a, '_> {
         std::mem::swap(&mut self.inline_return, &mut state.inline_return);
         std::mem::swap(&mut self.known, &mut state.known);
         std::mem::swap(&mut self.param_frames, &mut state.param_frames);
-        std::mem::swap(&mut self.read_across_blocks, &mut state.read_across_blocks);
+        std::mem::swap(&mut self.live_out, &mut state.live_out);
+        std::mem::swap(&mut self.block_index, &mut state.block_index);
     }
 
     /// Translates the call of `callee` (whose frame [`Self::enter_callee`] entered at
@@ -146,7 +148,7 @@ impl<'a> Translator<'a, '_> {
         let frame_base = self.b.ins().ireduce(types::I32, new_base);
         self.b.ins().jump(blocks[0], &[]);
         let facts = register_facts(func);
-        let read_across_blocks = bytes_read_across_blocks(func, &facts, module.functions);
+        let live_out = frame_live_out(func, &facts, module.functions);
         let mut state = BodyState {
             func,
             vars,
@@ -162,7 +164,8 @@ impl<'a> Translator<'a, '_> {
             inline_return: Some(cont),
             known: KnownFrame::default(),
             param_frames,
-            read_across_blocks,
+            live_out,
+            block_index: 0,
         };
         self.swap_body(&mut state);
         self.translate_blocks();

@@ -10,9 +10,9 @@
 //! instruction that may read memory first writes the pending bytes it could read: all of them
 //! for a read through an address not known exactly and for a call, the overlapping ones for a
 //! read (or a host call's read) at a known address. At the end of its block a pending region
-//! is written only if a later block may read one of its bytes before writing it
-//! ([`super::frame_init::bytes_read_across_blocks`]); a temporary used only in its block never
-//! reaches memory. Known bytes are forgotten where anything may write them, and all of them at
+//! is written only if one of its bytes is live there (a block that may run next may read it
+//! before writing it, [`super::frame_init::frame_live_out`]); a temporary used only in its
+//! block, or overwritten on every path before it is read again, never reaches memory. Known bytes are forgotten where anything may write them, and all of them at
 //! the end of each block, at calls and at any write through an address not known exactly.
 //!
 //! Offsets are from the frame base of the body being translated (an inlined callee has its
@@ -115,15 +115,18 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// At a block's terminator: writes out the pending regions with bytes that a later block
-    /// may read before writing them, and forgets every region.
+    /// At a block's terminator: writes out the pending regions with bytes live at the block's
+    /// end (a block that may run next may read them before writing them), and forgets every
+    /// region.
     fn end_block(&mut self) {
-        let read_later = std::mem::take(&mut self.read_across_blocks);
+        let live_out = std::mem::take(&mut self.live_out);
+        let live = live_out.get(self.block_index);
         self.flush_where(|region| {
-            (region.at..region.end())
-                .any(|byte| read_later.get(byte as usize).copied().unwrap_or(true))
+            (region.at..region.end()).any(|byte| {
+                live.is_none_or(|live| live.get(byte as usize).copied().unwrap_or(true))
+            })
         });
-        self.read_across_blocks = read_later;
+        self.live_out = live_out;
         self.known.regions.clear();
     }
 
