@@ -125,25 +125,22 @@ unsafe fn host<'a, H: Host + ?Sized>(host: *mut ()) -> &'a mut H {
     unsafe { &mut **host.cast::<&mut H>() }
 }
 
-/// Host calls so far per location in the current run, for [`CallSite::key`]: one slot per
-/// [`LocId`], stamped with the run it counts for, so that a new run starts every count at zero
-/// without clearing (the table is kept across runs and only grows to the highest loc seen).
+/// Host calls so far per location in the current run, for [`CallSite::key`]: one count per
+/// [`LocId`], all zeroed when a run starts (the table is kept across runs; it is sized up front
+/// for the module's locations and grows beyond them only if a call comes from another).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SiteCounts {
-    /// The stamp of the current run (never 0 once a run started).
-    run: u32,
-    /// `(run stamp, count)` per loc index.
-    slots: Vec<(u32, u32)>,
+    /// Count per loc index.
+    counts: Vec<u32>,
 }
 
 impl SiteCounts {
-    /// Starts a new run: every count reads as zero again.
-    pub(crate) fn start_run(&mut self) {
-        self.run = self.run.wrapping_add(1);
-        if self.run == 0 {
-            // The stamp wrapped: old slots could match it again.
-            self.slots.fill((0, 0));
-            self.run = 1;
+    /// Starts a new run: every count reads as zero again, and the table covers `locs`
+    /// locations.
+    pub(crate) fn start_run(&mut self, locs: usize) {
+        self.counts.fill(0);
+        if self.counts.len() < locs {
+            self.counts.resize(locs, 0);
         }
     }
 
@@ -151,16 +148,22 @@ impl SiteCounts {
     #[inline(always)]
     pub(crate) fn next(&mut self, loc: LocId) -> u32 {
         let index = loc.as_u32() as usize;
-        if index >= self.slots.len() {
-            self.slots.resize(index + 1, (0, 0));
+        match self.counts.get_mut(index) {
+            Some(count) => {
+                let earlier = *count;
+                *count = earlier.wrapping_add(1);
+                earlier
+            }
+            None => self.next_after_growing(index),
         }
-        let slot = &mut self.slots[index];
-        if slot.0 != self.run {
-            *slot = (self.run, 0);
-        }
-        let count = slot.1;
-        slot.1 = count.wrapping_add(1);
-        count
+    }
+
+    /// [`Self::next`] for a location past the table.
+    #[cold]
+    fn next_after_growing(&mut self, index: usize) -> u32 {
+        self.counts.resize(index + 1, 0);
+        self.counts[index] = 1;
+        0
     }
 }
 
@@ -561,20 +564,17 @@ mod tests {
     fn site_counts_restart_at_zero_every_run() {
         let mut counts = SiteCounts::default();
         let (a, b) = (LocId::from_u32(3), LocId::from_u32(70));
-        counts.start_run();
+        // The table covers locs 0..10: loc 70 grows it.
+        counts.start_run(10);
         assert_eq!(counts.next(a), 0);
         assert_eq!(counts.next(a), 1);
         assert_eq!(counts.next(b), 0);
         assert_eq!(counts.next(a), 2);
-        counts.start_run();
+        assert_eq!(counts.next(b), 1);
+        counts.start_run(10);
         assert_eq!(counts.next(b), 0);
         assert_eq!(counts.next(a), 0);
         assert_eq!(counts.next(b), 1);
-        // A wrapped stamp clears the table rather than reviving old counts.
-        counts.run = u32::MAX;
-        counts.slots[3] = (1, 9);
-        counts.start_run();
-        assert_eq!(counts.next(a), 0);
     }
 
     #[test]

@@ -92,6 +92,10 @@ impl fmt::Display for JitError {
 
 impl std::error::Error for JitError {}
 
+/// Most locations a run's host-call counts cover up front (a module with more grows the table
+/// when a host call comes from a later one).
+const MAX_SITE_LOCS: usize = 1 << 16;
+
 /// The native entry of a compiled function (see [`codegen`] for the ABI).
 type NativeFn = unsafe extern "C" fn(*mut u8, i64, i64, *mut u64, *mut u64) -> i32;
 
@@ -113,6 +117,8 @@ pub struct JitModule {
     functions: Vec<FnInfo>,
     limits: Limits,
     scratch: Mutex<Scratch>,
+    /// Locations a run's host-call counts cover up front ([`SiteCounts::start_run`]).
+    site_locs: usize,
 }
 
 /// What a run borrows from the module and gives back, so that runs reuse its allocations: VM
@@ -160,9 +166,18 @@ impl JitModule {
                 code: code.map(|code| unsafe { std::mem::transmute::<*const u8, NativeFn>(code) }),
             })
             .collect();
+        let site_locs = module
+            .functions
+            .iter()
+            .flat_map(|function| &function.locs)
+            .map(|loc| loc.as_u32() as usize + 1)
+            .max()
+            .unwrap_or(0)
+            .min(MAX_SITE_LOCS);
         Ok(JitModule {
             module: Some(linked.module),
             functions,
+            site_locs,
             limits: Limits::default(),
             scratch: Mutex::new(Scratch::default()),
         })
@@ -237,7 +252,7 @@ impl JitModule {
             .try_lock()
             .map(|mut scratch| std::mem::take(&mut *scratch))
             .unwrap_or_default();
-        site_counts.start_run();
+        site_counts.start_run(self.site_locs);
         memory.clear();
         memory.extend_from_slice(io);
         memory.resize(mem_top, 0);
