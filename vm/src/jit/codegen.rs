@@ -118,6 +118,9 @@ pub(crate) struct ModuleInfo<'a> {
     pub frames: &'a [FrameEntry],
     /// Whether small leaf callees are translated into their callers ([`super::inline`]).
     pub inline_calls: bool,
+    /// Per function, whether it reads only its own frame
+    /// ([`super::frame_init::reads_only_its_frame`]).
+    pub own_frame_readers: &'a [bool],
 }
 
 /// What entering a function's frame takes: its size, and the bytes an inline entry zeroes.
@@ -184,7 +187,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let blocks: Vec<ir::Block> = func.blocks.iter().map(|_| b.create_block()).collect();
         b.ins().jump(blocks[0], &[]);
         let facts = super::facts::register_facts(func);
-        let live_out = super::frame_init::frame_live_out(func, &facts, module.functions);
+        let live_out = super::frame_init::frame_live_out(func, &facts, module.own_frame_readers);
         Translator {
             b,
             func,

@@ -35,26 +35,29 @@ pub(crate) fn bytes_read_before_written(func: &Function, facts: &[RegFacts]) -> 
 
 /// Largest frame (bytes) whose liveness [`frame_live_out`] computes.
 const LIVENESS_MAX_FRAME: u32 = 4096;
+/// Most blocks times frame bytes whose liveness [`frame_live_out`] computes (a bound on its
+/// cost, which compile time pays).
+const LIVENESS_MAX_CELLS: usize = 1 << 20;
 
 /// Per block of `func`, per frame byte: whether a block that may run next can read the byte
-/// before writing it (by the function itself, the host or a callee; a callee of `functions`
-/// that makes no calls and reads only through addresses known exactly in its own frame reads
-/// nothing of `func`'s frame, any other callee all of it). After a `ret` or `abort` nothing
-/// reads the frame. A held-back store ([`super::known`]) of bytes not live at its block's end
-/// need never reach memory. Empty for frames over [`LIVENESS_MAX_FRAME`] bytes (everything
-/// counts as live).
+/// before writing it (by the function itself, the host or a callee; a callee marked in
+/// `reads_own_frame_only` ([`reads_only_its_frame`], per function of the module) reads nothing
+/// of `func`'s frame, any other callee all of it). After a `ret` or `abort` nothing reads the
+/// frame. A held-back store ([`super::known`]) of bytes not live at its block's end need never
+/// reach memory. Empty (everything counts as live) for frames over [`LIVENESS_MAX_FRAME`]
+/// bytes or over [`LIVENESS_MAX_CELLS`] blocks times bytes.
 pub(crate) fn frame_live_out(
     func: &Function,
     facts: &[RegFacts],
-    functions: &[Function],
+    reads_own_frame_only: &[bool],
 ) -> Vec<Vec<bool>> {
-    if func.frame_size > LIVENESS_MAX_FRAME {
-        return Vec::new();
-    }
     let size = func.frame_size as usize;
     let blocks = func.blocks.len();
+    if func.frame_size > LIVENESS_MAX_FRAME || blocks * size > LIVENESS_MAX_CELLS {
+        return Vec::new();
+    }
     let accesses: Vec<BlockAccess> = (0..blocks)
-        .map(|index| block_access(func, facts, Some(functions), index))
+        .map(|index| block_access(func, facts, Some(reads_own_frame_only), index))
         .collect();
     let successors: Vec<Vec<usize>> = (0..blocks)
         .map(|index| {
@@ -108,13 +111,13 @@ struct BlockAccess {
     written: Vec<bool>,
 }
 
-/// The [`BlockAccess`] of block `index` of `func`; with `functions`, a callee that reads only
-/// its own frame reads nothing of this one, else a callee reads it all when it is given an
-/// address.
+/// The [`BlockAccess`] of block `index` of `func`; with `reads_own_frame_only` (per function), a
+/// callee marked there reads nothing of this frame and any other all of it, else a callee
+/// reads it all when it is given an address.
 fn block_access(
     func: &Function,
     facts: &[RegFacts],
-    functions: Option<&[Function]>,
+    reads_own_frame_only: Option<&[bool]>,
     index: usize,
 ) -> BlockAccess {
     let size = func.frame_size as usize;
@@ -192,10 +195,8 @@ fn block_access(
             }
             Inst::CallNode { args, size, .. } => read(&mut needed, &written, args, 0, size),
             Inst::Call { callee, args, .. } => {
-                let reads_frame = match functions {
-                    Some(functions) => functions
-                        .get(callee.index())
-                        .is_none_or(|callee| !reads_only_its_frame(callee)),
+                let reads_frame = match reads_own_frame_only {
+                    Some(own_only) => !own_only.get(callee.index()).copied().unwrap_or(false),
                     None => func.list(args).iter().any(|&reg| escapes(func, reg)),
                 };
                 if reads_frame {
@@ -239,7 +240,7 @@ fn block_access(
 
 /// Whether `func` makes no calls and reads (itself or through the host) only through addresses
 /// known exactly in its own frame.
-fn reads_only_its_frame(func: &Function) -> bool {
+pub(crate) fn reads_only_its_frame(func: &Function) -> bool {
     let facts = super::facts::register_facts(func);
     let exact = |reg: crate::entities::Reg| {
         facts
@@ -356,8 +357,8 @@ mod tests {
         let main = b.finish();
         let facts = register_facts(&main);
         for (reads_param, expected) in [(false, false), (true, true)] {
-            let functions = [main.clone(), callee(reads_param)];
-            let live = frame_live_out(&main, &facts, &functions);
+            let own_only = [false, reads_only_its_frame(&callee(reads_param))];
+            let live = frame_live_out(&main, &facts, &own_only);
             assert_eq!(
                 live[0],
                 vec![expected; 8],

@@ -148,7 +148,7 @@ impl<'a> Translator<'a, '_> {
         let frame_base = self.b.ins().ireduce(types::I32, new_base);
         self.b.ins().jump(blocks[0], &[]);
         let facts = register_facts(func);
-        let live_out = frame_live_out(func, &facts, module.functions);
+        let live_out = frame_live_out(func, &facts, module.own_frame_readers);
         let mut state = BodyState {
             func,
             vars,
