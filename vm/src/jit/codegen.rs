@@ -17,7 +17,6 @@ use crate::inst::Inst;
 use crate::types::Type;
 use cranelift_codegen::ir::{
     self, condcodes::IntCC, types, AbiParam, FuncRef, InstBuilder, MemFlagsData, SigRef,
-    StackSlotData, StackSlotKind,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use std::collections::HashMap;
@@ -62,15 +61,15 @@ pub(crate) struct Translator<'a, 'b> {
     pub func: &'a Function,
     pub ptr_ty: ir::Type,
     pub call_conv: cranelift_codegen::isa::CallConv,
-    vars: Vec<Variable>,
-    blocks: Vec<ir::Block>,
+    pub(crate) vars: Vec<Variable>,
+    pub(crate) blocks: Vec<ir::Block>,
     pub ctx: ir::Value,
     pub(crate) mem_top: ir::Value,
-    depth: ir::Value,
+    pub(crate) depth: ir::Value,
     results_ptr: ir::Value,
-    max_depth: ir::Value,
+    pub(crate) max_depth: ir::Value,
     pub(crate) mem_ptr: Variable,
-    steps: Variable,
+    pub(crate) steps: Variable,
     sigs: HashMap<Helper, SigRef>,
     propagate: Option<ir::Block>,
     fault_block: Option<ir::Block>,
@@ -80,18 +79,48 @@ pub(crate) struct Translator<'a, 'b> {
     pub(crate) facts: Vec<RegFacts>,
     pub(crate) mem_base: ir::Value,
     /// The frame base as a VM address (`i32`), computed once on entry.
-    frame_base: ir::Value,
+    pub(crate) frame_base: ir::Value,
     /// Per register: read by a bit-exposing instruction ([`super::nan::observed_registers`]).
-    observed: Vec<bool>,
+    pub(crate) observed: Vec<bool>,
     /// Loc of the instruction being translated (`-1` when none).
     pub loc: i64,
     /// The step charge of each instruction ([`crate::VerifiedModule::step_charges`]).
-    step_charges: &'a [u64],
+    pub(crate) step_charges: &'a [u64],
     /// The step charge of the instruction being translated.
     charge: u64,
-    callee_refs: &'a HashMap<FuncId, FuncRef>,
+    pub(crate) callee_refs: &'a HashMap<FuncId, FuncRef>,
+    /// What the translator knows of the whole module.
+    pub(crate) module: &'a ModuleInfo<'a>,
+    /// Where a `ret` of the body being translated goes when it is inlined into a caller
+    /// ([`super::inline`]); `None` for the function's own body.
+    pub(crate) inline_return: Option<ir::Block>,
+    /// Bytecode instructions inlined into this function so far.
+    pub(crate) inlined_insts: usize,
+    /// Frame bytes of known content in the current block ([`super::known`]).
+    pub(crate) known: super::known::KnownFrame,
+    /// Parameters of an inlined body that hold a known address in the caller's frame
+    /// ([`super::inline`]); empty for a function's own body.
+    pub(crate) param_frames: HashMap<crate::entities::Reg, super::inline::CallerFrameAddr>,
+    /// Per block of the body, per frame byte: live at the block's end
+    /// ([`super::frame_init::frame_live_out`]).
+    pub(crate) live_out: Vec<Vec<bool>>,
+    /// The index of the block being translated (of the body being translated).
+    pub(crate) block_index: usize,
+}
+
+/// What translating any function of a module may need to know of the others.
+pub(crate) struct ModuleInfo<'a> {
+    /// Every function of the module.
+    pub functions: &'a [Function],
+    /// Per function, the step charge of each instruction.
+    pub step_charges: &'a [&'a [u64]],
     /// Per function, what entering its frame takes.
-    frames: &'a [FrameEntry],
+    pub frames: &'a [FrameEntry],
+    /// Whether small leaf callees are translated into their callers ([`super::inline`]).
+    pub inline_calls: bool,
+    /// Per function, whether it reads only its own frame
+    /// ([`super::frame_init::reads_only_its_frame`]).
+    pub own_frame_readers: &'a [bool],
 }
 
 /// What entering a function's frame takes: its size, and the bytes an inline entry zeroes.
@@ -103,16 +132,18 @@ pub(crate) struct FrameEntry {
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
-    /// Starts translating `func` into `b` (whose signature is already set).
+    /// Starts translating function `index` of `module` into `b` (whose signature is already
+    /// set).
     pub fn new(
         mut b: FunctionBuilder<'b>,
-        func: &'a Function,
+        index: usize,
         ptr_ty: ir::Type,
         call_conv: cranelift_codegen::isa::CallConv,
-        step_charges: &'a [u64],
         callee_refs: &'a HashMap<FuncId, FuncRef>,
-        frames: &'a [FrameEntry],
+        module: &'a ModuleInfo<'a>,
     ) -> Translator<'a, 'b> {
+        let func = &module.functions[index];
+        let step_charges = module.step_charges[index];
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -155,6 +186,8 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let blocks: Vec<ir::Block> = func.blocks.iter().map(|_| b.create_block()).collect();
         b.ins().jump(blocks[0], &[]);
+        let facts = super::facts::register_facts(func);
+        let live_out = super::frame_init::frame_live_out(func, &facts, module.own_frame_readers);
         Translator {
             b,
             func,
@@ -174,7 +207,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             fault_block: None,
             plain_fault_block: None,
             frame_offsets: HashMap::new(),
-            facts: super::facts::register_facts(func),
+            facts,
             mem_base,
             frame_base,
             observed: super::nan::observed_registers(func),
@@ -182,15 +215,30 @@ impl<'a, 'b> Translator<'a, 'b> {
             step_charges,
             charge: 0,
             callee_refs,
-            frames,
+            module,
+            inline_return: None,
+            inlined_insts: 0,
+            known: Default::default(),
+            param_frames: HashMap::new(),
+            live_out,
+            block_index: 0,
         }
     }
 
     /// Translates every block and finishes the function.
     pub fn translate(mut self, target: cranelift_codegen::isa::TargetFrontendConfig) {
+        self.translate_blocks();
+        self.b.seal_all_blocks();
+        self.b.finalize(target);
+    }
+
+    /// Translates every block of the body being translated ([`Self::func`]).
+    pub(crate) fn translate_blocks(&mut self) {
         for (index, &block) in self.blocks.clone().iter().enumerate() {
             self.b.switch_to_block(block);
+            self.block_index = index;
             self.frame_offsets.clear();
+            self.known_block_start();
             let range = self
                 .func
                 .block_range(crate::entities::Block::from_u32(index as u32))
@@ -199,12 +247,11 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.loc = self.func.locs.get(pc).map_or(-1, |loc| loc.as_u32() as i64);
                 self.charge = self.step_charges.get(pc).copied().unwrap_or(0);
                 let inst = self.func.insts[pc];
+                self.known_before(&inst);
                 self.inst(inst);
                 self.track_frame_offsets(&inst);
             }
         }
-        self.b.seal_all_blocks();
-        self.b.finalize(target);
     }
 
     /// The current value of a register.
@@ -245,7 +292,13 @@ impl<'a, 'b> Translator<'a, 'b> {
                 sig
             }
         };
-        let address = self.b.ins().iconst(self.ptr_ty, helper.address() as i64);
+        let address = match helper.context_slot() {
+            Some(slot) => self
+                .b
+                .ins()
+                .load(self.ptr_ty, MemFlagsData::trusted(), self.ctx, slot),
+            None => self.b.ins().iconst(self.ptr_ty, helper.address() as i64),
+        };
         let call = self.b.ins().call_indirect(sig, address, args);
         self.b.inst_results(call).first().copied()
     }
@@ -589,6 +642,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 );
                 self.b.ins().brif(cond, then_block, &[], else_block, &[]);
             }
+            Inst::Return { values } if self.inline_return.is_some() => self.inline_ret(values),
             Inst::Return { values } => {
                 for (index, &reg) in self.func.list(values).to_vec().iter().enumerate() {
                     let value = self.get(reg);
@@ -615,7 +669,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Charges the step cost of the instruction being translated (as the interpreter does:
     /// a fault when fewer steps are left than it charges).
-    fn charge_steps(&mut self) {
+    pub(crate) fn charge_steps(&mut self) {
         let charge = self.charge.min(i64::MAX as u64) as i64;
         let steps = self.b.use_var(self.steps);
         let out = self
@@ -627,130 +681,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.def_var(self.steps, left);
     }
 
-    fn store_steps(&mut self) {
+    pub(crate) fn store_steps(&mut self) {
         let steps = self.b.use_var(self.steps);
         let ctx = self.ctx;
         self.b
             .ins()
             .store(MemFlagsData::trusted(), steps, ctx, CONTEXT.steps_left);
-    }
-
-    /// Enters a callee frame of `frame_size` bytes at `new_base` through
-    /// [`super::context::jit_enter_frame`] (memory limit, growth, zeroing); returns 1 from
-    /// this function when it faults.
-    fn enter_frame_by_helper(&mut self, new_base: ir::Value, frame_size: u32) {
-        let size = self.i64c(frame_size as i64);
-        let (ctx, loc) = (self.ctx, self.i64c(self.loc));
-        let mem = self
-            .call_helper(Helper::EnterFrame, &[ctx, new_base, size, loc])
-            .expect("memory");
-        let failed = self.b.ins().icmp_imm_u(IntCC::Equal, mem, 0);
-        self.propagate_if(failed);
-    }
-
-    fn call(
-        &mut self,
-        callee: FuncId,
-        args: crate::entities::RegList,
-        results: crate::entities::RegList,
-    ) {
-        self.charge_steps();
-        let next_depth = self.b.ins().iadd_imm_s(self.depth, 1);
-        let too_deep = self.b.ins().icmp(
-            IntCC::UnsignedGreaterThanOrEqual,
-            next_depth,
-            self.max_depth,
-        );
-        self.guard_plain(too_deep, fault_kind::CALL_DEPTH);
-        let rounded = self.b.ins().iadd_imm_s(self.mem_top, 15);
-        let new_base = self.b.ins().band_imm_u(rounded, !15i64);
-        let frames = self.frames;
-        let frame = frames.get(callee.index());
-        let frame_size = frame.map_or(0, |frame| frame.size);
-        let ctx = self.ctx;
-        if frame_size <= INLINE_FRAME_ZERO_MAX {
-            // Memory already reaches the frame's end (so it is within the memory limit, which
-            // memory never passes): zero the frame inline; else the helper grows memory.
-            let top = self.b.ins().iadd_imm_s(new_base, frame_size as i64);
-            let mem_len =
-                self.b
-                    .ins()
-                    .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.mem_len);
-            let grows = self.b.ins().icmp(IntCC::UnsignedGreaterThan, top, mem_len);
-            let (inline, grow, entered) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            self.b.set_cold_block(grow);
-            self.b.ins().brif(grows, grow, &[], inline, &[]);
-            self.b.switch_to_block(grow);
-            self.enter_frame_by_helper(new_base, frame_size);
-            self.b.ins().jump(entered, &[]);
-            self.b.switch_to_block(inline);
-            let mem = self.b.use_var(self.mem_ptr);
-            let frame_host = self.b.ins().iadd(mem, new_base);
-            // Only the bytes the callee may read before writing them.
-            let needed = frame.map(|frame| &frame.zero_on_entry);
-            let mut start = 0;
-            while start < frame_size {
-                let needs = |byte: u32| needed.is_none_or(|n| n.get(byte as usize) != Some(&false));
-                if !needs(start) {
-                    start += 1;
-                    continue;
-                }
-                let mut end = start + 1;
-                while end < frame_size && needs(end) {
-                    end += 1;
-                }
-                self.zero_bytes(frame_host, start, end - start);
-                start = end;
-            }
-            self.b.ins().jump(entered, &[]);
-            self.b.switch_to_block(entered);
-        } else {
-            self.enter_frame_by_helper(new_base, frame_size);
-        }
-        let arg_regs = self.func.list(args).to_vec();
-        let result_regs = self.func.list(results).to_vec();
-        let slots = arg_regs.len().max(result_regs.len()).max(1);
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            (8 * slots) as u32,
-            3,
-        ));
-        for (index, &reg) in arg_regs.iter().enumerate() {
-            let value = self.get(reg);
-            self.b
-                .ins()
-                .stack_store(self.ptr_ty, value, slot, (8 * index) as i32);
-        }
-        self.store_steps();
-        let slot_addr = self.b.ins().stack_addr(self.ptr_ty, slot, 0);
-        let func_ref = self.callee_refs[&callee];
-        let call = self
-            .b
-            .ins()
-            .call(func_ref, &[ctx, new_base, next_depth, slot_addr, slot_addr]);
-        let status = self.b.inst_results(call)[0];
-        self.propagate_if(status);
-        let mem = self
-            .b
-            .ins()
-            .load(self.ptr_ty, MemFlagsData::trusted(), ctx, CONTEXT.mem_ptr);
-        self.b.def_var(self.mem_ptr, mem);
-        let steps = self
-            .b
-            .ins()
-            .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.steps_left);
-        self.b.def_var(self.steps, steps);
-        for (index, &reg) in result_regs.iter().enumerate() {
-            let ty = cl_type(self.ty(reg));
-            let value = self
-                .b
-                .ins()
-                .stack_load(self.ptr_ty, ty, slot, (8 * index) as i32);
-            self.set(reg, value);
-        }
     }
 }

@@ -3,9 +3,9 @@
 //! `FunctionBuilderContext` per worker, reused across its functions), then placing the machine
 //! code of every function in one `JITModule` and linking it.
 
-use super::codegen::{FrameEntry, Translator, INLINE_FRAME_ZERO_MAX};
+use super::codegen::{FrameEntry, ModuleInfo, Translator, INLINE_FRAME_ZERO_MAX};
 use super::facts::register_facts;
-use super::frame_init::bytes_read_before_written;
+use super::frame_init::{bytes_read_before_written, reads_only_its_frame};
 use super::JitError;
 use crate::entities::FuncId;
 use crate::function::{Function, VerifiedModule};
@@ -182,6 +182,11 @@ pub(crate) fn compile_module(
         step_charges: (0..functions.len())
             .map(|index| module.step_charges(FuncId::from_u32(index as u32)))
             .collect(),
+        own_frame_readers: functions
+            .iter()
+            .zip(&chosen)
+            .map(|(function, &chosen)| chosen && reads_only_its_frame(function))
+            .collect(),
         signature,
         isa: &isa,
         optimize: options.optimize,
@@ -238,6 +243,8 @@ struct Shared<'a> {
     frames: Vec<FrameEntry>,
     /// Per function, the step charge of each instruction.
     step_charges: Vec<&'a [u64]>,
+    /// Per function, whether it reads only its own frame.
+    own_frame_readers: Vec<bool>,
     signature: ir::Signature,
     isa: &'a OwnedTargetIsa,
     /// Compiling with the optimiser (shown in dumps).
@@ -314,14 +321,20 @@ impl Shared<'_> {
             callee_refs.insert(callee, func_ref);
         }
         let builder = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, fctx);
+        let module = ModuleInfo {
+            functions: self.functions,
+            step_charges: &self.step_charges,
+            frames: &self.frames,
+            inline_calls: self.optimize,
+            own_frame_readers: &self.own_frame_readers,
+        };
         Translator::new(
             builder,
-            function,
+            index,
             self.isa.pointer_type(),
             self.isa.default_call_conv(),
-            self.step_charges[index],
             &callee_refs,
-            &self.frames,
+            &module,
         )
         .translate(self.isa.frontend_config());
         ctx.set_disasm(self.dump);

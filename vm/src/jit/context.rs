@@ -69,47 +69,101 @@ pub(crate) struct RunContext<'h> {
     pub limits: Limits,
     /// The first fault of the run.
     pub fault: Option<RuntimeError>,
-    /// The embedder.
-    pub host: &'h mut dyn Host,
+    /// The embedder: the address of the run's `&mut H` (see [`host`]), for the host-call
+    /// helpers of [`Self::host_fns`].
+    pub host: *mut (),
+    /// The host-call helpers instantiated for the run's host type (generated code calls them
+    /// through these addresses, so each calls the host's methods directly).
+    pub host_fns: HostFns,
     /// Host calls so far per location (for [`CallSite::key`]).
     pub site_counts: SiteCounts,
+    /// The host borrowed for the run.
+    pub borrow: std::marker::PhantomData<&'h mut ()>,
 }
 
-/// Host calls so far per location in the current run, for [`CallSite::key`]: one slot per
-/// [`LocId`], stamped with the run it counts for, so that a new run starts every count at zero
-/// without clearing (the table is kept across runs and only grows to the highest loc seen).
+/// The addresses of the host-call helpers of one host type `H` ([`HostFns::of`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HostFns {
+    /// [`jit_create_resource`]`::<H>`.
+    pub create_resource: usize,
+    /// [`jit_describe_resource`]`::<H>`.
+    pub describe_resource: usize,
+    /// [`jit_call_node`]`::<H>`.
+    pub call_node: usize,
+    /// [`jit_marker`]`::<H>`.
+    pub marker: usize,
+}
+
+type Ctx = *mut RunContext<'static>;
+
+impl HostFns {
+    /// The helpers for host type `H`.
+    pub(crate) fn of<H: Host + ?Sized>() -> HostFns {
+        HostFns {
+            create_resource: jit_create_resource::<H>
+                as extern "C" fn(Ctx, i64, i64, i64, i64) -> i32
+                as usize,
+            describe_resource: jit_describe_resource::<H>
+                as extern "C" fn(Ctx, i64, i64, i64, i64) -> i32
+                as usize,
+            call_node: jit_call_node::<H> as extern "C" fn(Ctx, i64, i64, i64, i64, i64, i64) -> i64
+                as usize,
+            marker: jit_marker::<H> as extern "C" fn(Ctx, i64, i64, i64) -> i32 as usize,
+        }
+    }
+}
+
+/// The run's host, from [`RunContext::host`].
+///
+/// # Safety
+/// `host` must be the address of a live `&mut H` (the runner sets it for the `H` whose
+/// [`HostFns`] the run's code calls), and no other reference to that host may be in use while the
+/// result is.
+unsafe fn host<'a, H: Host + ?Sized>(host: *mut ()) -> &'a mut H {
+    // SAFETY: as the caller guarantees.
+    unsafe { &mut **host.cast::<&mut H>() }
+}
+
+/// Host calls so far per location in the current run, for [`CallSite::key`]: one count per
+/// [`LocId`], all zeroed when a run starts (the table is kept across runs; it is sized up front
+/// for the module's locations and grows beyond them only if a call comes from another).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SiteCounts {
-    /// The stamp of the current run (never 0 once a run started).
-    run: u32,
-    /// `(run stamp, count)` per loc index.
-    slots: Vec<(u32, u32)>,
+    /// Count per loc index.
+    counts: Vec<u32>,
 }
 
 impl SiteCounts {
-    /// Starts a new run: every count reads as zero again.
-    pub(crate) fn start_run(&mut self) {
-        self.run = self.run.wrapping_add(1);
-        if self.run == 0 {
-            // The stamp wrapped: old slots could match it again.
-            self.slots.fill((0, 0));
-            self.run = 1;
+    /// Starts a new run: every count reads as zero again, and the table covers `locs`
+    /// locations.
+    pub(crate) fn start_run(&mut self, locs: usize) {
+        self.counts.fill(0);
+        if self.counts.len() < locs {
+            self.counts.resize(locs, 0);
         }
     }
 
     /// The number of earlier calls at `loc` this run, counting this one for the next call.
+    #[inline(always)]
     pub(crate) fn next(&mut self, loc: LocId) -> u32 {
         let index = loc.as_u32() as usize;
-        if index >= self.slots.len() {
-            self.slots.resize(index + 1, (0, 0));
+        match self.counts.get_mut(index) {
+            Some(count) => {
+                let earlier = *count;
+                *count = earlier.wrapping_add(1);
+                earlier
+            }
+            None => self.next_after_growing(index),
         }
-        let slot = &mut self.slots[index];
-        if slot.0 != self.run {
-            *slot = (self.run, 0);
-        }
-        let count = slot.1;
-        slot.1 = count.wrapping_add(1);
-        count
+    }
+
+    /// [`Self::next`] for a location past the table.
+    #[cold]
+    fn next_after_growing(&mut self, index: usize) -> u32 {
+        self.counts.resize(index + 1, 0);
+        self.counts[index] = 1;
+        0
     }
 }
 
@@ -123,6 +177,7 @@ impl RunContext<'_> {
         }
     }
 
+    #[inline(always)]
     fn next_site(&mut self, loc: i64) -> CallSite {
         let loc = loc_of(loc).unwrap_or(LocId::from_u32(0));
         CallSite::new(loc, self.site_counts.next(loc))
@@ -130,6 +185,7 @@ impl RunContext<'_> {
 
     /// The range `addr..addr + size` when it lies below `mem_top`, else records the interpreter's
     /// `MemoryOutOfBounds` fault.
+    #[inline(always)]
     fn range(
         &mut self,
         addr: i64,
@@ -285,7 +341,7 @@ pub(crate) extern "C" fn jit_mem_eq(
 }
 
 /// `create_resource`; returns 0, or 1 after recording a fault.
-pub(crate) extern "C" fn jit_create_resource(
+pub(crate) extern "C" fn jit_create_resource<H: Host + ?Sized>(
     ctx: *mut RunContext<'_>,
     desc: i64,
     view_out: i64,
@@ -304,7 +360,8 @@ pub(crate) extern "C" fn jit_create_resource(
             Err(_) => return 1,
         };
         let site = ctx.next_site(loc);
-        match ctx.host.create_resource(site, &desc) {
+        // SAFETY: the runner set `ctx.host` for this `H`; the host is used only here.
+        match unsafe { host::<H>(ctx.host) }.create_resource(site, &desc) {
             Ok(view) => {
                 ctx.memory[view_range].copy_from_slice(&view);
                 0
@@ -318,7 +375,7 @@ pub(crate) extern "C" fn jit_create_resource(
 }
 
 /// `describe_resource`; returns 0, or 1 after recording a fault.
-pub(crate) extern "C" fn jit_describe_resource(
+pub(crate) extern "C" fn jit_describe_resource<H: Host + ?Sized>(
     ctx: *mut RunContext<'_>,
     view: i64,
     desc_out: i64,
@@ -335,7 +392,8 @@ pub(crate) extern "C" fn jit_describe_resource(
         let mut view_bytes: ViewBytes = [0u8; VIEW_SIZE as usize];
         view_bytes.copy_from_slice(&ctx.memory[view_range]);
         let site = ctx.next_site(loc);
-        match ctx.host.describe_resource(site, &view_bytes) {
+        // SAFETY: as in `jit_create_resource`.
+        match unsafe { host::<H>(ctx.host) }.describe_resource(site, &view_bytes) {
             Ok(desc) => {
                 ctx.memory[desc_range].copy_from_slice(&desc.to_bytes());
                 0
@@ -349,7 +407,7 @@ pub(crate) extern "C" fn jit_describe_resource(
 }
 
 /// `call_node`; returns the node id, or -1 after recording a fault.
-pub(crate) extern "C" fn jit_call_node(
+pub(crate) extern "C" fn jit_call_node<H: Host + ?Sized>(
     ctx: *mut RunContext<'_>,
     decl: i64,
     args: i64,
@@ -364,10 +422,9 @@ pub(crate) extern "C" fn jit_call_node(
         };
         let site = ctx.next_site(loc);
         let decl = NodeDeclId::from_u32(decl as u32);
-        match ctx
-            .host
-            .call_node(site, decl, &ctx.memory[range], flags as u32)
-        {
+        // SAFETY: as in `jit_create_resource`.
+        let host = unsafe { host::<H>(ctx.host) };
+        match host.call_node(site, decl, &ctx.memory[range], flags as u32) {
             Ok(node) => node as i64,
             Err(error) => {
                 ctx.record(RuntimeErrorKind::Host(error), loc);
@@ -378,7 +435,7 @@ pub(crate) extern "C" fn jit_call_node(
 }
 
 /// A scheduler marker; returns 0, or 1 after recording a fault.
-pub(crate) extern "C" fn jit_marker(
+pub(crate) extern "C" fn jit_marker<H: Host + ?Sized>(
     ctx: *mut RunContext<'_>,
     kind: i64,
     arg: i64,
@@ -393,7 +450,8 @@ pub(crate) extern "C" fn jit_marker(
             return 1;
         };
         let site = ctx.next_site(loc);
-        match ctx.host.marker(site, kind, arg as u32) {
+        // SAFETY: as in `jit_create_resource`.
+        match unsafe { host::<H>(ctx.host) }.marker(site, kind, arg as u32) {
             Ok(()) => 0,
             Err(error) => {
                 ctx.record(RuntimeErrorKind::Host(error), loc);
@@ -506,20 +564,17 @@ mod tests {
     fn site_counts_restart_at_zero_every_run() {
         let mut counts = SiteCounts::default();
         let (a, b) = (LocId::from_u32(3), LocId::from_u32(70));
-        counts.start_run();
+        // The table covers locs 0..10: loc 70 grows it.
+        counts.start_run(10);
         assert_eq!(counts.next(a), 0);
         assert_eq!(counts.next(a), 1);
         assert_eq!(counts.next(b), 0);
         assert_eq!(counts.next(a), 2);
-        counts.start_run();
+        assert_eq!(counts.next(b), 1);
+        counts.start_run(10);
         assert_eq!(counts.next(b), 0);
         assert_eq!(counts.next(a), 0);
         assert_eq!(counts.next(b), 1);
-        // A wrapped stamp clears the table rather than reviving old counts.
-        counts.run = u32::MAX;
-        counts.slots[3] = (1, 9);
-        counts.start_run();
-        assert_eq!(counts.next(a), 0);
     }
 
     #[test]

@@ -98,7 +98,22 @@ impl Helper {
         }
     }
 
-    /// The helper's code address.
+    /// The offset in [`RunContext`] of the helper's address, for the host-call helpers (which
+    /// are instantiated per host type, see [`c::HostFns`]); `None` for the others, which are at
+    /// [`Self::address`].
+    pub fn context_slot(self) -> Option<i32> {
+        let fns = std::mem::offset_of!(RunContext<'static>, host_fns);
+        let field = match self {
+            Helper::CreateResource => std::mem::offset_of!(c::HostFns, create_resource),
+            Helper::DescribeResource => std::mem::offset_of!(c::HostFns, describe_resource),
+            Helper::CallNode => std::mem::offset_of!(c::HostFns, call_node),
+            Helper::Marker => std::mem::offset_of!(c::HostFns, marker),
+            _ => return None,
+        };
+        Some((fns + field) as i32)
+    }
+
+    /// The helper's code address (0 for the helpers with a [`Self::context_slot`]).
     pub fn address(self) -> usize {
         type Ctx = *mut RunContext<'static>;
         match self {
@@ -115,16 +130,12 @@ impl Helper {
             Helper::MemZero => {
                 c::jit_mem_zero as extern "C" fn(Ctx, i64, i64, i64, i64) -> i32 as usize
             }
-            Helper::CreateResource => {
-                c::jit_create_resource as extern "C" fn(Ctx, i64, i64, i64, i64) -> i32 as usize
-            }
-            Helper::DescribeResource => {
-                c::jit_describe_resource as extern "C" fn(Ctx, i64, i64, i64, i64) -> i32 as usize
-            }
-            Helper::CallNode => {
-                c::jit_call_node as extern "C" fn(Ctx, i64, i64, i64, i64, i64, i64) -> i64 as usize
-            }
-            Helper::Marker => c::jit_marker as extern "C" fn(Ctx, i64, i64, i64) -> i32 as usize,
+            // Instantiated per host type: generated code reads their addresses from the run
+            // context ([`Helper::context_slot`]).
+            Helper::CreateResource
+            | Helper::DescribeResource
+            | Helper::CallNode
+            | Helper::Marker => 0,
             Helper::Unary => c::jit_unary as extern "C" fn(i32, i64) -> i64 as usize,
             Helper::Binary => c::jit_binary as extern "C" fn(i32, i64, i64) -> i64 as usize,
             Helper::Ternary => c::jit_ternary as extern "C" fn(i32, i64, i64, i64) -> i64 as usize,

@@ -17,7 +17,7 @@ const INLINE_BLOCK_OP_MAX: u32 = 64;
 
 /// The accesses (offset, type) that tile `size` bytes, widest first: 16-byte vectors when
 /// `vectors` (copies and zeroing), then 8-, 4-, 2- and 1-byte words.
-fn chunks(size: u32, vectors: bool) -> impl Iterator<Item = (u32, ir::Type)> {
+pub(crate) fn chunks(size: u32, vectors: bool) -> impl Iterator<Item = (u32, ir::Type)> {
     let mut at = 0;
     std::iter::from_fn(move || {
         let left = size - at;
@@ -52,6 +52,15 @@ impl Translator<'_, '_> {
                     .b
                     .ins()
                     .iadd_imm_s(base, (known + offset as u64) as i64);
+            }
+        }
+        // Nor one through a parameter of an inlined body that stays in the caller's frame.
+        if let Some(caller) = self.param_frames.get(&addr).copied() {
+            let at = caller.at + offset as u64;
+            if at + size as u64 <= caller.frame_size {
+                let mem = self.b.use_var(self.mem_ptr);
+                let base = self.b.ins().iadd(mem, caller.base);
+                return self.b.ins().iadd_imm_s(base, at as i64);
             }
         }
         // Nor can one at most `frame base + m` with the access's end within the frame.
@@ -113,6 +122,7 @@ impl Translator<'_, '_> {
     /// `load.TY dst, [addr + offset]`; `bool` loads read a word and test it.
     pub(crate) fn load(&mut self, ty: Type, dst: Reg, addr: Reg, offset: u32) {
         let size = ty.mem_size().unwrap_or(4);
+        self.flush_for_read(addr, offset, size);
         let host = self.checked_address(addr, offset, size);
         let value = if ty == Type::Bool {
             let word = self.b.ins().load(types::I32, vm_mem(), host, 0);
@@ -127,14 +137,45 @@ impl Translator<'_, '_> {
     /// `store.TY [addr + offset], src`.
     pub(crate) fn store(&mut self, ty: Type, addr: Reg, offset: u32, src: Reg) {
         let size = ty.mem_size().unwrap_or(4);
-        let host = self.checked_address(addr, offset, size);
         let value = self.get(src);
+        match self.exact_range(addr, offset, size) {
+            Some(at) => {
+                // A constant into known bytes updates them (and waits with them when pending).
+                let bits = self.constant_bits(value);
+                let absorbed = match bits {
+                    Some(bits) => self.patch_known(at, &bits.to_le_bytes()[..size as usize]),
+                    None => {
+                        self.forget_range(at, size);
+                        false
+                    }
+                };
+                if absorbed {
+                    return;
+                }
+            }
+            None => self.forget_all(),
+        }
+        let host = self.checked_address(addr, offset, size);
         self.b.ins().store(vm_mem(), value, host, 0);
     }
 
     /// `mem_copy [dst], [src], size` (the ranges may overlap: everything is read before
     /// anything is written).
     pub(crate) fn mem_copy(&mut self, dst_addr: Reg, src_addr: Reg, size: u32) {
+        let dst_at = self.exact_range(dst_addr, 0, size);
+        // Known source bytes are copied as constants, which wait until something reads them.
+        let known_src = self
+            .exact_range(src_addr, 0, size)
+            .and_then(|at| self.known_bytes(at, size));
+        if let (Some(dst_at), Some(bytes), true) = (dst_at, known_src, size <= INLINE_BLOCK_OP_MAX)
+        {
+            return self.set_pending(dst_at, bytes);
+        }
+        self.flush_for_read(src_addr, 0, size);
+        match dst_at {
+            Some(at) => self.forget_range(at, size),
+            None => self.forget_all(),
+        }
         if size > INLINE_BLOCK_OP_MAX {
             let (dst, src) = (self.wide_addr(dst_addr), self.wide_addr(src_addr));
             let size = self.i64c(size as i64);
@@ -156,6 +197,15 @@ impl Translator<'_, '_> {
 
     /// `mem_zero [addr], size`.
     pub(crate) fn mem_zero(&mut self, addr: Reg, size: u32) {
+        let at = self.exact_range(addr, 0, size);
+        if let (Some(at), true) = (at, size <= INLINE_BLOCK_OP_MAX) {
+            // Zeroes that wait for the stores of constants usually following them.
+            return self.set_pending(at, vec![0; size as usize]);
+        }
+        match at {
+            Some(at) => self.forget_range(at, size),
+            None => self.forget_all(),
+        }
         if size > INLINE_BLOCK_OP_MAX {
             let addr = self.wide_addr(addr);
             let size = self.i64c(size as i64);
@@ -167,6 +217,18 @@ impl Translator<'_, '_> {
         }
         let host = self.checked_address(addr, 0, size);
         self.zero_bytes(host, 0, size);
+    }
+
+    /// The word of type `ty` at byte `at` of a `mem_eq` side: loaded from its host address, or
+    /// a constant of its known bytes.
+    fn word_at(&mut self, side: &Result<ir::Value, Vec<u8>>, at: u32, ty: ir::Type) -> ir::Value {
+        match side {
+            Ok(host) => self.b.ins().load(ty, vm_mem(), *host, at as i32),
+            Err(bytes) => {
+                let bytes = bytes[at as usize..][..ty.bytes() as usize].to_vec();
+                self.constant_of(ty, &bytes)
+            }
+        }
     }
 
     /// Zeroes `size` bytes at host address `host + start` with inline stores (one zero per
@@ -195,6 +257,25 @@ impl Translator<'_, '_> {
 
     /// `mem_eq dst, [a], [b], size`: bytewise equality as a `bool`.
     pub(crate) fn mem_eq(&mut self, dst: Reg, a: Reg, b: Reg, size: u32) {
+        let known = |t: &Self, reg: Reg| {
+            t.exact_range(reg, 0, size)
+                .and_then(|at| t.known_bytes(at, size))
+        };
+        let (known_a, known_b) = (known(self, a), known(self, b));
+        if size > INLINE_BLOCK_OP_MAX {
+            self.flush_for_read(a, 0, size);
+            self.flush_for_read(b, 0, size);
+        } else if let (Some(x), Some(y)) = (&known_a, &known_b) {
+            let equal = self.b.ins().iconst(types::I32, (x == y) as i64);
+            return self.set(dst, equal);
+        } else {
+            if known_a.is_none() {
+                self.flush_for_read(a, 0, size);
+            }
+            if known_b.is_none() {
+                self.flush_for_read(b, 0, size);
+            }
+        }
         if size > INLINE_BLOCK_OP_MAX {
             let (a, b) = (self.wide_addr(a), self.wide_addr(b));
             let size = self.i64c(size as i64);
@@ -206,15 +287,20 @@ impl Translator<'_, '_> {
             self.propagate_if(failed);
             return self.set(dst, result);
         }
-        let (a, b) = (
-            self.checked_address(a, 0, size),
-            self.checked_address(b, 0, size),
-        );
+        // A side of known bytes is read as constants (an exact address: no check to make).
+        let a = match known_a {
+            Some(bytes) => Err(bytes),
+            None => Ok(self.checked_address(a, 0, size)),
+        };
+        let b = match known_b {
+            Some(bytes) => Err(bytes),
+            None => Ok(self.checked_address(b, 0, size)),
+        };
         // OR together the XOR of each pair of words: zero exactly when all bytes are equal.
         let mut diff = self.b.ins().iconst(types::I64, 0);
         for (at, ty) in chunks(size, false) {
-            let x = self.b.ins().load(ty, vm_mem(), a, at as i32);
-            let y = self.b.ins().load(ty, vm_mem(), b, at as i32);
+            let x = self.word_at(&a, at, ty);
+            let y = self.word_at(&b, at, ty);
             let mut delta = self.b.ins().bxor(x, y);
             if ty != types::I64 {
                 delta = self.b.ins().uextend(types::I64, delta);

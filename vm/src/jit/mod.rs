@@ -25,11 +25,15 @@
 //! # Design
 //! - Registers are Cranelift `Variable`s of their natural type (`bool`/`i32`/`u32`/`addr` as
 //!   `i32`). Each bytecode function becomes one native function with one ABI (see
-//!   [`codegen`]); bytecode calls are direct native calls, limited by the call-depth limit.
+//!   [`codegen`]); bytecode calls are direct native calls, limited by the call-depth limit,
+//!   except that the optimised tier translates small leaf callees into their callers (`inline`),
+//!   with the same checks and faults.
 //! - VM memory is the interpreter's: one byte vector (I/O block, then frames); every access is
 //!   checked against the current frame top inline (unless it is a known offset inside the
 //!   frame); small block ops (views, descriptors) are inline loads and stores, larger ones and
-//!   host calls go through `extern "C"` helpers ([`context`]) that catch panics.
+//!   host calls go through `extern "C"` helpers ([`context`]) that catch panics. Within a
+//!   block, frame bytes of known constant content (zeroed temporaries patched with constants)
+//!   are stored once, late, and copied or compared without loading them (`known`).
 //! - Compilation favours compile time (P6 of the performance targets): Cranelift without
 //!   optimisation and with its single-pass register allocator, functions compiled in parallel
 //!   on worker threads, and optionally only the functions reachable from given entries
@@ -38,23 +42,25 @@
 //!   float `min`/`max`/`%`, rounding) call the shared evaluators of [`crate::eval`].
 
 mod arith;
+mod calls;
 pub mod codegen;
 mod compile;
 pub mod context;
 mod facts;
 mod frame_init;
 mod helpers;
+mod inline;
+mod known;
 mod memops;
 mod nan;
 
-use crate::entities::{FuncId, LocId, NodeDeclId};
+use crate::entities::{FuncId, LocId};
 use crate::function::VerifiedModule;
-use crate::host::{CallSite, Host, HostError, RpslResourceDesc, ViewBytes};
+use crate::host::{Host, HostError};
 use crate::interp::{Limits, RuntimeError, RuntimeErrorKind};
-use crate::ops::MarkerKind;
 use crate::types::{Type, Value};
 pub use compile::{JitOptions, DUMP_ENV};
-use context::{RunContext, SiteCounts};
+use context::{HostFns, RunContext, SiteCounts};
 use cranelift_jit::JITModule;
 use std::fmt;
 use std::sync::Mutex;
@@ -86,6 +92,10 @@ impl fmt::Display for JitError {
 
 impl std::error::Error for JitError {}
 
+/// Most locations a run's host-call counts cover up front (a module with more grows the table
+/// when a host call comes from a later one).
+const MAX_SITE_LOCS: usize = 1 << 16;
+
 /// The native entry of a compiled function (see [`codegen`] for the ABI).
 type NativeFn = unsafe extern "C" fn(*mut u8, i64, i64, *mut u64, *mut u64) -> i32;
 
@@ -107,6 +117,8 @@ pub struct JitModule {
     functions: Vec<FnInfo>,
     limits: Limits,
     scratch: Mutex<Scratch>,
+    /// Locations a run's host-call counts cover up front ([`SiteCounts::start_run`]).
+    site_locs: usize,
 }
 
 /// What a run borrows from the module and gives back, so that runs reuse its allocations: VM
@@ -154,9 +166,18 @@ impl JitModule {
                 code: code.map(|code| unsafe { std::mem::transmute::<*const u8, NativeFn>(code) }),
             })
             .collect();
+        let site_locs = module
+            .functions
+            .iter()
+            .flat_map(|function| &function.locs)
+            .map(|loc| loc.as_u32() as usize + 1)
+            .max()
+            .unwrap_or(0)
+            .min(MAX_SITE_LOCS);
         Ok(JitModule {
             module: Some(linked.module),
             functions,
+            site_locs,
             limits: Limits::default(),
             scratch: Mutex::new(Scratch::default()),
         })
@@ -231,7 +252,7 @@ impl JitModule {
             .try_lock()
             .map(|mut scratch| std::mem::take(&mut *scratch))
             .unwrap_or_default();
-        site_counts.start_run();
+        site_counts.start_run(self.site_locs);
         memory.clear();
         memory.extend_from_slice(io);
         memory.resize(mem_top, 0);
@@ -239,7 +260,8 @@ impl JitModule {
         for (slot, arg) in slots.iter_mut().zip(args) {
             *slot = arg.to_bits();
         }
-        let mut adapter = HostAdapter(host);
+        // The host-call helpers reach the host through the address of this reference.
+        let mut host: &mut H = host;
         let mut ctx = RunContext {
             mem_ptr: std::ptr::null_mut(),
             steps_left: limits.step_budget,
@@ -248,14 +270,17 @@ impl JitModule {
             memory,
             limits,
             fault: None,
-            host: &mut adapter,
+            host: (&mut host as *mut &mut H).cast::<()>(),
+            host_fns: HostFns::of::<H>(),
             site_counts,
+            borrow: std::marker::PhantomData,
         };
         ctx.mem_ptr = ctx.memory.as_mut_ptr();
         let ctx_ptr = (&mut ctx as *mut RunContext<'_>).cast::<u8>();
         let slots_ptr = slots.as_mut_ptr();
         // SAFETY: `code` was compiled for this module with the `NativeFn` ABI; the context, the
-        // memory it points to and the slots outlive the call; generated code checks every
+        // memory it points to, the host reference it points to (used only by the helpers of
+        // `HostFns::of::<H>`) and the slots outlive the call; generated code checks every
         // memory access against the frame top, which never exceeds `ctx.memory.len()`.
         let status = unsafe { code(ctx_ptr, mem_base as i64, 0, slots_ptr, slots_ptr) };
         let RunContext {
@@ -311,40 +336,5 @@ impl fmt::Debug for JitModule {
             .field("functions", &self.functions.len())
             .field("limits", &self.limits)
             .finish()
-    }
-}
-
-/// Lets a possibly unsized `H` travel as `&mut dyn Host`.
-struct HostAdapter<'a, H: Host + ?Sized>(&'a mut H);
-
-impl<H: Host + ?Sized> Host for HostAdapter<'_, H> {
-    fn create_resource(
-        &mut self,
-        site: CallSite,
-        desc: &RpslResourceDesc,
-    ) -> Result<ViewBytes, HostError> {
-        self.0.create_resource(site, desc)
-    }
-
-    fn describe_resource(
-        &mut self,
-        site: CallSite,
-        view: &ViewBytes,
-    ) -> Result<RpslResourceDesc, HostError> {
-        self.0.describe_resource(site, view)
-    }
-
-    fn call_node(
-        &mut self,
-        site: CallSite,
-        decl: NodeDeclId,
-        args: &[u8],
-        flags: u32,
-    ) -> Result<u32, HostError> {
-        self.0.call_node(site, decl, args, flags)
-    }
-
-    fn marker(&mut self, site: CallSite, kind: MarkerKind, arg: u32) -> Result<(), HostError> {
-        self.0.marker(site, kind, arg)
     }
 }

@@ -9,7 +9,7 @@
     reason = "each test binary uses a different subset of the helpers"
 )]
 
-use rpsl_vm::jit::JitModule;
+use rpsl_vm::jit::{JitModule, JitOptions};
 use rpsl_vm::{
     FuncId, Function, FunctionBuilder, FunctionBuilderContext, Host, Interpreter, Limits, LocId,
     Module, RecordingHost, RuntimeError, Signature, Value, VerifiedModule,
@@ -50,11 +50,17 @@ impl Engine for Interpreter {
 pub struct JitEngine {
     /// Limits of each run.
     pub limits: Limits,
+    /// Compile as the optimised tier does (Cranelift's optimiser, small callees inlined).
+    pub optimize: bool,
 }
 
 impl Engine for JitEngine {
     fn name(&self) -> &'static str {
-        "jit"
+        if self.optimize {
+            "optimised jit"
+        } else {
+            "jit"
+        }
     }
     fn run(
         &mut self,
@@ -64,7 +70,11 @@ impl Engine for JitEngine {
         io: &mut [u8],
         host: &mut dyn Host,
     ) -> Result<Vec<Value>, RuntimeError> {
-        let mut jit = match JitModule::compile(module) {
+        let options = JitOptions {
+            optimize: self.optimize,
+            ..JitOptions::default()
+        };
+        let mut jit = match JitModule::compile_with(module, &options) {
             Ok(jit) => jit,
             Err(error) => panic!("JIT compilation failed: {error}"),
         };
@@ -86,11 +96,18 @@ pub fn exact(
         .map_err(Clone::clone)
 }
 
-/// Every engine, with these limits.
+/// Every engine, with these limits: the interpreter, the quick JIT tier and the optimised one.
 pub fn engines(limits: Limits) -> Vec<Box<dyn Engine>> {
     vec![
         Box::new(Interpreter::new(limits)),
-        Box::new(JitEngine { limits }),
+        Box::new(JitEngine {
+            limits,
+            optimize: false,
+        }),
+        Box::new(JitEngine {
+            limits,
+            optimize: true,
+        }),
     ]
 }
 
