@@ -164,6 +164,11 @@ pub(crate) fn compile_module(
     .min(total_insts / INSTS_PER_THREAD + 1)
     .min(order.len())
     .max(1);
+    let own_frame_readers: Vec<bool> = functions
+        .iter()
+        .zip(&chosen)
+        .map(|(function, &chosen)| chosen && reads_only_its_frame(function))
+        .collect();
     let shared = Shared {
         functions,
         ids: &ids,
@@ -173,7 +178,11 @@ pub(crate) fn compile_module(
             .map(|(function, &chosen)| FrameEntry {
                 size: function.frame_size,
                 zero_on_entry: if chosen && function.frame_size <= INLINE_FRAME_ZERO_MAX {
-                    bytes_read_before_written(function, &register_facts(function))
+                    bytes_read_before_written(
+                        function,
+                        &register_facts(function),
+                        &own_frame_readers,
+                    )
                 } else {
                     Vec::new()
                 },
@@ -182,11 +191,7 @@ pub(crate) fn compile_module(
         step_charges: (0..functions.len())
             .map(|index| module.step_charges(FuncId::from_u32(index as u32)))
             .collect(),
-        own_frame_readers: functions
-            .iter()
-            .zip(&chosen)
-            .map(|(function, &chosen)| chosen && reads_only_its_frame(function))
-            .collect(),
+        own_frame_readers,
         signature,
         isa: &isa,
         optimize: options.optimize,

@@ -7,9 +7,12 @@
 //! touch: an address known exactly marks its bytes not yet written in the block, one at most
 //! `frame base + M` the frame up to `M + offset + size`, any other address (a parameter, a
 //! loaded or returned address, which may point back into the frame) the whole frame, and so does
-//! anything that lets an address out where later code may read through it: a call that passes
-//! one, a store of one, a conversion of one to another type. Generated code then zeroes
-//! only the marked bytes when it enters the frame inline (see `Translator::call`).
+//! anything that lets an address out where later code may read through it: a store of one, a
+//! conversion of one to another type, and a call of any function that does not read only its
+//! own frame through exact addresses ([`reads_only_its_frame`]), whether or not it is given an
+//! address (a decoded module's callee can compute one below its own frame, into this one).
+//! Generated code then zeroes only the marked bytes when it enters the frame inline (see
+//! `Translator::call`).
 //!
 //! The same per-block reads and writes give the frame's liveness at the end of each block
 //! ([`frame_live_out`]), which tells the translator which held-back stores must reach memory.
@@ -21,11 +24,17 @@ use crate::inst::Inst;
 use crate::types::Type;
 
 /// Per frame byte of `func`: whether it may be read before this function writes it (see the
-/// module documentation).
-pub(crate) fn bytes_read_before_written(func: &Function, facts: &[RegFacts]) -> Vec<bool> {
+/// module documentation). `reads_own_frame_only` is [`reads_only_its_frame`] per function of the
+/// module: a call of any other function may read the whole frame, even without being given an
+/// address (a decoded module's callee can compute one below its own frame).
+pub(crate) fn bytes_read_before_written(
+    func: &Function,
+    facts: &[RegFacts],
+    reads_own_frame_only: &[bool],
+) -> Vec<bool> {
     let mut needed = vec![false; func.frame_size as usize];
     for index in 0..func.blocks.len() {
-        let access = block_access(func, facts, None, index);
+        let access = block_access(func, facts, reads_own_frame_only, index);
         for (need, read) in needed.iter_mut().zip(access.read_first) {
             *need |= read;
         }
@@ -57,7 +66,7 @@ pub(crate) fn frame_live_out(
         return Vec::new();
     }
     let accesses: Vec<BlockAccess> = (0..blocks)
-        .map(|index| block_access(func, facts, Some(reads_own_frame_only), index))
+        .map(|index| block_access(func, facts, reads_own_frame_only, index))
         .collect();
     let successors: Vec<Vec<usize>> = (0..blocks)
         .map(|index| {
@@ -111,13 +120,12 @@ struct BlockAccess {
     written: Vec<bool>,
 }
 
-/// The [`BlockAccess`] of block `index` of `func`; with `reads_own_frame_only` (per function), a
-/// callee marked there reads nothing of this frame and any other all of it, else a callee
-/// reads it all when it is given an address.
+/// The [`BlockAccess`] of block `index` of `func`; a callee marked in `reads_own_frame_only` (per
+/// function of the module) reads nothing of this frame, any other all of it.
 fn block_access(
     func: &Function,
     facts: &[RegFacts],
-    reads_own_frame_only: Option<&[bool]>,
+    reads_own_frame_only: &[bool],
     index: usize,
 ) -> BlockAccess {
     let size = func.frame_size as usize;
@@ -194,12 +202,14 @@ fn block_access(
                 write(&mut written, desc_out, 0, RESOURCE_DESC_SIZE);
             }
             Inst::CallNode { args, size, .. } => read(&mut needed, &written, args, 0, size),
-            Inst::Call { callee, args, .. } => {
-                let reads_frame = match reads_own_frame_only {
-                    Some(own_only) => !own_only.get(callee.index()).copied().unwrap_or(false),
-                    None => func.list(args).iter().any(|&reg| escapes(func, reg)),
-                };
-                if reads_frame {
+            Inst::Call { callee, .. } => {
+                // A callee that reads only its own frame through exact addresses reads nothing
+                // of this one even when given an address (it cannot read through it).
+                let own_only = reads_own_frame_only
+                    .get(callee.index())
+                    .copied()
+                    .unwrap_or(false);
+                if !own_only {
                     needed.fill(true);
                 }
             }
@@ -307,7 +317,7 @@ mod tests {
         let total = b.binary(crate::BinaryOp::AddU32, sum, z);
         b.ret(&[total]);
         let function = b.finish();
-        let needed = bytes_read_before_written(&function, &register_facts(&function));
+        let needed = bytes_read_before_written(&function, &register_facts(&function), &[]);
         (0..needed.len()).filter(|&byte| needed[byte]).collect()
     }
 
@@ -365,9 +375,19 @@ mod tests {
                 "callee reads its parameter: {reads_param}"
             );
             assert_eq!(live[1], vec![false; 8], "nothing is live after `ret`");
+            // Zeroing on entry follows the same rule: a callee that reads only its own frame
+            // reads none of `main`'s, given an address or not.
+            assert_eq!(
+                bytes_read_before_written(&main, &facts, &own_only),
+                vec![expected; 8],
+                "callee reads its parameter: {reads_param}"
+            );
         }
-        // Zeroing on entry still counts any callee given an address as reading the frame.
-        assert_eq!(bytes_read_before_written(&main, &facts), vec![true; 8]);
+        // A callee not known to read only its own frame (not compiled, say) may read it all.
+        assert_eq!(
+            bytes_read_before_written(&main, &facts, &[false, false]),
+            vec![true; 8]
+        );
     }
 
     #[test]
@@ -419,7 +439,7 @@ mod tests {
         b.store(base, 0, base);
         b.ret(&[]);
         let function = b.finish();
-        let needed = bytes_read_before_written(&function, &register_facts(&function));
+        let needed = bytes_read_before_written(&function, &register_facts(&function), &[]);
         assert_eq!(needed, vec![true; 16]);
     }
 }
