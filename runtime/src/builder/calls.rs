@@ -16,7 +16,7 @@
 //! rule one by one and reports each failure as its own located error. Both record the same
 //! records: the tests below (each call recorded both ways) and the corpus dumps pin it.
 
-use super::view_formats::{is_passed, key_bits_of_slot};
+use super::view_formats::{is_passed, key_bits_of_slot, PassedFormatChecks};
 use super::{BuildError, GraphBuilder};
 use crate::compile::cache::{same_node, same_range};
 use crate::decl::{AccessDesc, NodeDeclDesc, ValueType, ViewKind};
@@ -180,6 +180,87 @@ fn word64(view: &[u8; VIEW_BYTES], at: usize) -> u64 {
     u64::from(word32(view, at)) | u64::from(word32(view, at + 4)) << 32
 }
 
+/// Appends the access records of a call of `plan` at `node` whose non-null views are all plain
+/// ([`GraphBuilder::call_direct`]'s case: whole single-plane textures of a format combination
+/// that passed before), comparing each with the previous frame's record at its index while
+/// `same` holds. `false` (records left for the caller to drop) at the first view that is not
+/// plain.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn record_plain_views(
+    graph: &mut RecordedGraph,
+    previous: &RecordedGraph,
+    plan: &CallPlan,
+    resource_facts: &[ResourceFacts],
+    passed_format_checks: &PassedFormatChecks,
+    node: NodeId,
+    args: &[u8],
+    same: &mut bool,
+) -> bool {
+    use rpsl_types::view_offsets as at;
+    for slot in plan.slots.iter() {
+        let Some(view) = args
+            .get(slot.at as usize..)
+            .and_then(|rest| rest.first_chunk::<VIEW_BYTES>())
+        else {
+            return false;
+        };
+        let resource = word32(view, at::RESOURCE as usize);
+        if resource == rpsl_types::NULL_RESOURCE {
+            continue;
+        }
+        let Some(facts) = resource_facts.get(resource as usize) else {
+            return false;
+        };
+        let view_format = word32(view, at::VIEW_FORMAT as usize);
+        let temporal_layer = word32(view, at::TEMPORAL_LAYER as usize);
+        // A whole-resource view: no flags, base mip and layer 0, all mips and layers.
+        let plain = facts.direct
+            & (word32(view, at::FLAGS as usize) == 0)
+            & (word64(view, at::BASE_MIP as usize) == facts.whole_mips_word)
+            & (word64(view, at::BASE_LAYER as usize) == facts.whole_layers_word)
+            & (view_format < FORMAT_KEY_LIMIT);
+        let key = slot.key_bits | facts.format_bits | u64::from(view_format) << 24;
+        if !(plain && is_passed(passed_format_checks, key)) {
+            return false;
+        }
+        let temporal_slice = if facts.temporal {
+            graph.resources[resource as usize].temporal_slice(temporal_layer)
+        } else {
+            0
+        };
+        let range = facts.whole_range;
+        if *same {
+            // The previous frame's record at this index, in the fields the node record does
+            // not decide (as `same_access_of_same_node`).
+            *same = previous
+                .accesses
+                .get(graph.accesses.len())
+                .is_some_and(|previous| {
+                    (previous.param == slot.param)
+                        & (previous.slot == slot.slot)
+                        & (previous.resource.0 == resource)
+                        & same_texture_range(&previous.range, &range)
+                        & (previous.temporal_layer == temporal_layer)
+                        & (previous.temporal_slice == temporal_slice)
+                        & (previous.view_format.0 == view_format)
+                });
+        }
+        graph.accesses.push(AccessRecord {
+            node,
+            param: slot.param,
+            slot: slot.slot,
+            resource: ResourceId(resource),
+            access: slot.access,
+            range: AccessRange::Texture(range),
+            temporal_layer,
+            temporal_slice,
+            view_format: Format(view_format),
+        });
+    }
+    true
+}
+
 /// The access records of the previous frame's call at `node_index` when a call of `decl_id`
 /// with `args` at that index records exactly those. The caller has checked that every record of
 /// this frame so far, resources included, equals the previous frame's at its index and that
@@ -300,7 +381,6 @@ impl GraphBuilder {
         flags: CallFlags,
         identity_key: u64,
     ) -> Option<NodeId> {
-        use rpsl_types::view_offsets as at;
         let GraphBuilder {
             graph,
             previous,
@@ -346,74 +426,22 @@ impl GraphBuilder {
         } else {
             None
         };
-        let recorded =
-            if let Some(records) = repeated {
+        let recorded = match repeated {
+            Some(records) => {
                 graph.accesses.extend_from_slice(records);
                 true
-            } else {
-                'slots: {
-                    for slot in plan.slots.iter() {
-                        let Some(view) = args
-                            .get(slot.at as usize..)
-                            .and_then(|rest| rest.first_chunk::<VIEW_BYTES>())
-                        else {
-                            break 'slots false;
-                        };
-                        let resource = word32(view, at::RESOURCE as usize);
-                        if resource == rpsl_types::NULL_RESOURCE {
-                            continue;
-                        }
-                        let Some(facts) = resource_facts.get(resource as usize) else {
-                            break 'slots false;
-                        };
-                        let view_format = word32(view, at::VIEW_FORMAT as usize);
-                        let temporal_layer = word32(view, at::TEMPORAL_LAYER as usize);
-                        // A whole-resource view: no flags, base mip and layer 0, all mips and layers.
-                        let plain = facts.direct
-                            & (word32(view, at::FLAGS as usize) == 0)
-                            & (word64(view, at::BASE_MIP as usize) == facts.whole_mips_word)
-                            & (word64(view, at::BASE_LAYER as usize) == facts.whole_layers_word)
-                            & (view_format < FORMAT_KEY_LIMIT);
-                        let key = slot.key_bits | facts.format_bits | u64::from(view_format) << 24;
-                        if !(plain && is_passed(passed_format_checks, key)) {
-                            break 'slots false;
-                        }
-                        let temporal_slice = if facts.temporal {
-                            graph.resources[resource as usize].temporal_slice(temporal_layer)
-                        } else {
-                            0
-                        };
-                        let range = facts.whole_range;
-                        if same {
-                            // The previous frame's record at this index, in the fields the node record
-                            // does not decide (as `same_access_of_same_node`).
-                            same = previous.accesses.get(graph.accesses.len()).is_some_and(
-                                |previous| {
-                                    (previous.param == slot.param)
-                                        & (previous.slot == slot.slot)
-                                        & (previous.resource.0 == resource)
-                                        & same_texture_range(&previous.range, &range)
-                                        & (previous.temporal_layer == temporal_layer)
-                                        & (previous.temporal_slice == temporal_slice)
-                                        & (previous.view_format.0 == view_format)
-                                },
-                            );
-                        }
-                        graph.accesses.push(AccessRecord {
-                            node,
-                            param: slot.param,
-                            slot: slot.slot,
-                            resource: ResourceId(resource),
-                            access: slot.access,
-                            range: AccessRange::Texture(range),
-                            temporal_layer,
-                            temporal_slice,
-                            view_format: Format(view_format),
-                        });
-                    }
-                    true
-                }
-            };
+            }
+            None => record_plain_views(
+                graph,
+                previous,
+                plan,
+                resource_facts,
+                passed_format_checks,
+                node,
+                args,
+                &mut same,
+            ),
+        };
         if !recorded {
             graph.accesses.truncate(access_start);
             return None;
@@ -571,15 +599,6 @@ impl GraphBuilder {
                                     })?
                             }
                         };
-                        if !self.format_check_passed(view.resource, view.view_format, slot_bits) {
-                            self.check_slot_format(
-                                decl,
-                                slot,
-                                slot_bits,
-                                view.resource,
-                                view.view_format,
-                            )?;
-                        }
                         (
                             view.resource,
                             view.temporal_layer,
@@ -602,15 +621,6 @@ impl GraphBuilder {
                                     reason,
                                 }
                             })?;
-                        if !self.format_check_passed(view.resource, view.view_format, slot_bits) {
-                            self.check_slot_format(
-                                decl,
-                                slot,
-                                slot_bits,
-                                view.resource,
-                                view.view_format,
-                            )?;
-                        }
                         (
                             view.resource,
                             view.temporal_layer,
@@ -619,6 +629,10 @@ impl GraphBuilder {
                         )
                     }
                 };
+                // After the range, as both kinds report a view out of range first.
+                if !self.format_check_passed(resource, view_format, slot_bits) {
+                    self.check_slot_format(decl, slot, slot_bits, resource, view_format)?;
+                }
                 let temporal_slice =
                     self.graph.resources[resource as usize].temporal_slice(temporal_layer);
                 let record = AccessRecord {
