@@ -26,9 +26,6 @@ pub(super) struct ScriptDesc {
     facts: ResourceFacts,
     /// The default view of a resource of it, with resource id 0.
     default_view: [u8; VIEW_BYTES],
-    /// Resources of it are transient (neither persistent nor temporal): nothing outlives the
-    /// frame, so no storage is looked up.
-    transient: bool,
 }
 
 impl Default for ScriptDesc {
@@ -37,12 +34,12 @@ impl Default for ScriptDesc {
             validated: ResourceDesc::default(),
             facts: ResourceFacts::default(),
             default_view: [0; VIEW_BYTES],
-            transient: false,
         }
     }
 }
 
-/// Descriptions scripts passed that made a resource, by their bytes.
+/// Descriptions scripts passed that made a transient resource (neither persistent nor
+/// temporal: nothing outlives the frame, so no storage is looked up), by their bytes.
 pub(super) type ScriptDescs = DescMemo<RpslResourceDesc, ScriptDesc>;
 
 impl GraphBuilder {
@@ -69,7 +66,7 @@ impl GraphBuilder {
         let index = self.graph.resources.len();
         // `within(GraphLimit::Resources, index + 1)` and `check_recording`, at once.
         if self.recording & (index < self.limits.max_resources as usize) {
-            if let Some(known) = self.script_descs.get(desc).filter(|known| known.transient) {
+            if let Some(known) = self.script_descs.get(desc) {
                 let identity_key = self.frame_keys.unique(identity_key);
                 self.graph.resources.push(ResourceRecord {
                     desc: known.validated,
@@ -105,22 +102,19 @@ impl GraphBuilder {
     ) -> Option<Result<[u8; VIEW_BYTES], BuildError>> {
         let decoded = ResourceDesc::from_rpsl(desc)?;
         let view = self.create_resource_view(decoded, identity_key);
-        if view.is_ok() && self.script_descs.get(desc).is_none() {
-            let resource = ResourceId::from_index(self.graph.resources.len() - 1);
-            let validated = self.graph.resources[resource.index()].desc;
-            let facts = self.resource_facts[resource.index()];
-            let mut default_view = super::default_view_bytes_of(resource, &validated);
-            let at = view_offsets::RESOURCE as usize;
-            default_view[at..at + 4].copy_from_slice(&0u32.to_le_bytes());
-            self.script_descs.insert(
-                *desc,
-                ScriptDesc {
+        // Recording and under the bound, a known description took the short way: this one is
+        // new to the table.
+        if view.is_ok() {
+            let index = self.graph.resources.len() - 1;
+            let validated = self.graph.resources[index].desc;
+            if !validated.is_persistent() {
+                let known = ScriptDesc {
                     validated,
-                    facts,
-                    default_view,
-                    transient: !validated.is_persistent(),
-                },
-            );
+                    facts: self.resource_facts[index],
+                    default_view: super::default_view_bytes_of(ResourceId(0), &validated),
+                };
+                self.script_descs.insert(*desc, known);
+            }
         }
         Some(view)
     }
