@@ -7,9 +7,9 @@ use std::process::{Command, Output};
 
 use rpsl::vulkan::{read_png, write_png};
 
-fn effects() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("effects/tests/effects")
-}
+mod effect_support;
+
+use effect_support::{effects, stderr, vulkan_ran};
 
 fn effect(name: &str) -> String {
     effects().join(name).display().to_string()
@@ -17,10 +17,7 @@ fn effect(name: &str) -> String {
 
 /// A fresh scratch folder for one test.
 fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rpsl-effect-cli-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    effect_support::scratch("effect-cli", test)
 }
 
 fn rpsl(args: &[&str]) -> Output {
@@ -30,10 +27,6 @@ fn rpsl(args: &[&str]) -> Output {
         .expect("runs")
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 /// Writes a `width` x `height` PNG of distinct colours; returns its pixels.
 fn write_input(path: &Path, width: u32, height: u32) -> Vec<u8> {
     let pixels: Vec<u8> = (0..width * height)
@@ -41,16 +34,6 @@ fn write_input(path: &Path, width: u32, height: u32) -> Vec<u8> {
         .collect();
     write_png(path, width, height, &pixels).unwrap();
     pixels
-}
-
-/// Whether the Vulkan runs can go ahead (else a note, or a failure with RPSL_REQUIRE_VULKAN=1).
-fn vulkan_ran(output: &Output) -> bool {
-    let required = std::env::var("RPSL_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
-    if output.status.code() == Some(3) && stderr(output).contains("no usable device") && !required {
-        eprintln!("skipping: no Vulkan device ({})", stderr(output));
-        return false;
-    }
-    true
 }
 
 #[test]

@@ -4,55 +4,17 @@
 //! Vulkan under validation (skipped without a device unless `RPSL_REQUIRE_VULKAN=1`), the graph
 //! with the passes, and each error with its whole message.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
 use rpsl::vulkan::read_png;
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod effect_support;
+
+use effect_support::{fixture_folder, rpsl_in, stderr, vulkan_ran};
 
 /// A fresh folder holding `tests/effect_frame/` and the test effects Tint and Invert.
 fn frame_folder(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rpsl-effect-frame-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for entry in std::fs::read_dir(repo().join("tests/effect_frame")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-    }
-    for effect in ["Tint.hlsl", "Invert.hlsl"] {
-        std::fs::copy(
-            repo().join("effects/tests/effects").join(effect),
-            dir.join(effect),
-        )
-        .unwrap();
-    }
-    dir
-}
-
-/// Runs `rpsl ARGS` in `dir`.
-fn rpsl_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rpsl"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Whether the Vulkan run can be judged (else a note, or a failure with RPSL_REQUIRE_VULKAN=1).
-fn vulkan_ran(output: &Output) -> bool {
-    let required = std::env::var("RPSL_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
-    if output.status.code() == Some(3) && stderr(output).contains("no usable device") && !required {
-        eprintln!("skipping: no Vulkan device ({})", stderr(output));
-        return false;
-    }
-    true
+    fixture_folder("tests/effect_frame", test, &["Tint.hlsl", "Invert.hlsl"])
 }
 
 /// The picture `frame.rpsl` makes: Gradient, then Tint (blue lerped towards

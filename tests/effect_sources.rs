@@ -7,55 +7,20 @@
 //! a missing and of a corrupt image.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use rpsl::vulkan::read_png;
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod effect_support;
+
+use effect_support::{fixture_folder, repo, rpsl_in, stderr, vulkan_ran};
 
 /// A fresh folder holding `tests/effect_sources/`, the test effect Lut and its two images.
 fn sources_folder(test: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("rpsl-effect-sources-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for entry in std::fs::read_dir(repo().join("tests/effect_sources")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-    }
-    for file in ["Lut.hlsl", "lut2x2.png", "lut2x2_f16.dds"] {
-        std::fs::copy(
-            repo().join("effects/tests/effects").join(file),
-            dir.join(file),
-        )
-        .unwrap();
-    }
-    dir
-}
-
-/// Runs `rpsl ARGS` in `dir`.
-fn rpsl_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rpsl"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Whether the Vulkan run can be judged (else a note, or a failure with RPSL_REQUIRE_VULKAN=1).
-fn vulkan_ran(output: &Output) -> bool {
-    let required = std::env::var("RPSL_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
-    if output.status.code() == Some(3) && stderr(output).contains("no usable device") && !required {
-        eprintln!("skipping: no Vulkan device ({})", stderr(output));
-        return false;
-    }
-    true
+    fixture_folder(
+        "tests/effect_sources",
+        test,
+        &["Lut.hlsl", "lut2x2.png", "lut2x2_f16.dds"],
+    )
 }
 
 /// Lut's factor for channel `channel` of texel `texel` (x % 2 + 2 (y % 2)) of its 2x2 tables:
