@@ -14,6 +14,19 @@ use crate::*;
 /// An order and its levels.
 type Scheduled = (Vec<u32>, Vec<u32>);
 
+/// The analysis the schedulers take of `graph`: its access table and dependencies, built into
+/// `table` and `deps`.
+pub(super) fn analysis<'a>(
+    graph: &'a RecordedGraph,
+    table: &'a mut AccessTable,
+    deps: &'a mut DepGraph,
+) -> Analysis<'a> {
+    table.build(graph);
+    DepBuilder::default().build(graph, None, deps);
+    let (table, deps): (&'a AccessTable, &'a DepGraph) = (table, deps);
+    Analysis { graph, table, deps }
+}
+
 /// The level path's schedule (and whether it applied) and the list scheduler's, both for the
 /// `Default` preference, of one frame.
 fn level_and_list(
@@ -293,16 +306,9 @@ fn memory_schedule_runs_each_lane_just_before_its_join() {
     call(&mut builder, joined, heads[2], out);
     let graph = builder.finish().unwrap().clone();
 
-    let mut table = AccessTable::default();
-    table.build(&graph);
-    let mut deps = DepGraph::default();
-    DepBuilder::default().build(&graph, None, &mut deps);
+    let (mut table, mut deps) = (AccessTable::default(), DepGraph::default());
+    let frame = analysis(&graph, &mut table, &mut deps);
     let alive = vec![true; graph.nodes.len()];
-    let frame = Analysis {
-        graph: &graph,
-        table: &table,
-        deps: &deps,
-    };
     let mut scheduler = Scheduler::default();
     let mut schedule = Schedule::default();
     scheduler.schedule(frame, &alive, SchedulePreference::Memory, &mut schedule);
@@ -360,14 +366,8 @@ fn balancing_keeps_dependencies_the_budget_and_lowers_the_peak() {
         builder.begin_frame(0);
         crate::shapes::record_lanes(&mut builder, decls, n).unwrap();
         let graph = builder.finish().unwrap().clone();
-        table.build(&graph);
-        DepBuilder::default().build(&graph, None, &mut deps);
+        let frame = analysis(&graph, &mut table, &mut deps);
         let alive = vec![true; graph.nodes.len()];
-        let frame = Analysis {
-            graph: &graph,
-            table: &table,
-            deps: &deps,
-        };
         let mut plain = Schedule::default();
         assert!(scheduler.levels.schedule(frame, &alive, &mut plain));
         let mut schedule = Schedule::default();

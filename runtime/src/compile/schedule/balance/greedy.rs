@@ -406,8 +406,7 @@ fn optional_key(net: i128, node: u32) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::super::{extra_levels, Balancer, Pass, Stop};
-    use crate::compile::deps::stage::Analysis;
-    use crate::compile::deps::{DepBuilder, DepGraph};
+    use crate::compile::deps::DepGraph;
     use crate::compile::schedule::{Schedule, Scheduler};
     use crate::compile::table::AccessTable;
     use crate::*;
@@ -437,14 +436,8 @@ mod tests {
             builder.begin_frame(0);
             crate::shapes::record_lanes(&mut builder, decls, n).unwrap();
             let graph = builder.finish().unwrap().clone();
-            table.build(&graph);
-            DepBuilder::default().build(&graph, None, &mut deps);
+            let frame = crate::compile::schedule::tests::analysis(&graph, &mut table, &mut deps);
             let alive = vec![true; graph.nodes.len()];
-            let frame = Analysis {
-                graph: &graph,
-                table: &table,
-                deps: &deps,
-            };
             let mut plain = Schedule::default();
             assert!(scheduler.levels.schedule(frame, &alive, &mut plain));
             let min_levels = plain.levels.last().unwrap() + 1;
