@@ -477,7 +477,7 @@ impl Runner {
     /// Marks the resources named by [`Runner::keep_resources`] as outputs of this frame.
     fn mark_kept_resources(&mut self) {
         for name in &self.kept {
-            let graph = self.builder.graph();
+            let graph = self.builder.graph_so_far();
             let found = (0..graph.resources.len())
                 .rev()
                 .map(ResourceId::from_index)

@@ -53,7 +53,7 @@ pub(super) struct CallPlan {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PlannedSlot {
     /// Byte offset of the view in the argument block.
-    at: u32,
+    pub(super) at: u32,
     /// Parameter index.
     param: u16,
     /// Slot index within the parameter.
@@ -183,8 +183,8 @@ fn word64(view: &[u8; VIEW_BYTES], at: usize) -> u64 {
 /// Appends the access records of a call of `plan` at `node` whose non-null views are all plain
 /// ([`GraphBuilder::call_direct`]'s case: whole single-plane textures of a format combination
 /// that passed before), comparing each with the previous frame's record at its index while
-/// `same` holds. `false` (records left for the caller to drop) at the first view that is not
-/// plain.
+/// `same` holds, and sets `temporal` when a view is of a temporal resource. `false` (records
+/// left for the caller to drop) at the first view that is not plain.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn record_plain_views(
@@ -196,6 +196,7 @@ fn record_plain_views(
     node: NodeId,
     args: &[u8],
     same: &mut bool,
+    temporal: &mut bool,
 ) -> bool {
     use rpsl_types::view_offsets as at;
     for slot in plan.slots.iter() {
@@ -224,6 +225,7 @@ fn record_plain_views(
         if !(plain && is_passed(passed_format_checks, key)) {
             return false;
         }
+        *temporal |= facts.temporal;
         let temporal_slice = if facts.temporal {
             graph.resources[resource as usize].temporal_slice(temporal_layer)
         } else {
@@ -363,6 +365,12 @@ impl GraphBuilder {
         identity_key: u64,
     ) -> Result<NodeId, BuildError> {
         if self.recording {
+            if self.replay.active {
+                if let Some(node) = self.replay_call(decl_id, args, flags, identity_key) {
+                    return Ok(node);
+                }
+                self.end_replay();
+            }
             if let Some(node) = self.call_direct(decl_id, args, flags, identity_key) {
                 return Ok(node);
             }
@@ -392,6 +400,7 @@ impl GraphBuilder {
             unchanged,
             differing_resources,
             expansions,
+            replay_facts,
             ..
         } = self;
         let plan = call_plans.get(decl_id.index())?;
@@ -426,6 +435,7 @@ impl GraphBuilder {
         } else {
             None
         };
+        let mut temporal = false;
         let recorded = match repeated {
             Some(records) => {
                 graph.accesses.extend_from_slice(records);
@@ -440,6 +450,7 @@ impl GraphBuilder {
                 node,
                 args,
                 &mut same,
+                &mut temporal,
             ),
         };
         if !recorded {
@@ -472,6 +483,11 @@ impl GraphBuilder {
                 .get(node_index)
                 .is_some_and(|previous| same_node(previous, &record));
         graph.nodes.push(record);
+        // The next frame may replay this call (`replay.rs`): its records are a function of its
+        // view bytes and the resources made before it, none temporal, outside scopes.
+        if !temporal & subgraph_stack.is_empty() & (graph.barrier_count == 0) {
+            replay_facts.note_replayable_call(node_index, graph.resources.len());
+        }
         Some(node)
     }
 

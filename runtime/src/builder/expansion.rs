@@ -103,6 +103,9 @@ impl GraphBuilder {
     /// `expansion`, which records other nodes in its place. Declares the expansion's own
     /// nodes now (once); setting another expansion on `decl` replaces this one.
     pub fn set_node_expansion(&mut self, decl: DeclId, expansion: Arc<dyn NodeExpansion>) {
+        self.settle();
+        // Calls of `decl` record other nodes now: the next frame cannot replay the last.
+        self.replayable = false;
         let decls: Arc<[DeclId]> = expansion
             .declarations()
             .into_iter()

@@ -48,6 +48,7 @@ mod calls;
 mod expansion;
 mod frame_keys;
 mod history;
+mod replay;
 mod script_resources;
 mod valid_descs;
 mod view_formats;
@@ -57,6 +58,7 @@ pub use history::StorageHistory;
 
 use calls::{CallPlan, ResourceFacts};
 use frame_keys::FrameKeys;
+use replay::{Replay, ReplayFacts};
 use script_resources::ScriptDescs;
 use valid_descs::ValidatedDescs;
 use view_formats::PassedFormatChecks;
@@ -118,6 +120,15 @@ pub struct GraphBuilder {
     expansions: Vec<Option<expansion::ExpansionEntry>>,
     /// Expansions running now (nested ones included).
     expansion_depth: u32,
+    /// How far this frame replays the last one (`replay.rs`).
+    replay: Replay,
+    /// What replaying this frame's records needs to know of them (`replay.rs`).
+    replay_facts: ReplayFacts,
+    /// The same of the previous frame (double buffer, as `previous`).
+    previous_replay_facts: ReplayFacts,
+    /// The next frame may replay the last finished one: no declaration, expansion or bound
+    /// changed since it finished.
+    replayable: bool,
 }
 
 /// The error of a passed [`GraphLimits`] bound (out of line: the checks stay small).
@@ -169,6 +180,8 @@ impl GraphBuilder {
 
     /// Registers a node declaration (once per program, before or between frames).
     pub fn declare_node(&mut self, decl: NodeDeclDesc) -> DeclId {
+        self.settle();
+        self.replayable = false;
         self.call_plans.push(CallPlan::of(&decl));
         let decls = Arc::make_mut(&mut self.graph.decls);
         decls.push(decl);
@@ -190,6 +203,10 @@ impl GraphBuilder {
 
     /// Sets the bounds on one frame's size (the next call checks against them).
     pub fn set_limits(&mut self, limits: GraphLimits) {
+        self.settle();
+        if limits != self.limits {
+            self.replayable = false;
+        }
         self.limits = limits;
     }
 
@@ -199,6 +216,7 @@ impl GraphBuilder {
     /// passes the program's variable names, so `texture gbuffer = create_tex2d(..)` shows as
     /// `gbuffer` in dumps, Vulkan object names and captures. Costs nothing per frame.
     pub fn set_site_names(&mut self, names: Arc<Vec<Option<String>>>) {
+        self.settle();
         self.graph.site_names = names;
     }
 
@@ -226,10 +244,16 @@ impl GraphBuilder {
     /// Starts recording a frame; clears the previous frame's contents.
     pub fn begin_frame(&mut self, frame_index: u64) {
         std::mem::swap(&mut self.graph, &mut self.previous);
+        std::mem::swap(&mut self.replay_facts, &mut self.previous_replay_facts);
+        self.replay_facts.clear();
         self.graph.decls = Arc::clone(&self.previous.decls);
         self.graph.site_names = Arc::clone(&self.previous.site_names);
         self.unchanged = self.previous_finished && !self.recording;
         self.resources_comparable = self.unchanged;
+        self.replay = Replay {
+            active: self.unchanged && self.replayable,
+            ..Replay::default()
+        };
         self.differing_resources = 0;
         self.previous_finished = false;
         self.graph.clear();
@@ -237,7 +261,10 @@ impl GraphBuilder {
         self.subgraph_stack.clear();
         self.frame_keys.begin_frame();
         self.typeless_roles.clear();
-        self.resource_facts.clear();
+        if !self.replay.active {
+            // A replay keeps the last frame's facts: its resources are the same.
+            self.resource_facts.clear();
+        }
         self.recording = true;
     }
 
@@ -382,6 +409,7 @@ impl GraphBuilder {
         identity_key: u64,
     ) -> Result<(ResourceId, ResourceDesc), BuildError> {
         self.check_recording()?;
+        self.settle();
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
         let (desc, facts) = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(identity_key);
@@ -423,10 +451,18 @@ impl GraphBuilder {
         access: Option<AccessDesc>,
     ) -> Result<ResourceId, BuildError> {
         self.check_recording()?;
-        self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
+        self.within(GraphLimit::Resources, self.resource_count() + 1)?;
         let (desc, facts) = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(external_key(param_name));
         let (slot, frames_alive) = self.storage_for(key, &desc, true);
+        if self.replay.active {
+            if let Some(id) =
+                self.replay_external(param_name, &desc, access, key, slot, frames_alive)
+            {
+                return Ok(id);
+            }
+            self.end_replay();
+        }
         self.graph.resources.push(ResourceRecord {
             desc,
             name: Some(param_name.to_string()),
@@ -446,11 +482,17 @@ impl GraphBuilder {
         resource: ResourceId,
         name: &str,
     ) -> Result<(), BuildError> {
+        let index = resource.index();
         // `let else`, not `ok_or`: an error built eagerly is dropped on every success.
-        let Some(record) = self.graph.resources.get_mut(resource.index()) else {
+        let Some(record) = self.resource_record(index) else {
             return Err(BuildError::NoSuchResource(resource.0));
         };
-        record.name = Some(name.to_string());
+        if self.replay.active && record.name.as_deref() == Some(name) {
+            return Ok(());
+        }
+        self.settle();
+        self.graph.resources[index].name = Some(name.to_string());
+        self.replay_facts.forget_script_resource(index);
         Ok(())
     }
 
@@ -464,9 +506,18 @@ impl GraphBuilder {
         access: Option<AccessDesc>,
     ) -> Result<(), BuildError> {
         let index = resource.index();
-        if index >= self.graph.resources.len() {
+        let Some(record) = self.resource_record(index) else {
             return Err(BuildError::NoSuchResource(resource.0));
+        };
+        if self.replay.active
+            && record.external
+            && (access.is_none() || record.external_access == access)
+        {
+            // Already an output with this access: marking it changes nothing.
+            return Ok(());
         }
+        self.settle();
+        self.replay_facts.forget_script_resource(index);
         let was_same = self.same_as_previous_resource(index);
         let record = &mut self.graph.resources[index];
         record.external = true;
@@ -486,7 +537,7 @@ impl GraphBuilder {
 
     /// The validated description of a resource of this frame.
     pub fn describe(&self, resource: ResourceId) -> Result<ResourceDesc, BuildError> {
-        match self.graph.resources.get(resource.index()) {
+        match self.resource_record(resource.index()) {
             Some(record) => Ok(record.desc),
             None => Err(BuildError::NoSuchResource(resource.0)),
         }
@@ -522,7 +573,7 @@ impl GraphBuilder {
     /// );
     /// ```
     pub fn default_view_bytes(&self, resource: ResourceId) -> Result<[u8; VIEW_BYTES], BuildError> {
-        let Some(record) = self.graph.resources.get(resource.index()) else {
+        let Some(record) = self.resource_record(resource.index()) else {
             return Err(BuildError::NoSuchResource(resource.0));
         };
         Ok(default_view_bytes_of(resource, &record.desc))
@@ -531,6 +582,7 @@ impl GraphBuilder {
     /// Makes `node` run after `on_node` (both called this frame, `on_node` earlier).
     pub fn add_dependency(&mut self, node: NodeId, on_node: NodeId) -> Result<(), BuildError> {
         self.check_recording()?;
+        self.settle();
         let count = self.graph.nodes.len() as u32;
         if node.0 >= count {
             return Err(BuildError::UnknownNode(node.0));
@@ -546,6 +598,7 @@ impl GraphBuilder {
     /// `sch_barrier()`: no node is scheduled across this point.
     pub fn sch_barrier(&mut self) -> Result<(), BuildError> {
         self.check_recording()?;
+        self.settle();
         self.within_scopes()?;
         self.graph.barrier_count += 1;
         Ok(())
@@ -554,6 +607,7 @@ impl GraphBuilder {
     /// Opens a `[subgraph(atomic?, sequential?)]` scope.
     pub fn begin_subgraph(&mut self, atomic: bool, sequential: bool) -> Result<(), BuildError> {
         self.check_recording()?;
+        self.settle();
         self.within_scopes()?;
         let first = self.graph.nodes.len() as u32;
         self.graph.subgraphs.push(SubgraphRecord {
@@ -571,6 +625,7 @@ impl GraphBuilder {
     /// Closes the innermost subgraph.
     pub fn end_subgraph(&mut self) -> Result<(), BuildError> {
         self.check_recording()?;
+        self.settle();
         let index = self
             .subgraph_stack
             .pop()
@@ -589,6 +644,14 @@ impl GraphBuilder {
         }
         let frame = self.graph.frame_index;
         self.storage.retain(|_, entry| entry.last_frame == frame);
+        self.replayable = true;
+        if self.replay.active {
+            if self.finish_replay() {
+                self.previous_finished = true;
+                return Ok(&self.graph);
+            }
+            self.end_replay();
+        }
         let (graph, previous) = (&self.graph, &self.previous);
         let resources_unchanged = self.differing_resources == 0;
         let unchanged = self.unchanged
@@ -637,8 +700,28 @@ impl GraphBuilder {
             .is_some_and(|previous| same_resource(previous, &self.graph.resources[index]))
     }
 
-    /// The graph recorded so far (or by the last finished frame).
+    /// The graph of the last finished frame. While a frame is recorded, what this shows may
+    /// lag behind the calls made so far (a frame that repeats the last one is held as the last
+    /// frame's records until it differs): [`Self::graph_so_far`] shows them.
     pub fn graph(&self) -> &RecordedGraph {
+        &self.graph
+    }
+
+    /// The graph recorded so far (or by the last finished frame).
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut builder = GraphBuilder::new();
+    /// let desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
+    /// for frame in 0..2 {
+    ///     builder.begin_frame(frame);
+    ///     builder.create_script_resource(&desc.to_rpsl(), 1).unwrap().unwrap();
+    ///     assert_eq!(builder.graph_so_far().resources.len(), 1);
+    ///     builder.finish().unwrap();
+    /// }
+    /// ```
+    pub fn graph_so_far(&mut self) -> &RecordedGraph {
+        self.settle();
         &self.graph
     }
 }

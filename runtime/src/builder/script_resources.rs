@@ -25,7 +25,7 @@ pub(super) struct ScriptDesc {
     /// Its facts for the call path.
     facts: ResourceFacts,
     /// The default view of a resource of it, with resource id 0.
-    default_view: [u8; VIEW_BYTES],
+    pub(super) default_view: [u8; VIEW_BYTES],
 }
 
 impl Default for ScriptDesc {
@@ -63,10 +63,17 @@ impl GraphBuilder {
         desc: &RpslResourceDesc,
         identity_key: u64,
     ) -> Option<Result<[u8; VIEW_BYTES], BuildError>> {
+        if self.replay.active {
+            if let Some(view) = self.replay_script_resource(desc, identity_key) {
+                return Some(Ok(view));
+            }
+            self.end_replay();
+        }
         let index = self.graph.resources.len();
         // `within(GraphLimit::Resources, index + 1)` and `check_recording`, at once.
         if self.recording & (index < self.limits.max_resources as usize) {
-            if let Some(known) = self.script_descs.get(desc) {
+            if let Some((entry, known)) = self.script_descs.get_entry(desc) {
+                self.replay_facts.note_script_resource(index, entry);
                 let identity_key = self.frame_keys.unique(identity_key);
                 self.graph.resources.push(ResourceRecord {
                     desc: known.validated,
@@ -113,7 +120,8 @@ impl GraphBuilder {
                     facts: self.resource_facts[index],
                     default_view: super::default_view_bytes_of(ResourceId(0), &validated),
                 };
-                self.script_descs.insert(*desc, known);
+                let entry = self.script_descs.insert(*desc, known);
+                self.replay_facts.note_script_resource(index, entry);
             }
         }
         Some(view)

@@ -27,19 +27,33 @@ impl<K: Copy + PartialEq, V: Copy> DescMemo<K, V> {
     /// The answer remembered for `key`.
     #[inline(always)]
     pub(super) fn get(&mut self, key: &K) -> Option<&V> {
+        self.get_entry(key).map(|(_, value)| value)
+    }
+
+    /// The entry holding `key` ([`Self::entry_holding`] finds it again) and its answer.
+    #[inline(always)]
+    pub(super) fn get_entry(&mut self, key: &K) -> Option<(MemoEntry, &V)> {
         let last = self.last_hit;
         if last < self.filled && self.entries[last].0 == *key {
-            return Some(&self.entries[last].1);
+            return Some((MemoEntry(last as u8), &self.entries[last].1));
         }
         let at = self.entries[..self.filled]
             .iter()
             .position(|(known, _)| known == key)?;
         self.last_hit = at;
-        Some(&self.entries[at].1)
+        Some((MemoEntry(at as u8), &self.entries[at].1))
     }
 
-    /// Remembers `value` for `key` (not already in the table).
-    pub(super) fn insert(&mut self, key: K, value: V) {
+    /// The answer for `key` when `entry` still holds it (entries are replaced once the table
+    /// is full), without a search.
+    #[inline(always)]
+    pub(super) fn entry_holding(&self, entry: MemoEntry, key: &K) -> Option<&V> {
+        let (known, value) = self.entries[..self.filled].get(usize::from(entry.0))?;
+        (known == key).then_some(value)
+    }
+
+    /// Remembers `value` for `key` (not already in the table); the entry it went to.
+    pub(super) fn insert(&mut self, key: K, value: V) -> MemoEntry {
         let at = if self.filled < MEMO_ENTRIES {
             self.filled += 1;
             self.filled - 1
@@ -50,8 +64,13 @@ impl<K: Copy + PartialEq, V: Copy> DescMemo<K, V> {
         };
         self.entries[at] = (key, value);
         self.last_hit = at;
+        MemoEntry(at as u8)
     }
 }
+
+/// An entry of a [`DescMemo`], by position.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) struct MemoEntry(pub(super) u8);
 
 /// Descriptions as given that passed [`ResourceDesc::validate`], each with its validated form
 /// and that form's facts (the tests below show its use).

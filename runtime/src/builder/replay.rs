@@ -1,0 +1,272 @@
+//! Replay of the last frame: while a frame repeats the last finished one call by call, the
+//! builder appends nothing. Each call is checked against the last frame's record at its index
+//! and the frame is, so far, the last frame's first records; the first call that differs (or
+//! any call this module does not replay) copies those records into the frame at once
+//! ([`GraphBuilder::end_replay`]) and recording goes on as usual. A frame replayed to its end
+//! is the last frame's graph, which [`GraphBuilder::finish`] takes over without a copy, its
+//! structure serial kept (the compiled-frame cache hits at once).
+//!
+//! What is replayed, and why the records are then the ones recording would make:
+//! - A script's transient resource ([`GraphBuilder::create_script_resource`]) whose
+//!   description's bytes are those that made the last frame's resource at its index (that
+//!   resource was made from the same [`super::ScriptDescs`] entry, which still holds them),
+//!   and which nothing named or marked as an output last frame. Its record is a function of
+//!   the description; only its identity key may differ, and it is written in place (no
+//!   comparison of frames looks at it).
+//! - An external resource imported under the same name, description and access as the last
+//!   frame's at its index, given the same storage slot: its record differs only in
+//!   `frames_alive`, written in place (externals' sameness does not look at it either).
+//! - A node call that took the direct path last frame ([`GraphBuilder::call_direct`]), of the
+//!   same declaration and flags, made after as many resources as then, outside any subgraph
+//!   and before any `sch_barrier`, whose view slots hold the same bytes, none of them viewing
+//!   a temporal resource. Its access records are a function of those bytes and of the
+//!   resources made so far, which are the last frame's. Other argument bytes (constants) and
+//!   the identity key are written in place: neither enters the comparison of frames.
+//!
+//! Every size bound was met by the same records last frame, and a change of the bounds (or of
+//! declarations or expansions) between frames turns replay off for the next frame. Naming a
+//! resource or marking it as an output, resources created any other way, dependencies,
+//! markers and every call the rules above do not cover end the replay first.
+
+use super::valid_descs::MemoEntry;
+use super::GraphBuilder;
+use crate::graph::CallFlags;
+use crate::ids::{DeclId, NodeId, ResourceId};
+use crate::resource::RpslResourceDesc;
+use crate::view::VIEW_BYTES;
+use rpsl_types::view_offsets;
+
+/// What a frame knows of its records beyond the records themselves, for the next frame's
+/// replay. Entries past a vector's end are "no".
+#[derive(Debug, Default)]
+pub(super) struct ReplayFacts {
+    /// Per resource: the script description entry it was made from, for a transient resource
+    /// a script made (and nothing named or marked since).
+    script_entries: Vec<Option<MemoEntry>>,
+    /// Per node: for a call that may be replayed, the number of resources made before it.
+    replayable_calls: Vec<Option<u32>>,
+}
+
+impl ReplayFacts {
+    pub(super) fn clear(&mut self) {
+        self.script_entries.clear();
+        self.replayable_calls.clear();
+    }
+
+    /// Resource `index` was made from script description entry `entry`.
+    #[inline(always)]
+    pub(super) fn note_script_resource(&mut self, index: usize, entry: MemoEntry) {
+        if self.script_entries.len() < index {
+            self.script_entries.resize(index, None);
+        }
+        self.script_entries.truncate(index);
+        self.script_entries.push(Some(entry));
+    }
+
+    /// Resource `index` was named or marked: its record is no longer the description's alone.
+    pub(super) fn forget_script_resource(&mut self, index: usize) {
+        if let Some(entry) = self.script_entries.get_mut(index) {
+            *entry = None;
+        }
+    }
+
+    /// Node `index` may be replayed; `resources` resources were made before it.
+    #[inline(always)]
+    pub(super) fn note_replayable_call(&mut self, index: usize, resources: usize) {
+        if self.replayable_calls.len() < index {
+            self.replayable_calls.resize(index, None);
+        }
+        self.replayable_calls.truncate(index);
+        self.replayable_calls.push(Some(resources as u32));
+    }
+
+    /// The facts of the first `resources` resources and `nodes` nodes of `other`.
+    fn extend_from_prefix(&mut self, other: &ReplayFacts, resources: usize, nodes: usize) {
+        let entries = &other.script_entries;
+        self.script_entries
+            .extend_from_slice(&entries[..resources.min(entries.len())]);
+        let calls = &other.replayable_calls;
+        self.replayable_calls
+            .extend_from_slice(&calls[..nodes.min(calls.len())]);
+    }
+}
+
+/// How far the frame being recorded has repeated the last one (see the module documentation).
+#[derive(Debug, Default)]
+pub(super) struct Replay {
+    /// The frame so far is the last frame's first `resources` resources and `nodes` nodes
+    /// (with their accesses and argument blocks); the frame's own arrays are empty.
+    pub(super) active: bool,
+    pub(super) resources: usize,
+    pub(super) nodes: usize,
+}
+
+impl GraphBuilder {
+    /// How many resources the frame has made so far.
+    #[inline(always)]
+    pub(super) fn resource_count(&self) -> usize {
+        if self.replay.active {
+            self.replay.resources
+        } else {
+            self.graph.resources.len()
+        }
+    }
+
+    /// Resource record `index` of the frame so far.
+    #[inline]
+    pub(super) fn resource_record(&self, index: usize) -> Option<&crate::graph::ResourceRecord> {
+        if self.replay.active {
+            self.previous.resources[..self.replay.resources].get(index)
+        } else {
+            self.graph.resources.get(index)
+        }
+    }
+
+    /// Ends a replay, if one runs: the frame's arrays get the records replayed so far.
+    #[inline(always)]
+    pub(super) fn settle(&mut self) {
+        if self.replay.active {
+            self.end_replay();
+        }
+    }
+
+    /// Copies the records replayed so far into the frame and stops replaying.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn end_replay(&mut self) {
+        let Replay {
+            resources, nodes, ..
+        } = std::mem::take(&mut self.replay);
+        let previous = &self.previous;
+        let (accesses, args) = previous.nodes[..nodes]
+            .last()
+            .map_or((0, 0), |last| (last.accesses.end, last.args.end));
+        let graph = &mut self.graph;
+        graph
+            .resources
+            .extend_from_slice(&previous.resources[..resources]);
+        graph.nodes.extend_from_slice(&previous.nodes[..nodes]);
+        graph
+            .accesses
+            .extend_from_slice(&previous.accesses[..accesses as usize]);
+        graph
+            .args
+            .extend_from_slice(&previous.args[..args as usize]);
+        self.replay_facts
+            .extend_from_prefix(&self.previous_replay_facts, resources, nodes);
+        self.resource_facts.truncate(resources);
+    }
+
+    /// Replays a script's transient resource, or `None` (nothing changed) when the last
+    /// frame's resource at this index was not made from the same description.
+    #[inline(always)]
+    pub(super) fn replay_script_resource(
+        &mut self,
+        desc: &RpslResourceDesc,
+        identity_key: u64,
+    ) -> Option<[u8; VIEW_BYTES]> {
+        let index = self.replay.resources;
+        let entry = (*self.previous_replay_facts.script_entries.get(index)?)?;
+        let known = self.script_descs.entry_holding(entry, desc)?;
+        let mut view = known.default_view;
+        let record = self.previous.resources.get_mut(index)?;
+        record.identity_key = self.frame_keys.unique(identity_key);
+        self.replay.resources = index + 1;
+        let at = view_offsets::RESOURCE as usize;
+        view[at..at + 4].copy_from_slice(&(index as u32).to_le_bytes());
+        Some(view)
+    }
+
+    /// Replays an imported external resource whose identity key, storage slot and age this
+    /// frame are `key`, `slot` and `frames_alive`, or `None` (nothing changed) when the last
+    /// frame's resource at this index is not the same import.
+    pub(super) fn replay_external(
+        &mut self,
+        param_name: &str,
+        desc: &crate::resource::ResourceDesc,
+        access: Option<crate::decl::AccessDesc>,
+        key: u64,
+        slot: crate::ids::StorageSlot,
+        frames_alive: u64,
+    ) -> Option<ResourceId> {
+        let index = self.replay.resources;
+        let record = self.previous.resources.get_mut(index)?;
+        let same = record.external
+            && record.storage == Some(slot)
+            && record.identity_key == key
+            && record.desc == *desc
+            && record.external_access == access
+            && record.name.as_deref() == Some(param_name);
+        if !same {
+            return None;
+        }
+        record.frames_alive = frames_alive;
+        self.replay.resources = index + 1;
+        Some(ResourceId::from_index(index))
+    }
+
+    /// Replays a node call, or `None` (nothing changed) when it is not the last frame's call at
+    /// this index in every way that decides its records.
+    #[inline(always)]
+    pub(super) fn replay_call(
+        &mut self,
+        decl_id: DeclId,
+        args: &[u8],
+        flags: CallFlags,
+        identity_key: u64,
+    ) -> Option<NodeId> {
+        let index = self.replay.nodes;
+        let resources_before = (*self.previous_replay_facts.replayable_calls.get(index)?)?;
+        let previous = self.previous.nodes.get_mut(index)?;
+        if (previous.decl != decl_id)
+            | (previous.flags != flags)
+            | (resources_before as usize != self.replay.resources)
+        {
+            return None;
+        }
+        let block = self
+            .previous
+            .args
+            .get_mut(previous.args.start as usize..previous.args.end as usize)?;
+        let incoming = args.get(..block.len())?;
+        if incoming != block {
+            // Constants may differ; the views must not.
+            let plan = self.call_plans.get(decl_id.index())?;
+            for slot in plan.slots.iter() {
+                let at = slot.at as usize..slot.at as usize + VIEW_BYTES;
+                if incoming.get(at.clone())? != block.get(at)? {
+                    return None;
+                }
+            }
+            block.copy_from_slice(incoming);
+        }
+        previous.identity_key = identity_key;
+        self.replay.nodes = index + 1;
+        Some(NodeId::from_index(index))
+    }
+
+    /// [`GraphBuilder::finish`] of a frame that replayed the last one to its end: the last
+    /// frame's graph becomes this frame's. `false` (nothing changed) when the frame made fewer
+    /// records, or the last frame had dependencies, subgraphs or barriers.
+    pub(super) fn finish_replay(&mut self) -> bool {
+        let previous = &self.previous;
+        let whole = (self.replay.resources == previous.resources.len())
+            & (self.replay.nodes == previous.nodes.len())
+            & previous.explicit_deps.is_empty()
+            & previous.subgraphs.is_empty()
+            & (previous.barrier_count == 0);
+        if !whole {
+            return false;
+        }
+        self.replay = Replay::default();
+        let frame = self.graph.frame_index;
+        std::mem::swap(&mut self.graph, &mut self.previous);
+        std::mem::swap(&mut self.replay_facts, &mut self.previous_replay_facts);
+        self.graph.frame_index = frame;
+        true
+    }
+}
+
+#[cfg(test)]
+#[path = "replay_tests.rs"]
+mod tests;
