@@ -161,7 +161,7 @@ pub const RESOURCE_DESC_SIZE: u32 = 36;
 /// DepthOrArraySize, MipLevels, Format, SampleCount; little-endian in VM memory): what a script's
 /// `create_*` calls hand the host and what `.desc()` reads back. [`ResourceDesc::from_rpsl`]
 /// decodes it, [`ResourceDesc::to_rpsl`] encodes it.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Copy, Clone, Eq, Debug, Default)]
 #[repr(C)]
 pub struct RpslResourceDesc {
     /// `RPS_RESOURCE_TYPE`: 0 buffer, 1 tex1d, 2 tex2d, 3 tex3d.
@@ -182,6 +182,32 @@ pub struct RpslResourceDesc {
     pub format: u32,
     /// Sample count.
     pub sample_count: u32,
+}
+
+/// Every field equal, compared without a branch per field (the builder compares a script's
+/// description with a remembered one on every resource it creates).
+impl PartialEq for RpslResourceDesc {
+    #[inline]
+    fn eq(&self, other: &RpslResourceDesc) -> bool {
+        let (a, b) = (self.to_words(), other.to_words());
+        let pair =
+            |words: &[u32; 9], at: usize| u64::from(words[at]) | u64::from(words[at + 1]) << 32;
+        ((pair(&a, 0) ^ pair(&b, 0))
+            | (pair(&a, 2) ^ pair(&b, 2))
+            | (pair(&a, 4) ^ pair(&b, 4))
+            | (pair(&a, 6) ^ pair(&b, 6))
+            | u64::from(a[8] ^ b[8]))
+            == 0
+    }
+}
+
+/// Field by field, as a derived `Hash` would (consistent with the `PartialEq` above).
+impl std::hash::Hash for RpslResourceDesc {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        for word in self.to_words() {
+            word.hash(state);
+        }
+    }
 }
 
 impl RpslResourceDesc {
@@ -614,6 +640,33 @@ impl ResourceDesc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptions_are_equal_only_in_every_field() {
+        let base = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 32).to_rpsl();
+        assert_eq!(base, base);
+        for field in 0..9 {
+            for bit in [0, 7, 31] {
+                let mut words = base.to_words();
+                words[field] ^= 1 << bit;
+                let [ty, temporal_layers, flags, width, height, depth_or_array_size, mip_levels, format, sample_count] =
+                    words;
+                let other = RpslResourceDesc {
+                    ty,
+                    temporal_layers,
+                    flags,
+                    width,
+                    height,
+                    depth_or_array_size,
+                    mip_levels,
+                    format,
+                    sample_count,
+                };
+                assert_ne!(base, other, "field {field}, bit {bit}");
+                assert_ne!(other, base, "field {field}, bit {bit}");
+            }
+        }
+    }
 
     #[test]
     fn validation_limits() {

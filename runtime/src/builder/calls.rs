@@ -357,6 +357,7 @@ impl GraphBuilder {
     /// [`NodeDeclDesc::args_end`] bytes; views are decoded from it
     /// through the view slots, node handles become explicit dependencies. Returns the node's id
     /// (its call index this frame).
+    #[inline]
     pub fn call_node(
         &mut self,
         decl_id: DeclId,
@@ -364,13 +365,26 @@ impl GraphBuilder {
         flags: CallFlags,
         identity_key: u64,
     ) -> Result<NodeId, BuildError> {
-        if self.recording {
-            if self.replay.active {
-                if let Some(node) = self.replay_call(decl_id, args, flags, identity_key) {
-                    return Ok(node);
-                }
-                self.end_replay();
+        // A replayed call (`replay.rs`) stays in the caller; the rest is out of line.
+        if self.replay.active {
+            if let Some(node) = self.replay_call(decl_id, args, flags, identity_key) {
+                return Ok(node);
             }
+        }
+        self.record_call(decl_id, args, flags, identity_key)
+    }
+
+    /// [`Self::call_node`] of a call that is not replayed.
+    #[inline(never)]
+    fn record_call(
+        &mut self,
+        decl_id: DeclId,
+        args: &[u8],
+        flags: CallFlags,
+        identity_key: u64,
+    ) -> Result<NodeId, BuildError> {
+        if self.recording {
+            self.settle();
             if let Some(node) = self.call_direct(decl_id, args, flags, identity_key) {
                 return Ok(node);
             }
