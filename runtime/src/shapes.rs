@@ -372,19 +372,16 @@ impl LanesSchedule {
         }
         for m in 1..LANES as usize {
             let segment = merge_segments[m - 1];
-            let mut inputs = vec![(
+            let accumulator = if m == 1 {
+                (format!("node {} of lane 0", l - 1), lane_segments[0][l - 1])
+            } else {
+                (format!("merge {}", m - 1), merge_segments[m - 2])
+            };
+            let head = (
                 format!("node {} of lane {m}", l - 1),
                 lane_segments[m][l - 1],
-            )];
-            inputs.insert(
-                0,
-                if m == 1 {
-                    (format!("node {} of lane 0", l - 1), lane_segments[0][l - 1])
-                } else {
-                    (format!("merge {}", m - 1), merge_segments[m - 2])
-                },
             );
-            for (name, before) in inputs {
+            for (name, before) in [accumulator, head] {
                 if segment <= before {
                     return fail(format!(
                         "merge {m} runs in segment {segment}, not after {name} (segment {before})"
