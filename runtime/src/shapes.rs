@@ -285,7 +285,7 @@ enum LanesCall {
 /// A schedule of `lanes(backbuffer, n)` given as the barrier segment of every node, for
 /// measuring a schedule found elsewhere (e.g. by `scripts/bench/lanes_memory_bound.py`)
 /// through the real compiler: [`record_lanes_scheduled`] records the graph so that the
-/// `Default` schedule runs exactly this one.
+/// `Default` schedule runs this one.
 ///
 /// ```
 /// use rpsl_runtime::shapes::LanesSchedule;
@@ -400,7 +400,12 @@ impl LanesSchedule {
 /// nodes and keys) with its calls in `schedule`'s segment order, each node of segment `t > 0`
 /// also depending on the first node of segment `t - 1` ([`GraphBuilder::add_dependency`]; no
 /// resource is involved). Every node's dependency level is then its segment when no segment
-/// is empty, so the `Default` schedule runs exactly `schedule`, one level per segment.
+/// is empty, so the `Default` schedule runs `schedule` one level per segment. The barrier
+/// batches follow the levels, with one exception: a node at the start of its level that needs
+/// no barrier there (its barriers went into an earlier batch) runs before the level's batch,
+/// one segment early ([`CompiledFrame::barrier_segments`] shows where each node ran).
+///
+/// [`CompiledFrame::barrier_segments`]: crate::CompiledFrame::barrier_segments
 pub fn record_lanes_scheduled(
     builder: &mut GraphBuilder,
     decls: ShapeDecls,
