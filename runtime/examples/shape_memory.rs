@@ -5,60 +5,73 @@
 //! plus `2 * sum(sizes) / segments`, the least peak any order with this many batches can reach
 //! when every transient is written in one segment and read in a later one.
 //! Run: `cargo run --release -p rpsl-runtime --example shape_memory`.
+//!
+//! With `--lanes-segments default|balanced|memory`, it prints instead the segment of every node
+//! of lanes 1k under that schedule, as the JSON schedule that `scripts/bench/lanes_memory_bound.py
+//! check FILE` reads (`{"segments": S, "lanes": [[segment of node j] per lane], "merges": [...],
+//! "segment_bound_bytes": B}`), so the model's live bytes can be checked against the compiler's.
+//!
+//! With `--lanes-schedule FILE` (such a JSON schedule, e.g. one the model found), it records lanes
+//! 1k so that every node's dependency level is its segment ([`record_lanes_scheduled`]),
+//! compiles it with the `Default` schedule, checks that every node ran in its segment, and
+//! prints the batches, the segment bound (live bytes) and the placed bytes.
 
-use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes};
+use rpsl_runtime::shapes::{
+    declare_shapes, record_chain, record_lanes, record_lanes_scheduled, LanesSchedule,
+};
 use rpsl_runtime::*;
 
+/// Lanes of `record_lanes(.., 1000)` and their nodes, in call order (the merges follow).
+const LANES: usize = 8;
+const LANE_NODES: usize = 999 / LANES;
+
 fn main() {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, schedule] = arguments.as_slice() {
+        if flag == "--lanes-segments" {
+            let schedule = match schedule.as_str() {
+                "default" => SchedulePreference::Default,
+                "balanced" => SchedulePreference::Balanced,
+                "memory" => SchedulePreference::Memory,
+                other => {
+                    eprintln!("error: unknown schedule `{other}` (default, balanced or memory)");
+                    std::process::exit(2);
+                }
+            };
+            print_lanes_segments(schedule);
+            return;
+        }
+        if flag == "--lanes-schedule" {
+            if let Err(message) = run_lanes_schedule(schedule) {
+                eprintln!("error: {message}");
+                std::process::exit(1);
+            }
+            return;
+        }
+    }
+    if !arguments.is_empty() {
+        eprintln!(
+            "usage: shape_memory [--lanes-segments default|balanced|memory | \
+             --lanes-schedule SCHEDULE.json]"
+        );
+        std::process::exit(2);
+    }
     for (lanes, schedule) in [
         (false, SchedulePreference::Default),
         (true, SchedulePreference::Default),
         (true, SchedulePreference::Balanced),
         (true, SchedulePreference::Memory),
     ] {
-        let mut builder = GraphBuilder::new();
-        let decls = declare_shapes(&mut builder);
-        builder.begin_frame(0);
-        if lanes {
-            record_lanes(&mut builder, decls, 1000).unwrap();
-        } else {
-            record_chain(&mut builder, decls, 1000).unwrap();
-        }
-        let graph = builder.finish().unwrap();
-        let mut compiler = FrameCompiler::new(CompileOptions {
-            schedule,
-            cache: false,
-            ..CompileOptions::default()
-        });
-        let frame = compiler.compile(graph).unwrap();
-        // Segment index of every position: batches start segments.
-        let mut segment_of = vec![0usize; frame.order.len()];
-        let mut segment = 0;
-        let mut batch = 0;
-        for (position, slot) in segment_of.iter_mut().enumerate() {
-            while batch < frame.batch_list.len()
-                && frame.batch_list[batch].position as usize <= position
-            {
-                if frame.batch_list[batch].position as usize == position && position > 0 {
-                    segment += 1;
-                }
-                batch += 1;
-            }
-            *slot = segment;
-        }
-        let segments = segment + 1;
-        let mut blocked = vec![0u64; segments];
+        let frame = compile_shape(lanes, schedule);
+        let segments = frame
+            .barrier_segments()
+            .last()
+            .map_or(0, |&last| last as usize + 1);
         let mut total = 0u64;
-        for (index, placement) in frame.placements.iter().enumerate() {
-            let (Some(placement), Some((first, last))) = (placement, frame.lifetimes[index]) else {
-                continue;
-            };
+        for placement in frame.placements.iter().flatten() {
             total += placement.size;
-            for value in &mut blocked[segment_of[first as usize]..=segment_of[last as usize]] {
-                *value += placement.size;
-            }
         }
-        let segment_bound = blocked.iter().copied().max().unwrap_or(0);
+        let segment_bound = frame.segment_live_peak_bytes();
         let mb = |bytes: u64| bytes as f64 / 1e6;
         println!(
             "{} {:?}: batches {} segments {} transient {:.1} MB ({} bytes), live-set bound \
@@ -74,4 +87,109 @@ fn main() {
             mb(2 * total / segments as u64),
         );
     }
+}
+
+/// Records the chain or lanes shape at 1,000 nodes and compiles it under `schedule`.
+fn compile_shape(lanes: bool, schedule: SchedulePreference) -> CompiledFrame {
+    compile_recorded(schedule, |builder, decls| {
+        if lanes {
+            record_lanes(builder, decls, 1000)
+        } else {
+            record_chain(builder, decls, 1000)
+        }
+    })
+}
+
+/// Records a frame with `record` and compiles it under `schedule`.
+fn compile_recorded(
+    schedule: SchedulePreference,
+    record: impl FnOnce(&mut GraphBuilder, shapes::ShapeDecls) -> Result<(), BuildError>,
+) -> CompiledFrame {
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    builder.begin_frame(0);
+    record(&mut builder, decls).unwrap();
+    let graph = builder.finish().unwrap();
+    let mut compiler = FrameCompiler::new(CompileOptions {
+        schedule,
+        cache: false,
+        ..CompileOptions::default()
+    });
+    compiler.compile(graph).unwrap().clone()
+}
+
+/// Prints lanes 1k's schedule under `schedule` as the model's JSON (see the file's doc).
+fn print_lanes_segments(schedule: SchedulePreference) {
+    let frame = compile_shape(true, schedule);
+    let segment_of = frame.barrier_segments();
+    let segments = segment_of.last().map_or(0, |&last| last + 1);
+    let node_segment = |call: usize| segment_of[frame.position[call] as usize];
+    let lanes: Vec<String> = (0..LANES)
+        .map(|lane| {
+            let nodes: Vec<String> = (0..LANE_NODES)
+                .map(|j| node_segment(lane * LANE_NODES + j).to_string())
+                .collect();
+            format!("[{}]", nodes.join(","))
+        })
+        .collect();
+    let merges: Vec<String> = (0..LANES - 1)
+        .map(|m| node_segment(LANES * LANE_NODES + m).to_string())
+        .collect();
+    println!(
+        "{{\"segments\": {}, \"lanes\": [{}], \"merges\": [{}], \"segment_bound_bytes\": {}}}",
+        segments,
+        lanes.join(","),
+        merges.join(","),
+        frame.segment_live_peak_bytes(),
+    );
+}
+
+/// Runs the JSON schedule at `path` through the compiler (see the file's doc).
+fn run_lanes_schedule(path: &str) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|error| format!("cannot read `{path}`: {error}"))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|error| format!("`{path}`: {error}"))?;
+    let numbers = |value: &serde_json::Value, what: &str| -> Result<Vec<u32>, String> {
+        value
+            .as_array()
+            .and_then(|items| {
+                items
+                    .iter()
+                    .map(|item| item.as_u64().and_then(|n| u32::try_from(n).ok()))
+                    .collect::<Option<Vec<u32>>>()
+            })
+            .ok_or_else(|| format!("`{path}`: `{what}` is not a list of segments"))
+    };
+    let lanes = json["lanes"]
+        .as_array()
+        .ok_or_else(|| format!("`{path}`: no `lanes` list"))?
+        .iter()
+        .map(|lane| numbers(lane, "lanes"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merges = numbers(&json["merges"], "merges")?;
+    let schedule = LanesSchedule::from_segments(1000, &lanes, &merges)
+        .map_err(|error| format!("`{path}`: {error}"))?;
+    let frame = compile_recorded(SchedulePreference::Default, |builder, decls| {
+        record_lanes_scheduled(builder, decls, &schedule)
+    });
+    let segment_of = frame.barrier_segments();
+    let segments = segment_of.last().map_or(0, |&last| last + 1);
+    // Calls are in segment order: call index -> the segment the schedule asked for.
+    let mut wanted: Vec<u32> = lanes.iter().flatten().chain(&merges).copied().collect();
+    wanted.sort_unstable();
+    let mismatches = frame
+        .order
+        .iter()
+        .enumerate()
+        .filter(|&(position, &node)| segment_of[position] != wanted[node.0 as usize])
+        .count();
+    println!(
+        "lanes, {path}: batches {} segments {segments} (nodes not in their \
+         segment: {mismatches}), segment bound (live) {} bytes, transient (placed) {} bytes",
+        frame.batches,
+        frame.segment_live_peak_bytes(),
+        frame.memory.transient_bytes,
+    );
+    Ok(())
 }

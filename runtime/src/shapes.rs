@@ -9,7 +9,7 @@ use crate::decl::{
 };
 use crate::format::Format;
 use crate::graph::CallFlags;
-use crate::ids::DeclId;
+use crate::ids::{DeclId, NodeId};
 use crate::resource::ResourceDesc;
 use crate::view::TextureView;
 
@@ -92,13 +92,12 @@ fn call(
     decl: DeclId,
     views: [TextureView; 3],
     key: u64,
-) -> Result<(), BuildError> {
+) -> Result<NodeId, BuildError> {
     let mut args = ArgsWriter::new(builder.decl(decl).ok_or(BuildError::UnknownDecl(decl))?);
     args.write_texture(0, &views[0])
         .write_texture(1, &views[1])
         .write_texture(2, &views[2]);
-    builder.call_node(decl, args.bytes(), CallFlags::default(), key)?;
-    Ok(())
+    builder.call_node(decl, args.bytes(), CallFlags::default(), key)
 }
 
 fn backbuffer(builder: &mut GraphBuilder) -> Result<TextureView, BuildError> {
@@ -193,48 +192,257 @@ pub fn record_lanes_variant(
     n: u32,
     variant: u32,
 ) -> Result<(), BuildError> {
-    const W: u32 = 8;
     let back = backbuffer(builder)?;
-    let l = (n.max(1) - 1) / W;
-    let mut heads = [TextureView::NULL; W as usize];
-    for lane in 0..W {
+    let l = lane_length(n);
+    let mut heads = [TextureView::NULL; LANES as usize];
+    for lane in 0..LANES {
         let mut prev = TextureView::NULL;
         for j in 0..l {
-            let i = lane * l + j;
-            let id = builder.create_resource(shape_resource(i), i as u64)?;
-            let out = builder.default_texture_view(id)?;
-            // Variant 0: every other node computes; others mix the lane into the pattern.
-            let decl = if j.wrapping_add(variant.wrapping_mul(lane + 1)) % (2 + variant % 2) == 1 {
-                decls.compute
-            } else {
-                decls.raster
-            };
-            call(
-                builder,
-                decl,
-                [prev, TextureView::NULL, out],
-                1_000_000 + i as u64,
-            )?;
-            prev = out;
+            (prev, _) = record_lane_node(builder, decls, l, lane, j, prev, variant)?;
         }
         heads[lane as usize] = prev;
     }
     let mut acc = heads[0];
-    for m in 1..W {
-        let out = if m == W - 1 {
-            back
-        } else {
-            let i = W * l + m - 1;
-            let id = builder.create_resource(shape_resource(i), i as u64)?;
-            builder.default_texture_view(id)?
+    for m in 1..LANES {
+        (acc, _) = record_merge(builder, decls, l, m, [acc, heads[m as usize]], back)?;
+    }
+    Ok(())
+}
+
+/// Lanes of the `lanes` shape.
+const LANES: u32 = 8;
+
+/// Nodes per lane of `lanes(backbuffer, n)`.
+fn lane_length(n: u32) -> u32 {
+    (n.max(1) - 1) / LANES
+}
+
+/// Records node `j` of `lane` (lanes of `l` nodes), which reads `prev` (the lane's previous
+/// output) and writes transient `lane * l + j`; returns the view it wrote and the node.
+fn record_lane_node(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    l: u32,
+    lane: u32,
+    j: u32,
+    prev: TextureView,
+    variant: u32,
+) -> Result<(TextureView, NodeId), BuildError> {
+    let i = lane * l + j;
+    let id = builder.create_resource(shape_resource(i), i as u64)?;
+    let out = builder.default_texture_view(id)?;
+    // Variant 0: every other node computes; others mix the lane into the pattern.
+    let decl = if j.wrapping_add(variant.wrapping_mul(lane + 1)) % (2 + variant % 2) == 1 {
+        decls.compute
+    } else {
+        decls.raster
+    };
+    let node = call(
+        builder,
+        decl,
+        [prev, TextureView::NULL, out],
+        1_000_000 + i as u64,
+    )?;
+    Ok((out, node))
+}
+
+/// Records merge `m` (1..8), which reads `inputs` (the accumulator and lane `m`'s head) and
+/// writes transient `8 * l + m - 1`, or `back` for the last merge; returns the view it wrote
+/// and the node.
+fn record_merge(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    l: u32,
+    m: u32,
+    inputs: [TextureView; 2],
+    back: TextureView,
+) -> Result<(TextureView, NodeId), BuildError> {
+    let out = if m == LANES - 1 {
+        back
+    } else {
+        let i = LANES * l + m - 1;
+        let id = builder.create_resource(shape_resource(i), i as u64)?;
+        builder.default_texture_view(id)?
+    };
+    let node = call(
+        builder,
+        decls.raster,
+        [inputs[0], inputs[1], out],
+        2_000_000 + m as u64,
+    )?;
+    Ok((out, node))
+}
+
+/// One call of the `lanes` shape.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum LanesCall {
+    /// Node `j` of a lane.
+    Lane { lane: u32, j: u32 },
+    /// Merge `m` (1..8).
+    Merge(u32),
+}
+
+/// A schedule of `lanes(backbuffer, n)` given as the barrier segment of every node, for
+/// measuring a schedule found elsewhere (e.g. by `scripts/bench/lanes_memory_bound.py`)
+/// through the real compiler: [`record_lanes_scheduled`] records the graph so that the
+/// `Default` schedule runs this one.
+///
+/// ```
+/// use rpsl_runtime::shapes::LanesSchedule;
+/// // n = 17: 8 lanes of 2 nodes, then 7 merges; every lane at once, then the merges.
+/// let lanes = vec![vec![0, 1]; 8];
+/// let merges: Vec<u32> = (2..9).collect();
+/// assert!(LanesSchedule::from_segments(17, &lanes, &merges).is_ok());
+/// // A merge before the head it reads.
+/// let early = [1, 3, 4, 5, 6, 7, 8];
+/// assert_eq!(
+///     LanesSchedule::from_segments(17, &lanes, &early).unwrap_err().to_string(),
+///     "merge 1 runs in segment 1, not after node 1 of lane 0 (segment 1)"
+/// );
+/// ```
+#[derive(Clone, Debug)]
+pub struct LanesSchedule {
+    n: u32,
+    /// The calls in segment order, each with its segment.
+    calls: Vec<(u32, LanesCall)>,
+}
+
+/// Why segments are not a schedule of the `lanes` shape (see [`LanesSchedule::from_segments`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct LanesScheduleError(pub String);
+
+impl std::fmt::Display for LanesScheduleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LanesScheduleError {}
+
+impl LanesSchedule {
+    /// The schedule where node `j` of lane `k` runs in segment `lane_segments[k][j]` and merge
+    /// `m` in `merge_segments[m - 1]`. Every node must run in a later segment than the nodes
+    /// whose output it reads (8 lanes of `(n - 1) / 8` nodes, 7 merges).
+    pub fn from_segments(
+        n: u32,
+        lane_segments: &[Vec<u32>],
+        merge_segments: &[u32],
+    ) -> Result<LanesSchedule, LanesScheduleError> {
+        let l = lane_length(n) as usize;
+        let fail = |message: String| Err(LanesScheduleError(message));
+        if lane_segments.len() != LANES as usize || merge_segments.len() != LANES as usize - 1 {
+            return fail(format!(
+                "expected {} lanes and {} merges, got {} and {}",
+                LANES,
+                LANES - 1,
+                lane_segments.len(),
+                merge_segments.len()
+            ));
+        }
+        if l == 0 {
+            return fail(format!("lanes({n}) has no lane nodes"));
+        }
+        let mut calls = Vec::with_capacity(l * LANES as usize + LANES as usize - 1);
+        for (lane, segments) in lane_segments.iter().enumerate() {
+            if segments.len() != l {
+                return fail(format!(
+                    "lane {lane} has {} segments, expected {l}",
+                    segments.len()
+                ));
+            }
+            for j in 1..l {
+                if segments[j] <= segments[j - 1] {
+                    return fail(format!(
+                        "node {j} of lane {lane} runs in segment {}, not after node {} (segment {})",
+                        segments[j],
+                        j - 1,
+                        segments[j - 1]
+                    ));
+                }
+            }
+            for j in 0..l {
+                calls.push((
+                    segments[j],
+                    LanesCall::Lane {
+                        lane: lane as u32,
+                        j: j as u32,
+                    },
+                ));
+            }
+        }
+        for m in 1..LANES as usize {
+            let segment = merge_segments[m - 1];
+            let accumulator = if m == 1 {
+                (format!("node {} of lane 0", l - 1), lane_segments[0][l - 1])
+            } else {
+                (format!("merge {}", m - 1), merge_segments[m - 2])
+            };
+            let head = (
+                format!("node {} of lane {m}", l - 1),
+                lane_segments[m][l - 1],
+            );
+            for (name, before) in [accumulator, head] {
+                if segment <= before {
+                    return fail(format!(
+                        "merge {m} runs in segment {segment}, not after {name} (segment {before})"
+                    ));
+                }
+            }
+            calls.push((segment, LanesCall::Merge(m as u32)));
+        }
+        // Stable: within a segment, lanes in order, then merges.
+        calls.sort_by_key(|&(segment, _)| segment);
+        Ok(LanesSchedule { n, calls })
+    }
+}
+
+/// Records `lanes(backbuffer, schedule.n)` (the graph of [`record_lanes`]: the same resources,
+/// nodes and keys) with its calls in `schedule`'s segment order, each node of segment `t > 0`
+/// also depending on the first node of segment `t - 1` ([`GraphBuilder::add_dependency`]; no
+/// resource is involved). Every node's dependency level is then its segment when no segment
+/// is empty, so the `Default` schedule runs `schedule` one level per segment. The barrier
+/// batches follow the levels, with one exception: a node at the start of its level that needs
+/// no barrier there (its barriers went into an earlier batch) runs before the level's batch,
+/// one segment early ([`CompiledFrame::barrier_segments`] shows where each node ran).
+///
+/// [`CompiledFrame::barrier_segments`]: crate::CompiledFrame::barrier_segments
+pub fn record_lanes_scheduled(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    schedule: &LanesSchedule,
+) -> Result<(), BuildError> {
+    let back = backbuffer(builder)?;
+    let l = lane_length(schedule.n);
+    let mut last = [TextureView::NULL; LANES as usize];
+    let mut acc = TextureView::NULL;
+    // The first node of the current segment and of the one before it.
+    let mut current: Option<(u32, NodeId)> = None;
+    let mut previous: Option<(u32, NodeId)> = None;
+    for &(segment, call) in &schedule.calls {
+        let node = match call {
+            LanesCall::Lane { lane, j } => {
+                let prev = last[lane as usize];
+                let (out, node) = record_lane_node(builder, decls, l, lane, j, prev, 0)?;
+                last[lane as usize] = out;
+                node
+            }
+            LanesCall::Merge(m) => {
+                let first = if m == 1 { last[0] } else { acc };
+                let (out, node) =
+                    record_merge(builder, decls, l, m, [first, last[m as usize]], back)?;
+                acc = out;
+                node
+            }
         };
-        call(
-            builder,
-            decls.raster,
-            [acc, heads[m as usize], out],
-            2_000_000 + m as u64,
-        )?;
-        acc = out;
+        if current.is_none_or(|(at, _)| at != segment) {
+            previous = current;
+            current = Some((segment, node));
+        }
+        if let Some((at, first)) = previous {
+            if at + 1 == segment {
+                builder.add_dependency(node, first)?;
+            }
+        }
     }
     Ok(())
 }

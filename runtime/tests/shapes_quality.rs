@@ -123,3 +123,97 @@ fn balanced_schedule_spends_its_batch_budget_on_memory() {
     assert_eq!(chain.batches, 1001);
     assert_eq!(chain.memory.transient_bytes, 71_303_168);
 }
+
+/// Issue 19's memory goal for lanes 1k: at most 138 batches and at most 1.1x the 108.7 MB bound
+/// (2 x the transients' placed bytes / 136), i.e. 119,522,436 bytes. A schedule meeting it in
+/// live bytes exists: `python3 scripts/bench/lanes_memory_bound.py search` finds this one (every
+/// lane starts at once; each waits 3 to 12 times in all, at the nodes listed; the merges run in
+/// the last 7 segments). Fed to the compiler ([`record_lanes_scheduled`]), it runs in 138
+/// batches, every node in its segment, and holds 119,275,520 live bytes at its peak segment;
+/// the default placement (largest first) needs 134,873,088 bytes for it.
+#[test]
+fn lanes_schedule_within_the_memory_goal_in_live_bytes() {
+    use rpsl_runtime::shapes::{record_lanes_scheduled, LanesSchedule};
+    // Per lane: (node, segments it waits before running) where the lane pauses.
+    let waits: [&[(u32, u32)]; 8] = [
+        &[(35, 1), (64, 1), (75, 2), (115, 1), (121, 1)],
+        &[(47, 1), (63, 1), (88, 1)],
+        &[(28, 1), (98, 2), (111, 3), (113, 1)],
+        &[(40, 1), (64, 1), (81, 1), (118, 1)],
+        &[(47, 1), (59, 1), (60, 2), (72, 1), (76, 1), (115, 1)],
+        &[(1, 1), (2, 4), (20, 1), (30, 1), (43, 1), (64, 1), (69, 1)],
+        &[(7, 1), (26, 1), (30, 1), (36, 1), (40, 2), (43, 1), (55, 2)],
+        &[(3, 1), (43, 1), (87, 1), (88, 4), (95, 4), (100, 1)],
+    ];
+    let lanes: Vec<Vec<u32>> = waits
+        .iter()
+        .map(|waits| {
+            let mut delay = 0;
+            (0..124)
+                .map(|j| {
+                    delay += waits
+                        .iter()
+                        .find(|&&(at, _)| at == j)
+                        .map_or(0, |&(_, wait)| wait);
+                    j + delay
+                })
+                .collect()
+        })
+        .collect();
+    let merges: Vec<u32> = (130..137).collect();
+    let schedule = LanesSchedule::from_segments(1000, &lanes, &merges).unwrap();
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    builder.begin_frame(0);
+    record_lanes_scheduled(&mut builder, decls, &schedule).unwrap();
+    let graph = builder.finish().unwrap();
+    let mut compiler = FrameCompiler::new(CompileOptions {
+        cache: false,
+        ..CompileOptions::default()
+    });
+    let frame = compiler.compile(graph).unwrap();
+    assert_eq!(frame.batches, 138);
+    // Calls are recorded in segment order: the compiler ran each node in its segment.
+    let mut wanted: Vec<u32> = lanes.iter().flatten().chain(&merges).copied().collect();
+    wanted.sort_unstable();
+    let segments = frame.barrier_segments();
+    let ran: Vec<u32> = (0..wanted.len())
+        .map(|call| segments[frame.position[call] as usize])
+        .collect();
+    assert_eq!(ran, wanted);
+    let placed_total: u64 = frame.placements.iter().flatten().map(|p| p.size).sum();
+    let goal = (1.1 * (2 * placed_total) as f64 / 136.0) as u64;
+    assert_eq!(goal, 119_522_436);
+    assert_eq!(frame.segment_live_peak_bytes(), 119_275_520);
+    assert!(frame.segment_live_peak_bytes() <= goal);
+    assert_eq!(frame.memory.transient_bytes, 134_873_088);
+}
+
+/// [`LanesSchedule::from_segments`] refuses segments that are not a schedule, naming the node.
+#[test]
+fn lanes_schedule_refuses_a_node_before_its_input() {
+    use rpsl_runtime::shapes::LanesSchedule;
+    let error = |lanes: &[Vec<u32>], merges: &[u32]| {
+        LanesSchedule::from_segments(1000, lanes, merges)
+            .err()
+            .map(|error| error.to_string())
+    };
+    let mut lanes: Vec<Vec<u32>> = vec![(0..124).collect(); 8];
+    let merges: Vec<u32> = (124..131).collect();
+    assert_eq!(error(&lanes, &merges), None);
+    lanes[3][57] = 56;
+    assert_eq!(
+        error(&lanes, &merges).as_deref(),
+        Some("node 57 of lane 3 runs in segment 56, not after node 56 (segment 56)")
+    );
+    lanes[3][57] = 57;
+    assert_eq!(
+        error(&lanes, &merges[..6]).as_deref(),
+        Some("expected 8 lanes and 7 merges, got 8 and 6")
+    );
+    lanes[4] = (4..128).collect();
+    assert_eq!(
+        error(&lanes, &merges).as_deref(),
+        Some("merge 4 runs in segment 127, not after node 123 of lane 4 (segment 127)")
+    );
+}

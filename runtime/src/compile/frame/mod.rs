@@ -167,6 +167,67 @@ impl CompiledFrame {
         };
         region.copied().unwrap_or_default()
     }
+
+    /// The barrier segment of every execution position: segment 0 runs up to the first
+    /// barrier batch after position 0, and every later batch before a node starts the next
+    /// segment (a batch at position 0 or after the last node starts none).
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut frame = CompiledFrame::default();
+    /// frame.order = vec![NodeId(0), NodeId(1), NodeId(2)];
+    /// frame.batch_list = [0, 2, 3]
+    ///     .map(|position| BarrierBatch { position, barriers: 0..0 })
+    ///     .to_vec();
+    /// assert_eq!(frame.barrier_segments(), vec![0, 0, 1]);
+    /// ```
+    pub fn barrier_segments(&self) -> Vec<u32> {
+        let mut segments = Vec::with_capacity(self.order.len());
+        let mut batches = self
+            .batch_list
+            .iter()
+            .map(|batch| batch.position)
+            .peekable();
+        let mut segment = 0;
+        for position in 0..self.order.len() as u32 {
+            while let Some(at) = batches.next_if(|&at| at <= position) {
+                if at == position && position > 0 {
+                    segment += 1;
+                }
+            }
+            segments.push(segment);
+        }
+        segments
+    }
+
+    /// The peak over barrier segments ([`CompiledFrame::barrier_segments`]) of the placed sizes
+    /// of the transients live in each: memory changes hands only at a barrier batch, so a
+    /// transient holds its bytes in every segment from its first use to its last, and no heap
+    /// for this order and these batches is smaller. `transient_bytes` is at least this.
+    pub fn segment_live_peak_bytes(&self) -> u64 {
+        let segments = self.barrier_segments();
+        let Some(&last) = segments.last() else {
+            return 0;
+        };
+        let mut change = vec![0i128; last as usize + 2];
+        for (placement, lifetime) in self.placements.iter().zip(&self.lifetimes) {
+            if let (Some(placement), Some((first, end))) = (placement, lifetime) {
+                let (Some(&from), Some(&to)) =
+                    (segments.get(*first as usize), segments.get(*end as usize))
+                else {
+                    continue;
+                };
+                change[from as usize] += placement.size as i128;
+                change[to as usize + 1] -= placement.size as i128;
+            }
+        }
+        let (mut live, mut peak) = (0i128, 0i128);
+        for delta in change {
+            live += delta;
+            peak = peak.max(live);
+        }
+        peak as u64
+    }
 }
 
 /// The frame's fields grouped by the stage that writes them: disjoint borrows, so that each
