@@ -500,7 +500,7 @@ impl GraphBuilder {
         // The next frame may replay this call (`replay.rs`): its records are a function of its
         // view bytes and the resources made before it, none temporal, outside scopes.
         if !temporal & subgraph_stack.is_empty() & (graph.barrier_count == 0) {
-            replay_facts.note_replayable_call(node_index, graph.resources.len());
+            replay_facts.note_replayable_call(node_index, graph.resources.len(), true);
         }
         Some(node)
     }
@@ -592,7 +592,33 @@ impl GraphBuilder {
             .get(node.index())
             .is_some_and(|previous| same_node(previous, &record));
         self.graph.nodes.push(record);
+        if self.replayable_as_recorded(node, unsized_tail) {
+            let resources = self.graph.resources.len();
+            self.replay_facts
+                .note_replayable_call(node.index(), resources, false);
+        }
         Ok(node)
+    }
+
+    /// Whether the next frame may replay call `node`, just recorded the general way, when all of
+    /// its argument block repeats (`replay.rs`): its records and checks depend on nothing else
+    /// then, unless it has node handles (dependencies) or an unsized tail, views a temporal
+    /// resource (slices move every frame) or a depth-capable typeless one (roles are claimed
+    /// per frame), or lies in a subgraph or after a barrier.
+    fn replayable_as_recorded(&self, node: NodeId, unsized_tail: bool) -> bool {
+        let record = &self.graph.nodes[node.index()];
+        let plain_place = self.subgraph_stack.is_empty() & (self.graph.barrier_count == 0);
+        let handles = self
+            .call_plans
+            .get(record.decl.index())
+            .is_none_or(|plan| plan.has_handles);
+        plain_place
+            && !handles
+            && !unsized_tail
+            && self.graph.node_accesses(node).iter().all(|access| {
+                let desc = &self.graph.resources[access.resource.index()].desc;
+                desc.temporal_layers <= 1 && !is_depth_capable_typeless(desc.format)
+            })
     }
 
     fn record_node_arguments(

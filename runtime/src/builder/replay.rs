@@ -16,12 +16,16 @@
 //! - An external resource imported under the same name, description and access as the last
 //!   frame's at its index, given the same storage slot: its record differs only in
 //!   `frames_alive`, written in place (externals' sameness does not look at it either).
-//! - A node call that took the direct path last frame ([`GraphBuilder::call_direct`]), of the
-//!   same declaration and flags, made after as many resources as then, outside any subgraph
-//!   and before any `sch_barrier`, whose view slots hold the same bytes, none of them viewing
-//!   a temporal resource. Its access records are a function of those bytes and of the
-//!   resources made so far, which are the last frame's. Other argument bytes (constants) and
-//!   the identity key are written in place: neither enters the comparison of frames.
+//! - A node call of the same declaration and flags as the last frame's at its index, made
+//!   after as many resources as then, outside any subgraph and before any `sch_barrier`,
+//!   viewing no temporal resource (its slices move every frame) and no depth-capable typeless
+//!   one (roles are claimed per frame), without node handles or an unsized tail. Its records
+//!   and the outcome of its checks are then a function of its argument bytes and of the
+//!   resources made so far, which are the last frame's. A call that took the direct path
+//!   ([`GraphBuilder::call_direct`]) depends on its view slots' bytes alone: other bytes
+//!   (constants) may differ and are written in place, as is the identity key (neither enters
+//!   the comparison of frames). Any other call (a built-in node, whose checks read its
+//!   constants; a partial view; a buffer) must repeat its whole block.
 //!
 //! Every size bound was met by the same records last frame, and a change of the bounds (or of
 //! declarations or expansions) between frames turns replay off for the next frame. Naming a
@@ -43,8 +47,19 @@ pub(super) struct ReplayFacts {
     /// Per resource: the script description entry it was made from, for a transient resource
     /// a script made (and nothing named or marked since).
     script_entries: Vec<Option<MemoEntry>>,
-    /// Per node: for a call that may be replayed, the number of resources made before it.
-    replayable_calls: Vec<Option<u32>>,
+    /// Per node: for a call that may be replayed, how.
+    replayable_calls: Vec<Option<ReplayableCall>>,
+}
+
+/// How a node call may be replayed.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct ReplayableCall {
+    /// The number of resources made before it.
+    resources_before: u32,
+    /// Its records depend on its view slots' bytes alone (a direct-path call): other argument
+    /// bytes may differ. Else every byte of its block must repeat (a built-in node's checks
+    /// read its constants).
+    views_decide: bool,
 }
 
 impl ReplayFacts {
@@ -70,14 +85,23 @@ impl ReplayFacts {
         }
     }
 
-    /// Node `index` may be replayed; `resources` resources were made before it.
+    /// Node `index` may be replayed; `resources` resources were made before it, and
+    /// `views_decide` as [`ReplayableCall::views_decide`].
     #[inline(always)]
-    pub(super) fn note_replayable_call(&mut self, index: usize, resources: usize) {
+    pub(super) fn note_replayable_call(
+        &mut self,
+        index: usize,
+        resources: usize,
+        views_decide: bool,
+    ) {
         if self.replayable_calls.len() < index {
             self.replayable_calls.resize(index, None);
         }
         self.replayable_calls.truncate(index);
-        self.replayable_calls.push(Some(resources as u32));
+        self.replayable_calls.push(Some(ReplayableCall {
+            resources_before: resources as u32,
+            views_decide,
+        }));
     }
 
     /// The facts of the first `resources` resources and `nodes` nodes of `other`.
@@ -216,11 +240,11 @@ impl GraphBuilder {
         identity_key: u64,
     ) -> Option<NodeId> {
         let index = self.replay.nodes;
-        let resources_before = (*self.previous_replay_facts.replayable_calls.get(index)?)?;
+        let replayable = (*self.previous_replay_facts.replayable_calls.get(index)?)?;
         let previous = self.previous.nodes.get_mut(index)?;
         if (previous.decl != decl_id)
             | (previous.flags != flags)
-            | (resources_before as usize != self.replay.resources)
+            | (replayable.resources_before as usize != self.replay.resources)
         {
             return None;
         }
@@ -230,7 +254,10 @@ impl GraphBuilder {
             .get_mut(previous.args.start as usize..previous.args.end as usize)?;
         let incoming = args.get(..block.len())?;
         if incoming != block {
-            // Constants may differ; the views must not.
+            // Constants may differ where the views alone decide the records; the views must not.
+            if !replayable.views_decide {
+                return None;
+            }
             let plan = self.call_plans.get(decl_id.index())?;
             for slot in plan.slots.iter() {
                 let at = slot.at as usize..slot.at as usize + VIEW_BYTES;

@@ -43,6 +43,24 @@ fn draw_decl() -> NodeDeclDesc {
     )
 }
 
+/// `depth(texture ds : SV_DepthStencil)`.
+fn depth_decl() -> NodeDeclDesc {
+    NodeDeclDesc::new(
+        "depth",
+        QueueClass::Graphics,
+        vec![ParamDesc::new("ds", ValueType::Texture)
+            .with_access(AccessDesc::readwrite(AccessFlags::DEPTH))
+            .with_semantic(SemanticKind::DepthStencil, 0)],
+    )
+}
+
+/// Declares the nodes the frames call: `draw`, `copy_texture` (with a region), `depth`.
+fn declare_nodes(builder: &mut GraphBuilder) {
+    builder.declare_node(draw_decl());
+    builder.declare_node(crate::BuiltinNode::CopyTextureRegion.declaration());
+    builder.declare_node(depth_decl());
+}
+
 /// The descriptions frames use: transient ones, a temporal, a persistent, a depth-capable
 /// typeless one, one that fails validation and one of no resource type.
 fn description(index: u64) -> RpslResourceDesc {
@@ -103,6 +121,16 @@ enum Op {
         prefer_async: bool,
         key: u64,
     },
+    /// `copy_texture(dst, dstOffset, src, srcOffset, extent)`: a built-in node, recorded the
+    /// general way, whose checks read its constants.
+    Copy {
+        dst: u32,
+        src: u32,
+        offset: u32,
+        extent: u32,
+    },
+    /// `depth(ds)`.
+    Depth(u32),
     Barrier,
     BeginSubgraph,
     EndSubgraph,
@@ -149,18 +177,26 @@ fn random_op(rng: &mut Rng, made: u64) -> Op {
             },
             key: 1 << 32 | rng.below(3),
         },
-        37..=89 => Op::Call {
+        37..=84 => Op::Call {
             constant: rng.below(3) as u32,
             src: random_view(rng, made),
             rt: random_view(rng, made),
             prefer_async: rng.below(8) == 0,
             key: 2 << 32 | rng.below(3),
         },
-        90 => Op::Barrier,
-        91 => Op::BeginSubgraph,
-        92 => Op::EndSubgraph,
-        93..=94 => Op::Describe(rng.below(made + 1) as u32),
-        95..=96 => Op::SoFar,
+        85..=90 => Op::Copy {
+            dst: rng.below(made) as u32,
+            src: rng.below(made) as u32,
+            // 80 lies outside a 64-texel texture.
+            offset: [0, 16, 80][rng.below(3) as usize],
+            extent: 16 << rng.below(3),
+        },
+        91 => Op::Depth(rng.below(made) as u32),
+        92 => Op::Barrier,
+        93 => Op::BeginSubgraph,
+        94 => Op::EndSubgraph,
+        95 => Op::Describe(rng.below(made + 1) as u32),
+        96 => Op::SoFar,
         97 => Op::Name(rng.below(made + 1) as u32),
         _ => Op::Mark(rng.below(made + 1) as u32, rng.below(2) == 0),
     }
@@ -222,6 +258,8 @@ struct FrameOutcome {
 
 fn run_frame(builder: &mut GraphBuilder, frame: u64, ops: &[Op], finish: bool) -> FrameOutcome {
     let decl = DeclId::from_index(0);
+    let copy = DeclId::from_index(1);
+    let depth = DeclId::from_index(2);
     let before = (
         builder.graph().structure_serial(),
         builder.graph().resource_serial(),
@@ -282,6 +320,41 @@ fn run_frame(builder: &mut GraphBuilder, frame: u64, ops: &[Op], finish: bool) -
                 let flags = CallFlags { prefer_async };
                 format!("{:?}", builder.call_node(decl, args.bytes(), flags, key))
             }
+            Op::Copy {
+                dst,
+                src,
+                offset,
+                extent,
+            } => {
+                let mut args = ArgsWriter::new(builder.decl(copy).unwrap());
+                for (param, id) in [(0, dst), (2, src)] {
+                    if let Ok(view) = builder.default_texture_view(ResourceId(id)) {
+                        args.write_texture(param, &view);
+                    }
+                }
+                let words = |values: [u32; 3]| -> Vec<u8> {
+                    values.iter().flat_map(|word| word.to_le_bytes()).collect()
+                };
+                args.write_raw(1, 0, &words([offset, 0, 0]));
+                args.write_raw(3, 0, &words([0, offset, 0]));
+                args.write_raw(4, 0, &words([extent, extent, 1]));
+                let flags = CallFlags::default();
+                format!(
+                    "{:?}",
+                    builder.call_node(copy, args.bytes(), flags, 3 << 32)
+                )
+            }
+            Op::Depth(id) => {
+                let mut args = ArgsWriter::new(builder.decl(depth).unwrap());
+                if let Ok(view) = builder.default_texture_view(ResourceId(id)) {
+                    args.write_texture(0, &view);
+                }
+                let flags = CallFlags::default();
+                format!(
+                    "{:?}",
+                    builder.call_node(depth, args.bytes(), flags, 4 << 32)
+                )
+            }
             Op::Barrier => format!("{:?}", builder.sch_barrier()),
             Op::BeginSubgraph => format!("{:?}", builder.begin_subgraph(false, true)),
             Op::EndSubgraph => format!("{:?}", builder.end_subgraph()),
@@ -340,7 +413,7 @@ fn replayed_frames_record_what_recorded_frames_record() {
         let mut replaying = GraphBuilder::new();
         let mut recording = GraphBuilder::new();
         for builder in [&mut replaying, &mut recording] {
-            builder.declare_node(draw_decl());
+            declare_nodes(builder);
         }
         let len = 4 + rng.below(12);
         let mut ops = random_frame(&mut rng, len);
@@ -403,7 +476,13 @@ fn replay_stops_where_frames_differ() {
         temporal: false,
         access: true,
     };
-    let base = vec![import.clone(), create(0), create(1), call(1, 2)];
+    let copy = |offset| Op::Copy {
+        dst: 1,
+        src: 0,
+        offset,
+        extent: 16,
+    };
+    let base = vec![import.clone(), create(0), create(1), call(1, 2), copy(0)];
     let with = |at: usize, op: Op| {
         let mut ops = base.clone();
         ops.insert(at, op);
@@ -427,12 +506,42 @@ fn replay_stops_where_frames_differ() {
             Op::EndSubgraph,
         ],
         vec![
-            import,
+            import.clone(),
             create(0),
             create(1),
             Op::BeginSubgraph,
             call(1, 2),
             Op::EndSubgraph,
+            copy(0),
+        ],
+        // A copy's constants decide its checks: its offset is out of range now.
+        with(4, copy(128)),
+        vec![
+            import.clone(),
+            create(0),
+            create(1),
+            call(1, 2),
+            Op::Barrier,
+            copy(0),
+        ],
+        vec![
+            import.clone(),
+            create(0),
+            create(1),
+            call(1, 2),
+            Op::BeginSubgraph,
+            copy(0),
+            Op::EndSubgraph,
+        ],
+        // A typeless resource written as colour, then as depth.
+        vec![import.clone(), create(4), call(0, 1), create(1), copy(0)],
+        vec![
+            import,
+            create(4),
+            call(0, 1),
+            create(1),
+            copy(0),
+            Op::Depth(1),
         ],
     ];
     for (case, other) in pairs.iter().enumerate() {
@@ -440,7 +549,7 @@ fn replay_stops_where_frames_differ() {
             let mut replaying = GraphBuilder::new();
             let mut recording = GraphBuilder::new();
             for builder in [&mut replaying, &mut recording] {
-                builder.declare_node(draw_decl());
+                declare_nodes(builder);
             }
             for (frame, ops) in [order[0], order[0], order[0], order[1], order[1], order[0]]
                 .into_iter()
