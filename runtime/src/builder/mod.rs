@@ -453,16 +453,15 @@ impl GraphBuilder {
         self.check_recording()?;
         self.within(GraphLimit::Resources, self.resource_count() + 1)?;
         let (desc, facts) = self.validated_descs.validate(&desc)?;
-        let key = self.unique_key(external_key(param_name));
-        let (slot, frames_alive) = self.storage_for(key, &desc, true);
+        let raw_key = external_key(param_name);
         if self.replay.active {
-            if let Some(id) =
-                self.replay_external(param_name, &desc, access, key, slot, frames_alive)
-            {
+            if let Some(id) = self.replay_external(param_name, &desc, access, raw_key) {
                 return Ok(id);
             }
             self.end_replay();
         }
+        let key = self.unique_key(raw_key);
+        let (slot, frames_alive) = self.storage_for(key, &desc, true);
         self.graph.resources.push(ResourceRecord {
             desc,
             name: Some(param_name.to_string()),

@@ -10,12 +10,16 @@
 //! - A script's transient resource ([`GraphBuilder::create_script_resource`]) whose
 //!   description's bytes are those that made the last frame's resource at its index (that
 //!   resource was made from the same [`super::ScriptDescs`] entry, which still holds them),
-//!   and which nothing named or marked as an output last frame. Its record is a function of
-//!   the description; only its identity key may differ, and it is written in place (no
-//!   comparison of frames looks at it).
+//!   with the same identity key, and which nothing named or marked as an output last frame.
+//!   Its record is a function of the description.
 //! - An external resource imported under the same name, description and access as the last
 //!   frame's at its index, given the same storage slot: its record differs only in
-//!   `frames_alive`, written in place (externals' sameness does not look at it either).
+//!   `frames_alive`, written in place (externals' sameness does not look at it).
+//!
+//! Identity keys are told apart per frame ([`super::FrameKeys`]); a replayed resource's key
+//! is the last frame's, which was its first use then (it is stored as it was passed), so it is
+//! its first use now too. The keys are counted only when a replay ends, for the resources
+//! replayed so far, in their order.
 //! - A node call of the same declaration and flags as the last frame's at its index, made
 //!   after as many resources as then, outside any subgraph and before any `sch_barrier`,
 //!   viewing no temporal resource (its slices move every frame) and no depth-capable typeless
@@ -179,6 +183,10 @@ impl GraphBuilder {
         self.replay_facts
             .extend_from_prefix(&self.previous_replay_facts, resources, nodes);
         self.resource_facts.truncate(resources);
+        // Each replayed resource's key was its first use (see the module documentation).
+        for record in &self.previous.resources[..resources] {
+            self.frame_keys.unique(record.identity_key);
+        }
     }
 
     /// Replays a script's transient resource, or `None` (nothing changed) when the last
@@ -192,36 +200,40 @@ impl GraphBuilder {
         let index = self.replay.resources;
         let entry = (*self.previous_replay_facts.script_entries.get(index)?)?;
         let known = self.script_descs.entry_holding(entry, desc)?;
+        if self.previous.resources.get(index)?.identity_key != identity_key {
+            return None;
+        }
         let mut view = known.default_view;
-        let record = self.previous.resources.get_mut(index)?;
-        record.identity_key = self.frame_keys.unique(identity_key);
         self.replay.resources = index + 1;
         let at = view_offsets::RESOURCE as usize;
         view[at..at + 4].copy_from_slice(&(index as u32).to_le_bytes());
         Some(view)
     }
 
-    /// Replays an imported external resource whose identity key, storage slot and age this
-    /// frame are `key`, `slot` and `frames_alive`, or `None` (nothing changed) when the last
-    /// frame's resource at this index is not the same import.
+    /// Replays an imported external resource (identity key `key` as passed), or `None` when
+    /// the last frame's resource at this index is not the same import (its storage entry may
+    /// have been renewed then, as recording it will do anyway).
     pub(super) fn replay_external(
         &mut self,
         param_name: &str,
         desc: &crate::resource::ResourceDesc,
         access: Option<crate::decl::AccessDesc>,
         key: u64,
-        slot: crate::ids::StorageSlot,
-        frames_alive: u64,
     ) -> Option<ResourceId> {
         let index = self.replay.resources;
-        let record = self.previous.resources.get_mut(index)?;
+        let record = self.previous.resources.get(index)?;
         let same = record.external
-            && record.storage == Some(slot)
+            && record.storage.is_some()
             && record.identity_key == key
             && record.desc == *desc
             && record.external_access == access
             && record.name.as_deref() == Some(param_name);
         if !same {
+            return None;
+        }
+        let (slot, frames_alive) = self.storage_for(key, desc, true);
+        let record = &mut self.previous.resources[index];
+        if record.storage != Some(slot) {
             return None;
         }
         record.frames_alive = frames_alive;
