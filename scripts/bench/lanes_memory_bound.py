@@ -7,7 +7,7 @@ Answer (2026-12-02): yes in live bytes. `search` below finds one of 119,275,520 
 goal is 119,522,436), and the compiler runs it in 138 batches with that live peak
 (`shape_memory --lanes-schedule`, test `lanes_schedule_within_the_memory_goal_in_live_bytes`);
 its placed heap is larger (134.9 MB with the default placement), but a placement within the goal
-exists (`lanes_placement.py`: 119,472,128 bytes for the schedules of seeds 1 and 3 to 6). See
+exists (`lanes_placement.py`: for the schedules of seeds 1 and 3 to 6, at their live peaks). See
 BENCHMARKS.md, "Issue 19: memory quality of the schedules".
 
 The model, in the compiler's terms:

@@ -12,8 +12,11 @@ the x-extents are fixed and only the offsets are free (dynamic storage allocatio
 
 Answer (2026-12-02): yes. Every schedule `search` finds with seeds 1 and 3 to 6 has a placement
 of 1,823 units = 119,472,128 bytes, within the goal: seeds 1, 4 and 6 by CP-SAT on the whole
-(82 to 164 s), seeds 3 and 5 (whole model: no answer in 400 s) by the rolling horizon. The
-compiler's first-fit orders need 1,939 to 2,060 units on the same schedules. See BENCHMARKS.md,
+(82 to 164 s), seeds 3 and 5 (whole model: no answer in 400 s) by the rolling horizon. At their
+live peak too, with no fragmentation (`--cap-units 1820` or 1812 `--horizon 16 --time-limit 60`,
+32 to 66 s): seed 1's schedule and placement are `lanes_goal_schedule.json` and
+`lanes_goal_placement.json` next to this script. The compiler's first-fit orders need 1,939 to
+2,060 units on the same schedules. See BENCHMARKS.md,
 "Issue 19: memory quality of the schedules".
 
 The model (CP-SAT, one worker): an integer offset per transient, a fixed-size interval
