@@ -6,8 +6,9 @@ batches (137 segments between them) hold at most 1.1 x 108.7 MB of transient mem
 Answer (2026-12-02): yes in live bytes. `search` below finds one of 119,275,520 live bytes (the
 goal is 119,522,436), and the compiler runs it in 138 batches with that live peak
 (`shape_memory --lanes-schedule`, test `lanes_schedule_within_the_memory_goal_in_live_bytes`);
-its placed heap is larger (134.9 MB with the default placement). See BENCHMARKS.md, "Issue 19:
-memory quality of the schedules".
+its placed heap is larger (134.9 MB with the default placement), but a placement within the goal
+exists (`lanes_placement.py`: for the schedules of seeds 1 and 3 to 6, at their live peaks). See
+BENCHMARKS.md, "Issue 19: memory quality of the schedules".
 
 The model, in the compiler's terms:
 - Nodes: 8 lanes of 124 nodes (node j of lane k writes transient k*124+j and reads j-1's), then 7
@@ -151,22 +152,30 @@ class Lanes:
         return segment_of, data["segments"]
 
 
-def first_fit_units(graph, segment_of, order):
-    """Heap size (units) of first fit over (segment x offset) with the transients taken in
-    `order` ("largest" first, "first" use, or "last" use from the end; ties to the larger):
-    a replay of the memory planner's first fit, to see what placement adds to a schedule."""
-    items = [(segment_of[u], segment_of[v], SIZE_UNITS[size]) for size, u, v in graph.transients]
+def first_fit_placement(graph, segment_of, order):
+    """First fit over (segment x offset) with the transients taken in `order` ("largest" first,
+    "first" use, or "last" use from the end; ties to the larger): a replay of the memory
+    planner's first fit, to see what placement adds to a schedule. Returns (heap in units,
+    offset in units of every transient in `graph.transients` order)."""
+    items = [(segment_of[u], segment_of[v], SIZE_UNITS[size], i) for i, (size, u, v) in enumerate(graph.transients)]
     key = {"largest": lambda item: (-item[2], item[0]), "first": lambda item: (item[0], -item[2]), "last": lambda item: (-item[1], -item[2])}[order]
     placed, top = [], 0
-    for first, last, units in sorted(items, key=key):
+    offsets = [0] * len(items)
+    for first, last, units, i in sorted(items, key=key):
         offset = 0
         for low, high in sorted((o, o + w) for (a, b, o, w) in placed if a <= last and first <= b):
             if offset + units <= low:
                 break
             offset = max(offset, high)
         placed.append((first, last, offset, units))
+        offsets[i] = offset
         top = max(top, offset + units)
-    return top
+    return top, offsets
+
+
+def first_fit_units(graph, segment_of, order):
+    """Heap size (units) of `first_fit_placement`."""
+    return first_fit_placement(graph, segment_of, order)[0]
 
 
 def target_units(graph):
