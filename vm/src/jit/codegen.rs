@@ -106,6 +106,8 @@ pub(crate) struct Translator<'a, 'b> {
     pub(crate) live_out: Vec<Vec<bool>>,
     /// The index of the block being translated (of the body being translated).
     pub(crate) block_index: usize,
+    /// The frame slots of the function's own body kept in variables ([`super::promote`]).
+    pub(crate) promoted: Vec<SlotVars>,
 }
 
 /// What translating any function of a module may need to know of the others.
@@ -121,6 +123,17 @@ pub(crate) struct ModuleInfo<'a> {
     /// Per function, whether it reads only its own frame
     /// ([`super::frame_init::reads_only_its_frame`]).
     pub own_frame_readers: &'a [bool],
+    /// Whether frame slots are kept in variables ([`super::promote`]).
+    pub promote_slots: bool,
+    /// Per function, [`super::promote::param_extents`].
+    pub callee_extents: &'a [Option<Vec<u32>>],
+}
+
+/// A frame slot kept in variables ([`super::promote`]): one variable per word of
+/// [`super::memops::chunks`]`(size, true)`, as (offset in the slot, type, variable).
+pub(crate) struct SlotVars {
+    pub slot: super::promote::PromotedSlot,
+    pub words: Vec<(u32, ir::Type, Variable)>,
 }
 
 /// What entering a function's frame takes: its size, and the bytes an inline entry zeroes.
@@ -185,8 +198,33 @@ impl<'a, 'b> Translator<'a, 'b> {
             vars.push(var);
         }
         let blocks: Vec<ir::Block> = func.blocks.iter().map(|_| b.create_block()).collect();
-        b.ins().jump(blocks[0], &[]);
         let facts = super::facts::register_facts(func);
+        let promoted = if module.promote_slots {
+            super::promote::promoted_slots(func, &facts, module.callee_extents)
+        } else {
+            Vec::new()
+        };
+        // A promoted slot starts as the zeroes of frame entry.
+        let promoted: Vec<SlotVars> = promoted
+            .into_iter()
+            .map(|slot| {
+                let words = super::memops::chunks(slot.size, true)
+                    .map(|(at, ty)| {
+                        let var = b.declare_var(ty);
+                        let zero = if ty.is_vector() {
+                            let bytes = b.func.dfg.constants.insert(vec![0u8; 16].into());
+                            b.ins().vconst(ty, bytes)
+                        } else {
+                            b.ins().iconst(ty, 0)
+                        };
+                        b.def_var(var, zero);
+                        (at, ty, var)
+                    })
+                    .collect();
+                SlotVars { slot, words }
+            })
+            .collect();
+        b.ins().jump(blocks[0], &[]);
         let live_out = super::frame_init::frame_live_out(func, &facts, module.own_frame_readers);
         Translator {
             b,
@@ -222,6 +260,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             param_frames: HashMap::new(),
             live_out,
             block_index: 0,
+            promoted,
         }
     }
 

@@ -162,6 +162,9 @@ impl Translator<'_, '_> {
     /// `mem_copy [dst], [src], size` (the ranges may overlap: everything is read before
     /// anything is written).
     pub(crate) fn mem_copy(&mut self, dst_addr: Reg, src_addr: Reg, size: u32) {
+        if self.copy_promoted(dst_addr, src_addr, size) {
+            return;
+        }
         let dst_at = self.exact_range(dst_addr, 0, size);
         // Known source bytes are copied as constants, which wait until something reads them.
         let known_src = self
@@ -197,6 +200,14 @@ impl Translator<'_, '_> {
 
     /// `mem_zero [addr], size`.
     pub(crate) fn mem_zero(&mut self, addr: Reg, size: u32) {
+        if let Some(slot) = self.promoted_slot(addr, size) {
+            let words = self.promoted[slot].words.clone();
+            for (_, ty, var) in words {
+                let zero = self.constant_of(ty, &vec![0; ty.bytes() as usize]);
+                self.b.def_var(var, zero);
+            }
+            return;
+        }
         let at = self.exact_range(addr, 0, size);
         if let (Some(at), true) = (at, size <= INLINE_BLOCK_OP_MAX) {
             // Zeroes that wait for the stores of constants usually following them.
@@ -217,6 +228,72 @@ impl Translator<'_, '_> {
         }
         let host = self.checked_address(addr, 0, size);
         self.zero_bytes(host, 0, size);
+    }
+
+    /// The index in [`Translator::promoted`] of the slot that `size` bytes at `addr` are,
+    /// when they are one (only in the function's own body).
+    fn promoted_slot(&self, addr: Reg, size: u32) -> Option<usize> {
+        if self.inline_return.is_some() || self.promoted.is_empty() {
+            return None;
+        }
+        let at = self.facts[addr.index()].frame_exact?;
+        self.promoted
+            .iter()
+            .position(|vars| vars.slot.at == at && vars.slot.size == size)
+    }
+
+    /// A `mem_copy` from or to a promoted slot ([`super::promote`]): between two slots a
+    /// move of their variables; from memory (or known bytes) into a slot loads (or constants);
+    /// from a slot to memory stores. Returns false when neither side is promoted.
+    fn copy_promoted(&mut self, dst_addr: Reg, src_addr: Reg, size: u32) -> bool {
+        let dst = self.promoted_slot(dst_addr, size);
+        let src = self.promoted_slot(src_addr, size);
+        let values: Vec<ir::Value> = match src {
+            None if dst.is_none() => return false,
+            Some(src) => {
+                let words = self.promoted[src].words.clone();
+                words
+                    .into_iter()
+                    .map(|(_, _, var)| self.b.use_var(var))
+                    .collect()
+            }
+            None => {
+                let known = self
+                    .exact_range(src_addr, 0, size)
+                    .and_then(|at| self.known_bytes(at, size));
+                match known {
+                    Some(bytes) => chunks(size, true)
+                        .map(|(at, ty)| {
+                            let word = &bytes[at as usize..][..ty.bytes() as usize];
+                            self.constant_of(ty, word)
+                        })
+                        .collect(),
+                    None => {
+                        self.flush_for_read(src_addr, 0, size);
+                        let src = self.checked_address(src_addr, 0, size);
+                        chunks(size, true)
+                            .map(|(at, ty)| self.b.ins().load(ty, vm_mem(), src, at as i32))
+                            .collect()
+                    }
+                }
+            }
+        };
+        match dst {
+            Some(dst) => {
+                let words = self.promoted[dst].words.clone();
+                for ((_, _, var), value) in words.into_iter().zip(values) {
+                    self.b.def_var(var, value);
+                }
+            }
+            None => {
+                self.forget_written_by(dst_addr, size);
+                let dst = self.checked_address(dst_addr, 0, size);
+                for ((at, _), value) in chunks(size, true).zip(values) {
+                    self.b.ins().store(vm_mem(), value, dst, at as i32);
+                }
+            }
+        }
+        true
     }
 
     /// The word of type `ty` at byte `at` of a `mem_eq` side: loaded from its host address, or
