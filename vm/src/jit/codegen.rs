@@ -108,6 +108,13 @@ pub(crate) struct Translator<'a, 'b> {
     pub(crate) block_index: usize,
     /// The frame slots of the function's own body kept in variables ([`super::promote`]).
     pub(crate) promoted: Vec<SlotVars>,
+    /// When the function's own body calls functions of frames up to the given size (at most
+    /// [`INLINE_FRAME_ZERO_MAX`]): a stack slot holding (as a byte) whether one more call level
+    /// stays within the depth limit and memory reaches the end of the largest such frame
+    /// above this one. Set on entry and again after a call's checks; neither condition can
+    /// turn false while the function runs (its depth is fixed, memory only grows), so a call
+    /// of such a frame needs no check while it holds.
+    pub(crate) calls_fit: Option<(ir::StackSlot, u32)>,
 }
 
 /// What translating any function of a module may need to know of the others.
@@ -224,6 +231,34 @@ impl<'a, 'b> Translator<'a, 'b> {
                 SlotVars { slot, words }
             })
             .collect();
+        let largest_small_callee = func
+            .insts
+            .iter()
+            .filter_map(|inst| match *inst {
+                Inst::Call { callee, .. } => module.frames.get(callee.index()).map(|f| f.size),
+                _ => None,
+            })
+            .filter(|&size| size <= INLINE_FRAME_ZERO_MAX)
+            .max();
+        let calls_fit = largest_small_callee.map(|largest| {
+            let next_depth = b.ins().iadd_imm_s(depth, 1);
+            let depth_fits = b.ins().icmp(IntCC::UnsignedLessThan, next_depth, max_depth);
+            let rounded = b.ins().iadd_imm_s(mem_top, 15);
+            let base = b.ins().band_imm_u(rounded, !15i64);
+            let top = b.ins().iadd_imm_s(base, largest as i64);
+            let mem_len = b
+                .ins()
+                .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.mem_len);
+            let memory_fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, top, mem_len);
+            let fits = b.ins().band(depth_fits, memory_fits);
+            let slot = b.create_sized_stack_slot(ir::StackSlotData::new(
+                ir::StackSlotKind::ExplicitSlot,
+                1,
+                0,
+            ));
+            b.ins().stack_store(ptr_ty, fits, slot, 0);
+            (slot, largest)
+        });
         b.ins().jump(blocks[0], &[]);
         let live_out = super::frame_init::frame_live_out(func, &facts, module.own_frame_readers);
         Translator {
@@ -261,6 +296,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             live_out,
             block_index: 0,
             promoted,
+            calls_fit,
         }
     }
 
