@@ -219,3 +219,59 @@ fn a_view_written_through_a_callees_parameter_flows_through_slots() {
         assert_eq!(args, vec![view(i), view(i.wrapping_add(10))], "i = {i}");
     }
 }
+
+/// `cmp(k, v)`: `m` (frame 0, written in part, so in memory) is zero but for word `k % 10`,
+/// which is `v`; slot `x` (48) is a copy of `m`, slot `y` (88) is zeroed. Returns
+/// `(x == y) + 2 (x == m) + 4 (y == m)` (whole 40-byte comparisons).
+fn compare_slots() -> VerifiedModule {
+    let mut module = Module::new();
+    let sig = Signature::new([Type::U32, Type::U32], [Type::U32]);
+    module.add_function(build("cmp", sig, |b| {
+        let (k, v) = (b.param(0), b.param(1));
+        b.alloc_frame(128, 16);
+        let (m, x, y) = (b.frame_addr(0), b.frame_addr(48), b.frame_addr(88));
+        mem_zero(b, m, 40);
+        let ten = b.iconst_u32(10);
+        let word = b.binary(BinaryOp::RemU32, k, ten);
+        let at = b.index_addr(m, word, 4, 10);
+        b.store(at, 0, v);
+        b.mem_copy(x, m, 40);
+        mem_zero(b, y, 40);
+        let next = b.create_block();
+        b.jump(next);
+        b.switch_to_block(next);
+        let mut sum = b.iconst_u32(0);
+        for (weight, (p, q)) in [(1u32, (x, y)), (2, (x, m)), (4, (y, m))] {
+            let equal = b.new_reg(Type::Bool);
+            b.ins(Inst::MemEq {
+                dst: equal,
+                a: p,
+                b: q,
+                size: 40,
+            });
+            let equal = b.convert(Type::U32, equal);
+            let weight = b.iconst_u32(weight);
+            let weighted = b.binary(BinaryOp::MulU32, equal, weight);
+            sum = b.binary(BinaryOp::AddU32, sum, weighted);
+        }
+        b.ret(&[sum]);
+    }));
+    verified(module)
+}
+
+#[test]
+fn comparisons_of_slots_in_variables_see_every_word() {
+    let module = compare_slots();
+    for k in 0..10u32 {
+        for v in [0u32, 1, 0x8000_0000, u32::MAX] {
+            let (result, _) = run_module(
+                &module,
+                &[Value::U32(k), Value::U32(v)],
+                &mut [],
+                Limits::default(),
+            );
+            let expected = if v == 0 { 7 } else { 2 };
+            assert_eq!(result, Ok(vec![Value::U32(expected)]), "k = {k}, v = {v}");
+        }
+    }
+}

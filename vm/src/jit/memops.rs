@@ -242,42 +242,76 @@ impl Translator<'_, '_> {
             .position(|vars| vars.slot.at == at && vars.slot.size == size)
     }
 
+    /// The words ([`chunks`]`(size, true)`) of `size` bytes at `addr`: a promoted slot's
+    /// variables, constants of known bytes, or loads (after writing out what a read of them
+    /// needs).
+    fn block_words(&mut self, addr: Reg, size: u32) -> Vec<ir::Value> {
+        if let Some(slot) = self.promoted_slot(addr, size) {
+            let words = self.promoted[slot].words.clone();
+            return words
+                .into_iter()
+                .map(|(_, _, var)| self.b.use_var(var))
+                .collect();
+        }
+        let known = self
+            .exact_range(addr, 0, size)
+            .and_then(|at| self.known_bytes(at, size));
+        match known {
+            Some(bytes) => chunks(size, true)
+                .map(|(at, ty)| {
+                    let word = &bytes[at as usize..][..ty.bytes() as usize];
+                    self.constant_of(ty, word)
+                })
+                .collect(),
+            None => {
+                self.flush_for_read(addr, 0, size);
+                let host = self.checked_address(addr, 0, size);
+                chunks(size, true)
+                    .map(|(at, ty)| self.b.ins().load(ty, vm_mem(), host, at as i32))
+                    .collect()
+            }
+        }
+    }
+
+    /// `mem_eq` with a promoted slot on one side or both: word by word (16-byte words
+    /// lane-wise), all equal.
+    fn mem_eq_promoted(&mut self, dst: Reg, a: Reg, b: Reg, size: u32) {
+        let x = self.block_words(a, size);
+        let y = self.block_words(b, size);
+        let mut lanes: Option<ir::Value> = None;
+        let mut scalars: Option<ir::Value> = None;
+        for ((_, ty), (x, y)) in chunks(size, true).zip(x.into_iter().zip(y)) {
+            let equal = self.b.ins().icmp(IntCC::Equal, x, y);
+            let all = if ty.is_vector() {
+                &mut lanes
+            } else {
+                &mut scalars
+            };
+            *all = Some(match *all {
+                Some(so_far) => self.b.ins().band(so_far, equal),
+                None => equal,
+            });
+        }
+        let lanes = lanes.map(|mask| self.b.ins().vall_true(mask));
+        let equal = match (lanes, scalars) {
+            (Some(l), Some(s)) => self.b.ins().band(l, s),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => self.b.ins().iconst(types::I8, 1),
+        };
+        let value = self.bool_of(equal);
+        self.set(dst, value);
+    }
+
     /// A `mem_copy` from or to a promoted slot ([`super::promote`]): between two slots a
     /// move of their variables; from memory (or known bytes) into a slot loads (or constants);
     /// from a slot to memory stores. Returns false when neither side is promoted.
     fn copy_promoted(&mut self, dst_addr: Reg, src_addr: Reg, size: u32) -> bool {
         let dst = self.promoted_slot(dst_addr, size);
         let src = self.promoted_slot(src_addr, size);
-        let values: Vec<ir::Value> = match src {
-            None if dst.is_none() => return false,
-            Some(src) => {
-                let words = self.promoted[src].words.clone();
-                words
-                    .into_iter()
-                    .map(|(_, _, var)| self.b.use_var(var))
-                    .collect()
-            }
-            None => {
-                let known = self
-                    .exact_range(src_addr, 0, size)
-                    .and_then(|at| self.known_bytes(at, size));
-                match known {
-                    Some(bytes) => chunks(size, true)
-                        .map(|(at, ty)| {
-                            let word = &bytes[at as usize..][..ty.bytes() as usize];
-                            self.constant_of(ty, word)
-                        })
-                        .collect(),
-                    None => {
-                        self.flush_for_read(src_addr, 0, size);
-                        let src = self.checked_address(src_addr, 0, size);
-                        chunks(size, true)
-                            .map(|(at, ty)| self.b.ins().load(ty, vm_mem(), src, at as i32))
-                            .collect()
-                    }
-                }
-            }
-        };
+        if dst.is_none() && src.is_none() {
+            return false;
+        }
+        let values = self.block_words(src_addr, size);
         match dst {
             Some(dst) => {
                 let words = self.promoted[dst].words.clone();
@@ -334,6 +368,9 @@ impl Translator<'_, '_> {
 
     /// `mem_eq dst, [a], [b], size`: bytewise equality as a `bool`.
     pub(crate) fn mem_eq(&mut self, dst: Reg, a: Reg, b: Reg, size: u32) {
+        if self.promoted_slot(a, size).is_some() || self.promoted_slot(b, size).is_some() {
+            return self.mem_eq_promoted(dst, a, b, size);
+        }
         let known = |t: &Self, reg: Reg| {
             t.exact_range(reg, 0, size)
                 .and_then(|at| t.known_bytes(at, size))

@@ -1,6 +1,6 @@
-//! Scalar replacement of frame slots: a frame range that the function only ever copies, zeroes
-//! or copies from as a whole (a view, a descriptor, a small struct), and that nothing else can
-//! reach, lives in Cranelift variables instead of memory. Copies between such slots become
+//! Scalar replacement of frame slots: a frame range that the function only ever copies, zeroes,
+//! compares or copies from as a whole (a view, a descriptor, a small struct), and that nothing
+//! else can reach, lives in Cranelift variables instead of memory. Copies between such slots become
 //! register moves, a copy into one from memory a few loads, a copy out of one a few stores, and
 //! nothing is written to the slot's own bytes.
 //!
@@ -39,7 +39,7 @@ struct Access {
     offset: u32,
     size: u32,
     write: bool,
-    /// A `mem_copy` side or `mem_zero`: may be a whole-slot access.
+    /// A `mem_copy` or `mem_eq` side or `mem_zero`: may be a whole-slot access.
     whole_op: bool,
 }
 
@@ -70,8 +70,8 @@ fn accesses(inst: &Inst) -> Vec<Access> {
         Inst::MemZero { addr, size } => vec![access(addr, 0, size, true, true)],
         Inst::MemEq { a, b, size, .. } => {
             vec![
-                access(a, 0, size, false, false),
-                access(b, 0, size, false, false),
+                access(a, 0, size, false, true),
+                access(b, 0, size, false, true),
             ]
         }
         Inst::CreateResource { desc, view_out } => vec![
@@ -343,7 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn a_partial_access_or_a_comparison_keeps_a_slot_in_memory() {
+    fn a_partial_access_keeps_a_slot_in_memory_and_a_comparison_does_not() {
         let stored = slots_with(|b, [_, a, _, _]| {
             let one = b.iconst_u32(1);
             b.store(a, 4, one);
@@ -358,7 +358,18 @@ mod tests {
                 size: VIEW,
             });
         });
-        assert_eq!(promoted(&compared, &[]), Vec::<u64>::new());
+        assert_eq!(promoted(&compared, &[]), vec![0, 40]);
+        // Compared as a part of something larger, `a` stays in memory.
+        let compared_wider = slots_with(|b, [_, a, slot_b, _]| {
+            let dst = b.new_reg(Type::Bool);
+            b.ins(Inst::MemEq {
+                dst,
+                a,
+                b: slot_b,
+                size: 2 * VIEW,
+            });
+        });
+        assert_eq!(promoted(&compared_wider, &[]), Vec::<u64>::new());
     }
 
     #[test]
