@@ -156,8 +156,9 @@ fn a_callee_reading_below_its_frame_sees_the_callers_slot() {
 /// `main(i)`: calls `fill(p, i)`, which writes a view (i, i + 1, 0, ...) through its address
 /// parameter into `main`'s temporary `r`; `main` copies `r` into slot `o`, `o` into slot `p`,
 /// and passes `p` to node 2, twice, the second time after a second `fill` into `r` with
-/// `i + 10`.
-fn fill_through_parameter() -> VerifiedModule {
+/// `i + 10`. `fill` first adds 1 to `i` `padding` times (enough makes it too large to be
+/// translated into `main`: a native call).
+fn fill_through_parameter(padding: u32) -> VerifiedModule {
     let fill_sig = Signature::new([Type::Addr, Type::U32], []);
     let mut module = Module::new();
     let sig = fill_sig.clone();
@@ -181,12 +182,18 @@ fn fill_through_parameter() -> VerifiedModule {
         }
         b.ret(&[]);
     }));
-    module.add_function(build("fill", fill_sig, |b| {
+    module.add_function(build("fill", fill_sig, move |b| {
         let (out, value) = (b.param(0), b.param(1));
         b.alloc_frame(40, 16);
+        let one = b.iconst_u32(1);
+        let mut value = value;
+        for _ in 0..padding {
+            value = b.binary(BinaryOp::AddU32, value, one);
+        }
+        let minus = b.iconst_u32(padding.wrapping_neg());
+        let value = b.binary(BinaryOp::AddU32, value, minus);
         let own = b.frame_addr(0);
         mem_zero(b, own, 40);
-        let one = b.iconst_u32(1);
         let next = b.binary(BinaryOp::AddU32, value, one);
         b.store(own, 0, value);
         b.store(own, 4, next);
@@ -198,8 +205,12 @@ fn fill_through_parameter() -> VerifiedModule {
 
 #[test]
 fn a_view_written_through_a_callees_parameter_flows_through_slots() {
-    let module = fill_through_parameter();
-    for i in [0u32, 5, u32::MAX] {
+    // Inlined in the optimised tier, and too large for that (a native call).
+    for (module, i) in [0, 300]
+        .into_iter()
+        .map(fill_through_parameter)
+        .flat_map(|module| [0u32, 5, u32::MAX].map(|i| (module.clone(), i)))
+    {
         let (result, host) = run_module(&module, &[Value::U32(i)], &mut [], Limits::default());
         assert_eq!(result, Ok(vec![]));
         let args: Vec<Vec<u8>> = host
@@ -272,6 +283,60 @@ fn comparisons_of_slots_in_variables_see_every_word() {
             );
             let expected = if v == 0 { 7 } else { 2 };
             assert_eq!(result, Ok(vec![Value::U32(expected)]), "k = {k}, v = {v}");
+        }
+    }
+}
+
+/// `main(i)`: builds a view with word 0 `i` in temporary `t` (written in part, so in memory),
+/// copies it whole into slot `s`, then returns `peek(s)`: `peek` copies the view through its
+/// parameter into its own frame and returns word 0 plus 1, after `padding` additions that
+/// cancel out (300 make it too large to be translated into `main`: a native call).
+fn read_through_parameter(padding: u32) -> VerifiedModule {
+    let peek_sig = Signature::new([Type::Addr], [Type::U32]);
+    let mut module = Module::new();
+    let sig = peek_sig.clone();
+    module.add_function(build(
+        "main",
+        Signature::new([Type::U32], [Type::U32]),
+        move |b| {
+            let i = b.param(0);
+            b.alloc_frame(80, 16);
+            let (t, s) = (b.frame_addr(0), b.frame_addr(40));
+            mem_zero(b, t, 40);
+            b.store(t, 0, i);
+            b.mem_copy(s, t, 40);
+            let seen = b.call(FuncId::from_u32(1), &sig, &[s]);
+            b.ret(&seen);
+        },
+    ));
+    module.add_function(build("peek", peek_sig, move |b| {
+        let view = b.param(0);
+        b.alloc_frame(40, 16);
+        let own = b.frame_addr(0);
+        b.mem_copy(own, view, 40);
+        let mut word = b.load(Type::U32, own, 0);
+        let one = b.iconst_u32(1);
+        for _ in 0..padding {
+            word = b.binary(BinaryOp::AddU32, word, one);
+        }
+        let back = b.iconst_u32(padding.wrapping_neg().wrapping_add(1));
+        let word = b.binary(BinaryOp::AddU32, word, back);
+        b.ret(&[word]);
+    }));
+    verified(module)
+}
+
+#[test]
+fn a_callee_reads_a_slot_given_to_it_inlined_or_native() {
+    for padding in [0, 300] {
+        let module = read_through_parameter(padding);
+        for i in [0u32, 41, u32::MAX] {
+            let (result, _) = run_module(&module, &[Value::U32(i)], &mut [], Limits::default());
+            assert_eq!(
+                result,
+                Ok(vec![Value::U32(i.wrapping_add(1))]),
+                "padding {padding}, i = {i}"
+            );
         }
     }
 }

@@ -32,7 +32,24 @@ impl Translator<'_, '_> {
         if self.inlines(callee) {
             return self.call_inline(callee, args, results, next_depth, new_base);
         }
+        // Promoted slots given to a native callee ([`super::promote`]) are in memory for it.
+        let given: Vec<usize> = match self.module.callee_extents.get(callee.index()) {
+            Some(Some(params)) => self
+                .func
+                .list(args)
+                .iter()
+                .zip(params)
+                .filter_map(|(&arg, param)| self.promoted_slot(arg, param.whole_size?))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for &slot in &given {
+            self.store_slot(slot);
+        }
         self.call_native(callee, args, results, next_depth, new_base);
+        for &slot in &given {
+            self.load_slot(slot);
+        }
     }
 
     /// A call's steps and depth check, then its callee's frame entered: memory grown (or the

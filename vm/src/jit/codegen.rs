@@ -133,7 +133,7 @@ pub(crate) struct ModuleInfo<'a> {
     /// Whether frame slots are kept in variables ([`super::promote`]).
     pub promote_slots: bool,
     /// Per function, [`super::promote::param_extents`].
-    pub callee_extents: &'a [Option<Vec<u32>>],
+    pub callee_extents: &'a [Option<Vec<super::promote::ParamReach>>],
 }
 
 /// A frame slot kept in variables ([`super::promote`]): one variable per word of

@@ -262,7 +262,7 @@ struct Shared<'a> {
     /// Per function, whether it reads only its own frame.
     own_frame_readers: Vec<bool>,
     /// Per function, [`super::promote::param_extents`].
-    callee_extents: Vec<Option<Vec<u32>>>,
+    callee_extents: Vec<Option<Vec<super::promote::ParamReach>>>,
     signature: ir::Signature,
     isa: &'a OwnedTargetIsa,
     /// Compiling with the optimiser (shown in dumps).

@@ -231,15 +231,49 @@ impl Translator<'_, '_> {
     }
 
     /// The index in [`Translator::promoted`] of the slot that `size` bytes at `addr` are,
-    /// when they are one (only in the function's own body).
-    fn promoted_slot(&self, addr: Reg, size: u32) -> Option<usize> {
-        if self.inline_return.is_some() || self.promoted.is_empty() {
+    /// when they are one: in the function's own body an exact frame address, in an inlined
+    /// body a parameter given the slot ([`super::promote::ParamReach::whole_size`]).
+    pub(crate) fn promoted_slot(&self, addr: Reg, size: u32) -> Option<usize> {
+        if self.promoted.is_empty() {
             return None;
         }
-        let at = self.facts[addr.index()].frame_exact?;
+        let at = match self.inline_return {
+            None => self.facts[addr.index()].frame_exact?,
+            Some(_) => self.param_frames.get(&addr)?.at,
+        };
         self.promoted
             .iter()
             .position(|vars| vars.slot.at == at && vars.slot.size == size)
+    }
+
+    /// The host address of promoted slot `index`'s bytes in the frame (own body only).
+    fn slot_host_address(&mut self, index: usize) -> ir::Value {
+        let at = self.promoted[index].slot.at;
+        let mem = self.b.use_var(self.mem_ptr);
+        let base = self.b.ins().iadd(mem, self.mem_base);
+        self.b.ins().iadd_imm_s(base, at as i64)
+    }
+
+    /// Writes promoted slot `index`'s variables to its frame bytes (before a native call that
+    /// is given the slot).
+    pub(crate) fn store_slot(&mut self, index: usize) {
+        let host = self.slot_host_address(index);
+        let words = self.promoted[index].words.clone();
+        for (at, _, var) in words {
+            let value = self.b.use_var(var);
+            self.b.ins().store(vm_mem(), value, host, at as i32);
+        }
+    }
+
+    /// Reads promoted slot `index`'s variables back from its frame bytes (after a native call
+    /// that was given the slot).
+    pub(crate) fn load_slot(&mut self, index: usize) {
+        let host = self.slot_host_address(index);
+        let words = self.promoted[index].words.clone();
+        for (at, ty, var) in words {
+            let value = self.b.ins().load(ty, vm_mem(), host, at as i32);
+            self.b.def_var(var, value);
+        }
     }
 
     /// The words ([`chunks`]`(size, true)`) of `size` bytes at `addr`: a promoted slot's

@@ -9,7 +9,10 @@
 //! candidate slot only when every other access of the function's own code lies provably
 //! outside it (an exact frame address, or one at most `frame base + M` that ends below the
 //! slot), when every callee reaches memory only through its own frame and its address
-//! parameters ([`param_extents`]) and is given no address into the slot, and when no access
+//! parameters ([`param_extents`]) and is given an address into the slot only for a parameter
+//! that it copies, zeroes or compares whole at the slot's size (an inlined body then works on
+//! the slot's variables, and a native call finds the slot written to memory before it and
+//! reads it back after), and when no access
 //! through an address not known at all can see it: such a read is allowed only in the entry
 //! block, before the function writes any candidate (memory and variables then both hold the
 //! zeroes of frame entry), and any such write gives up promotion in the function. No
@@ -127,18 +130,30 @@ fn defined_registers(func: &Function) -> Vec<bool> {
     defined
 }
 
-/// Per parameter of `func`: how many bytes from the address it holds `func` may touch (0 for
-/// one it does not access through), when `func` makes no calls and reaches memory only through
-/// addresses known exactly in its own frame and through its parameters themselves (never
-/// redefined, at a constant offset); `None` for any other function, which may reach any byte
-/// (a decoded module can compute an address into its caller's frame).
+/// What a callee does through one address parameter: the bytes from the address it may touch
+/// (`extent`, 0 when it does not access through the parameter), and `whole_size` when every
+/// such access is a whole-block op (copy, zero, comparison) of exactly that many bytes at the
+/// address itself, the way a caller's promoted slot of that size is accessed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub(crate) struct ParamReach {
+    pub extent: u32,
+    pub whole_size: Option<u32>,
+}
+
+/// Per parameter of `func`: what `func` does through it ([`ParamReach`]), when `func` makes no
+/// calls and reaches memory only through addresses known exactly in its own frame and through
+/// its parameters themselves (never redefined, at a constant offset); `None` for any other
+/// function, which may reach any byte (a decoded module can compute an address into its
+/// caller's frame).
 ///
-/// `makeResource(uint i)` of the shapes benchmark (it writes its result through its address
-/// parameter, 40 bytes at offset 0) gives `Some(vec![0, 40])`.
-pub(crate) fn param_extents(func: &Function, facts: &[RegFacts]) -> Option<Vec<u32>> {
+/// `makeResource(uint i)` of the shapes benchmark (it copies its 40-byte result to its address
+/// parameter) gives extent 40 and whole size 40 for its second parameter.
+pub(crate) fn param_extents(func: &Function, facts: &[RegFacts]) -> Option<Vec<ParamReach>> {
     let params = func.signature.params.len();
     let defined = defined_registers(func);
-    let mut extents = vec![0u32; params];
+    let mut reaches = vec![ParamReach::default(); params];
+    // Per parameter: only whole-block ops of one size at offset 0 seen so far.
+    let mut whole_only = vec![true; params];
     for inst in &func.insts {
         if matches!(inst, Inst::Call { .. }) {
             return None;
@@ -158,10 +173,21 @@ pub(crate) fn param_extents(func: &Function, facts: &[RegFacts]) -> Option<Vec<u
                 return None;
             }
             let end = access.offset.checked_add(access.size)?;
-            extents[index] = extents[index].max(end);
+            let reach = &mut reaches[index];
+            reach.extent = reach.extent.max(end);
+            let whole = access.whole_op
+                && access.offset == 0
+                && reach.whole_size.is_none_or(|size| size == access.size);
+            whole_only[index] &= whole;
+            reach.whole_size = Some(access.size);
         }
     }
-    Some(extents)
+    for (reach, whole) in reaches.iter_mut().zip(whole_only) {
+        if !whole {
+            reach.whole_size = None;
+        }
+    }
+    Some(reaches)
 }
 
 /// Where an access may land, relative to this function's frame.
@@ -188,7 +214,7 @@ fn reach(fact: RegFacts, offset: u32, size: u32) -> Reach {
 pub(crate) fn promoted_slots(
     func: &Function,
     facts: &[RegFacts],
-    callee_extents: &[Option<Vec<u32>>],
+    callee_extents: &[Option<Vec<ParamReach>>],
 ) -> Vec<PromotedSlot> {
     let fact = |reg: Reg| facts.get(reg.index()).copied().unwrap_or_default();
     let frame_size = func.frame_size as u64;
@@ -255,12 +281,17 @@ pub(crate) fn promoted_slots(
             })
             .collect();
         if let Inst::Call { callee, args, .. } = *inst {
-            let Some(Some(extents)) = callee_extents.get(callee.index()) else {
+            let Some(Some(params)) = callee_extents.get(callee.index()) else {
                 return Vec::new();
             };
-            for (&arg, &extent) in func.list(args).iter().zip(extents) {
-                if extent > 0 {
-                    reaches.push((reach(fact(arg), 0, extent), true, false, extent));
+            // A parameter the callee only copies, zeroes or compares whole may be given a
+            // slot of that size: the translator passes the slot's variables to an inlined
+            // body and puts them in memory around a native call.
+            for (&arg, param) in func.list(args).iter().zip(params) {
+                if let Some(size) = param.whole_size {
+                    reaches.push((reach(fact(arg), 0, size), true, true, size));
+                } else if param.extent > 0 {
+                    reaches.push((reach(fact(arg), 0, param.extent), true, false, param.extent));
                 }
             }
         }
@@ -327,7 +358,7 @@ mod tests {
         b.finish()
     }
 
-    fn promoted(func: &Function, callee_extents: &[Option<Vec<u32>>]) -> Vec<u64> {
+    fn promoted(func: &Function, callee_extents: &[Option<Vec<ParamReach>>]) -> Vec<u64> {
         promoted_slots(func, &register_facts(func), callee_extents)
             .into_iter()
             .map(|slot| {
@@ -452,12 +483,37 @@ mod tests {
     #[test]
     fn a_callee_reaching_only_its_frame_and_parameters_has_extents() {
         let writes = writer(false);
+        let partial = ParamReach {
+            extent: 12,
+            whole_size: None,
+        };
         assert_eq!(
             param_extents(&writes, &register_facts(&writes)),
-            Some(vec![12, 0])
+            Some(vec![partial, ParamReach::default()])
         );
         let computes = writer(true);
         assert_eq!(param_extents(&computes, &register_facts(&computes)), None);
+        // A callee that only copies whole views to and from its parameter.
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx, "h", Signature::new([Type::Addr], []));
+        let entry = b.create_block();
+        b.switch_to_block(entry);
+        b.set_loc(LocId::from_u32(0));
+        let p = b.param(0);
+        b.alloc_frame(VIEW, 16);
+        let own = b.frame_addr(0);
+        b.mem_copy(own, p, VIEW);
+        b.mem_copy(p, own, VIEW);
+        b.ret(&[]);
+        let copies = b.finish();
+        let whole = ParamReach {
+            extent: VIEW,
+            whole_size: Some(VIEW),
+        };
+        assert_eq!(
+            param_extents(&copies, &register_facts(&copies)),
+            Some(vec![whole])
+        );
     }
 
     #[test]
@@ -469,7 +525,26 @@ mod tests {
         };
         let caller = slots_with(calls);
         // The callee reaches 12 bytes of `a`: only `b` stays promoted.
-        assert_eq!(promoted(&caller, &[None, Some(vec![12, 0])]), vec![40]);
+        let partial = ParamReach {
+            extent: 12,
+            whole_size: None,
+        };
+        let callee = Some(vec![partial, ParamReach::default()]);
+        assert_eq!(promoted(&caller, &[None, callee]), vec![40]);
+        // One that copies `a` whole keeps it promoted (the translator hands it over).
+        let whole = ParamReach {
+            extent: VIEW,
+            whole_size: Some(VIEW),
+        };
+        let callee = Some(vec![whole, ParamReach::default()]);
+        assert_eq!(promoted(&caller, &[None, callee]), vec![0, 40]);
+        // One that copies 16 bytes of it whole does not.
+        let smaller = ParamReach {
+            extent: 16,
+            whole_size: Some(16),
+        };
+        let callee = Some(vec![smaller, ParamReach::default()]);
+        assert_eq!(promoted(&caller, &[None, callee]), vec![40]);
         // A callee that may reach anything gives up promotion.
         assert_eq!(promoted(&caller, &[None, None]), Vec::<u64>::new());
     }
