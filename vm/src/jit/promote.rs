@@ -263,9 +263,9 @@ pub(crate) fn promoted_slots(
         });
         to_entry
     });
-    let entry_end = func
+    let entry = func
         .block_range(crate::entities::Block::from_u32(0))
-        .map_or(0, |range| range.end);
+        .unwrap_or(0..0);
     // The candidates the entry block has written so far (in program order).
     let mut written_in_entry: Vec<PromotedSlot> = Vec::new();
     for (pc, inst) in func.insts.iter().enumerate() {
@@ -302,7 +302,7 @@ pub(crate) fn promoted_slots(
                 Reach::Exact(start, end) => {
                     let whole =
                         |slot: &PromotedSlot| whole_op && slot.at == start && slot.size == size;
-                    if write && pc < entry_end {
+                    if write && entry.contains(&pc) {
                         written_in_entry.extend(candidates.iter().copied().filter(whole));
                     }
                     candidates.retain(|slot| whole(slot) || !overlap(slot, start, end));
@@ -310,7 +310,7 @@ pub(crate) fn promoted_slots(
                 Reach::Below(end) => candidates.retain(|slot| slot.at >= end),
                 // A read through an unknown address in the entry block sees zeroes in the
                 // candidates not written yet, in memory as in their variables.
-                Reach::Unknown if !write && entry_runs_once && pc < entry_end => {
+                Reach::Unknown if !write && entry_runs_once && entry.contains(&pc) => {
                     candidates.retain(|slot| !written_in_entry.contains(slot));
                 }
                 Reach::Unknown => {
