@@ -187,3 +187,48 @@ fn divisions_by_constants_match_and_a_zero_constant_still_faults() {
         assert_eq!(error.loc, Some(LocId::from_u32(2)));
     }
 }
+
+/// A host call's memory block that runs past the frame top: `call_node` with `size` argument
+/// bytes at frame byte `at`, or `create_resource` with its description (36 bytes) or its view
+/// (40 bytes) there, in a 64-byte frame, at loc 4.
+fn host_block_past_the_top(call: &str, at: u32, size: u32) -> Result<Vec<Value>, RuntimeError> {
+    let call = call.to_string();
+    run(
+        build("f", Signature::new([], []), move |b| {
+            b.alloc_frame(64, 16);
+            let block = b.frame_addr(at);
+            let inside = b.frame_addr(0);
+            b.set_loc(LocId::from_u32(4));
+            match call.as_str() {
+                "call_node" => {
+                    b.call_node(rpsl_vm::NodeDeclId::from_u32(0), block, size, 0);
+                }
+                "desc" => b.ins(rpsl_vm::Inst::CreateResource {
+                    desc: block,
+                    view_out: inside,
+                }),
+                _ => b.ins(rpsl_vm::Inst::CreateResource {
+                    desc: inside,
+                    view_out: block,
+                }),
+            }
+            b.ret(&[]);
+        }),
+        &[],
+    )
+}
+
+#[test]
+fn host_call_blocks_past_the_frame_top_fault_like_the_interpreter() {
+    // The function's frame starts at 0 (no I/O block): its top is 64.
+    let fault = |addr, size| {
+        Err(RuntimeError {
+            kind: RuntimeErrorKind::MemoryOutOfBounds { addr, size },
+            loc: Some(LocId::from_u32(4)),
+        })
+    };
+    assert_eq!(host_block_past_the_top("call_node", 32, 40), fault(32, 40));
+    assert_eq!(host_block_past_the_top("call_node", 24, 40), Ok(vec![]));
+    assert_eq!(host_block_past_the_top("desc", 32, 36), fault(32, 36));
+    assert_eq!(host_block_past_the_top("view", 32, 40), fault(32, 40));
+}

@@ -286,3 +286,93 @@ fn a_parameter_address_past_the_callers_frame_reaches_the_inlined_frame() {
     let (result, _) = run_module(&verified(module), &[], &mut [], Limits::default());
     assert_eq!(result, Ok(vec![Value::U32(7)]));
 }
+
+/// `main(n)`: `n` times, calls `small` (a 16-byte frame) at loc 5, then `big` (a 400-byte
+/// frame) at loc 6; returns the sum of their results. `small` returns its frame word 0 (zero)
+/// plus 1 after storing 9 there; `big` returns its word 99 (zero) plus 2 after storing 9 there.
+/// Memory first reaches only `main`'s frame: the first `small` call grows it to `small`'s end,
+/// the first `big` call to `big`'s, and later calls find it there.
+fn small_then_big() -> VerifiedModule {
+    let leaf_sig = Signature::new([], [Type::U32]);
+    let mut module = Module::new();
+    let sig = leaf_sig.clone();
+    module.add_function(build(
+        "main",
+        Signature::new([Type::U32], [Type::U32]),
+        move |b| {
+            let n = b.param(0);
+            b.alloc_frame(8, 4);
+            let (sum, i) = (b.new_reg(Type::U32), b.new_reg(Type::U32));
+            let zero = b.iconst_u32(0);
+            b.assign(sum, zero);
+            b.assign(i, zero);
+            let (header, body, exit) = (b.create_block(), b.create_block(), b.create_block());
+            b.jump(header);
+            b.switch_to_block(header);
+            let more = b.binary(BinaryOp::LtU32, i, n);
+            b.branch(more, body, exit);
+            b.switch_to_block(body);
+            b.set_loc(LocId::from_u32(5));
+            let small = b.call(FuncId::from_u32(1), &sig, &[])[0];
+            b.set_loc(LocId::from_u32(6));
+            let big = b.call(FuncId::from_u32(2), &sig, &[])[0];
+            b.set_loc(LocId::from_u32(7));
+            let both = b.binary(BinaryOp::AddU32, small, big);
+            b.binary_into(BinaryOp::AddU32, sum, sum, both);
+            let one = b.iconst_u32(1);
+            b.binary_into(BinaryOp::AddU32, i, i, one);
+            b.loop_jump(header);
+            b.switch_to_block(exit);
+            b.ret(&[sum]);
+        },
+    ));
+    for (name, size, word, add) in [("small", 16u32, 0u32, 1u32), ("big", 400, 99, 2)] {
+        module.add_function(build(name, leaf_sig.clone(), move |b| {
+            let slot = b.alloc_frame(size, 4);
+            let addr = b.frame_addr(slot);
+            let old = b.load(Type::U32, addr, 4 * word);
+            let nine = b.iconst_u32(9);
+            b.store(addr, 4 * word, nine);
+            let plus = b.iconst_u32(add);
+            let result = b.binary(BinaryOp::AddU32, old, plus);
+            b.ret(&[result]);
+        }));
+    }
+    verified(module)
+}
+
+#[test]
+fn calls_after_memory_grew_for_a_smaller_frame_still_check_the_larger_one() {
+    let module = small_then_big();
+    let limit = |max_memory| Limits {
+        max_memory,
+        ..Limits::default()
+    };
+    // `small`'s frame is [16, 32), `big`'s [16, 416): each call sees a zeroed frame.
+    for n in [0u32, 1, 3] {
+        let (result, _) = run_module(&module, &[Value::U32(n)], &mut [], limit(416));
+        assert_eq!(result, Ok(vec![Value::U32(3 * n)]), "n = {n}");
+    }
+    // Memory may reach `small`'s end but not `big`'s: the first `big` call faults.
+    let (result, _) = run_module(&module, &[Value::U32(3)], &mut [], limit(415));
+    assert_eq!(
+        result,
+        Err(RuntimeError {
+            kind: RuntimeErrorKind::OutOfMemory { limit: 415 },
+            loc: Some(LocId::from_u32(6)),
+        })
+    );
+    // One call level fits, two do not: every call faults on depth, the first one first.
+    let shallow = Limits {
+        max_call_depth: 1,
+        ..Limits::default()
+    };
+    let (result, _) = run_module(&module, &[Value::U32(3)], &mut [], shallow);
+    assert_eq!(
+        result,
+        Err(RuntimeError {
+            kind: RuntimeErrorKind::CallDepthExceeded { limit: 1 },
+            loc: Some(LocId::from_u32(5)),
+        })
+    );
+}

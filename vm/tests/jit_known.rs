@@ -238,3 +238,94 @@ fn an_entry_block_that_is_a_loop_header_reads_the_previous_iteration() {
     // Four iterations read 0, 7, 7, 7.
     assert_eq!(result, Ok(vec![Value::U32(21)]));
 }
+
+/// `make(w)`: memory holds 5s at frame bytes 40..48 (written in the entry block); the next
+/// block zeroes `zeroed` bytes at 0 (held back), builds a description of width `w` at 48 and
+/// creates a resource with its view at 0; the last block returns view word 0 (the resource id),
+/// word 5 (the mip count) plus 10 times word 11 and 100 times word 10 (bytes 40..48).
+fn view_over_held_back_zeroes(zeroed: u32) -> VerifiedModule {
+    let mut module = Module::new();
+    module.add_function(build(
+        "make",
+        Signature::new([Type::U32], [Type::U32]),
+        |b| {
+            let w = b.param(0);
+            b.alloc_frame(96, 16);
+            let view = b.frame_addr(0);
+            let five = b.iconst_u32(5);
+            b.store(view, 40, five);
+            b.store(view, 44, five);
+            let create = b.create_block();
+            b.jump(create);
+            b.switch_to_block(create);
+            let view = b.frame_addr(0);
+            mem_zero(b, view, zeroed);
+            let desc = b.frame_addr(48);
+            mem_zero(b, desc, 36);
+            let two = b.iconst_u32(2);
+            b.store(desc, 0, two);
+            b.store(desc, 12, w);
+            b.set_loc(LocId::from_u32(9));
+            b.ins(Inst::CreateResource {
+                desc,
+                view_out: view,
+            });
+            let read = b.create_block();
+            b.jump(read);
+            b.switch_to_block(read);
+            let view = b.frame_addr(0);
+            let id = b.load(Type::U32, view, 0);
+            let mips = b.load(Type::U32, view, 20);
+            let low = b.load(Type::U32, view, 40);
+            let high = b.load(Type::U32, view, 44);
+            let (ten, hundred) = (b.iconst_u32(10), b.iconst_u32(100));
+            let high = b.binary(BinaryOp::MulU32, high, ten);
+            let low = b.binary(BinaryOp::MulU32, low, hundred);
+            let sum = b.binary(BinaryOp::AddU32, id, mips);
+            let sum = b.binary(BinaryOp::AddU32, sum, high);
+            let sum = b.binary(BinaryOp::AddU32, sum, low);
+            b.ret(&[sum]);
+        },
+    ));
+    verified(module)
+}
+
+#[test]
+fn zeroes_held_back_for_a_created_view_give_way_to_the_hosts_view() {
+    // The host's view: resource 0, one mip (word 5); the rest of its 40 bytes zero.
+    let (result, host) = run_module(
+        &view_over_held_back_zeroes(40),
+        &[Value::U32(8)],
+        &mut [],
+        Limits::default(),
+    );
+    assert_eq!(result, Ok(vec![Value::U32(1 + 10 * 5 + 100 * 5)]));
+    assert!(matches!(
+        &host.events[..],
+        [HostEvent::CreateResource { .. }]
+    ));
+    // Zeroes reaching past the view still reach memory.
+    let (result, _) = run_module(
+        &view_over_held_back_zeroes(48),
+        &[Value::U32(8)],
+        &mut [],
+        Limits::default(),
+    );
+    assert_eq!(result, Ok(vec![Value::U32(1)]));
+    // A failed creation ends the run at its location.
+    let (result, _) = run_module(
+        &view_over_held_back_zeroes(40),
+        &[Value::U32(0)],
+        &mut [],
+        Limits::default(),
+    );
+    assert_eq!(
+        result,
+        Err(rpsl_vm::RuntimeError {
+            kind: rpsl_vm::RuntimeErrorKind::Host(rpsl_vm::host::HostError::new(
+                "invalid resource description: width is 0"
+            )),
+            loc: Some(LocId::from_u32(9)),
+        })
+    );
+}

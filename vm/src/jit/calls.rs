@@ -32,7 +32,24 @@ impl Translator<'_, '_> {
         if self.inlines(callee) {
             return self.call_inline(callee, args, results, next_depth, new_base);
         }
+        // Promoted slots given to a native callee ([`super::promote`]) are in memory for it.
+        let given: Vec<usize> = match self.module.callee_extents.get(callee.index()) {
+            Some(Some(params)) => self
+                .func
+                .list(args)
+                .iter()
+                .zip(params)
+                .filter_map(|(&arg, param)| self.promoted_slot(arg, param.whole_size?))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for &slot in &given {
+            self.store_slot(slot);
+        }
         self.call_native(callee, args, results, next_depth, new_base);
+        for &slot in &given {
+            self.load_slot(slot);
+        }
     }
 
     /// A call's steps and depth check, then its callee's frame entered: memory grown (or the
@@ -41,12 +58,6 @@ impl Translator<'_, '_> {
     fn enter_callee(&mut self, callee: FuncId) -> (ir::Value, ir::Value) {
         self.charge_steps();
         let next_depth = self.b.ins().iadd_imm_s(self.depth, 1);
-        let too_deep = self.b.ins().icmp(
-            IntCC::UnsignedGreaterThanOrEqual,
-            next_depth,
-            self.max_depth,
-        );
-        self.guard_plain(too_deep, fault_kind::CALL_DEPTH);
         let rounded = self.b.ins().iadd_imm_s(self.mem_top, 15);
         let new_base = self.b.ins().band_imm_u(rounded, !15i64);
         let frames = self.module.frames;
@@ -54,6 +65,24 @@ impl Translator<'_, '_> {
         let frame_size = frame.map_or(0, |frame| frame.size);
         let ctx = self.ctx;
         if frame_size <= INLINE_FRAME_ZERO_MAX {
+            let (inline, grow, entered) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            // When the entry found that every call fits ([`Self::calls_fit`]), neither check
+            // below can fail: straight to the inline entry.
+            let fits_slot = self
+                .calls_fit
+                .filter(|&(_, largest)| frame_size <= largest && self.inline_return.is_none());
+            if let Some((slot, _)) = fits_slot {
+                let checks = self.b.create_block();
+                self.b.set_cold_block(checks);
+                let fits = self.b.ins().stack_load(self.ptr_ty, types::I8, slot, 0);
+                self.b.ins().brif(fits, inline, &[], checks, &[]);
+                self.b.switch_to_block(checks);
+            }
+            self.check_depth(next_depth);
             // Memory already reaches the frame's end (so it is within the memory limit, which
             // memory never passes): zero the frame inline; else the helper grows memory.
             let top = self.b.ins().iadd_imm_s(new_base, frame_size as i64);
@@ -62,15 +91,15 @@ impl Translator<'_, '_> {
                     .ins()
                     .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.mem_len);
             let grows = self.b.ins().icmp(IntCC::UnsignedGreaterThan, top, mem_len);
-            let (inline, grow, entered) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
             self.b.set_cold_block(grow);
-            self.b.ins().brif(grows, grow, &[], inline, &[]);
+            let refresh = self.b.create_block();
+            self.b.ins().brif(grows, grow, &[], refresh, &[]);
+            self.b.switch_to_block(refresh);
+            self.refresh_calls_fit(fits_slot, new_base);
+            self.b.ins().jump(inline, &[]);
             self.b.switch_to_block(grow);
             self.enter_frame_by_helper(new_base, frame_size);
+            self.refresh_calls_fit(fits_slot, new_base);
             self.b.ins().jump(entered, &[]);
             self.b.switch_to_block(inline);
             let mem = self.b.use_var(self.mem_ptr);
@@ -94,9 +123,40 @@ impl Translator<'_, '_> {
             self.b.ins().jump(entered, &[]);
             self.b.switch_to_block(entered);
         } else {
+            self.check_depth(next_depth);
             self.enter_frame_by_helper(new_base, frame_size);
         }
         (next_depth, new_base)
+    }
+
+    /// The call depth check: `next_depth` must stay below the limit.
+    fn check_depth(&mut self, next_depth: ir::Value) {
+        let too_deep = self.b.ins().icmp(
+            IntCC::UnsignedGreaterThanOrEqual,
+            next_depth,
+            self.max_depth,
+        );
+        self.guard_plain(too_deep, fault_kind::CALL_DEPTH);
+    }
+
+    /// After a call's depth check passed: stores in [`Self::calls_fit`]'s slot whether memory
+    /// now reaches the end of the largest small callee frame at `new_base`.
+    fn refresh_calls_fit(&mut self, slot: Option<(ir::StackSlot, u32)>, new_base: ir::Value) {
+        let Some((slot, largest)) = slot else {
+            return;
+        };
+        let top = self.b.ins().iadd_imm_s(new_base, largest as i64);
+        let mem_len = self.b.ins().load(
+            types::I64,
+            MemFlagsData::trusted(),
+            self.ctx,
+            CONTEXT.mem_len,
+        );
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, top, mem_len);
+        self.b.ins().stack_store(self.ptr_ty, fits, slot, 0);
     }
 
     /// The native call of `callee` whose frame [`Self::enter_callee`] entered.

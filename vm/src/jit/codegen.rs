@@ -106,6 +106,15 @@ pub(crate) struct Translator<'a, 'b> {
     pub(crate) live_out: Vec<Vec<bool>>,
     /// The index of the block being translated (of the body being translated).
     pub(crate) block_index: usize,
+    /// The frame slots of the function's own body kept in variables ([`super::promote`]).
+    pub(crate) promoted: Vec<SlotVars>,
+    /// When the function's own body calls functions of frames up to the given size (at most
+    /// [`INLINE_FRAME_ZERO_MAX`]): a stack slot holding (as a byte) whether one more call level
+    /// stays within the depth limit and memory reaches the end of the largest such frame
+    /// above this one. Set on entry and again after a call's checks; neither condition can
+    /// turn false while the function runs (its depth is fixed, memory only grows), so a call
+    /// of such a frame needs no check while it holds.
+    pub(crate) calls_fit: Option<(ir::StackSlot, u32)>,
 }
 
 /// What translating any function of a module may need to know of the others.
@@ -121,6 +130,17 @@ pub(crate) struct ModuleInfo<'a> {
     /// Per function, whether it reads only its own frame
     /// ([`super::frame_init::reads_only_its_frame`]).
     pub own_frame_readers: &'a [bool],
+    /// Whether frame slots are kept in variables ([`super::promote`]).
+    pub promote_slots: bool,
+    /// Per function, [`super::promote::param_extents`].
+    pub callee_extents: &'a [Option<Vec<super::promote::ParamReach>>],
+}
+
+/// A frame slot kept in variables ([`super::promote`]): one variable per word of
+/// [`super::memops::chunks`]`(size, true)`, as (offset in the slot, type, variable).
+pub(crate) struct SlotVars {
+    pub slot: super::promote::PromotedSlot,
+    pub words: Vec<(u32, ir::Type, Variable)>,
 }
 
 /// What entering a function's frame takes: its size, and the bytes an inline entry zeroes.
@@ -185,8 +205,61 @@ impl<'a, 'b> Translator<'a, 'b> {
             vars.push(var);
         }
         let blocks: Vec<ir::Block> = func.blocks.iter().map(|_| b.create_block()).collect();
-        b.ins().jump(blocks[0], &[]);
         let facts = super::facts::register_facts(func);
+        let promoted = if module.promote_slots {
+            super::promote::promoted_slots(func, &facts, module.callee_extents)
+        } else {
+            Vec::new()
+        };
+        // A promoted slot starts as the zeroes of frame entry.
+        let promoted: Vec<SlotVars> = promoted
+            .into_iter()
+            .map(|slot| {
+                let words = super::memops::chunks(slot.size, true)
+                    .map(|(at, ty)| {
+                        let var = b.declare_var(ty);
+                        let zero = if ty.is_vector() {
+                            let bytes = b.func.dfg.constants.insert(vec![0u8; 16].into());
+                            b.ins().vconst(ty, bytes)
+                        } else {
+                            b.ins().iconst(ty, 0)
+                        };
+                        b.def_var(var, zero);
+                        (at, ty, var)
+                    })
+                    .collect();
+                SlotVars { slot, words }
+            })
+            .collect();
+        let largest_small_callee = func
+            .insts
+            .iter()
+            .filter_map(|inst| match *inst {
+                Inst::Call { callee, .. } => module.frames.get(callee.index()).map(|f| f.size),
+                _ => None,
+            })
+            .filter(|&size| size <= INLINE_FRAME_ZERO_MAX)
+            .max();
+        let calls_fit = largest_small_callee.map(|largest| {
+            let next_depth = b.ins().iadd_imm_s(depth, 1);
+            let depth_fits = b.ins().icmp(IntCC::UnsignedLessThan, next_depth, max_depth);
+            let rounded = b.ins().iadd_imm_s(mem_top, 15);
+            let base = b.ins().band_imm_u(rounded, !15i64);
+            let top = b.ins().iadd_imm_s(base, largest as i64);
+            let mem_len = b
+                .ins()
+                .load(types::I64, MemFlagsData::trusted(), ctx, CONTEXT.mem_len);
+            let memory_fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, top, mem_len);
+            let fits = b.ins().band(depth_fits, memory_fits);
+            let slot = b.create_sized_stack_slot(ir::StackSlotData::new(
+                ir::StackSlotKind::ExplicitSlot,
+                1,
+                0,
+            ));
+            b.ins().stack_store(ptr_ty, fits, slot, 0);
+            (slot, largest)
+        });
+        b.ins().jump(blocks[0], &[]);
         let live_out = super::frame_init::frame_live_out(func, &facts, module.own_frame_readers);
         Translator {
             b,
@@ -222,6 +295,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             param_frames: HashMap::new(),
             live_out,
             block_index: 0,
+            promoted,
+            calls_fit,
         }
     }
 

@@ -6,6 +6,7 @@
 use super::codegen::{FrameEntry, ModuleInfo, Translator, INLINE_FRAME_ZERO_MAX};
 use super::facts::register_facts;
 use super::frame_init::{bytes_read_before_written, reads_only_its_frame};
+use super::promote::param_extents;
 use super::JitError;
 use crate::entities::FuncId;
 use crate::function::{Function, VerifiedModule};
@@ -192,6 +193,16 @@ pub(crate) fn compile_module(
             .map(|index| module.step_charges(FuncId::from_u32(index as u32)))
             .collect(),
         own_frame_readers,
+        callee_extents: functions
+            .iter()
+            .map(|function| {
+                // Only the optimised tier promotes frame slots.
+                options
+                    .optimize
+                    .then(|| param_extents(function, &register_facts(function)))
+                    .flatten()
+            })
+            .collect(),
         signature,
         isa: &isa,
         optimize: options.optimize,
@@ -250,6 +261,8 @@ struct Shared<'a> {
     step_charges: Vec<&'a [u64]>,
     /// Per function, whether it reads only its own frame.
     own_frame_readers: Vec<bool>,
+    /// Per function, [`super::promote::param_extents`].
+    callee_extents: Vec<Option<Vec<super::promote::ParamReach>>>,
     signature: ir::Signature,
     isa: &'a OwnedTargetIsa,
     /// Compiling with the optimiser (shown in dumps).
@@ -332,6 +345,8 @@ impl Shared<'_> {
             frames: &self.frames,
             inline_calls: self.optimize,
             own_frame_readers: &self.own_frame_readers,
+            promote_slots: self.optimize,
+            callee_extents: &self.callee_extents,
         };
         Translator::new(
             builder,

@@ -184,7 +184,9 @@ impl RunContext<'_> {
     }
 
     /// The range `addr..addr + size` when it lies below `mem_top`, else records the interpreter's
-    /// `MemoryOutOfBounds` fault.
+    /// `MemoryOutOfBounds` fault. `mem_top` (the running frame's top) never passes the end of
+    /// memory (entering a frame grows memory to its top), so the range indexes memory; were it
+    /// ever not so, indexing would panic, which [`guarded`] turns into a located fault.
     #[inline(always)]
     fn range(
         &mut self,
@@ -195,7 +197,7 @@ impl RunContext<'_> {
     ) -> Option<std::ops::Range<usize>> {
         let addr = addr as u64;
         let end = addr + size as u64;
-        if end > mem_top as u64 || end > self.memory.len() as u64 {
+        if end > mem_top as u64 {
             self.record(RuntimeErrorKind::MemoryOutOfBounds { addr, size }, loc);
             return None;
         }

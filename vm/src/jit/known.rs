@@ -100,7 +100,13 @@ impl Translator<'_, '_> {
         match *inst {
             Inst::CreateResource { desc, view_out } => {
                 self.flush_for_read(desc, 0, crate::host::RESOURCE_DESC_SIZE);
-                self.forget_written_by(view_out, crate::host::VIEW_SIZE);
+                // The host call writes the whole view when it succeeds and ends the run when it
+                // fails, after which nothing reads the frame: bytes held back for the view
+                // itself need never be written.
+                match self.exact_range(view_out, 0, crate::host::VIEW_SIZE) {
+                    Some(at) => self.overwrite_range(at, crate::host::VIEW_SIZE),
+                    None => self.forget_all(),
+                }
             }
             Inst::DescribeResource { view, desc_out } => {
                 self.flush_for_read(view, 0, crate::host::VIEW_SIZE);
@@ -200,6 +206,17 @@ impl Translator<'_, '_> {
         self.known
             .regions
             .retain(|region| !region.overlaps(at, end));
+    }
+
+    /// Forgets the regions overlapping `at..at + size`, which an instruction is about to
+    /// overwrite entirely: a pending region inside the range is dropped unwritten, one
+    /// reaching outside it is written out first.
+    pub(crate) fn overwrite_range(&mut self, at: u64, size: u32) {
+        let end = at + size as u64;
+        self.known
+            .regions
+            .retain(|region| !(region.at >= at && region.end() <= end));
+        self.forget_range(at, size);
     }
 
     /// Forgets what a write of `size` bytes through `addr` (at `offset`) may change.

@@ -162,6 +162,9 @@ impl Translator<'_, '_> {
     /// `mem_copy [dst], [src], size` (the ranges may overlap: everything is read before
     /// anything is written).
     pub(crate) fn mem_copy(&mut self, dst_addr: Reg, src_addr: Reg, size: u32) {
+        if self.copy_promoted(dst_addr, src_addr, size) {
+            return;
+        }
         let dst_at = self.exact_range(dst_addr, 0, size);
         // Known source bytes are copied as constants, which wait until something reads them.
         let known_src = self
@@ -197,6 +200,14 @@ impl Translator<'_, '_> {
 
     /// `mem_zero [addr], size`.
     pub(crate) fn mem_zero(&mut self, addr: Reg, size: u32) {
+        if let Some(slot) = self.promoted_slot(addr, size) {
+            let words = self.promoted[slot].words.clone();
+            for (_, ty, var) in words {
+                let zero = self.constant_of(ty, &vec![0; ty.bytes() as usize]);
+                self.b.def_var(var, zero);
+            }
+            return;
+        }
         let at = self.exact_range(addr, 0, size);
         if let (Some(at), true) = (at, size <= INLINE_BLOCK_OP_MAX) {
             // Zeroes that wait for the stores of constants usually following them.
@@ -217,6 +228,140 @@ impl Translator<'_, '_> {
         }
         let host = self.checked_address(addr, 0, size);
         self.zero_bytes(host, 0, size);
+    }
+
+    /// The index in [`Translator::promoted`] of the slot that `size` bytes at `addr` are,
+    /// when they are one: in the function's own body an exact frame address, in an inlined
+    /// body a parameter given the slot ([`super::promote::ParamReach::whole_size`]).
+    pub(crate) fn promoted_slot(&self, addr: Reg, size: u32) -> Option<usize> {
+        if self.promoted.is_empty() {
+            return None;
+        }
+        let at = match self.inline_return {
+            None => self.facts[addr.index()].frame_exact?,
+            Some(_) => self.param_frames.get(&addr)?.at,
+        };
+        self.promoted
+            .iter()
+            .position(|vars| vars.slot.at == at && vars.slot.size == size)
+    }
+
+    /// The host address of promoted slot `index`'s bytes in the frame (own body only).
+    fn slot_host_address(&mut self, index: usize) -> ir::Value {
+        let at = self.promoted[index].slot.at;
+        let mem = self.b.use_var(self.mem_ptr);
+        let base = self.b.ins().iadd(mem, self.mem_base);
+        self.b.ins().iadd_imm_s(base, at as i64)
+    }
+
+    /// Writes promoted slot `index`'s variables to its frame bytes (before a native call that
+    /// is given the slot).
+    pub(crate) fn store_slot(&mut self, index: usize) {
+        let host = self.slot_host_address(index);
+        let words = self.promoted[index].words.clone();
+        for (at, _, var) in words {
+            let value = self.b.use_var(var);
+            self.b.ins().store(vm_mem(), value, host, at as i32);
+        }
+    }
+
+    /// Reads promoted slot `index`'s variables back from its frame bytes (after a native call
+    /// that was given the slot).
+    pub(crate) fn load_slot(&mut self, index: usize) {
+        let host = self.slot_host_address(index);
+        let words = self.promoted[index].words.clone();
+        for (at, ty, var) in words {
+            let value = self.b.ins().load(ty, vm_mem(), host, at as i32);
+            self.b.def_var(var, value);
+        }
+    }
+
+    /// The words ([`chunks`]`(size, true)`) of `size` bytes at `addr`: a promoted slot's
+    /// variables, constants of known bytes, or loads (after writing out what a read of them
+    /// needs).
+    fn block_words(&mut self, addr: Reg, size: u32) -> Vec<ir::Value> {
+        if let Some(slot) = self.promoted_slot(addr, size) {
+            let words = self.promoted[slot].words.clone();
+            return words
+                .into_iter()
+                .map(|(_, _, var)| self.b.use_var(var))
+                .collect();
+        }
+        let known = self
+            .exact_range(addr, 0, size)
+            .and_then(|at| self.known_bytes(at, size));
+        match known {
+            Some(bytes) => chunks(size, true)
+                .map(|(at, ty)| {
+                    let word = &bytes[at as usize..][..ty.bytes() as usize];
+                    self.constant_of(ty, word)
+                })
+                .collect(),
+            None => {
+                self.flush_for_read(addr, 0, size);
+                let host = self.checked_address(addr, 0, size);
+                chunks(size, true)
+                    .map(|(at, ty)| self.b.ins().load(ty, vm_mem(), host, at as i32))
+                    .collect()
+            }
+        }
+    }
+
+    /// `mem_eq` with a promoted slot on one side or both: word by word (16-byte words
+    /// lane-wise), all equal.
+    fn mem_eq_promoted(&mut self, dst: Reg, a: Reg, b: Reg, size: u32) {
+        let x = self.block_words(a, size);
+        let y = self.block_words(b, size);
+        let mut lanes: Option<ir::Value> = None;
+        let mut scalars: Option<ir::Value> = None;
+        for ((_, ty), (x, y)) in chunks(size, true).zip(x.into_iter().zip(y)) {
+            let equal = self.b.ins().icmp(IntCC::Equal, x, y);
+            let all = if ty.is_vector() {
+                &mut lanes
+            } else {
+                &mut scalars
+            };
+            *all = Some(match *all {
+                Some(so_far) => self.b.ins().band(so_far, equal),
+                None => equal,
+            });
+        }
+        let lanes = lanes.map(|mask| self.b.ins().vall_true(mask));
+        let equal = match (lanes, scalars) {
+            (Some(l), Some(s)) => self.b.ins().band(l, s),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => self.b.ins().iconst(types::I8, 1),
+        };
+        let value = self.bool_of(equal);
+        self.set(dst, value);
+    }
+
+    /// A `mem_copy` from or to a promoted slot ([`super::promote`]): between two slots a
+    /// move of their variables; from memory (or known bytes) into a slot loads (or constants);
+    /// from a slot to memory stores. Returns false when neither side is promoted.
+    fn copy_promoted(&mut self, dst_addr: Reg, src_addr: Reg, size: u32) -> bool {
+        let dst = self.promoted_slot(dst_addr, size);
+        let src = self.promoted_slot(src_addr, size);
+        if dst.is_none() && src.is_none() {
+            return false;
+        }
+        let values = self.block_words(src_addr, size);
+        match dst {
+            Some(dst) => {
+                let words = self.promoted[dst].words.clone();
+                for ((_, _, var), value) in words.into_iter().zip(values) {
+                    self.b.def_var(var, value);
+                }
+            }
+            None => {
+                self.forget_written_by(dst_addr, size);
+                let dst = self.checked_address(dst_addr, 0, size);
+                for ((at, _), value) in chunks(size, true).zip(values) {
+                    self.b.ins().store(vm_mem(), value, dst, at as i32);
+                }
+            }
+        }
+        true
     }
 
     /// The word of type `ty` at byte `at` of a `mem_eq` side: loaded from its host address, or
@@ -257,6 +402,9 @@ impl Translator<'_, '_> {
 
     /// `mem_eq dst, [a], [b], size`: bytewise equality as a `bool`.
     pub(crate) fn mem_eq(&mut self, dst: Reg, a: Reg, b: Reg, size: u32) {
+        if self.promoted_slot(a, size).is_some() || self.promoted_slot(b, size).is_some() {
+            return self.mem_eq_promoted(dst, a, b, size);
+        }
         let known = |t: &Self, reg: Reg| {
             t.exact_range(reg, 0, size)
                 .and_then(|at| t.known_bytes(at, size))

@@ -53,6 +53,7 @@ mod inline;
 mod known;
 mod memops;
 mod nan;
+mod promote;
 
 use crate::entities::{FuncId, LocId};
 use crate::function::VerifiedModule;
