@@ -198,12 +198,7 @@ impl FrameCompiler {
         // final. Nothing in between reads the flags; render passes read them complete.
         self.discard
             .begin(graph, &self.table, ordered.order, access_discard);
-        lifetimes::compute(
-            &self.table,
-            ordered.position,
-            graph.resources.len(),
-            lifetimes,
-        );
+        lifetimes::compute(&self.table, ordered.order, graph.resources.len(), lifetimes);
         self.memory.plan(
             analysis,
             (&self.schedule.levels, self.schedule.balanced),

@@ -2,40 +2,40 @@
 //! access in the chosen order (execution positions). Memory placement reads them.
 
 use super::table::AccessTable;
+use crate::ids::NodeId;
 
 /// Fills `lifetimes` (one entry per resource, `resource_count` of them): the `[first, last]`
 /// execution positions of the live accesses to each resource, `None` for a resource no live
-/// node uses. `position` is each node's execution position (`u32::MAX` for a culled node).
+/// node uses. `order` is the execution order of the live nodes (node indices).
 ///
-/// The nodes are read in call order, each at its position: the nodes' spans (12 bytes each)
-/// and the compact access records (8 bytes each) are read sequentially whatever the execution
-/// order (with interleaved lanes it jumps between them).
+/// The nodes are read in execution order, so positions only grow: an access's position is its
+/// resource's last so far, and its first when the resource has none yet (no `min`/`max`, one
+/// store of the end). The compact access records (8 bytes each) are read node by node.
 pub(crate) fn compute(
     table: &AccessTable,
-    position: &[u32],
+    order: &[NodeId],
     resource_count: usize,
     lifetimes: &mut Vec<Option<(u32, u32)>>,
 ) {
     lifetimes.clear();
     lifetimes.resize(resource_count, None);
     // Local slices: their pointers and lengths stay in registers through the loop.
-    let (lifetimes, infos) = (&mut lifetimes[..], &table.infos[..]);
-    for (node, &position) in table.nodes.iter().zip(position) {
-        // Culled nodes have no position.
-        if position == u32::MAX {
-            continue;
-        }
-        // A range out of bounds (a hand-made graph) is skipped.
-        let Some(accesses) = infos.get(node.accesses()) else {
+    let (lifetimes, infos, nodes) = (&mut lifetimes[..], &table.infos[..], &table.nodes[..]);
+    for (position, node) in order.iter().enumerate() {
+        let position = position as u32;
+        // A node or range out of bounds (a hand-made graph) is skipped.
+        let Some(accesses) = nodes
+            .get(node.index())
+            .and_then(|node| infos.get(node.accesses()))
+        else {
             continue;
         };
-        // The first access (least position) sets the start, the last (greatest) the end.
         for access in accesses {
             if let Some(lifetime) = lifetimes.get_mut(access.resource as usize) {
-                *lifetime = Some(match *lifetime {
-                    Some((first, last)) => (first.min(position), last.max(position)),
-                    None => (position, position),
-                });
+                match lifetime {
+                    Some((_, last)) => *last = position,
+                    None => *lifetime = Some((position, position)),
+                }
             }
         }
     }
@@ -61,14 +61,15 @@ mod tests {
         let graph = builder.finish().unwrap().clone();
         let mut table = AccessTable::default();
         table.build(&graph);
-        // Node 1 runs before node 0; nodes 2 and 3 are culled.
-        let position = [1, 0, u32::MAX, u32::MAX];
+        // Node 1 runs before node 0; nodes 2 and 3 are culled (not in the order).
+        let order = [NodeId(1), NodeId(0)];
         // Stale entries of a longer earlier frame are dropped.
         let mut lifetimes = vec![Some((7, 7)); 9];
-        compute(&table, &position, graph.resources.len(), &mut lifetimes);
+        compute(&table, &order, graph.resources.len(), &mut lifetimes);
         assert_eq!(lifetimes, vec![None, Some((0, 1)), Some((0, 0)), None]);
         // Every node live, in call order.
-        compute(&table, &[0, 1, 2, 3], graph.resources.len(), &mut lifetimes);
+        let order = [NodeId(0), NodeId(1), NodeId(2), NodeId(3)];
+        compute(&table, &order, graph.resources.len(), &mut lifetimes);
         assert_eq!(
             lifetimes,
             vec![Some((3, 3)), Some((0, 1)), Some((1, 2)), Some((2, 3))]

@@ -57,9 +57,10 @@ pub struct MemoryPlanner {
     ended_at: Vec<u32>,
     next_ended: Vec<u32>,
     /// `alias_after` paint: `last position + 1` of the latest released occupant of each unit
-    /// (narrow when every position fits).
+    /// (narrow when every position fits: signed, as baseline x86-64 has a vector maximum of
+    /// signed 16-bit lanes, SSE2's `pmaxsw`, but none of unsigned ones).
     paint: Vec<u32>,
-    narrow_paint: Vec<u16>,
+    narrow_paint: Vec<i16>,
     fit: FirstFit,
     /// The first placement tried, kept while a second one is tried (balanced schedules).
     kept_placements: Vec<Option<Placement>>,
@@ -297,8 +298,9 @@ impl MemoryPlanner {
             next_ended: &self.next_ended,
             unit_ranges: &self.fit.unit_ranges,
         };
-        // Narrow paint (twice the units per vector step) when every painted value fits.
-        if positions < u16::MAX as usize {
+        // Narrow paint (vector steps for the fold and twice the units per step) when every
+        // painted value fits.
+        if positions < i16::MAX as usize {
             let mut paint = std::mem::take(&mut self.narrow_paint);
             paint.clear();
             paint.resize(units, 0);
@@ -320,10 +322,10 @@ trait Painted: Copy + Ord + Default {
     fn position(self) -> Option<u32>;
 }
 
-impl Painted for u16 {
+impl Painted for i16 {
     #[inline(always)]
-    fn after(position: u32) -> u16 {
-        (position + 1) as u16
+    fn after(position: u32) -> i16 {
+        (position + 1) as i16
     }
     #[inline(always)]
     fn position(self) -> Option<u32> {
