@@ -409,7 +409,12 @@ impl GraphBuilder {
         identity_key: u64,
     ) -> Result<(ResourceId, ResourceDesc), BuildError> {
         self.check_recording()?;
-        self.settle();
+        if self.replay.active {
+            if let Some(replayed) = self.replay_api_resource(&desc, identity_key) {
+                return Ok(replayed);
+            }
+            self.end_replay();
+        }
         self.within(GraphLimit::Resources, self.graph.resources.len() + 1)?;
         let (desc, facts) = self.validated_descs.validate(&desc)?;
         let key = self.unique_key(identity_key);
@@ -429,7 +434,13 @@ impl GraphBuilder {
             frames_alive,
         });
         self.note_resource(facts);
-        Ok((ResourceId::from_index(self.graph.resources.len() - 1), desc))
+        let index = self.graph.resources.len() - 1;
+        if storage.is_none() && key == identity_key {
+            // Replayable next frame (`replay.rs`): its record is the description's and key's.
+            self.replay_facts
+                .note_transient(index, replay::TransientOrigin::Api);
+        }
+        Ok((ResourceId::from_index(index), desc))
     }
 
     /// Imports an external resource: an entry argument or `out` parameter, named by its

@@ -7,6 +7,9 @@
 //! structure serial kept (the compiled-frame cache hits at once).
 //!
 //! What is replayed, and why the records are then the ones recording would make:
+//! - A transient resource made through the builder's API
+//!   ([`GraphBuilder::create_resource`]) from the same description, with the same identity
+//!   key, as the last frame's at its index (named or marked by nothing).
 //! - A script's transient resource ([`GraphBuilder::create_script_resource`]) whose
 //!   description's bytes are those that made the last frame's resource at its index (that
 //!   resource was made from the same [`super::ScriptDescs`] entry, which still holds them),
@@ -48,11 +51,19 @@ use rpsl_types::view_offsets;
 /// replay. Entries past a vector's end are "no".
 #[derive(Debug, Default)]
 pub(super) struct ReplayFacts {
-    /// Per resource: the script description entry it was made from, for a transient resource
-    /// a script made (and nothing named or marked since).
-    script_entries: Vec<Option<MemoEntry>>,
+    /// Per transient resource (nothing named or marked since): how it was made.
+    transients: Vec<Option<TransientOrigin>>,
     /// Per node: for a call that may be replayed, how.
     replayable_calls: Vec<Option<ReplayableCall>>,
+}
+
+/// How a transient resource was made.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(super) enum TransientOrigin {
+    /// By a script, from this script description entry.
+    Script(MemoEntry),
+    /// By [`GraphBuilder::create_resource`] (or `create_resource_view`).
+    Api,
 }
 
 /// How a node call may be replayed.
@@ -68,23 +79,23 @@ pub(super) struct ReplayableCall {
 
 impl ReplayFacts {
     pub(super) fn clear(&mut self) {
-        self.script_entries.clear();
+        self.transients.clear();
         self.replayable_calls.clear();
     }
 
-    /// Resource `index` was made from script description entry `entry`.
+    /// Transient resource `index` was made as `origin` says.
     #[inline(always)]
-    pub(super) fn note_script_resource(&mut self, index: usize, entry: MemoEntry) {
-        if self.script_entries.len() < index {
-            self.script_entries.resize(index, None);
+    pub(super) fn note_transient(&mut self, index: usize, origin: TransientOrigin) {
+        if self.transients.len() < index {
+            self.transients.resize(index, None);
         }
-        self.script_entries.truncate(index);
-        self.script_entries.push(Some(entry));
+        self.transients.truncate(index);
+        self.transients.push(Some(origin));
     }
 
     /// Resource `index` was named or marked: its record is no longer the description's alone.
     pub(super) fn forget_script_resource(&mut self, index: usize) {
-        if let Some(entry) = self.script_entries.get_mut(index) {
+        if let Some(entry) = self.transients.get_mut(index) {
             *entry = None;
         }
     }
@@ -110,8 +121,8 @@ impl ReplayFacts {
 
     /// The facts of the first `resources` resources and `nodes` nodes of `other`.
     fn extend_from_prefix(&mut self, other: &ReplayFacts, resources: usize, nodes: usize) {
-        let entries = &other.script_entries;
-        self.script_entries
+        let entries = &other.transients;
+        self.transients
             .extend_from_slice(&entries[..resources.min(entries.len())]);
         let calls = &other.replayable_calls;
         self.replayable_calls
@@ -198,7 +209,11 @@ impl GraphBuilder {
         identity_key: u64,
     ) -> Option<[u8; VIEW_BYTES]> {
         let index = self.replay.resources;
-        let entry = (*self.previous_replay_facts.script_entries.get(index)?)?;
+        let Some(TransientOrigin::Script(entry)) =
+            *self.previous_replay_facts.transients.get(index)?
+        else {
+            return None;
+        };
         let known = self.script_descs.entry_holding(entry, desc)?;
         if self.previous.resources.get(index)?.identity_key != identity_key {
             return None;
@@ -208,6 +223,28 @@ impl GraphBuilder {
         let at = view_offsets::RESOURCE as usize;
         view[at..at + 4].copy_from_slice(&(index as u32).to_le_bytes());
         Some(view)
+    }
+
+    /// Replays a transient resource made through the builder's API, or `None` (nothing
+    /// changed) when the last frame's resource at this index was not made so from the same
+    /// description with the same identity key.
+    #[inline]
+    pub(super) fn replay_api_resource(
+        &mut self,
+        desc: &crate::resource::ResourceDesc,
+        identity_key: u64,
+    ) -> Option<(ResourceId, crate::resource::ResourceDesc)> {
+        let index = self.replay.resources;
+        if *self.previous_replay_facts.transients.get(index)? != Some(TransientOrigin::Api) {
+            return None;
+        }
+        let (validated, _) = self.validated_descs.validate(desc).ok()?;
+        let record = self.previous.resources.get(index)?;
+        if (record.desc != validated) | (record.identity_key != identity_key) {
+            return None;
+        }
+        self.replay.resources = index + 1;
+        Some((ResourceId::from_index(index), validated))
     }
 
     /// Replays an imported external resource (identity key `key` as passed), or `None` when

@@ -114,6 +114,11 @@ enum Op {
         desc: u64,
         key: u64,
     },
+    /// A resource made through the builder's API, not a script's.
+    CreateByApi {
+        desc: u64,
+        key: u64,
+    },
     Call {
         constant: u32,
         src: ViewArg,
@@ -168,7 +173,11 @@ fn random_op(rng: &mut Rng, made: u64) -> Op {
             desc: rng.below(2),
             key: 1 << 32,
         },
-        2..=36 => Op::Create {
+        2..=6 => Op::CreateByApi {
+            desc: rng.below(6),
+            key: 5 << 32 | made,
+        },
+        7..=36 => Op::Create {
             // Mostly transient descriptions.
             desc: if rng.below(6) == 0 {
                 rng.below(7)
@@ -212,7 +221,12 @@ fn random_op(rng: &mut Rng, made: u64) -> Op {
 /// How many calls of `ops` make a resource.
 fn made(ops: &[Op]) -> u64 {
     ops.iter()
-        .filter(|op| matches!(op, Op::Create { .. } | Op::Import { .. }))
+        .filter(|op| {
+            matches!(
+                op,
+                Op::Create { .. } | Op::CreateByApi { .. } | Op::Import { .. }
+            )
+        })
         .count() as u64
 }
 
@@ -282,6 +296,10 @@ fn run_frame(builder: &mut GraphBuilder, frame: u64, ops: &[Op], finish: bool) -
                     "{:?}",
                     builder.import_external_with_access("bb", desc.unwrap(), access)
                 )
+            }
+            Op::CreateByApi { desc, key } => {
+                let desc = ResourceDesc::from_rpsl(&description(desc)).unwrap();
+                format!("{:?}", builder.create_resource(desc, key))
             }
             Op::Create { desc, key } => {
                 format!(
@@ -549,7 +567,7 @@ fn replay_stops_where_frames_differ() {
         // A typeless resource written as colour, then as depth.
         vec![import.clone(), create(4), call(0, 1), create(1), copy(0)],
         vec![
-            import,
+            import.clone(),
             create(4),
             call(0, 1),
             create(1),
@@ -557,8 +575,18 @@ fn replay_stops_where_frames_differ() {
             Op::Depth(1),
         ],
     ];
-    for (case, other) in pairs.iter().enumerate() {
-        for order in [[&base, other], [other, &base]] {
+    // Resources made through the builder's API: the same key, another description.
+    let by_api = |desc| Op::CreateByApi { desc, key: 5 << 32 };
+    let api_base = vec![import, by_api(0), create(1), call(1, 2), copy(0)];
+    let mut api_other = api_base.clone();
+    api_other[1] = by_api(2);
+    let pairs: Vec<(&Vec<Op>, &Vec<Op>)> = pairs
+        .iter()
+        .map(|other| (&base, other))
+        .chain([(&api_base, &api_other)])
+        .collect();
+    for (case, (base, other)) in pairs.into_iter().enumerate() {
+        for order in [[base, other], [other, base]] {
             let mut replaying = GraphBuilder::new();
             let mut recording = GraphBuilder::new();
             for builder in [&mut replaying, &mut recording] {

@@ -8,6 +8,7 @@
 //! bound) takes [`GraphBuilder::create_resource_view`], which checks and reports each rule.
 
 use super::calls::ResourceFacts;
+use super::replay::TransientOrigin;
 use super::valid_descs::DescMemo;
 use super::{BuildError, GraphBuilder};
 use crate::compile::cache::same_resource;
@@ -73,7 +74,8 @@ impl GraphBuilder {
         // `within(GraphLimit::Resources, index + 1)` and `check_recording`, at once.
         if self.recording & (index < self.limits.max_resources as usize) {
             if let Some((entry, known)) = self.script_descs.get_entry(desc) {
-                self.replay_facts.note_script_resource(index, entry);
+                self.replay_facts
+                    .note_transient(index, TransientOrigin::Script(entry));
                 let identity_key = self.frame_keys.unique(identity_key);
                 self.graph.resources.push(ResourceRecord {
                     desc: known.validated,
@@ -121,7 +123,8 @@ impl GraphBuilder {
                     default_view: super::default_view_bytes_of(ResourceId(0), &validated),
                 };
                 let entry = self.script_descs.insert(*desc, known);
-                self.replay_facts.note_script_resource(index, entry);
+                self.replay_facts
+                    .note_transient(index, TransientOrigin::Script(entry));
             }
         }
         Some(view)
