@@ -502,7 +502,7 @@ impl GraphBuilder {
         }
         self.settle();
         self.graph.resources[index].name = Some(name.to_string());
-        self.replay_facts.forget_script_resource(index);
+        self.replay_facts.forget_transient(index);
         Ok(())
     }
 
@@ -527,7 +527,7 @@ impl GraphBuilder {
             return Ok(());
         }
         self.settle();
-        self.replay_facts.forget_script_resource(index);
+        self.replay_facts.forget_transient(index);
         let was_same = self.same_as_previous_resource(index);
         let record = &mut self.graph.resources[index];
         record.external = true;

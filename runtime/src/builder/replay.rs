@@ -45,7 +45,6 @@ use crate::graph::CallFlags;
 use crate::ids::{DeclId, NodeId, ResourceId};
 use crate::resource::RpslResourceDesc;
 use crate::view::VIEW_BYTES;
-use rpsl_types::view_offsets;
 
 /// What a frame knows of its records beyond the records themselves, for the next frame's
 /// replay. Entries past a vector's end are "no".
@@ -86,15 +85,11 @@ impl ReplayFacts {
     /// Transient resource `index` was made as `origin` says.
     #[inline(always)]
     pub(super) fn note_transient(&mut self, index: usize, origin: TransientOrigin) {
-        if self.transients.len() < index {
-            self.transients.resize(index, None);
-        }
-        self.transients.truncate(index);
-        self.transients.push(Some(origin));
+        set_fact(&mut self.transients, index, origin);
     }
 
     /// Resource `index` was named or marked: its record is no longer the description's alone.
-    pub(super) fn forget_script_resource(&mut self, index: usize) {
+    pub(super) fn forget_transient(&mut self, index: usize) {
         if let Some(entry) = self.transients.get_mut(index) {
             *entry = None;
         }
@@ -109,14 +104,11 @@ impl ReplayFacts {
         resources: usize,
         views_decide: bool,
     ) {
-        if self.replayable_calls.len() < index {
-            self.replayable_calls.resize(index, None);
-        }
-        self.replayable_calls.truncate(index);
-        self.replayable_calls.push(Some(ReplayableCall {
+        let call = ReplayableCall {
             resources_before: resources as u32,
             views_decide,
-        }));
+        };
+        set_fact(&mut self.replayable_calls, index, call);
     }
 
     /// The facts of the first `resources` resources and `nodes` nodes of `other`.
@@ -128,6 +120,13 @@ impl ReplayFacts {
         self.replayable_calls
             .extend_from_slice(&calls[..nodes.min(calls.len())]);
     }
+}
+
+/// Sets record `index`'s fact (records are noted in order; those skipped have none).
+#[inline(always)]
+fn set_fact<T: Copy>(facts: &mut Vec<Option<T>>, index: usize, fact: T) {
+    facts.resize(index, None);
+    facts.push(Some(fact));
 }
 
 /// How far the frame being recorded has repeated the last one (see the module documentation).
@@ -218,10 +217,8 @@ impl GraphBuilder {
         if self.previous.resources.get(index)?.identity_key != identity_key {
             return None;
         }
-        let mut view = known.default_view;
+        let view = known.default_view_of(index);
         self.replay.resources = index + 1;
-        let at = view_offsets::RESOURCE as usize;
-        view[at..at + 4].copy_from_slice(&(index as u32).to_le_bytes());
         Some(view)
     }
 

@@ -26,7 +26,18 @@ pub(super) struct ScriptDesc {
     /// Its facts for the call path.
     facts: ResourceFacts,
     /// The default view of a resource of it, with resource id 0.
-    pub(super) default_view: [u8; VIEW_BYTES],
+    default_view: [u8; VIEW_BYTES],
+}
+
+impl ScriptDesc {
+    /// The default view of resource `index` of this description.
+    #[inline(always)]
+    pub(super) fn default_view_of(&self, index: usize) -> [u8; VIEW_BYTES] {
+        let mut view = self.default_view;
+        let at = view_offsets::RESOURCE as usize;
+        view[at..at + 4].copy_from_slice(&(index as u32).to_le_bytes());
+        view
+    }
 }
 
 impl Default for ScriptDesc {
@@ -92,10 +103,7 @@ impl GraphBuilder {
                         same_resource(previous, &self.graph.resources[index])
                     });
                 self.differing_resources += usize::from(!same);
-                let mut view = known.default_view;
-                let at = view_offsets::RESOURCE as usize;
-                view[at..at + 4].copy_from_slice(&(index as u32).to_le_bytes());
-                return Some(Ok(view));
+                return Some(Ok(known.default_view_of(index)));
             }
         }
         self.create_new_script_resource(desc, identity_key)
