@@ -17,9 +17,9 @@
 //! The same per-block reads and writes give the frame's liveness at the end of each block
 //! ([`frame_live_out`]), which tells the translator which held-back stores must reach memory.
 
+use super::accesses::accesses;
 use super::facts::RegFacts;
 use crate::function::Function;
-use crate::host::{RESOURCE_DESC_SIZE, VIEW_SIZE};
 use crate::inst::Inst;
 use crate::types::Type;
 
@@ -165,43 +165,9 @@ fn block_access(
             }
         };
     for pc in range {
-        match func.insts[pc] {
-            Inst::Load {
-                ty, addr, offset, ..
-            } => read(&mut needed, &written, addr, offset, mem_size(ty)),
-            Inst::Store {
-                ty,
-                addr,
-                offset,
-                src,
-            } => {
-                if escapes(func, src) {
-                    needed.fill(true);
-                }
-                write(&mut written, addr, offset, mem_size(ty))
-            }
-            Inst::MemCopy {
-                dst_addr,
-                src_addr,
-                size,
-            } => {
-                read(&mut needed, &written, src_addr, 0, size);
-                write(&mut written, dst_addr, 0, size);
-            }
-            Inst::MemZero { addr, size } => write(&mut written, addr, 0, size),
-            Inst::MemEq { a, b, size, .. } => {
-                read(&mut needed, &written, a, 0, size);
-                read(&mut needed, &written, b, 0, size);
-            }
-            Inst::CreateResource { desc, view_out } => {
-                read(&mut needed, &written, desc, 0, RESOURCE_DESC_SIZE);
-                write(&mut written, view_out, 0, VIEW_SIZE);
-            }
-            Inst::DescribeResource { view, desc_out } => {
-                read(&mut needed, &written, view, 0, VIEW_SIZE);
-                write(&mut written, desc_out, 0, RESOURCE_DESC_SIZE);
-            }
-            Inst::CallNode { args, size, .. } => read(&mut needed, &written, args, 0, size),
+        let inst = &func.insts[pc];
+        match *inst {
+            Inst::Store { src, .. } if escapes(func, src) => needed.fill(true),
             Inst::Call { callee, .. } => {
                 // A callee that reads only its own frame through exact addresses reads nothing
                 // of this one even when given an address (it cannot read through it).
@@ -213,27 +179,24 @@ fn block_access(
                     needed.fill(true);
                 }
             }
-            Inst::Convert { from, .. } | Inst::Bitcast { from, .. } => {
-                if from == Type::Addr {
-                    needed.fill(true);
-                }
+            Inst::Convert { from, .. } | Inst::Bitcast { from, .. } if from == Type::Addr => {
+                needed.fill(true);
             }
-            Inst::Const { .. }
-            | Inst::Move { .. }
-            | Inst::Unary { .. }
-            | Inst::Binary { .. }
-            | Inst::Ternary { .. }
-            | Inst::Select { .. }
-            | Inst::Vector { .. }
-            | Inst::FrameAddr { .. }
-            | Inst::AddrAdd { .. }
-            | Inst::IndexAddr { .. }
-            | Inst::Marker { .. }
-            | Inst::Jump { .. }
-            | Inst::LoopJump { .. }
-            | Inst::Branch { .. }
-            | Inst::Return { .. }
-            | Inst::Abort { .. } => {}
+            _ => {}
+        }
+        // Reads come first: a copy reads its source before it writes its destination.
+        for access in accesses(inst) {
+            if access.write {
+                write(&mut written, access.addr, access.offset, access.size);
+            } else {
+                read(
+                    &mut needed,
+                    &written,
+                    access.addr,
+                    access.offset,
+                    access.size,
+                );
+            }
         }
     }
     let mut written_bytes = vec![false; size];
@@ -257,15 +220,9 @@ pub(crate) fn reads_only_its_frame(func: &Function) -> bool {
             .get(reg.index())
             .is_some_and(|fact| fact.frame_exact.is_some())
     };
-    func.insts.iter().all(|inst| match *inst {
-        Inst::Call { .. } => false,
-        Inst::Load { addr, .. } => exact(addr),
-        Inst::MemCopy { src_addr, .. } => exact(src_addr),
-        Inst::MemEq { a, b, .. } => exact(a) && exact(b),
-        Inst::CreateResource { desc, .. } => exact(desc),
-        Inst::DescribeResource { view, .. } => exact(view),
-        Inst::CallNode { args, .. } => exact(args),
-        _ => true,
+    func.insts.iter().all(|inst| {
+        !matches!(inst, Inst::Call { .. })
+            && accesses(inst).all(|access| access.write || exact(access.addr))
     })
 }
 
@@ -275,11 +232,6 @@ fn escapes(func: &Function, reg: crate::entities::Reg) -> bool {
     func.reg_types
         .get(reg.index())
         .is_none_or(|&ty| ty == Type::Addr)
-}
-
-/// Bytes a `load`/`store` of `ty` touches (as the translator checks them).
-fn mem_size(ty: Type) -> u32 {
-    ty.mem_size().unwrap_or(4)
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@
 //! - Ops whose exact bits Cranelift does not guarantee to share with Rust (transcendentals,
 //!   float `min`/`max`/`%`, rounding) call the shared evaluators of [`crate::eval`].
 
+mod accesses;
 mod arith;
 mod calls;
 pub mod codegen;

@@ -19,10 +19,10 @@
 //! promoted access can fault (each lies inside the frame), so faults, the step budget and the
 //! host's calls are those of the interpreter.
 
+use super::accesses::accesses;
 use super::facts::RegFacts;
 use crate::entities::Reg;
 use crate::function::Function;
-use crate::host::{RESOURCE_DESC_SIZE, VIEW_SIZE};
 use crate::inst::{Inst, Operand};
 
 /// A frame slot kept in variables: `size` bytes at frame offset `at`.
@@ -34,84 +34,6 @@ pub(crate) struct PromotedSlot {
 
 /// Largest slot (bytes) that is promoted (the size of the inline block ops).
 const PROMOTE_MAX: u32 = 64;
-
-/// One memory access of an instruction: `size` bytes at `offset` from `addr`.
-#[derive(Clone, Copy)]
-struct Access {
-    addr: Reg,
-    offset: u32,
-    size: u32,
-    write: bool,
-    /// A `mem_copy` or `mem_eq` side or `mem_zero`: may be a whole-slot access.
-    whole_op: bool,
-}
-
-/// The memory accesses of `inst` other than those of callees (see [`param_extents`]).
-fn accesses(inst: &Inst) -> Vec<Access> {
-    let access = |addr, offset, size, write, whole_op| Access {
-        addr,
-        offset,
-        size,
-        write,
-        whole_op,
-    };
-    match *inst {
-        Inst::Load {
-            ty, addr, offset, ..
-        } => vec![access(addr, offset, mem_size(ty), false, false)],
-        Inst::Store {
-            ty, addr, offset, ..
-        } => vec![access(addr, offset, mem_size(ty), true, false)],
-        Inst::MemCopy {
-            dst_addr,
-            src_addr,
-            size,
-        } => vec![
-            access(dst_addr, 0, size, true, true),
-            access(src_addr, 0, size, false, true),
-        ],
-        Inst::MemZero { addr, size } => vec![access(addr, 0, size, true, true)],
-        Inst::MemEq { a, b, size, .. } => {
-            vec![
-                access(a, 0, size, false, true),
-                access(b, 0, size, false, true),
-            ]
-        }
-        Inst::CreateResource { desc, view_out } => vec![
-            access(desc, 0, RESOURCE_DESC_SIZE, false, false),
-            access(view_out, 0, VIEW_SIZE, true, false),
-        ],
-        Inst::DescribeResource { view, desc_out } => vec![
-            access(view, 0, VIEW_SIZE, false, false),
-            access(desc_out, 0, RESOURCE_DESC_SIZE, true, false),
-        ],
-        Inst::CallNode { args, size, .. } => vec![access(args, 0, size, false, false)],
-        Inst::Call { .. }
-        | Inst::Const { .. }
-        | Inst::Move { .. }
-        | Inst::Unary { .. }
-        | Inst::Binary { .. }
-        | Inst::Ternary { .. }
-        | Inst::Select { .. }
-        | Inst::Vector { .. }
-        | Inst::Convert { .. }
-        | Inst::Bitcast { .. }
-        | Inst::FrameAddr { .. }
-        | Inst::AddrAdd { .. }
-        | Inst::IndexAddr { .. }
-        | Inst::Marker { .. }
-        | Inst::Jump { .. }
-        | Inst::LoopJump { .. }
-        | Inst::Branch { .. }
-        | Inst::Return { .. }
-        | Inst::Abort { .. } => Vec::new(),
-    }
-}
-
-/// Bytes a `load`/`store` of `ty` touches (as the translator checks them).
-fn mem_size(ty: crate::types::Type) -> u32 {
-    ty.mem_size().unwrap_or(4)
-}
 
 /// Per register of `func`: whether some instruction defines it.
 fn defined_registers(func: &Function) -> Vec<bool> {
@@ -221,7 +143,7 @@ pub(crate) fn promoted_slots(
     // Candidates: the exact ranges of whole-slot ops, minus any two that overlap unequally.
     let mut candidates: Vec<PromotedSlot> = Vec::new();
     for inst in &func.insts {
-        for access in accesses(inst).into_iter().filter(|access| access.whole_op) {
+        for access in accesses(inst).filter(|access| access.whole_op) {
             if let Reach::Exact(start, end) = reach(fact(access.addr), 0, access.size) {
                 let slot = PromotedSlot {
                     at: start,
@@ -270,7 +192,6 @@ pub(crate) fn promoted_slots(
     let mut written_in_entry: Vec<PromotedSlot> = Vec::new();
     for (pc, inst) in func.insts.iter().enumerate() {
         let mut reaches: Vec<(Reach, bool, bool, u32)> = accesses(inst)
-            .into_iter()
             .map(|access| {
                 (
                     reach(fact(access.addr), access.offset, access.size),
