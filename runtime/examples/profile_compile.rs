@@ -43,6 +43,8 @@ fn main() {
         SchedulePreference::Memory
     } else if std::env::args().any(|arg| arg == "balanced") {
         SchedulePreference::Balanced
+    } else if std::env::args().any(|arg| arg == "searched") {
+        SchedulePreference::Searched
     } else {
         SchedulePreference::Default
     };

@@ -32,9 +32,12 @@ fn main() {
             let schedule = match schedule.as_str() {
                 "default" => SchedulePreference::Default,
                 "balanced" => SchedulePreference::Balanced,
+                "searched" => SchedulePreference::Searched,
                 "memory" => SchedulePreference::Memory,
                 other => {
-                    eprintln!("error: unknown schedule `{other}` (default, balanced or memory)");
+                    eprintln!(
+                        "error: unknown schedule `{other}` (default, balanced, searched or memory)"
+                    );
                     std::process::exit(2);
                 }
             };
@@ -51,7 +54,7 @@ fn main() {
     }
     if !arguments.is_empty() {
         eprintln!(
-            "usage: shape_memory [--lanes-segments default|balanced|memory | \
+            "usage: shape_memory [--lanes-segments default|balanced|searched|memory | \
              --lanes-schedule SCHEDULE.json]"
         );
         std::process::exit(2);
@@ -60,6 +63,7 @@ fn main() {
         (false, SchedulePreference::Default),
         (true, SchedulePreference::Default),
         (true, SchedulePreference::Balanced),
+        (true, SchedulePreference::Searched),
         (true, SchedulePreference::Memory),
     ] {
         let frame = compile_shape(lanes, schedule);

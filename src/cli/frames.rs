@@ -45,6 +45,9 @@ pub enum ScheduleArg {
     Memory,
     /// The default schedule, then up to 5% more batches spent on lowering memory.
     Balanced,
+    /// The balanced schedule's batches, with levels and placement searched for least memory
+    /// (slow: for a compile that is kept).
+    Searched,
 }
 
 /// Options common to `run` and `graph`.
@@ -126,6 +129,7 @@ pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCod
         ScheduleArg::ProgramOrder => SchedulePreference::ProgramOrder,
         ScheduleArg::Memory => SchedulePreference::Memory,
         ScheduleArg::Balanced => SchedulePreference::Balanced,
+        ScheduleArg::Searched => SchedulePreference::Searched,
     };
     Ok(SessionOptions {
         mode,

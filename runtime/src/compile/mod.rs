@@ -201,7 +201,11 @@ impl FrameCompiler {
         lifetimes::compute(&self.table, ordered.order, graph.resources.len(), lifetimes);
         self.memory.plan(
             analysis,
-            (&self.schedule.levels, self.schedule.balanced),
+            (
+                &self.schedule.levels,
+                self.schedule.balanced,
+                self.schedule.searched,
+            ),
             &ordered,
             lifetimes,
             &mut memory,

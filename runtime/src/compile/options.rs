@@ -14,6 +14,11 @@ pub enum SchedulePreference {
     /// live transient memory (docs/cli.md, "Schedules"). Costs more compile time on wide
     /// graphs; the default schedule keeps the plain levels.
     Balanced,
+    /// [`SchedulePreference::Balanced`]'s batch budget, with the levels and the placement
+    /// searched for the least transient memory under a fixed work budget (docs/cli.md,
+    /// "Schedules"). Far more compile time than the others: meant for a compile whose result
+    /// is kept (the compile cache, a refinement of a steady frame), not for every frame.
+    Searched,
 }
 
 /// Options of the frame compiler.

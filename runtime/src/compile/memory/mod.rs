@@ -94,12 +94,13 @@ fn apart(
 impl MemoryPlanner {
     /// Fills `out` (placements, `alias_after`, the heap's figures) for the analysed `frame` in
     /// the execution order `ordered`, whose dependency levels by position are `levels`, from
-    /// the resources' `lifetimes`. The access table's compact access records and outliving
+    /// the resources' `lifetimes` (`balanced` and `searched` from the schedule choose the
+    /// placement orders tried). The access table's compact access records and outliving
     /// resources stand for the graph's 56-byte access and 104-byte resource records.
     pub fn plan(
         &mut self,
         frame: Analysis<'_>,
-        (levels, balanced): (&[u32], Option<Balanced>),
+        (levels, balanced, searched): (&[u32], Option<Balanced>, bool),
         ordered: &Ordered<'_>,
         lifetimes: &[Option<(u32, u32)>],
         out: &mut MemoryParts<'_>,
@@ -216,14 +217,16 @@ impl MemoryPlanner {
                 apart,
                 out.placements,
             );
-            if let Some(direction) = balanced {
-                // A balanced schedule changes the mix of sizes from batch to batch, where
-                // placing in the order the transients come to life, in the direction the
-                // balancing ran, can pack tighter: keep the smaller heap.
-                let rank = match direction {
-                    Balanced::Forward => RankOrder::Start,
-                    Balanced::Backward => RankOrder::End,
-                };
+            // A balanced schedule changes the mix of sizes from batch to batch, where placing
+            // in the order the transients come to life, in the direction the balancing ran,
+            // can pack tighter; a searched one tries both directions. The smallest heap is kept.
+            let others: &[RankOrder] = match (searched, balanced) {
+                (true, _) => &[RankOrder::Start, RankOrder::End],
+                (false, Some(Balanced::Forward)) => &[RankOrder::Start],
+                (false, Some(Balanced::Backward)) => &[RankOrder::End],
+                (false, None) => &[],
+            };
+            for &rank in others {
                 self.kept_placements.clear();
                 self.kept_placements.extend_from_slice(out.placements);
                 self.kept_unit_ranges.clear();

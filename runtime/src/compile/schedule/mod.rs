@@ -93,10 +93,11 @@ impl Scheduler {
     ) {
         let done = match preference {
             SchedulePreference::Default => self.levels.schedule(frame, alive, out),
-            SchedulePreference::Balanced => {
+            SchedulePreference::Balanced | SchedulePreference::Searched => {
                 let done = self.levels.schedule(frame, alive, out);
                 if done {
                     self.balance.balance(frame, alive, out);
+                    out.searched = preference == SchedulePreference::Searched;
                 }
                 done
             }
@@ -144,14 +145,16 @@ impl Scheduler {
             }
             SchedulePreference::Memory => self.run::<BY_MEMORY, true>(graph, out),
             // A frame the level path cannot take is scheduled by level, not balanced.
-            SchedulePreference::Default | SchedulePreference::Balanced
+            SchedulePreference::Default
+            | SchedulePreference::Balanced
+            | SchedulePreference::Searched
                 if graph.barrier_count == 0 =>
             {
                 self.run::<BY_LEVEL, false>(graph, out)
             }
-            SchedulePreference::Default | SchedulePreference::Balanced => {
-                self.run::<BY_LEVEL, true>(graph, out)
-            }
+            SchedulePreference::Default
+            | SchedulePreference::Balanced
+            | SchedulePreference::Searched => self.run::<BY_LEVEL, true>(graph, out),
         }
     }
 

@@ -13,6 +13,8 @@ pub(crate) struct Schedule {
     /// The `Default` schedule was re-levelled to lower its peak of live transient bytes
     /// (see `balance.rs`), by a pass in this direction.
     pub balanced: Option<Balanced>,
+    /// The levels and the placement are to be searched (`SchedulePreference::Searched`).
+    pub searched: bool,
 }
 
 /// The direction of the balancing pass that re-levelled a schedule.
@@ -30,6 +32,7 @@ impl Schedule {
         self.order.clear();
         self.levels.clear();
         self.balanced = None;
+        self.searched = false;
     }
 
     /// Room for `count` more nodes.
