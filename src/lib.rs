@@ -33,12 +33,14 @@ mod decls;
 pub mod host_adapter;
 mod hot;
 mod program;
+mod refinement;
 mod runner;
 mod session;
 
 pub use args::{ArgError, ArgValue, EntryArgs, EntryValue};
 pub use hot::{HotScript, ReloadError, SessionSetup, SetupFn};
 pub use program::{EntryError, Program, ProgramError};
+pub use refinement::MemoryRefinement;
 pub use rpsl_frontend as frontend;
 pub use rpsl_frontend::{check_file, check_source, Compilation};
 pub use rpsl_runtime as runtime;

@@ -18,6 +18,7 @@ use rpsl_vm::{FuncId, Host, Interpreter, Limits, RuntimeError, Value, VerifiedMo
 use crate::args::{default_resource, leaves_of, write_value, ArgValue, EntryArgs, Leaf, LeafKind};
 use crate::host_adapter::{default_view_bytes, BuilderHost};
 use crate::program::Program;
+use crate::refinement::Refiner;
 use crate::session::{Frame, FrameError, Mode, SessionError, SessionOptions};
 
 /// The executor behind a [`Mode`].
@@ -180,6 +181,8 @@ pub(crate) struct Runner {
     repeatable: bool,
     /// Frames whose script ran (repeated frames excluded).
     recordings: u64,
+    /// The memory refinement of steady frames ([`SessionOptions::memory_refinement`]).
+    refiner: Refiner,
 }
 
 /// Everything a frame's script can observe that is not fixed for the runner: the bytes of its
@@ -249,6 +252,7 @@ impl Runner {
             reuse_unchanged_frames: options.reuse_unchanged_frames,
             repeatable: false,
             recordings: 0,
+            refiner: Refiner::new(options.memory_refinement),
         })
     }
 
@@ -280,6 +284,14 @@ impl Runner {
         if let Executor::Jit(jit) = &mut self.executor {
             jit.advance_tier_up(program.bytecode(), func, true, true);
         }
+    }
+
+    /// See [`crate::Session::finish_memory_refinement`].
+    pub(crate) fn finish_memory_refinement(&mut self) -> bool {
+        self.repeatable
+            && self
+                .refiner
+                .finish(&mut self.compiler, self.builder.graph())
     }
 
     /// The index the next frame gets (frames count from 0, failed ones included).
@@ -359,26 +371,35 @@ impl Runner {
     ) -> Result<Frame<'_>, FrameError> {
         let frame = self.next_frame;
         self.prepare_inputs(program, args, frame);
+        self.refiner.before_frame(&mut self.compiler, false);
+        // A refined plan waiting for its structure is taken in by a compile (which refreshes
+        // its render passes' argument values), not by a repeat.
         let repeat = self.reuse_unchanged_frames
             && self.repeatable
+            && !self.compiler.refined_pending()
             && self.inputs == self.last_inputs
             && self.builder.repeat_frame(frame);
         if repeat {
             self.next_frame += 1;
+            let graph = self.builder.graph();
+            self.refiner.after_frame(&mut self.compiler, graph);
             return Ok(Frame {
-                graph: self.builder.graph(),
+                graph,
                 compiled: self.compiler.repeat_last(),
             });
         }
         self.repeatable = false;
         self.record_prepared(program)?;
         let graph = self.builder.graph();
-        let compiled = self
-            .compiler
+        self.compiler
             .compile(graph)
             .map_err(|error| program.compile_error(graph, error))?;
+        self.refiner.after_frame(&mut self.compiler, graph);
         self.repeatable = true;
-        Ok(Frame { graph, compiled })
+        Ok(Frame {
+            graph,
+            compiled: self.compiler.last_frame(),
+        })
     }
 
     /// Computes what the script of frame `frame` will see of the outside world into

@@ -14,6 +14,7 @@ use rpsl_vm::{Limits, RuntimeError, RuntimeErrorKind};
 
 use crate::args::EntryArgs;
 use crate::program::{EntryError, Program};
+use crate::refinement::MemoryRefinement;
 use crate::runner::Runner;
 
 /// How scripts execute.
@@ -94,6 +95,10 @@ pub struct SessionOptions {
     /// script's own work is skipped (its step budget is not charged). An engine turns it off
     /// when it needs the script to run every frame. On by default; see `docs/semantics.md`.
     pub reuse_unchanged_frames: bool,
+    /// When a steady frame's plan is searched for less transient memory, and whether the frame
+    /// loop waits for it ([`MemoryRefinement`]). By default in the background, 30 frames after
+    /// a structure first appears.
+    pub memory_refinement: MemoryRefinement,
 }
 
 impl Default for SessionOptions {
@@ -105,6 +110,7 @@ impl Default for SessionOptions {
             graph_limits: GraphLimits::default(),
             jit_tier_up: true,
             reuse_unchanged_frames: true,
+            memory_refinement: MemoryRefinement::DEFAULT,
         }
     }
 }
@@ -266,6 +272,25 @@ impl<'p> Session<'p> {
     /// ```
     pub fn finish_tier_up(&mut self) {
         self.runner.finish_tier_up(self.program);
+    }
+
+    /// Searches the last frame's plan for less transient memory now (the search of
+    /// [`SessionOptions::memory_refinement`], unless that is `Off`) instead of waiting for the
+    /// structure to repeat, or waits for a search under way; the next frame of the same
+    /// structure then uses the searched plan if it holds fewer transient bytes. Returns whether
+    /// it will. Nothing happens when the last frame failed, or its structure was searched
+    /// already. For a host that would rather pay for the search at load time, and for tests.
+    ///
+    /// ```
+    /// let program = rpsl::Program::from_source("s.rpsl", "export void main() {}").unwrap();
+    /// let mut session = rpsl::Session::new(&program, None, Default::default()).unwrap();
+    /// let args = rpsl::EntryArgs::defaults(session.entry());
+    /// session.run_frame(&args).unwrap();
+    /// // An empty frame holds no memory: nothing to gain.
+    /// assert!(!session.finish_memory_refinement());
+    /// ```
+    pub fn finish_memory_refinement(&mut self) -> bool {
+        self.runner.finish_memory_refinement()
     }
 
     /// The index the next frame gets (frames count from 0, failed ones included).

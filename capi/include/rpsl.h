@@ -298,6 +298,36 @@ typedef uint32_t RpslMode;
 #endif // __cplusplus
 
 /**
+ * When a session searches a steady frame's plan for less transient memory (the Rust API's
+ * `MemoryRefinement`).
+ */
+enum RpslMemoryRefinement
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Never.
+   */
+  RPSL_MEMORY_REFINEMENT_OFF = 0,
+  /**
+   * On a background thread; the first frame after it is done takes the plan (the default).
+   */
+  RPSL_MEMORY_REFINEMENT_BACKGROUND = 1,
+  /**
+   * On the frame thread, so the plan arrives at a fixed frame.
+   */
+  RPSL_MEMORY_REFINEMENT_BLOCKING = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum RpslMemoryRefinement RpslMemoryRefinement;
+#else
+typedef uint32_t RpslMemoryRefinement;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What a node callback gets (opaque): valid only during the callback, on its thread (or on
  * threads it waits for before returning).
  */
@@ -795,6 +825,16 @@ typedef struct RpslSessionOptions {
    * "Frame reuse"); false runs the script every frame.
    */
   bool reuse_unchanged_frames;
+  /**
+   * An `RpslMemoryRefinement` value: when a steady frame's plan is searched for less
+   * transient memory (default: in the background).
+   */
+  uint32_t memory_refinement;
+  /**
+   * Frames of one graph structure after its first before the search starts (default 30;
+   * at least 1).
+   */
+  uint32_t memory_refinement_after_frames;
 } RpslSessionOptions;
 
 /**

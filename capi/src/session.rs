@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rpsl::runtime::{CompileOptions, CompiledFrame, GraphLimits, RecordedGraph};
 use rpsl::vm::Limits;
-use rpsl::{EntryArgs, Mode, Program, Session, SessionOptions};
+use rpsl::{EntryArgs, MemoryRefinement, Mode, Program, Session, SessionOptions};
 
 use crate::handle::{self, Guarded, Handle};
 use crate::program::RpslProgram;
@@ -113,6 +113,25 @@ pub struct RpslSessionOptions {
     /// (entry arguments, external resource descriptions) did not change (docs/semantics.md,
     /// "Frame reuse"); false runs the script every frame.
     pub reuse_unchanged_frames: bool,
+    /// An `RpslMemoryRefinement` value: when a steady frame's plan is searched for less
+    /// transient memory (default: in the background).
+    pub memory_refinement: u32,
+    /// Frames of one graph structure after its first before the search starts (default 30;
+    /// at least 1).
+    pub memory_refinement_after_frames: u32,
+}
+
+/// When a session searches a steady frame's plan for less transient memory (the Rust API's
+/// `MemoryRefinement`).
+#[repr(u32)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RpslMemoryRefinement {
+    /// Never.
+    Off = 0,
+    /// On a background thread; the first frame after it is done takes the plan (the default).
+    Background = 1,
+    /// On the frame thread, so the plan arrives at a fixed frame.
+    Blocking = 2,
 }
 
 impl RpslSessionOptions {
@@ -132,6 +151,16 @@ impl RpslSessionOptions {
             cull: options.compile.cull,
             async_compute: options.compile.async_compute,
             reuse_unchanged_frames: options.reuse_unchanged_frames,
+            memory_refinement: match options.memory_refinement {
+                MemoryRefinement::Off => RpslMemoryRefinement::Off as u32,
+                MemoryRefinement::Background { .. } => RpslMemoryRefinement::Background as u32,
+                MemoryRefinement::Blocking { .. } => RpslMemoryRefinement::Blocking as u32,
+            },
+            memory_refinement_after_frames: match options.memory_refinement {
+                MemoryRefinement::Background { after_frames }
+                | MemoryRefinement::Blocking { after_frames } => after_frames,
+                MemoryRefinement::Off => 30,
+            },
         }
     }
 
@@ -143,6 +172,25 @@ impl RpslSessionOptions {
                 return fail(
                     RpslStatus::InvalidArgument,
                     format!("`options->mode` is {other}, not an RpslMode (0 JIT, 1 interpreter)"),
+                )
+            }
+        };
+        let after_frames = self.memory_refinement_after_frames.max(1);
+        let memory_refinement = match self.memory_refinement {
+            m if m == RpslMemoryRefinement::Off as u32 => MemoryRefinement::Off,
+            m if m == RpslMemoryRefinement::Background as u32 => {
+                MemoryRefinement::Background { after_frames }
+            }
+            m if m == RpslMemoryRefinement::Blocking as u32 => {
+                MemoryRefinement::Blocking { after_frames }
+            }
+            other => {
+                return fail(
+                    RpslStatus::InvalidArgument,
+                    format!(
+                        "`options->memory_refinement` is {other}, not an RpslMemoryRefinement \
+                         (0 off, 1 background, 2 blocking)"
+                    ),
                 )
             }
         };
@@ -167,6 +215,7 @@ impl RpslSessionOptions {
                 ..defaults.compile
             },
             reuse_unchanged_frames: self.reuse_unchanged_frames,
+            memory_refinement,
         };
         Ok(options)
     }

@@ -173,6 +173,23 @@ fn options_out_of_range_are_errors() {
         last_error(),
         "`options->mode` is 7, not an RpslMode (0 JIT, 1 interpreter)"
     );
+    options.mode = RpslMode::Jit as u32;
+    assert_eq!(
+        (
+            options.memory_refinement,
+            options.memory_refinement_after_frames
+        ),
+        (RpslMemoryRefinement::Background as u32, 30)
+    );
+    options.memory_refinement = 3;
+    // SAFETY: valid pointers.
+    let status = unsafe { rpsl_session_create(program, null(), &options, &mut session) };
+    assert_eq!(status, RpslStatus::InvalidArgument);
+    assert_eq!(
+        last_error(),
+        "`options->memory_refinement` is 3, not an RpslMemoryRefinement (0 off, 1 background, \
+         2 blocking)"
+    );
     let mut vulkan_options = std::mem::MaybeUninit::<RpslVulkanOptions>::uninit();
     // SAFETY: a valid out pointer.
     ok(unsafe { rpsl_vulkan_options_default(vulkan_options.as_mut_ptr()) });

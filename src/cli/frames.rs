@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use rpsl::frontend::preprocess::IncludePolicy;
 use rpsl::runtime::{CompileOptions, SchedulePreference};
-use rpsl::{EntryArgs, Mode, Program, Session, SessionError, SessionOptions};
+use rpsl::{EntryArgs, MemoryRefinement, Mode, Program, Session, SessionError, SessionOptions};
 
 /// Exit code of a script error (diagnostics on stderr).
 pub const EXIT_SCRIPT: u8 = 1;
@@ -50,6 +50,17 @@ pub enum ScheduleArg {
     Searched,
 }
 
+/// When a steady frame's plan is searched for less memory (`--memory-refinement`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RefinementArg {
+    /// Never.
+    Off,
+    /// On a background thread; a later frame takes the result.
+    Background,
+    /// On the frame thread, so the result arrives at a fixed frame.
+    Blocking,
+}
+
 /// Options common to `run` and `graph`.
 #[derive(Args, Debug)]
 pub struct FrameOptions {
@@ -88,6 +99,11 @@ pub struct FrameOptions {
     /// "Frame reuse").
     #[arg(long)]
     pub no_frame_reuse: bool,
+    /// When a graph structure has repeated for 30 frames, compile it again with the searched
+    /// schedule and use that plan from then on if it needs less transient memory (default:
+    /// blocking, so the same run always gives the same frames; `background` in a window).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub memory_refinement: Option<RefinementArg>,
 }
 
 /// A usage error: `error: MESSAGE` on stderr, exit 2.
@@ -141,8 +157,26 @@ pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCod
         },
         limits: step_limits(options.step_budget),
         reuse_unchanged_frames: !options.no_frame_reuse,
+        memory_refinement: memory_refinement(options.memory_refinement, false),
         ..SessionOptions::default()
     })
+}
+
+/// The memory refinement of `--memory-refinement`, when given; otherwise blocking (a run gives
+/// the same frames every time), or in the background for a `window` that should not stall.
+pub fn memory_refinement(choice: Option<RefinementArg>, window: bool) -> MemoryRefinement {
+    let after_frames = match MemoryRefinement::DEFAULT {
+        MemoryRefinement::Background { after_frames }
+        | MemoryRefinement::Blocking { after_frames } => after_frames,
+        MemoryRefinement::Off => 30,
+    };
+    match choice {
+        Some(RefinementArg::Off) => MemoryRefinement::Off,
+        Some(RefinementArg::Background) => MemoryRefinement::Background { after_frames },
+        Some(RefinementArg::Blocking) => MemoryRefinement::Blocking { after_frames },
+        None if window => MemoryRefinement::Background { after_frames },
+        None => MemoryRefinement::Blocking { after_frames },
+    }
 }
 
 /// The script limits with the `--step-budget` of the command line, when given.

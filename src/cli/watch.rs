@@ -226,7 +226,10 @@ pub(super) fn open_script(
     args: &RunArgs,
     on_vulkan: bool,
 ) -> Result<(HotScript, HotEffects), ExitCode> {
-    let options = frames::session_options(&args.options)?;
+    let mut options = frames::session_options(&args.options)?;
+    // A window or a watched script keeps going: a search must not stall it.
+    options.memory_refinement =
+        frames::memory_refinement(args.options.memory_refinement, args.window || args.watch);
     let policy = frames::include_policy(&args.options.include_dirs);
     let mut script = HotScript::open_with(
         &args.options.file,

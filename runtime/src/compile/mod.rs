@@ -96,6 +96,9 @@ pub struct FrameCompiler {
     render_passes: RenderPassScratch,
     /// The output.
     frame: CompiledFrame,
+    /// A compilation of the cached structure that holds less transient memory, taken in by the
+    /// next cache hit ([`FrameCompiler::offer_refined`]).
+    refined: Option<Box<CompiledFrame>>,
 }
 
 impl FrameCompiler {
@@ -116,6 +119,7 @@ impl FrameCompiler {
     pub fn set_options(&mut self, options: CompileOptions) {
         self.options = options;
         self.cached = false;
+        self.refined = None;
     }
 
     /// The dependency graph of the last compiled frame.
@@ -133,10 +137,61 @@ impl FrameCompiler {
         &self.frame
     }
 
+    /// Offers `frame`, a compilation of `graph` under other options (in practice
+    /// [`SchedulePreference::Searched`], on another thread: see `rpsl`'s
+    /// `SessionOptions::memory_refinement`), to replace the cached compilation of the same
+    /// structure. It is taken when the cache is on, the cached frame is a compilation of
+    /// `graph`'s structure, and `frame` places its transients in fewer bytes; the next
+    /// [`Self::compile`] of that structure then returns it (with `cache_hit` false, since the
+    /// plan differs from the last frame's), its render passes' argument values refreshed from
+    /// that frame's graph. A compile of another structure drops it. Returns whether it was
+    /// taken.
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut builder = GraphBuilder::new();
+    /// builder.begin_frame(0);
+    /// let graph = builder.finish().unwrap().clone();
+    /// let mut compiler = FrameCompiler::new(CompileOptions::default());
+    /// compiler.compile(&graph).unwrap();
+    /// let same = compiler.compile(&graph).unwrap().clone();
+    /// // Not smaller: kept out.
+    /// assert!(!compiler.offer_refined(&graph, same));
+    /// ```
+    pub fn offer_refined(&mut self, graph: &RecordedGraph, frame: CompiledFrame) -> bool {
+        let taken = self.options.cache
+            && self.cached
+            && frame.memory.transient_bytes < self.frame.memory.transient_bytes
+            && frame.order.len() == self.frame.order.len()
+            && self.key.matches(graph);
+        if taken {
+            self.refined = Some(Box::new(frame));
+        }
+        taken
+    }
+
+    /// The frame the last successful [`Self::compile`] or [`Self::repeat_last`] returned, as it
+    /// returned it. Before the first compile, or after a failed one, its contents mean nothing.
+    pub fn last_frame(&self) -> &CompiledFrame {
+        &self.frame
+    }
+
+    /// A frame offered by [`Self::offer_refined`] waits for the next cache hit.
+    pub fn refined_pending(&self) -> bool {
+        self.refined.is_some()
+    }
+
     /// Compiles a recorded frame.
     pub fn compile(&mut self, graph: &RecordedGraph) -> Result<&CompiledFrame, CompileError> {
         if self.options.cache {
             if self.cached && self.key.matches(graph) {
+                let adopted = match self.refined.take() {
+                    Some(refined) => {
+                        self.frame = *refined;
+                        true
+                    }
+                    None => false,
+                };
                 let frame = &mut self.frame;
                 if let Err(error) = render_pass::refresh_argument_values(
                     graph,
@@ -147,12 +202,13 @@ impl FrameCompiler {
                     self.cached = false;
                     return Err(error);
                 }
-                frame.cache_hit = true;
+                frame.cache_hit = !adopted;
                 return Ok(&self.frame);
             }
             self.key.store(graph);
         }
         self.cached = false;
+        self.refined = None;
         self.analyse(graph);
         let analysis = Analysis {
             graph,
