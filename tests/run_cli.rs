@@ -253,6 +253,9 @@ fn bench_reports_every_figure_as_json() {
     assert_eq!(figures["transient_bytes"], 65536);
     assert_eq!(figures["unaliased_bytes"], 65536);
     assert_eq!(figures["lower_bound_bytes"], 65536);
+    // Two nodes: nothing for the searched schedule to change.
+    assert_eq!(figures["searched_batches"], 3);
+    assert_eq!(figures["searched_transient_bytes"], 65536);
     // Without frame reuse every frame is recorded.
     let recorded = rpsl(&[
         "bench",
