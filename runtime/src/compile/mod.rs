@@ -240,7 +240,8 @@ impl FrameCompiler {
             table: &self.table,
             deps: &self.dependencies.graph,
         };
-        self.liveness.compute(analysis, self.options.cull);
+        self.liveness
+            .compute(analysis, self.dependencies.fed(), self.options.cull);
         if self.liveness.any_culled() {
             self.dependencies
                 .drop_dead(graph, &self.table, &self.liveness.alive);

@@ -108,6 +108,8 @@ pub struct DepBuilder {
     explicit: Vec<(u32, u32)>,
     /// Per resource: touched by a dead node so far (see [`DepBuilder::drop_dead_nodes`]).
     dead_touched: Vec<bool>,
+    /// Per node of the last build: a data edge leaves it (see [`DepBuilder::fed`]).
+    fed: Vec<bool>,
 }
 
 /// The whole subresource space of a resource (defined with the access table, which computes
@@ -156,6 +158,8 @@ struct EdgeSink<'a> {
     depth: &'a mut [u32],
     /// The highest of `depth` over the current node's predecessors pushed so far (0: none).
     level: u32,
+    /// Per node (as long as `depth`): a data edge leaves it (see [`DepBuilder::fed`]).
+    fed: &'a mut [bool],
 }
 
 impl EdgeSink<'_> {
@@ -177,6 +181,7 @@ impl EdgeSink<'_> {
         // Only an earlier call constrains the level (a later one appears only in graphs
         // edited by hand; its entry is not this build's).
         let pred = pred as usize;
+        self.mark_fed(pred, kind);
         let pred_depth = self.depth.get(pred).copied().unwrap_or(0);
         let pred_depth = if pred < self.node { pred_depth } else { 0 };
         self.level = self.level.max(pred_depth);
@@ -187,8 +192,21 @@ impl EdgeSink<'_> {
     #[inline(always)]
     fn push_earlier(&mut self, pred: u32, kind: EdgeKind) {
         if self.append(pred, kind) {
+            self.mark_fed(pred as usize, kind);
             let pred_depth = self.depth.get(pred as usize).copied().unwrap_or(0);
             self.level = self.level.max(pred_depth);
+        }
+    }
+
+    /// Notes that a data edge leaves `pred` (`kind` is a constant where this is inlined: an
+    /// order edge costs nothing). Called for each edge appended: a data edge left out as a
+    /// repeat repeats a data edge, already noted.
+    #[inline(always)]
+    fn mark_fed(&mut self, pred: usize, kind: EdgeKind) {
+        if kind == EdgeKind::Data {
+            if let Some(fed) = self.fed.get_mut(pred) {
+                *fed = true;
+            }
         }
     }
 
@@ -319,12 +337,15 @@ impl DepBuilder {
         } = out;
         // Every entry is written below: the node's in the loop, the end after it.
         pred_start.resize(graph.nodes.len() + 1, 0);
+        // Taken out for the walk, as `explicit` below (the per-access steps borrow the builder).
+        let mut fed = std::mem::take(&mut self.fed);
         let mut sink = EdgeSink {
             edges: std::mem::take(edges),
             start: 0,
             node: 0,
             depth: &mut depth[..graph.nodes.len()],
             level: 0,
+            fed: &mut fed[..graph.nodes.len()],
         };
         // The explicit dependencies, sorted by node: `next_explicit` is the node of the next
         // unconsumed one (`usize::MAX` past the last), so a node without any costs a compare.
@@ -383,6 +404,7 @@ impl DepBuilder {
         *edges = sink.edges;
         pred_start[graph.nodes.len()] = edges.len() as u32;
         self.explicit = explicit;
+        self.fed = fed;
     }
 
     /// The accesses of one node whose access count is `N` (`node_infos.len()`): all reads
@@ -453,11 +475,23 @@ impl DepBuilder {
         out.depth.resize(graph.nodes.len(), 0);
         self.states.clear();
         self.states.resize(graph.resources.len(), FRESH);
+        self.fed.clear();
+        self.fed.resize(graph.nodes.len(), false);
         self.lists_used = 0;
         self.explicit.clear();
         self.explicit
             .extend(graph.explicit_deps.iter().map(|(node, on)| (node.0, on.0)));
         self.explicit.sort_unstable();
+    }
+
+    /// Per node of the graph last built (call index): some node depends on it by a data edge
+    /// (it reads data the node wrote, or names it as an explicit dependency). After a build
+    /// without `alive` where no explicit dependency names a later call, every node that is
+    /// marked here or has an effect survives culling (induction from the last call back: a
+    /// marked node feeds a later node, which survives), so liveness needs no walk when that
+    /// holds for every node.
+    pub(crate) fn fed(&self) -> &[bool] {
+        &self.fed
     }
 
     /// The read phase of the access at `offset` among the node's (compact record `info`).

@@ -20,6 +20,12 @@ impl Dependencies {
             .build_from_table(graph, table, None, &mut self.graph);
     }
 
+    /// Per node of the last [`Dependencies::build`]: a data edge leaves it (see
+    /// [`DepBuilder::fed`]).
+    pub fn fed(&self) -> &[bool] {
+        self.builder.fed()
+    }
+
     /// The dependencies without the nodes that are not `alive` (order between live nodes may
     /// run differently without them): the dead nodes' edges dropped where that is all that
     /// changes, else built again.
