@@ -259,7 +259,12 @@ fn write_order(
 ) {
     order.clear();
     order.extend(schedule.order.iter().map(|&node| NodeId(node)));
-    position.clear();
+    // When every node is in the order (nothing culled), every entry is written below: only a
+    // grown tail is filled here.
+    if order.len() < node_count {
+        position.clear();
+    }
+    position.truncate(node_count);
     position.resize(node_count, u32::MAX);
     for (at, node) in order.iter().enumerate() {
         position[node.index()] = at as u32;

@@ -468,9 +468,10 @@ impl DepBuilder {
 
     /// Clears `out` and the per-resource state for a build over `graph`.
     fn reset(&mut self, graph: &RecordedGraph, out: &mut DepGraph) {
-        out.pred_start.clear();
         out.edges.clear();
-        // Every node's entry is written by the build: only a grown tail is filled here.
+        // Every node's entry is written by the build (and `pred_start`'s end after it): only a
+        // grown tail is filled here.
+        out.pred_start.truncate(graph.nodes.len() + 1);
         out.depth.truncate(graph.nodes.len());
         out.depth.resize(graph.nodes.len(), 0);
         self.states.clear();
