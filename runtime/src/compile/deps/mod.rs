@@ -337,8 +337,11 @@ impl DepBuilder {
         } = out;
         // Every entry is written below: the node's in the loop, the end after it.
         pred_start.resize(graph.nodes.len() + 1, 0);
-        // Taken out for the walk, as `explicit` below (the per-access steps borrow the builder).
+        // Taken out for the walk, as `explicit` below (the per-access steps borrow the builder):
+        // the states' pointer and length then live in the walk's locals, not behind `self`.
         let mut fed = std::mem::take(&mut self.fed);
+        let mut resource_states = std::mem::take(&mut self.states);
+        let states = &mut resource_states[..];
         let mut sink = EdgeSink {
             edges: std::mem::take(edges),
             start: 0,
@@ -392,11 +395,11 @@ impl DepBuilder {
                 // after frame).
                 match node_infos.len() {
                     0 => {}
-                    1 => self.node_fixed::<1>(&walk, node_infos, &mut sink),
-                    2 => self.node_fixed::<2>(&walk, node_infos, &mut sink),
-                    3 => self.node_fixed::<3>(&walk, node_infos, &mut sink),
-                    4 => self.node_fixed::<4>(&walk, node_infos, &mut sink),
-                    _ => self.node_any(&walk, node_infos, &mut sink),
+                    1 => self.node_fixed::<1>(states, &walk, node_infos, &mut sink),
+                    2 => self.node_fixed::<2>(states, &walk, node_infos, &mut sink),
+                    3 => self.node_fixed::<3>(states, &walk, node_infos, &mut sink),
+                    4 => self.node_fixed::<4>(states, &walk, node_infos, &mut sink),
+                    _ => self.node_any(states, &walk, node_infos, &mut sink),
                 }
             }
             sink.end(live);
@@ -405,6 +408,7 @@ impl DepBuilder {
         pred_start[graph.nodes.len()] = edges.len() as u32;
         self.explicit = explicit;
         self.fed = fed;
+        self.states = resource_states;
     }
 
     /// The accesses of one node whose access count is `N` (`node_infos.len()`): all reads
@@ -413,40 +417,41 @@ impl DepBuilder {
     #[inline(always)]
     fn node_fixed<const N: usize>(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         node_infos: &[AccessInfo],
         edges: &mut EdgeSink<'_>,
     ) {
         let Ok(node_infos) = <&[AccessInfo; N]>::try_from(node_infos) else {
-            return self.node_any(walk, node_infos, edges);
+            return self.node_any(states, walk, node_infos, edges);
         };
         // Slot by slot, written out (LLVM does not always unroll a loop over the slots): with
         // `N` known, each `get` is either always there or compiled away.
         const { assert!(N <= 4) };
         // Each access record is read where it is used (kept in no array of copies).
         if let Some(&info) = node_infos.first() {
-            self.read_access(walk, 0, info, edges);
+            self.read_access(states, walk, 0, info, edges);
         }
         if let Some(&info) = node_infos.get(1) {
-            self.read_access(walk, 1, info, edges);
+            self.read_access(states, walk, 1, info, edges);
         }
         if let Some(&info) = node_infos.get(2) {
-            self.read_access(walk, 2, info, edges);
+            self.read_access(states, walk, 2, info, edges);
         }
         if let Some(&info) = node_infos.get(3) {
-            self.read_access(walk, 3, info, edges);
+            self.read_access(states, walk, 3, info, edges);
         }
         if let Some(&info) = node_infos.first() {
-            self.write_access(walk, 0, info, edges);
+            self.write_access(states, walk, 0, info, edges);
         }
         if let Some(&info) = node_infos.get(1) {
-            self.write_access(walk, 1, info, edges);
+            self.write_access(states, walk, 1, info, edges);
         }
         if let Some(&info) = node_infos.get(2) {
-            self.write_access(walk, 2, info, edges);
+            self.write_access(states, walk, 2, info, edges);
         }
         if let Some(&info) = node_infos.get(3) {
-            self.write_access(walk, 3, info, edges);
+            self.write_access(states, walk, 3, info, edges);
         }
     }
 
@@ -454,15 +459,16 @@ impl DepBuilder {
     #[inline(never)]
     fn node_any(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         node_infos: &[AccessInfo],
         edges: &mut EdgeSink<'_>,
     ) {
         for (offset, &info) in node_infos.iter().enumerate() {
-            self.read_access(walk, offset, info, edges);
+            self.read_access(states, walk, offset, info, edges);
         }
         for (offset, &info) in node_infos.iter().enumerate() {
-            self.write_access(walk, offset, info, edges);
+            self.write_access(states, walk, offset, info, edges);
         }
     }
 
@@ -499,6 +505,7 @@ impl DepBuilder {
     #[inline(always)]
     fn read_access(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         offset: usize,
         info: AccessInfo,
@@ -509,7 +516,7 @@ impl DepBuilder {
             return;
         }
         if info.bits & (WHOLE | READS) == WHOLE | READS {
-            let state = &mut self.states[info.resource as usize];
+            let state = &mut states[info.resource as usize];
             if state.tag & GENERAL == 0 && dense_read(state, walk.node, edges) {
                 return;
             }
@@ -517,13 +524,14 @@ impl DepBuilder {
             // Whole but not plane 0: no other plane to read.
             return;
         }
-        self.touch_access(walk, walk.first + offset, info, false, edges);
+        self.touch_access(states, walk, walk.first + offset, info, false, edges);
     }
 
     /// The write phase of an access (see [`DepBuilder::read_access`]).
     #[inline(always)]
     fn write_access(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         offset: usize,
         info: AccessInfo,
@@ -535,7 +543,7 @@ impl DepBuilder {
             return;
         }
         if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
-            let state = &mut self.states[info.resource as usize];
+            let state = &mut states[info.resource as usize];
             if state.tag & GENERAL == 0 {
                 dense_write(state, walk.node, edges);
                 return;
@@ -544,7 +552,7 @@ impl DepBuilder {
             // Whole but not plane 0: no other plane to write.
             return;
         }
-        self.touch_access(walk, walk.first + offset, info, true, edges);
+        self.touch_access(states, walk, walk.first + offset, info, true, edges);
     }
 
     /// One phase (reads, or writes with `phase_writes`) of an access through the general path:
@@ -554,6 +562,7 @@ impl DepBuilder {
     #[inline(never)]
     fn touch_access(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         access_index: usize,
         info: AccessInfo,
@@ -568,8 +577,8 @@ impl DepBuilder {
             ..
         } = *walk;
         let resource = info.resource as usize;
-        let was_dense = self.states[resource].tag & GENERAL == 0;
-        let list = self.general(resource, full, info.has(TEXTURE));
+        let was_dense = states[resource].tag & GENERAL == 0;
+        let list = self.general(states, resource, full, info.has(TEXTURE));
         if info.has(WHOLE) {
             // One plane (plane 0), the whole resource: no splitting, no plane loop.
             if was_dense && !phase_writes {
@@ -675,8 +684,14 @@ impl DepBuilder {
     /// The segment list tracking `resource`, converting its dense state into a list first if
     /// needed: one segment per subresource for a texture (`texture`) of few subresources, else
     /// one segment covering the resource.
-    fn general(&mut self, resource: usize, full: &[SubresourceBox], texture: bool) -> usize {
-        let state = &mut self.states[resource];
+    fn general(
+        &mut self,
+        states: &mut [ResourceState],
+        resource: usize,
+        full: &[SubresourceBox],
+        texture: bool,
+    ) -> usize {
+        let state = &mut states[resource];
         if state.tag & GENERAL != 0 {
             return (state.tag & !GENERAL) as usize;
         }
