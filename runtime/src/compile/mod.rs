@@ -198,7 +198,13 @@ impl FrameCompiler {
         // final. Nothing in between reads the flags; render passes read them complete.
         self.discard
             .begin(graph, &self.table, ordered.order, access_discard);
-        lifetimes::compute(&self.table, ordered.order, graph.resources.len(), lifetimes);
+        lifetimes::compute_bounded(
+            &self.table,
+            self.dependencies.lifetime_bounds(),
+            (ordered.order, ordered.position),
+            graph.resources.len(),
+            lifetimes,
+        );
         self.memory.plan(
             analysis,
             (

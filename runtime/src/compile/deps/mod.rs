@@ -65,6 +65,9 @@ const NO_NODE: u32 = u32::MAX;
 const DENSE_READERS: usize = 3;
 /// [`ResourceState::tag`] bit: the resource is tracked by segment list `tag & !GENERAL`.
 const GENERAL: u32 = 1 << 31;
+/// [`ResourceState::first`] bit: nodes read the resource before its first write; the rest of
+/// the word indexes `DepBuilder::first_readers`.
+const FIRST_READERS: u32 = 1 << 31;
 
 /// Dependency-tracking state of one resource. As long as a resource is touched only whole (see
 /// [`WHOLE`]), never by a `[relaxed]` write, and by at most [`DENSE_READERS`] readers after each
@@ -80,6 +83,9 @@ struct ResourceState {
     readers: [u32; DENSE_READERS],
     /// Dense: the number of readers. Else `GENERAL |` the index of the segment list.
     tag: u32,
+    /// Once written (`writer` is not `NO_NODE`): the first writer, or `FIRST_READERS |` the
+    /// index of the readers before the first write (see [`LifetimeBounds`]).
+    first: u32,
 }
 
 /// The state of a resource nothing has touched yet.
@@ -87,7 +93,94 @@ const FRESH: ResourceState = ResourceState {
     writer: NO_NODE,
     readers: [NO_NODE; DENSE_READERS],
     tag: 0,
+    first: NO_NODE,
 };
+
+/// What bounds each resource's lifetime, from a dependency build that kept every resource
+/// dense (each accessed only whole, never by a `[relaxed]` write, by at most
+/// [`DENSE_READERS`] readers between writes) and left no node out. A resource's accesses in
+/// call order run: readers, a write, readers, a write, ..., readers; the edges order each
+/// write after everything before it and each reader after the write before it (readers
+/// between two writes are not ordered among themselves). So in every execution order the
+/// dependency graph allows, its first access is one of the readers before its first write
+/// (that write when there are none), and its last is one of the readers after its last write
+/// (that write when there are none):
+///
+/// ```text
+/// readers r0 r1, write w1, reader r2, write w2     first: r0 or r1, last: w2
+/// write w1, readers r2 r3                          first: w1, last: r2 or r3
+/// ```
+#[derive(Copy, Clone)]
+pub(crate) struct LifetimeBounds<'a> {
+    states: &'a [ResourceState],
+    first_readers: &'a [[u32; DENSE_READERS + 1]],
+}
+
+impl LifetimeBounds<'_> {
+    /// The number of resources.
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Fills `spans` (one entry per resource) with each resource's first and last execution
+    /// position (the earliest position among the nodes that may make its first access, the
+    /// latest among those that may make its last), `None` for a resource no node accessed;
+    /// `position` holds the nodes' execution positions, by node index. `None` (and `spans`
+    /// holds nothing meaningful) when a bounding node has no entry in `position`.
+    pub fn spans(&self, position: &[u32], spans: &mut Vec<Option<(u32, u32)>>) -> Option<()> {
+        let at = |node: u32| position.get(node as usize).copied();
+        spans.clear();
+        spans.reserve(self.states.len());
+        for state in self.states {
+            let readers = &state.readers;
+            let count = state.tag.min(DENSE_READERS as u32);
+            // The latest position of the readers since the last write (1 to 3 of them).
+            let last_reader = || -> Option<u32> {
+                let mut end = at(readers[0])?;
+                if count > 1 {
+                    end = end.max(at(readers[1])?);
+                    if count > 2 {
+                        end = end.max(at(readers[2])?);
+                    }
+                }
+                Some(end)
+            };
+            let span = if state.writer == NO_NODE {
+                if count == 0 {
+                    None
+                } else {
+                    // Never written: the readers make the first and the last access.
+                    let mut start = u32::MAX;
+                    for &reader in &readers[..count as usize] {
+                        start = start.min(at(reader)?);
+                    }
+                    Some((start, last_reader()?))
+                }
+            } else {
+                let start = if state.first & FIRST_READERS == 0 {
+                    at(state.first)?
+                } else {
+                    let [a, b, c, count] = *self
+                        .first_readers
+                        .get((state.first & !FIRST_READERS) as usize)?;
+                    let mut start = u32::MAX;
+                    for &reader in &[a, b, c][..(count as usize).clamp(1, DENSE_READERS)] {
+                        start = start.min(at(reader)?);
+                    }
+                    start
+                };
+                let end = if count == 0 {
+                    at(state.writer)?
+                } else {
+                    last_reader()?
+                };
+                Some((start, end))
+            };
+            spans.push(span);
+        }
+        Some(())
+    }
+}
 
 /// Reusable scratch for building dependency graphs.
 #[derive(Debug, Default)]
@@ -110,6 +203,12 @@ pub struct DepBuilder {
     dead_touched: Vec<bool>,
     /// Per node of the last build: a data edge leaves it (see [`DepBuilder::fed`]).
     fed: Vec<bool>,
+    /// The readers of each resource read before its first write, before that write: up to
+    /// [`DENSE_READERS`] nodes, then their count.
+    first_readers: Vec<[u32; DENSE_READERS + 1]>,
+    /// The last build kept every resource dense and left no node out (see
+    /// [`DepBuilder::lifetime_bounds`]).
+    all_dense: bool,
 }
 
 /// The whole subresource space of a resource (defined with the access table, which computes
@@ -406,6 +505,7 @@ impl DepBuilder {
         }
         *edges = sink.edges;
         pred_start[graph.nodes.len()] = edges.len() as u32;
+        self.all_dense = alive.is_none() && self.lists_used == 0;
         self.explicit = explicit;
         self.fed = fed;
         self.states = resource_states;
@@ -485,6 +585,8 @@ impl DepBuilder {
         self.fed.clear();
         self.fed.resize(graph.nodes.len(), false);
         self.lists_used = 0;
+        self.first_readers.clear();
+        self.all_dense = false;
         self.explicit.clear();
         self.explicit
             .extend(graph.explicit_deps.iter().map(|(node, on)| (node.0, on.0)));
@@ -499,6 +601,27 @@ impl DepBuilder {
     /// holds for every node.
     pub(crate) fn fed(&self) -> &[bool] {
         &self.fed
+    }
+
+    /// Keeps the readers of a dense `state` before its first write; returns its
+    /// [`ResourceState::first`].
+    #[cold]
+    #[inline(never)]
+    fn note_first_readers(&mut self, state: &ResourceState) -> u32 {
+        let index = self.first_readers.len() as u32;
+        let [a, b, c] = state.readers;
+        self.first_readers.push([a, b, c, state.tag]);
+        FIRST_READERS | index
+    }
+
+    /// What bounds each resource's lifetime in any execution order of the last build's graph
+    /// ([`LifetimeBounds`]), when that build had no `alive` and kept every resource dense;
+    /// else `None`.
+    pub(crate) fn lifetime_bounds(&self) -> Option<LifetimeBounds<'_>> {
+        self.all_dense.then_some(LifetimeBounds {
+            states: &self.states,
+            first_readers: &self.first_readers,
+        })
     }
 
     /// The read phase of the access at `offset` among the node's (compact record `info`).
@@ -545,6 +668,14 @@ impl DepBuilder {
         if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
             let state = &mut states[info.resource as usize];
             if state.tag & GENERAL == 0 {
+                if state.writer == NO_NODE {
+                    // The first write: note what bounds the resource's lifetime from below.
+                    state.first = if state.tag == 0 {
+                        walk.node
+                    } else {
+                        self.note_first_readers(state)
+                    };
+                }
                 dense_write(state, walk.node, edges);
                 return;
             }
