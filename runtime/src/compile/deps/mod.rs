@@ -130,8 +130,8 @@ impl LifetimeBounds<'_> {
     pub fn spans(&self, position: &[u32], spans: &mut Vec<Option<(u32, u32)>>) -> Option<()> {
         let at = |node: u32| position.get(node as usize).copied();
         spans.clear();
-        spans.reserve(self.states.len());
-        for state in self.states {
+        spans.resize(self.states.len(), None);
+        for (state, span) in self.states.iter().zip(spans.iter_mut()) {
             let readers = &state.readers;
             let count = state.tag.min(DENSE_READERS as u32);
             // The latest position of the readers since the last write (1 to 3 of them).
@@ -145,7 +145,7 @@ impl LifetimeBounds<'_> {
                 }
                 Some(end)
             };
-            let span = if state.writer == NO_NODE {
+            *span = if state.writer == NO_NODE {
                 if count == 0 {
                     None
                 } else {
@@ -176,7 +176,6 @@ impl LifetimeBounds<'_> {
                 };
                 Some((start, end))
             };
-            spans.push(span);
         }
         Some(())
     }
