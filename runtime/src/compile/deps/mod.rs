@@ -504,7 +504,11 @@ impl DepBuilder {
         }
         *edges = sink.edges;
         pred_start[graph.nodes.len()] = edges.len() as u32;
-        self.all_dense = alive.is_none() && self.lists_used == 0;
+        // An explicit dependency on a later call (a graph edited by hand) may close a cycle,
+        // which no execution order honours: no bounds then.
+        self.all_dense = alive.is_none()
+            && self.lists_used == 0
+            && explicit.iter().all(|&(node, on)| on <= node);
         self.explicit = explicit;
         self.fed = fed;
         self.states = resource_states;
@@ -614,8 +618,8 @@ impl DepBuilder {
     }
 
     /// What bounds each resource's lifetime in any execution order of the last build's graph
-    /// ([`LifetimeBounds`]), when that build had no `alive` and kept every resource dense;
-    /// else `None`.
+    /// ([`LifetimeBounds`]), when that build had no `alive`, kept every resource dense and met
+    /// no explicit dependency on a later call; else `None`.
     pub(crate) fn lifetime_bounds(&self) -> Option<LifetimeBounds<'_>> {
         self.all_dense.then_some(LifetimeBounds {
             states: &self.states,
