@@ -129,7 +129,8 @@ impl LifetimeBounds<'_> {
     /// holds nothing meaningful) when a bounding node has no entry in `position`.
     pub fn spans(&self, position: &[u32], spans: &mut Vec<Option<(u32, u32)>>) -> Option<()> {
         let at = |node: u32| position.get(node as usize).copied();
-        spans.clear();
+        // Every entry is written below: only a grown tail is filled here.
+        spans.truncate(self.states.len());
         spans.resize(self.states.len(), None);
         for (state, span) in self.states.iter().zip(spans.iter_mut()) {
             let readers = &state.readers;
