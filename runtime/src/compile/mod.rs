@@ -254,7 +254,13 @@ impl FrameCompiler {
         // final. Nothing in between reads the flags; render passes read them complete.
         self.discard
             .begin(graph, &self.table, ordered.order, access_discard);
-        lifetimes::compute(&self.table, ordered.order, graph.resources.len(), lifetimes);
+        lifetimes::compute_bounded(
+            &self.table,
+            self.dependencies.lifetime_bounds(),
+            (ordered.order, ordered.position),
+            graph.resources.len(),
+            lifetimes,
+        );
         self.memory.plan(
             analysis,
             (
@@ -296,7 +302,8 @@ impl FrameCompiler {
             table: &self.table,
             deps: &self.dependencies.graph,
         };
-        self.liveness.compute(analysis, self.options.cull);
+        self.liveness
+            .compute(analysis, self.dependencies.fed(), self.options.cull);
         if self.liveness.any_culled() {
             self.dependencies
                 .drop_dead(graph, &self.table, &self.liveness.alive);
@@ -314,7 +321,12 @@ fn write_order(
 ) {
     order.clear();
     order.extend(schedule.order.iter().map(|&node| NodeId(node)));
-    position.clear();
+    // When every node is in the order (nothing culled), every entry is written below: only a
+    // grown tail is filled here.
+    if order.len() < node_count {
+        position.clear();
+    }
+    position.truncate(node_count);
     position.resize(node_count, u32::MAX);
     for (at, node) in order.iter().enumerate() {
         position[node.index()] = at as u32;

@@ -65,6 +65,9 @@ const NO_NODE: u32 = u32::MAX;
 const DENSE_READERS: usize = 3;
 /// [`ResourceState::tag`] bit: the resource is tracked by segment list `tag & !GENERAL`.
 const GENERAL: u32 = 1 << 31;
+/// [`ResourceState::first`] bit: nodes read the resource before its first write; the rest of
+/// the word indexes `DepBuilder::first_readers`.
+const FIRST_READERS: u32 = 1 << 31;
 
 /// Dependency-tracking state of one resource. As long as a resource is touched only whole (see
 /// [`WHOLE`]), never by a `[relaxed]` write, and by at most [`DENSE_READERS`] readers after each
@@ -80,6 +83,9 @@ struct ResourceState {
     readers: [u32; DENSE_READERS],
     /// Dense: the number of readers. Else `GENERAL |` the index of the segment list.
     tag: u32,
+    /// Once written (`writer` is not `NO_NODE`): the first writer, or `FIRST_READERS |` the
+    /// index of the readers before the first write (see [`LifetimeBounds`]).
+    first: u32,
 }
 
 /// The state of a resource nothing has touched yet.
@@ -87,7 +93,94 @@ const FRESH: ResourceState = ResourceState {
     writer: NO_NODE,
     readers: [NO_NODE; DENSE_READERS],
     tag: 0,
+    first: NO_NODE,
 };
+
+/// What bounds each resource's lifetime, from a dependency build that kept every resource
+/// dense (each accessed only whole, never by a `[relaxed]` write, by at most
+/// [`DENSE_READERS`] readers between writes) and left no node out. A resource's accesses in
+/// call order run: readers, a write, readers, a write, ..., readers; the edges order each
+/// write after everything before it and each reader after the write before it (readers
+/// between two writes are not ordered among themselves). So in every execution order the
+/// dependency graph allows, its first access is one of the readers before its first write
+/// (that write when there are none), and its last is one of the readers after its last write
+/// (that write when there are none):
+///
+/// ```text
+/// readers r0 r1, write w1, reader r2, write w2     first: r0 or r1, last: w2
+/// write w1, readers r2 r3                          first: w1, last: r2 or r3
+/// ```
+#[derive(Copy, Clone)]
+pub(crate) struct LifetimeBounds<'a> {
+    states: &'a [ResourceState],
+    first_readers: &'a [[u32; DENSE_READERS + 1]],
+}
+
+impl LifetimeBounds<'_> {
+    /// The number of resources.
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Fills `spans` (one entry per resource) with each resource's first and last execution
+    /// position (the earliest position among the nodes that may make its first access, the
+    /// latest among those that may make its last), `None` for a resource no node accessed;
+    /// `position` holds the nodes' execution positions, by node index. `None` (and `spans`
+    /// holds nothing meaningful) when a bounding node has no entry in `position`.
+    pub fn spans(&self, position: &[u32], spans: &mut Vec<Option<(u32, u32)>>) -> Option<()> {
+        let at = |node: u32| position.get(node as usize).copied();
+        // Every entry is written below: only a grown tail is filled here.
+        spans.truncate(self.states.len());
+        spans.resize(self.states.len(), None);
+        for (state, span) in self.states.iter().zip(spans.iter_mut()) {
+            let readers = &state.readers;
+            let count = state.tag.min(DENSE_READERS as u32);
+            // The latest position of the readers since the last write (1 to 3 of them).
+            let last_reader = || -> Option<u32> {
+                let mut end = at(readers[0])?;
+                if count > 1 {
+                    end = end.max(at(readers[1])?);
+                    if count > 2 {
+                        end = end.max(at(readers[2])?);
+                    }
+                }
+                Some(end)
+            };
+            *span = if state.writer == NO_NODE {
+                if count == 0 {
+                    None
+                } else {
+                    // Never written: the readers make the first and the last access.
+                    let mut start = u32::MAX;
+                    for &reader in &readers[..count as usize] {
+                        start = start.min(at(reader)?);
+                    }
+                    Some((start, last_reader()?))
+                }
+            } else {
+                let start = if state.first & FIRST_READERS == 0 {
+                    at(state.first)?
+                } else {
+                    let [a, b, c, count] = *self
+                        .first_readers
+                        .get((state.first & !FIRST_READERS) as usize)?;
+                    let mut start = u32::MAX;
+                    for &reader in &[a, b, c][..(count as usize).clamp(1, DENSE_READERS)] {
+                        start = start.min(at(reader)?);
+                    }
+                    start
+                };
+                let end = if count == 0 {
+                    at(state.writer)?
+                } else {
+                    last_reader()?
+                };
+                Some((start, end))
+            };
+        }
+        Some(())
+    }
+}
 
 /// Reusable scratch for building dependency graphs.
 #[derive(Debug, Default)]
@@ -108,6 +201,14 @@ pub struct DepBuilder {
     explicit: Vec<(u32, u32)>,
     /// Per resource: touched by a dead node so far (see [`DepBuilder::drop_dead_nodes`]).
     dead_touched: Vec<bool>,
+    /// Per node of the last build: a data edge leaves it (see [`DepBuilder::fed`]).
+    fed: Vec<bool>,
+    /// The readers of each resource read before its first write, before that write: up to
+    /// [`DENSE_READERS`] nodes, then their count.
+    first_readers: Vec<[u32; DENSE_READERS + 1]>,
+    /// The last build kept every resource dense and left no node out (see
+    /// [`DepBuilder::lifetime_bounds`]).
+    all_dense: bool,
 }
 
 /// The whole subresource space of a resource (defined with the access table, which computes
@@ -156,6 +257,8 @@ struct EdgeSink<'a> {
     depth: &'a mut [u32],
     /// The highest of `depth` over the current node's predecessors pushed so far (0: none).
     level: u32,
+    /// Per node (as long as `depth`): a data edge leaves it (see [`DepBuilder::fed`]).
+    fed: &'a mut [bool],
 }
 
 impl EdgeSink<'_> {
@@ -177,6 +280,7 @@ impl EdgeSink<'_> {
         // Only an earlier call constrains the level (a later one appears only in graphs
         // edited by hand; its entry is not this build's).
         let pred = pred as usize;
+        self.mark_fed(pred, kind);
         let pred_depth = self.depth.get(pred).copied().unwrap_or(0);
         let pred_depth = if pred < self.node { pred_depth } else { 0 };
         self.level = self.level.max(pred_depth);
@@ -187,8 +291,21 @@ impl EdgeSink<'_> {
     #[inline(always)]
     fn push_earlier(&mut self, pred: u32, kind: EdgeKind) {
         if self.append(pred, kind) {
+            self.mark_fed(pred as usize, kind);
             let pred_depth = self.depth.get(pred as usize).copied().unwrap_or(0);
             self.level = self.level.max(pred_depth);
+        }
+    }
+
+    /// Notes that a data edge leaves `pred` (`kind` is a constant where this is inlined: an
+    /// order edge costs nothing). Called for each edge appended: a data edge left out as a
+    /// repeat repeats a data edge, already noted.
+    #[inline(always)]
+    fn mark_fed(&mut self, pred: usize, kind: EdgeKind) {
+        if kind == EdgeKind::Data {
+            if let Some(fed) = self.fed.get_mut(pred) {
+                *fed = true;
+            }
         }
     }
 
@@ -319,12 +436,18 @@ impl DepBuilder {
         } = out;
         // Every entry is written below: the node's in the loop, the end after it.
         pred_start.resize(graph.nodes.len() + 1, 0);
+        // Taken out for the walk, as `explicit` below (the per-access steps borrow the builder):
+        // the states' pointer and length then live in the walk's locals, not behind `self`.
+        let mut fed = std::mem::take(&mut self.fed);
+        let mut resource_states = std::mem::take(&mut self.states);
+        let states = &mut resource_states[..];
         let mut sink = EdgeSink {
             edges: std::mem::take(edges),
             start: 0,
             node: 0,
             depth: &mut depth[..graph.nodes.len()],
             level: 0,
+            fed: &mut fed[..graph.nodes.len()],
         };
         // The explicit dependencies, sorted by node: `next_explicit` is the node of the next
         // unconsumed one (`usize::MAX` past the last), so a node without any costs a compare.
@@ -371,18 +494,25 @@ impl DepBuilder {
                 // after frame).
                 match node_infos.len() {
                     0 => {}
-                    1 => self.node_fixed::<1>(&walk, node_infos, &mut sink),
-                    2 => self.node_fixed::<2>(&walk, node_infos, &mut sink),
-                    3 => self.node_fixed::<3>(&walk, node_infos, &mut sink),
-                    4 => self.node_fixed::<4>(&walk, node_infos, &mut sink),
-                    _ => self.node_any(&walk, node_infos, &mut sink),
+                    1 => self.node_fixed::<1>(states, &walk, node_infos, &mut sink),
+                    2 => self.node_fixed::<2>(states, &walk, node_infos, &mut sink),
+                    3 => self.node_fixed::<3>(states, &walk, node_infos, &mut sink),
+                    4 => self.node_fixed::<4>(states, &walk, node_infos, &mut sink),
+                    _ => self.node_any(states, &walk, node_infos, &mut sink),
                 }
             }
             sink.end(live);
         }
         *edges = sink.edges;
         pred_start[graph.nodes.len()] = edges.len() as u32;
+        // An explicit dependency on a later call (a graph edited by hand) may close a cycle,
+        // which no execution order honours: no bounds then.
+        self.all_dense = alive.is_none()
+            && self.lists_used == 0
+            && explicit.iter().all(|&(node, on)| on <= node);
         self.explicit = explicit;
+        self.fed = fed;
+        self.states = resource_states;
     }
 
     /// The accesses of one node whose access count is `N` (`node_infos.len()`): all reads
@@ -391,40 +521,41 @@ impl DepBuilder {
     #[inline(always)]
     fn node_fixed<const N: usize>(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         node_infos: &[AccessInfo],
         edges: &mut EdgeSink<'_>,
     ) {
         let Ok(node_infos) = <&[AccessInfo; N]>::try_from(node_infos) else {
-            return self.node_any(walk, node_infos, edges);
+            return self.node_any(states, walk, node_infos, edges);
         };
         // Slot by slot, written out (LLVM does not always unroll a loop over the slots): with
         // `N` known, each `get` is either always there or compiled away.
         const { assert!(N <= 4) };
         // Each access record is read where it is used (kept in no array of copies).
         if let Some(&info) = node_infos.first() {
-            self.read_access(walk, 0, info, edges);
+            self.read_access(states, walk, 0, info, edges);
         }
         if let Some(&info) = node_infos.get(1) {
-            self.read_access(walk, 1, info, edges);
+            self.read_access(states, walk, 1, info, edges);
         }
         if let Some(&info) = node_infos.get(2) {
-            self.read_access(walk, 2, info, edges);
+            self.read_access(states, walk, 2, info, edges);
         }
         if let Some(&info) = node_infos.get(3) {
-            self.read_access(walk, 3, info, edges);
+            self.read_access(states, walk, 3, info, edges);
         }
         if let Some(&info) = node_infos.first() {
-            self.write_access(walk, 0, info, edges);
+            self.write_access(states, walk, 0, info, edges);
         }
         if let Some(&info) = node_infos.get(1) {
-            self.write_access(walk, 1, info, edges);
+            self.write_access(states, walk, 1, info, edges);
         }
         if let Some(&info) = node_infos.get(2) {
-            self.write_access(walk, 2, info, edges);
+            self.write_access(states, walk, 2, info, edges);
         }
         if let Some(&info) = node_infos.get(3) {
-            self.write_access(walk, 3, info, edges);
+            self.write_access(states, walk, 3, info, edges);
         }
     }
 
@@ -432,38 +563,76 @@ impl DepBuilder {
     #[inline(never)]
     fn node_any(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         node_infos: &[AccessInfo],
         edges: &mut EdgeSink<'_>,
     ) {
         for (offset, &info) in node_infos.iter().enumerate() {
-            self.read_access(walk, offset, info, edges);
+            self.read_access(states, walk, offset, info, edges);
         }
         for (offset, &info) in node_infos.iter().enumerate() {
-            self.write_access(walk, offset, info, edges);
+            self.write_access(states, walk, offset, info, edges);
         }
     }
 
     /// Clears `out` and the per-resource state for a build over `graph`.
     fn reset(&mut self, graph: &RecordedGraph, out: &mut DepGraph) {
-        out.pred_start.clear();
         out.edges.clear();
-        // Every node's entry is written by the build: only a grown tail is filled here.
+        // Every node's entry is written by the build (and `pred_start`'s end after it): only a
+        // grown tail is filled here.
+        out.pred_start.truncate(graph.nodes.len() + 1);
         out.depth.truncate(graph.nodes.len());
         out.depth.resize(graph.nodes.len(), 0);
         self.states.clear();
         self.states.resize(graph.resources.len(), FRESH);
+        self.fed.clear();
+        self.fed.resize(graph.nodes.len(), false);
         self.lists_used = 0;
+        self.first_readers.clear();
+        self.all_dense = false;
         self.explicit.clear();
         self.explicit
             .extend(graph.explicit_deps.iter().map(|(node, on)| (node.0, on.0)));
         self.explicit.sort_unstable();
     }
 
+    /// Per node of the graph last built (call index): some node depends on it by a data edge
+    /// (it reads data the node wrote, or names it as an explicit dependency). After a build
+    /// without `alive` where no explicit dependency names a later call, every node that is
+    /// marked here or has an effect survives culling (induction from the last call back: a
+    /// marked node feeds a later node, which survives), so liveness needs no walk when that
+    /// holds for every node.
+    pub(crate) fn fed(&self) -> &[bool] {
+        &self.fed
+    }
+
+    /// Keeps the readers of a dense `state` before its first write; returns its
+    /// [`ResourceState::first`].
+    #[cold]
+    #[inline(never)]
+    fn note_first_readers(&mut self, state: &ResourceState) -> u32 {
+        let index = self.first_readers.len() as u32;
+        let [a, b, c] = state.readers;
+        self.first_readers.push([a, b, c, state.tag]);
+        FIRST_READERS | index
+    }
+
+    /// What bounds each resource's lifetime in any execution order of the last build's graph
+    /// ([`LifetimeBounds`]), when that build had no `alive`, kept every resource dense and met
+    /// no explicit dependency on a later call; else `None`.
+    pub(crate) fn lifetime_bounds(&self) -> Option<LifetimeBounds<'_>> {
+        self.all_dense.then_some(LifetimeBounds {
+            states: &self.states,
+            first_readers: &self.first_readers,
+        })
+    }
+
     /// The read phase of the access at `offset` among the node's (compact record `info`).
     #[inline(always)]
     fn read_access(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         offset: usize,
         info: AccessInfo,
@@ -474,7 +643,7 @@ impl DepBuilder {
             return;
         }
         if info.bits & (WHOLE | READS) == WHOLE | READS {
-            let state = &mut self.states[info.resource as usize];
+            let state = &mut states[info.resource as usize];
             if state.tag & GENERAL == 0 && dense_read(state, walk.node, edges) {
                 return;
             }
@@ -482,13 +651,14 @@ impl DepBuilder {
             // Whole but not plane 0: no other plane to read.
             return;
         }
-        self.touch_access(walk, walk.first + offset, info, false, edges);
+        self.touch_access(states, walk, walk.first + offset, info, false, edges);
     }
 
     /// The write phase of an access (see [`DepBuilder::read_access`]).
     #[inline(always)]
     fn write_access(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         offset: usize,
         info: AccessInfo,
@@ -500,8 +670,16 @@ impl DepBuilder {
             return;
         }
         if info.bits & (WHOLE | WRITES | RELAXED) == WHOLE | WRITES {
-            let state = &mut self.states[info.resource as usize];
+            let state = &mut states[info.resource as usize];
             if state.tag & GENERAL == 0 {
+                if state.writer == NO_NODE {
+                    // The first write: note what bounds the resource's lifetime from below.
+                    state.first = if state.tag == 0 {
+                        walk.node
+                    } else {
+                        self.note_first_readers(state)
+                    };
+                }
                 dense_write(state, walk.node, edges);
                 return;
             }
@@ -509,7 +687,7 @@ impl DepBuilder {
             // Whole but not plane 0: no other plane to write.
             return;
         }
-        self.touch_access(walk, walk.first + offset, info, true, edges);
+        self.touch_access(states, walk, walk.first + offset, info, true, edges);
     }
 
     /// One phase (reads, or writes with `phase_writes`) of an access through the general path:
@@ -519,6 +697,7 @@ impl DepBuilder {
     #[inline(never)]
     fn touch_access(
         &mut self,
+        states: &mut [ResourceState],
         walk: &NodeWalk<'_>,
         access_index: usize,
         info: AccessInfo,
@@ -533,8 +712,8 @@ impl DepBuilder {
             ..
         } = *walk;
         let resource = info.resource as usize;
-        let was_dense = self.states[resource].tag & GENERAL == 0;
-        let list = self.general(resource, full, info.has(TEXTURE));
+        let was_dense = states[resource].tag & GENERAL == 0;
+        let list = self.general(states, resource, full, info.has(TEXTURE));
         if info.has(WHOLE) {
             // One plane (plane 0), the whole resource: no splitting, no plane loop.
             if was_dense && !phase_writes {
@@ -640,8 +819,14 @@ impl DepBuilder {
     /// The segment list tracking `resource`, converting its dense state into a list first if
     /// needed: one segment per subresource for a texture (`texture`) of few subresources, else
     /// one segment covering the resource.
-    fn general(&mut self, resource: usize, full: &[SubresourceBox], texture: bool) -> usize {
-        let state = &mut self.states[resource];
+    fn general(
+        &mut self,
+        states: &mut [ResourceState],
+        resource: usize,
+        full: &[SubresourceBox],
+        texture: bool,
+    ) -> usize {
+        let state = &mut states[resource];
         if state.tag & GENERAL != 0 {
             return (state.tag & !GENERAL) as usize;
         }

@@ -43,9 +43,6 @@ pub(crate) fn discards_after(explicit_after: bool, needed_later: bool) -> bool {
     explicit_after | !needed_later
 }
 
-// `begin` finds partial accesses to living resources by shifting WHOLE onto OUTLIVES.
-const _: () = assert!(OUTLIVES == WHOLE << 2);
-
 #[derive(Copy, Clone, PartialEq, Debug, Default)]
 struct ForwardState {
     valid: bool,
@@ -118,13 +115,10 @@ impl DiscardInference {
         let (boxes, full, infos) = (table.boxes(), table.full_boxes(), &table.infos[..]);
         let track = &mut self.whole.track;
         track.clear();
-        // An access not covering a living resource whole (bit 10 set below where WHOLE and
-        // OUTLIVES are both clear) makes its resource region-tracked; outliving resources
-        // get no flags at all.
-        let partial = infos.iter().fold(0, |partial, info| {
-            partial | (((!info.bits & WHOLE) << 2) & !info.bits & OUTLIVES)
-        });
-        if partial != 0 {
+        // An access not covering a living resource whole (WHOLE and OUTLIVES both clear) makes
+        // its resource region-tracked; outliving resources get no flags at all. The table
+        // notes whether the frame has any.
+        if table.any_partial_transient() {
             track.resize(graph.resources.len(), Track::UNTOUCHED);
             self.region_resources.clear();
             for info in infos {

@@ -5,7 +5,7 @@
 
 use super::deps::stage::Analysis;
 use super::deps::{DepGraph, EdgeKind};
-use super::table::{has_effect, AccessTable};
+use super::table::{has_effect, AccessTable, NodeSpan};
 use crate::graph::RecordedGraph;
 use crate::ids::NodeId;
 
@@ -22,8 +22,17 @@ pub(crate) struct Liveness {
 
 impl Liveness {
     /// Finds the live nodes of the analysed frame (every node unless `cull`; see
-    /// [`find_live_nodes`]).
-    pub fn compute(&mut self, frame: Analysis<'_>, cull: bool) {
+    /// [`find_live_nodes`]). `fed` is the dependency build's note of the nodes a data edge
+    /// leaves ([`DepBuilder::fed`](super::deps::DepBuilder::fed)): when every node is fed or
+    /// has an effect, all survive and no walk is needed.
+    pub fn compute(&mut self, frame: Analysis<'_>, fed: &[bool], cull: bool) {
+        if cull && every_node_survives(frame, fed) {
+            let count = frame.graph.nodes.len();
+            self.alive.clear();
+            self.alive.resize(count, true);
+            self.live_count = count;
+            return;
+        }
         self.live_count = find_live_nodes(
             frame.graph,
             frame.table,
@@ -112,6 +121,39 @@ pub fn find_live_nodes(
     alive.iter().filter(|&&live| live).count()
 }
 
+/// Every node of the analysed frame survives culling, known without a walk: each one either
+/// has an effect or is `fed` (a data edge leaves it), and no explicit dependency names a
+/// later call. Then, from the last call back, each node survives: a fed node feeds a later
+/// one, which survives (the last call feeds nothing, so it has an effect). Only nodes that
+/// are not fed (in a chain, the last) have their accesses read. False (a walk decides) when
+/// that does not hold or `fed` is not one flag per node.
+fn every_node_survives(frame: Analysis<'_>, fed: &[bool]) -> bool {
+    let Analysis { graph, table, .. } = frame;
+    let count = graph.nodes.len();
+    if fed.len() != count || table.nodes.len() < count {
+        return false;
+    }
+    if graph.explicit_deps.iter().any(|(node, on)| on.0 > node.0) {
+        return false;
+    }
+    let (infos, nodes) = (&table.infos[..], &table.nodes[..count]);
+    let acts = |node: &NodeSpan| {
+        infos
+            .get(node.accesses())
+            .is_some_and(|node_infos| node_infos.iter().any(|info| has_effect(info.bits)))
+    };
+    // Nearly every node is fed: blocks of flags are tested whole (a fold without an early
+    // exit, which the compiler turns into vector code), nodes one by one only in a block with
+    // an unfed node.
+    const BLOCK: usize = 32;
+    fed.chunks(BLOCK)
+        .zip(nodes.chunks(BLOCK))
+        .all(|(fed, nodes)| {
+            fed.iter().fold(true, |all, &fed| all & fed)
+                || fed.iter().zip(nodes).all(|(&fed, node)| fed || acts(node))
+        })
+}
+
 /// The backward sweep over a graph whose edges all point back to earlier calls; returns the
 /// number of live nodes.
 fn sweep(
@@ -147,9 +189,11 @@ fn sweep(
 
 #[cfg(test)]
 mod tests {
+    use super::super::deps::stage::Analysis;
     use super::super::deps::{DepBuilder, DepGraph};
     use super::super::table::AccessTable;
-    use super::find_live_nodes;
+    use super::{every_node_survives, find_live_nodes, Liveness};
+    use crate::shapes::{declare_shapes, record_chain, record_lanes};
     use crate::*;
 
     /// Node `i` writes resource `i` (resource 0 external, the others transient); `edit` may
@@ -178,13 +222,35 @@ mod tests {
         }
         let mut graph = builder.finish().unwrap().clone();
         edit(&mut graph);
-        let mut table = AccessTable::default();
-        table.build(&graph);
-        let mut deps = DepGraph::default();
-        DepBuilder::default().build(&graph, None, &mut deps);
-        let mut alive = Vec::new();
-        let live = find_live_nodes(&graph, &table, &deps, true, &mut alive, &mut Vec::new());
+        let (alive, live, shortcut) = both_ways(&graph);
+        assert!(
+            !shortcut,
+            "no node but the first has an effect or feeds another"
+        );
         (alive, live)
+    }
+
+    /// The live flags and count of `graph` by [`find_live_nodes`], checked equal to what
+    /// [`Liveness::compute`] finds from the dependency build's `fed` flags; and whether that
+    /// took the shortcut ([`every_node_survives`]).
+    fn both_ways(graph: &RecordedGraph) -> (Vec<bool>, usize, bool) {
+        let mut table = AccessTable::default();
+        table.build(graph);
+        let mut builder = DepBuilder::default();
+        let mut deps = DepGraph::default();
+        builder.build(graph, None, &mut deps);
+        let analysis = Analysis {
+            graph,
+            table: &table,
+            deps: &deps,
+        };
+        let shortcut = every_node_survives(analysis, builder.fed());
+        let mut liveness = Liveness::default();
+        liveness.compute(analysis, builder.fed(), true);
+        let mut alive = Vec::new();
+        let live = find_live_nodes(graph, &table, &deps, true, &mut alive, &mut Vec::new());
+        assert_eq!((&liveness.alive, liveness.live_count), (&alive, live));
+        (alive, live, shortcut)
     }
 
     #[test]
@@ -200,5 +266,50 @@ mod tests {
             graph.explicit_deps.push((NodeId(1), NodeId(2)));
         };
         assert_eq!(liveness(3, forward), (vec![true, true, true], 3));
+    }
+
+    /// Frames in which every node feeds a later one or has an effect (the bench shapes: each
+    /// node's output is read by a later node, the last writes the backbuffer) survive whole
+    /// without a walk; one node more that feeds nothing, or a dependency on a later call,
+    /// sends the frame to the walk.
+    #[test]
+    fn frames_whose_every_node_feeds_another_need_no_walk() {
+        let record = |lanes: bool, n: u32, extra: bool| {
+            let mut builder = GraphBuilder::new();
+            let decls = declare_shapes(&mut builder);
+            builder.begin_frame(0);
+            if lanes {
+                record_lanes(&mut builder, decls, n).unwrap();
+            } else {
+                record_chain(&mut builder, decls, n).unwrap();
+            }
+            if extra {
+                // A last node that writes a transient nobody reads.
+                let id = builder
+                    .create_resource(ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 8, 8), 99)
+                    .unwrap();
+                let view = builder.default_texture_view(id).unwrap();
+                let mut args = ArgsWriter::new(builder.decl(decls.compute).unwrap());
+                args.write_texture(2, &view);
+                builder
+                    .call_node(decls.compute, args.bytes(), CallFlags::default(), 99)
+                    .unwrap();
+            }
+            builder.finish().unwrap().clone()
+        };
+        for lanes in [false, true] {
+            let graph = record(lanes, 40, false);
+            let count = graph.nodes.len();
+            assert_eq!(both_ways(&graph), (vec![true; count], count, true));
+            let graph = record(lanes, 40, true);
+            let mut alive = vec![true; count + 1];
+            alive[count] = false;
+            assert_eq!(both_ways(&graph), (alive, count, false));
+            // Node 1 depends on node 3, a later call (edited by hand): every node still
+            // survives, but only a walk may say so.
+            let mut graph = record(lanes, 40, false);
+            graph.explicit_deps.push((NodeId(1), NodeId(3)));
+            assert_eq!(both_ways(&graph), (vec![true; count], count, false));
+        }
     }
 }

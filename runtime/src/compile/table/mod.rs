@@ -201,6 +201,9 @@ pub struct AccessTable {
     pub nodes: Vec<NodeSpan>,
     /// Some node of the frame is called `async`.
     any_async: bool,
+    /// Some access covers only part of a resource that does not outlive the frame (see
+    /// [`AccessTable::any_partial_transient`]).
+    any_partial_transient: bool,
     /// Per resource: its allocation size (see [`AccessTable::sizes`]).
     sizes: Vec<u64>,
     /// Per resource: its whole box (see [`AccessTable::full_boxes`]).
@@ -230,6 +233,7 @@ impl AccessTable {
             &mut infos[..count],
             &mut keys[..count],
         );
+        let mut any_partial_transient = false;
         for (index, access) in accesses.iter().enumerate() {
             // Both words are computed before either is stored (the attributes are read once).
             let key = access_key(access);
@@ -239,11 +243,21 @@ impl AccessTable {
             // A whole access's box is its resource's whole box: not written (48 bytes less
             // per access to store and to bring back through the caches), nor computed.
             if !info.has(WHOLE) {
+                any_partial_transient |= !info.has(OUTLIVES);
                 if let Some(region_out) = boxes.get_mut(index) {
                     *region_out = recorder.partial_box(access);
                 }
             }
         }
+        self.any_partial_transient = any_partial_transient;
+    }
+
+    /// Some access covers only part of (or both planes of) a resource that does not outlive
+    /// the frame: an access without [`WHOLE`] whose resource lacks [`OUTLIVES`]. Discard
+    /// inference tracks such resources by region.
+    #[inline(always)]
+    pub fn any_partial_transient(&self) -> bool {
+        self.any_partial_transient
     }
 
     /// Writes the nodes' spans and notes whether any node is called `async`.

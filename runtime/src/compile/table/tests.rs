@@ -108,6 +108,11 @@ fn records_match_the_slow_computation() {
             );
         }
         assert!(whole > 0 && whole < graph.accesses.len());
+        assert_eq!(
+            table.any_partial_transient(),
+            slow_any_partial_transient(&graph)
+        );
+        assert!(table.any_partial_transient());
     }
     // A description change reaches the facts.
     graph.resources[1].desc = ResourceDesc::tex2d(Format::R8G8B8A8_UNORM, 64, 64);
@@ -115,6 +120,40 @@ fn records_match_the_slow_computation() {
     for (index, access) in graph.accesses.iter().enumerate() {
         assert_eq!(table.infos[index], expected(&graph, access).1);
     }
+}
+
+/// [`AccessTable::any_partial_transient`] the slow way: some access's box is not its
+/// resource's one-plane whole box, and the resource does not outlive the frame.
+fn slow_any_partial_transient(graph: &RecordedGraph) -> bool {
+    graph.accesses.iter().any(|access| {
+        !expected(graph, access).1.has(WHOLE)
+            && !graph.resources[access.resource.index()].outlives_frame()
+    })
+}
+
+/// A frame of whole accesses has no partial access of a transient; one access of one mip of
+/// a transient of two has, and not once that resource outlives the frame.
+#[test]
+fn partial_accesses_of_transients_are_noted() {
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    builder.begin_frame(0);
+    record_chain(&mut builder, decls, 8).unwrap();
+    let mut graph = builder.finish().unwrap().clone();
+    let mut table = AccessTable::default();
+    table.build(&graph);
+    assert!(!table.any_partial_transient());
+    graph.invalidate_structure();
+    let resource = graph.accesses[0].resource.index();
+    assert!(!graph.resources[resource].outlives_frame());
+    graph.resources[resource].desc.mip_levels = 2;
+    table.build(&graph);
+    assert!(table.any_partial_transient());
+    assert!(slow_any_partial_transient(&graph));
+    graph.resources[resource].external = true;
+    table.build(&graph);
+    assert!(!table.any_partial_transient());
+    assert!(!slow_any_partial_transient(&graph));
 }
 
 /// Records one external and three textures (the second `second` texels wide) and `calls`
