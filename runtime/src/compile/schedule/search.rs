@@ -45,8 +45,10 @@
 //!
 //! **Budget**: deterministic (a fixed seed): [`MOVES_PER_NODE`] moves per live node, at most
 //! [`MAX_MOVES`] (from 1,000 live nodes on, every frame gets the cap), and the run ends early
-//! once it has visited [`WORK_PER_MOVE`] times that many edges, uses and users. On `lanes` 1k
-//! the search costs ~1 s of release CPU (BENCHMARKS.md, issue 19); frames the level path does
+//! once it has visited [`WORK_PER_MOVE`] times that many edges, uses and users, or after its
+//! first cycle when that found nothing below the schedule's peak. On `lanes` 1k the search
+//! costs ~1 s of release CPU and reaches 1,812 units (118.75 MB); on `lanes` 10k it finds
+//! nothing below the balanced peak and stops after one cycle (~0.6 s); frames the level path does
 //! not take (atomic or sequential subgraphs, `sch_barrier`) and frames the balancing skips
 //! (under 20 levels, one node per level) are not searched.
 
@@ -206,7 +208,7 @@ impl LevelSearch {
         // The search starts as soon as possible (every level is bound there).
         let (start_peak, _) = self.load_levels(frame, budget, false)?;
         let moves = (MOVES_PER_NODE * live_count).min(MAX_MOVES);
-        let (peak, made) = self.anneal(frame, start_peak, moves);
+        let (peak, made) = self.anneal(frame, (start_peak, before), moves);
         let unit = crate::ALLOCATION_ALIGNMENT;
         let outcome = SearchOutcome {
             before: before.saturating_mul(unit),
@@ -370,8 +372,15 @@ impl LevelSearch {
 
     /// Simulated annealing from the loaded levels of peak `start_peak` (units) for `moves`
     /// moves; leaves the best levels in `best` and returns their peak (`start_peak` when no
-    /// lower one was found) and the moves made.
-    fn anneal(&mut self, frame: Prepared<'_>, start_peak: u64, moves: usize) -> (u64, usize) {
+    /// lower one was found) and the moves made. A cycle after the first runs only when the
+    /// levels found so far are below `before` (the schedule's peak): a frame where a whole
+    /// cycle found nothing better is left after one.
+    fn anneal(
+        &mut self,
+        frame: Prepared<'_>,
+        (start_peak, before): (u64, u64),
+        moves: usize,
+    ) -> (u64, usize) {
         let live_count = self.asap_order.len();
         self.best.clone_from(&self.level);
         let mut best_peak = start_peak;
@@ -405,6 +414,9 @@ impl LevelSearch {
                 // Each cycle cools from `HOT` to `COLD`; the next starts hot again from
                 // where the last ended.
                 let at = (spent * CYCLES as f64).min(CYCLES as f64 - 1e-9);
+                if at >= 1.0 && best_peak >= before {
+                    break;
+                }
                 temperature = HOT * scale * (COLD / HOT).powf(at.fract());
             }
             let node = self.asap_order[rng.below(live_count)];

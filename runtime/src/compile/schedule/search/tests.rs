@@ -418,6 +418,16 @@ fn searched_levels_keep_dependencies_budget_and_never_raise_the_peak() {
             assert_eq!(segments, level_of, "case {case}");
             assert_eq!(compiled.segment_live_peak_bytes(), peak, "case {case}");
         }
+        // The compiled order keeps every dependency.
+        for &node in &schedule.order {
+            for &(pred, _) in deps.preds(node as usize) {
+                let (before, after) = (
+                    compiled.position[pred as usize],
+                    compiled.position[node as usize],
+                );
+                assert!(before < after, "case {case}: {pred} -> {node}");
+            }
+        }
         let again = compile(&graph, SchedulePreference::Searched);
         assert_eq!(again.order, compiled.order, "case {case}");
         assert_eq!(again.placements, compiled.placements, "case {case}");
