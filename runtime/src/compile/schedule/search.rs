@@ -107,10 +107,10 @@ pub(super) struct LevelSearch {
     affected: Vec<u32>,
     resources: Vec<u32>,
     changed: Vec<(u32, u64)>,
-    /// A peeked move: the levels whose live units would change, by how much, and per level
-    /// its entry.
-    peeked: Vec<(u32, i64)>,
-    peek_slot: Vec<u32>,
+    /// A peeked move: the levels whose live units would change and, per level, by how much
+    /// (valid where `level_stamp` holds the move's stamp).
+    peeked: Vec<u32>,
+    peek_change: Vec<i64>,
     /// Stamps of the current move per node, resource and level.
     node_stamp: Vec<u32>,
     resource_stamp: Vec<u32>,
@@ -156,6 +156,30 @@ impl Rng {
     /// Uniform in `[0, 1)`.
     fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// The per-level changes of a peeked move.
+struct PeekChanges<'a> {
+    stamp: u32,
+    level_stamp: &'a mut [u32],
+    change: &'a mut [i64],
+    touched: &'a mut Vec<u32>,
+}
+
+impl PeekChanges<'_> {
+    /// Adds `units` to the change of the levels `from..end`.
+    #[inline(always)]
+    fn add(&mut self, from: u32, end: u32, units: i64) {
+        for level in from..end {
+            let slot = level as usize;
+            if self.level_stamp[slot] != self.stamp {
+                self.level_stamp[slot] = self.stamp;
+                self.change[slot] = 0;
+                self.touched.push(level);
+            }
+            self.change[slot] += units;
+        }
     }
 }
 
@@ -281,13 +305,14 @@ impl LevelSearch {
             &mut self.count,
             &mut self.bound_count,
             &mut self.level_stamp,
-            &mut self.peek_slot,
         ] {
             list.clear();
             list.resize(budget as usize + 1, 0);
         }
         self.live.clear();
         self.live.resize(budget as usize + 1, 0);
+        self.peek_change.clear();
+        self.peek_change.resize(budget as usize + 1, 0);
         self.stamp = 0;
         self.work = 0;
     }
@@ -543,9 +568,9 @@ impl LevelSearch {
             self.peek_outside((old_first, old_last), (first, last), -(units as i64));
         }
         let mut delta = 0i128;
-        for &(level, change) in &self.peeked {
+        for &level in &self.peeked {
             let before = self.live[level as usize];
-            let after = before.wrapping_add_signed(change);
+            let after = before.wrapping_add_signed(self.peek_change[level as usize]);
             delta += excess_cost(after, cap) as i128 - excess_cost(before, cap) as i128;
         }
         delta
@@ -553,30 +578,25 @@ impl LevelSearch {
 
     /// Adds `units` (or removes them) to the peeked change of the levels of `range` outside
     /// `other`.
+    #[inline(always)]
     fn peek_outside(&mut self, range: (u32, u32), other: (u32, u32), units: i64) {
         let (from, to) = range;
         let (other_from, other_to) = other;
         if from == NONE {
             return;
         }
-        let stamp = self.stamp;
-        let mut visit = |level: u32| {
-            let slot = level as usize;
-            if self.level_stamp[slot] != stamp {
-                self.level_stamp[slot] = stamp;
-                self.peek_slot[slot] = self.peeked.len() as u32;
-                self.peeked.push((level, 0));
-            }
-            self.peeked[self.peek_slot[slot] as usize].1 += units;
+        let mut changes = PeekChanges {
+            stamp: self.stamp,
+            level_stamp: &mut self.level_stamp,
+            change: &mut self.peek_change,
+            touched: &mut self.peeked,
         };
         if other_from == NONE {
-            (from..=to).for_each(&mut visit);
+            changes.add(from, to + 1, units);
             return;
         }
-        if from < other_from {
-            (from..=to.min(other_from - 1)).for_each(&mut visit);
-        }
-        (from.max(other_to + 1)..=to).for_each(&mut visit);
+        changes.add(from, (to + 1).min(other_from), units);
+        changes.add(from.max(other_to + 1), to + 1, units);
     }
 
     /// Moves the `pushed` nodes by `step` levels, updating the bound flags, the resources'
