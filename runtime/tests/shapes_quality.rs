@@ -124,6 +124,25 @@ fn balanced_schedule_spends_its_batch_budget_on_memory() {
     assert_eq!(chain.memory.transient_bytes, 71_303_168);
 }
 
+/// The searched schedule of `lanes` 1k (`schedule/search.rs`): the balanced schedule's budget
+/// of 138 batches, and levels annealed from as soon as possible to a live peak of 1,812 units
+/// of 64 KiB (118,751,232 bytes, the least the offline search of
+/// `scripts/bench/lanes_memory_bound.py` found), under issue 19's goal of 119,522,436 bytes;
+/// every node runs in the segment of its level, so the compiled frame's segment peak is the
+/// search's. The `chain` shape (one node per level) has nothing to search.
+#[test]
+fn searched_schedule_meets_the_memory_goal_in_live_bytes() {
+    let lanes = compile_shape(true, 1000, SchedulePreference::Searched);
+    assert_eq!(lanes.batches, 138);
+    assert_eq!(lanes.segment_live_peak_bytes(), 118_751_232);
+    assert!(lanes.segment_live_peak_bytes() <= 119_522_436);
+    let balanced = compile_shape(true, 1000, SchedulePreference::Balanced);
+    assert_eq!(balanced.segment_live_peak_bytes(), 123_404_288);
+    let chain = compile_shape(false, 1000, SchedulePreference::Searched);
+    assert_eq!(chain.batches, 1001);
+    assert_eq!(chain.memory.transient_bytes, 71_303_168);
+}
+
 /// Issue 19's memory goal for lanes 1k: at most 138 batches and at most 1.1x the 108.7 MB bound
 /// (2 x the transients' placed bytes / 136), i.e. 119,522,436 bytes. A schedule meeting it in
 /// live bytes exists: `python3 scripts/bench/lanes_memory_bound.py search` finds this one (every

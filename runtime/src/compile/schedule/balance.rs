@@ -140,6 +140,30 @@ pub(super) struct Balancer {
     /// Rewriting the order: per level, its number once empty levels are dropped.
     dense: Vec<u32>,
     order: Vec<u32>,
+    /// The arrays above that describe the frame (not a pass) were built for the schedule last
+    /// given to [`Balancer::balance`] ([`Balancer::prepared`]).
+    prepared: bool,
+}
+
+/// The frame as the balancing prepared it, for the level search (`search.rs`): per-node arrays
+/// indexed by call index, per-resource arrays by resource index.
+#[derive(Copy, Clone)]
+pub(super) struct Prepared<'a> {
+    /// Per node: its as-soon-as-possible level (`u32::MAX` for a node not scheduled).
+    pub asap: &'a [u32],
+    /// Per node: its longest path (in edges) to a node without successors.
+    pub height: &'a [u32],
+    /// Successors: `succ[succ_start[n]..succ_start[n + 1]]`.
+    pub succ_start: &'a [u32],
+    pub succ: &'a [u32],
+    /// Predecessors: `pred[pred_start[n]..pred_start[n + 1]]`.
+    pub pred_start: &'a [u32],
+    pub pred: &'a [u32],
+    /// Transient resource uses, each resource once per node: `uses[use_range[n].0..use_range[n].1]`.
+    pub use_range: &'a [(u32, u32)],
+    pub uses: &'a [u32],
+    /// Per resource: its allocation size, or 0 when it does not count (outlives the frame).
+    pub size: &'a [u64],
 }
 
 /// What a search under one budget found.
@@ -184,6 +208,7 @@ impl Balancer {
     /// scheduler writes it) under the batch budget when that lowers the peak of live transient
     /// bytes enough (see the module docs); otherwise leaves `out` untouched.
     pub fn balance(&mut self, frame: Analysis<'_>, alive: &[bool], out: &mut Schedule) {
+        self.prepared = false;
         let live_count = out.order.len();
         let Some(&last_level) = out.levels.last() else {
             return;
@@ -200,6 +225,7 @@ impl Balancer {
             return;
         }
         self.prepare(frame, alive, out);
+        self.prepared = true;
         self.must_key = None;
         self.trail_key = None;
         let edges = self.next[0].len();
@@ -236,6 +262,23 @@ impl Balancer {
         let without = (full_peak + worth - 1).min(asap_peak - worth);
         self.search(out, as_is, asap_peak, without);
         self.rewrite(out);
+    }
+
+    /// The frame as the last [`Balancer::balance`] prepared it, from the schedule it was given
+    /// (the as-soon-as-possible one); `None` when it returned before preparing (a frame too
+    /// short for a batch budget, one node per level, or nodes out of range).
+    pub fn prepared(&self) -> Option<Prepared<'_>> {
+        self.prepared.then(|| Prepared {
+            asap: &self.depth[0],
+            height: &self.depth[1],
+            succ_start: &self.next_start[0],
+            succ: &self.next[0],
+            pred_start: &self.next_start[1],
+            pred: &self.next[1],
+            use_range: &self.use_range,
+            uses: &self.uses,
+            size: &self.size,
+        })
     }
 
     /// Binary-searches the peak target between half of `high` and `high` for passes under

@@ -41,6 +41,7 @@ mod level_run;
 mod levels;
 mod output;
 mod priority;
+mod search;
 mod units;
 
 use super::deps::stage::Analysis;
@@ -52,6 +53,7 @@ use heap::UnitHeap;
 use levels::LevelScheduler;
 pub(crate) use output::{Balanced, Schedule};
 use priority::{BY_LEVEL, BY_MEMORY, BY_NET_FREED_REVERSED};
+use search::LevelSearch;
 use units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 
 /// Reusable scratch of the scheduler.
@@ -59,6 +61,7 @@ use units::{Edge, ResourceState, Unit, UnitGraph, Use, NONE};
 pub struct Scheduler {
     levels: LevelScheduler,
     balance: Balancer,
+    search: LevelSearch,
     units: UnitGraph,
     queue: ReadyQueue,
 }
@@ -93,11 +96,22 @@ impl Scheduler {
     ) {
         let done = match preference {
             SchedulePreference::Default => self.levels.schedule(frame, alive, out),
-            SchedulePreference::Balanced | SchedulePreference::Searched => {
+            SchedulePreference::Balanced => {
                 let done = self.levels.schedule(frame, alive, out);
                 if done {
                     self.balance.balance(frame, alive, out);
-                    out.searched = preference == SchedulePreference::Searched;
+                }
+                done
+            }
+            SchedulePreference::Searched => {
+                let done = self.levels.schedule(frame, alive, out);
+                if done {
+                    self.search.remember_asap(out);
+                    self.balance.balance(frame, alive, out);
+                    if let Some(prepared) = self.balance.prepared() {
+                        self.search.search(prepared, out);
+                    }
+                    out.searched = true;
                 }
                 done
             }

@@ -7,11 +7,13 @@ pub(crate) struct Schedule {
     /// The live nodes (call indices) in execution order.
     pub order: Vec<u32>,
     /// The level of the node at each position: its dependency level, or the level the
-    /// memory balancing of the `Default` schedule gave it (`balanced`). Nodes of one level
-    /// never depend on each other, and levels never fall along the order.
+    /// memory balancing of the `Default` schedule gave it (`balanced`), or the level search
+    /// of the `Searched` preference (`search.rs`). Nodes of one level never depend on each
+    /// other, and levels never fall along the order.
     pub levels: Vec<u32>,
     /// The `Default` schedule was re-levelled to lower its peak of live transient bytes
-    /// (see `balance.rs`), by a pass in this direction.
+    /// (see `balance.rs`), by a pass in this direction (`None` again once the level search
+    /// replaced those levels).
     pub balanced: Option<Balanced>,
     /// The levels and the placement are to be searched (`SchedulePreference::Searched`).
     pub searched: bool,
