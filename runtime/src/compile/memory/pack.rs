@@ -32,7 +32,8 @@
 //! result is deterministic): sizes in the order scaled by up to 30%, and at each step the first
 //! two candidates traded with a chance of [`SWAP_CHANCE`]/64. All attempts together make at
 //! most [`STEPS_PER_ITEM`] steps (a placement or a rise) per item, and at most [`MAX_STEPS`];
-//! the search stops as soon as a placement reaches the lower bound.
+//! the search stops as soon as a placement reaches the lower bound, or after
+//! [`FUTILE_ATTEMPTS`] attempts when none has beaten first fit yet.
 //!
 //! ```text
 //! item  groups  units    first fit (largest first, by start, by end): 7 units, e.g.
@@ -59,6 +60,9 @@ pub(super) struct PackItem {
     /// Size in allocation units (at least one).
     pub units: u32,
 }
+
+/// Attempts after which a search that has not yet beaten first fit gives up.
+pub(super) const FUTILE_ATTEMPTS: u32 = 64;
 
 /// Chance (in 64ths) that a later attempt tries a step's second candidate first.
 pub(super) const SWAP_CHANCE: u64 = 8;
@@ -174,7 +178,7 @@ impl Pack {
         let mut found = None;
         let mut cap = ceiling - 1;
         let mut attempt = 0u32;
-        while budget > 0 {
+        while budget > 0 && (found.is_some() || attempt < FUTILE_ATTEMPTS) {
             self.order(items, attempt, &mut rng);
             self.swap_chance = if attempt == 0 { 0 } else { SWAP_CHANCE };
             let (result, used) = self.attempt(items, cap, budget);
@@ -274,17 +278,28 @@ impl Pack {
         self.candidates.clear();
     }
 
-    /// Writes group `group`'s tree leaf from its floor and activity.
-    fn refresh(&mut self, group: usize) {
-        let mut node = self.leaves + group;
-        self.tree[node] = if self.active[group] > 0 {
-            self.floor[group]
-        } else {
-            NONE
-        };
-        while node > 1 {
-            node /= 2;
-            self.tree[node] = self.tree[2 * node].min(self.tree[2 * node + 1]);
+    /// Writes the tree leaves of groups `first..=last` from their floors and activity, then
+    /// the nodes above them, level by level, until a level is unchanged.
+    fn refresh(&mut self, first: usize, last: usize) {
+        for group in first..=last {
+            self.tree[self.leaves + group] = if self.active[group] > 0 {
+                self.floor[group]
+            } else {
+                NONE
+            };
+        }
+        let (mut low, mut high) = ((self.leaves + first) / 2, (self.leaves + last) / 2);
+        while low >= 1 {
+            let mut changed = false;
+            for node in low..=high {
+                let value = self.tree[2 * node].min(self.tree[2 * node + 1]);
+                changed |= self.tree[node] != value;
+                self.tree[node] = value;
+            }
+            if !changed {
+                break;
+            }
+            (low, high) = (low / 2, high / 2);
         }
     }
 
@@ -320,8 +335,8 @@ impl Pack {
                 self.remaining[group] -= u64::from(units);
                 self.active[group] -= 1;
             }
-            self.refresh(group);
         }
+        self.refresh(first as usize, last as usize);
     }
 
     /// The skyline offset of `item`: the highest floor over its extent.
@@ -432,7 +447,7 @@ impl Pack {
                     }
                     Applied::Raised => {
                         self.floor[step.group as usize] = step.level;
-                        self.refresh(step.group as usize);
+                        self.refresh(step.group as usize, step.group as usize);
                     }
                 }
                 let choices = step.to - step.from;
@@ -443,7 +458,7 @@ impl Pack {
                     Applied::Placed(item)
                 } else if step.next == choices && step.rise != NONE {
                     self.floor[step.group as usize] = step.rise;
-                    self.refresh(step.group as usize);
+                    self.refresh(step.group as usize, step.group as usize);
                     Applied::Raised
                 } else {
                     self.steps.pop();
