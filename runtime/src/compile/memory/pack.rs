@@ -29,11 +29,14 @@
 //! extent, index; the rise comes last. The first attempt has the cap just below first fit's
 //! heap; each success lowers the cap below the heap it found. An attempt gives up after
 //! [`ATTEMPT_SLACK`] choices taken back. Later attempts are perturbed from fixed seeds (so the
-//! result is deterministic): sizes in the order scaled by up to 30%, and at each step the first
-//! two candidates traded with a chance of [`SWAP_CHANCE`]/64. All attempts together make at
+//! result is deterministic): at each step with two candidates or more, the first two trade
+//! places with a chance of 1 in [`SWAP_ONE_IN`]. Even attempts draw a new order (sizes scaled
+//! by up to 30%, which reorders items of equal size); odd ones, once a placement was found,
+//! replay the attempt that found the best one (its order, and its trades up to a random step)
+//! and trade afresh from there, a local search around the best. All attempts together make at
 //! most [`STEPS_PER_ITEM`] steps (a placement or a rise) per item, and at most [`MAX_STEPS`];
-//! the search stops as soon as a placement reaches the lower bound, or after
-//! [`FUTILE_ATTEMPTS`] attempts when none has beaten first fit yet.
+//! the search stops as soon as a placement reaches the lower bound, or, while none has beaten
+//! first fit yet, after [`FUTILE_ATTEMPTS`] attempts or an eighth of the budget.
 //!
 //! ```text
 //! item  groups  units    first fit (largest first, by start, by end): 7 units, e.g.
@@ -61,11 +64,12 @@ pub(super) struct PackItem {
     pub units: u32,
 }
 
-/// Attempts after which a search that has not yet beaten first fit gives up.
+/// Attempts after which a search that has not yet beaten first fit gives up (as it does after
+/// an eighth of its budget).
 pub(super) const FUTILE_ATTEMPTS: u32 = 64;
 
-/// Chance (in 64ths) that a later attempt tries a step's second candidate first.
-pub(super) const SWAP_CHANCE: u64 = 8;
+/// A later attempt tries a step's second candidate first with a chance of 1 in this many.
+pub(super) const SWAP_ONE_IN: u64 = 32;
 
 /// No value (an empty slot of the group tree, or no rise).
 const NONE: u32 = u32::MAX;
@@ -117,9 +121,19 @@ pub(super) struct Pack {
     priority: Vec<(u64, u32, u32)>,
     steps: Vec<Step>,
     candidates: Vec<u32>,
-    /// The perturbation of the current attempt: at each step, the first two candidates trade
-    /// places with a chance of `swap_chance / 64` (0 in the first attempt).
-    swap_chance: u64,
+    /// Whether the current attempt is perturbed: at each step, the first two candidates trade
+    /// places with a chance of 1 in [`SWAP_ONE_IN`] (not in the first attempt).
+    swapping: bool,
+    /// The trades of the current attempt, at each step with two candidates or more, and of
+    /// the attempt that found the best placement.
+    trades: Vec<bool>,
+    best_trades: Vec<bool>,
+    /// The order of the attempt that found the best placement.
+    best_priority: Vec<(u64, u32, u32)>,
+    /// Steps of the current attempt that replay the best attempt's trades.
+    replay: usize,
+    /// Sort keys of a step's candidates (flush, priority, item).
+    keys: Vec<(u8, (u64, u32, u32), u32)>,
     rng: Rng,
     /// The best offsets found (by item).
     pub(super) best: Vec<u32>,
@@ -173,14 +187,30 @@ impl Pack {
         }
         self.index(items, groups);
         let mut budget = (STEPS_PER_ITEM * count as u64).min(MAX_STEPS);
+        // Without a success, the search gives up after FUTILE_ATTEMPTS attempts or an eighth
+        // of its budget, whichever comes first.
+        let futile_below = budget - budget / 8;
         let mut rng = Rng(0x5eed_9ac4_71e5_0b0d);
         self.rng = Rng(0x0dd5_eed5_1a7e_5eed);
+        self.best_trades.clear();
         let mut found = None;
         let mut cap = ceiling - 1;
         let mut attempt = 0u32;
-        while budget > 0 && (found.is_some() || attempt < FUTILE_ATTEMPTS) {
-            self.order(items, attempt, &mut rng);
-            self.swap_chance = if attempt == 0 { 0 } else { SWAP_CHANCE };
+        while budget > 0
+            && (found.is_some() || (attempt < FUTILE_ATTEMPTS && budget > futile_below))
+        {
+            self.swapping = attempt > 0;
+            // Odd attempts after a success replay the best attempt (its order, and its trades up
+            // to a random step, then trade afresh); the others draw a new order.
+            self.replay = if attempt % 2 == 1 && found.is_some() {
+                self.priority.clear();
+                self.priority.extend_from_slice(&self.best_priority);
+                (self.rng.next() % (self.best_trades.len() as u64 + 1)) as usize
+            } else {
+                self.order(items, attempt, &mut rng);
+                0
+            };
+            self.trades.clear();
             let (result, used) = self.attempt(items, cap, budget);
             // Every attempt costs at least one step, so the loop ends.
             budget -= used.clamp(1, budget);
@@ -188,6 +218,9 @@ impl Pack {
             if let Some(heap) = result {
                 self.best.clear();
                 self.best.extend_from_slice(&self.offsets);
+                std::mem::swap(&mut self.best_trades, &mut self.trades);
+                self.best_priority.clear();
+                self.best_priority.extend_from_slice(&self.priority);
                 found = Some(heap);
                 if heap <= bound {
                     break;
@@ -383,18 +416,35 @@ impl Pack {
             rise = NONE;
         }
         let to = self.candidates.len() as u32;
+        // Items whose top meets a neighbour's floor first (they keep the skyline flat), then
+        // in the attempt's order.
         let (priority, floor) = (&self.priority, &self.floor);
-        // Items whose top meets a neighbour's floor first (they keep the skyline flat).
-        let flush = |item: u32| {
-            let PackItem { first, last, units } = items[item as usize];
-            let top = level + units;
-            let meets = |group: usize| floor.get(group) == Some(&top);
-            u8::from(!meets((first as usize).wrapping_sub(1))) + u8::from(!meets(last as usize + 1))
-        };
-        self.candidates[from as usize..to as usize]
-            .sort_unstable_by_key(|&item| (flush(item), priority[item as usize]));
-        if to - from >= 2 && self.rng.next() % 308 < self.swap_chance {
-            self.candidates.swap(from as usize, from as usize + 1);
+        let meets = |group: usize, top: u32| floor.get(group) == Some(&top);
+        self.keys.clear();
+        self.keys.extend(
+            self.candidates[from as usize..to as usize]
+                .iter()
+                .map(|&item| {
+                    let PackItem { first, last, units } = items[item as usize];
+                    let top = level + units;
+                    let flush = u8::from(!meets((first as usize).wrapping_sub(1), top))
+                        + u8::from(!meets(last as usize + 1, top));
+                    (flush, priority[item as usize], item)
+                }),
+        );
+        self.keys.sort_unstable();
+        for (slot, &(_, _, item)) in self.candidates[from as usize..].iter_mut().zip(&self.keys) {
+            *slot = item;
+        }
+        if self.swapping && to - from >= 2 {
+            let trade = match self.best_trades.get(self.trades.len()) {
+                Some(&trade) if self.trades.len() < self.replay => trade,
+                _ => self.rng.next().is_multiple_of(SWAP_ONE_IN),
+            };
+            self.trades.push(trade);
+            if trade {
+                self.candidates.swap(from as usize, from as usize + 1);
+            }
         }
         self.steps.push(Step {
             group: group as u32,
