@@ -126,6 +126,22 @@ fn balanced_schedule_spends_its_batch_budget_on_memory() {
     assert_eq!(chain.memory.transient_bytes, 71_303_168);
 }
 
+/// Lanes 1k under `SchedulePreference::Searched` (the balanced levels today): the placement
+/// search packs it at its live peak, 123,404,288 bytes, where first fit's best order needs
+/// 127,598,592; the aliasing barriers cover every reuse. Chain 1k (first fit 71,303,168 bytes
+/// against a bound by level of 70,778,880) gains nothing and keeps first fit's placement.
+#[test]
+fn searched_schedule_places_lanes_at_their_live_peak() {
+    let lanes = compile_shape(true, 1000, SchedulePreference::Searched);
+    assert_eq!(lanes.batches, 138);
+    assert_eq!(lanes.segment_live_peak_bytes(), 123_404_288);
+    assert_eq!(lanes.memory.transient_bytes, 123_404_288);
+    common::assert_aliasing_holds(&lanes, "lanes 1k, searched");
+    let chain = compile_shape(false, 1000, SchedulePreference::Searched);
+    assert_eq!(chain.batches, 1001);
+    assert_eq!(chain.memory.transient_bytes, 71_303_168);
+}
+
 /// Issue 19's memory goal for lanes 1k: at most 138 batches and at most 1.1x the 108.7 MB bound
 /// (2 x the transients' placed bytes / 136), i.e. 119,522,436 bytes. A schedule meeting it in
 /// live bytes exists: `python3 scripts/bench/lanes_memory_bound.py search` finds this one (every
