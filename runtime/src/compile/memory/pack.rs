@@ -73,6 +73,8 @@ pub(super) const SWAP_ONE_IN: u64 = 32;
 
 /// No value (an empty slot of the group tree, or no rise).
 const NONE: u32 = u32::MAX;
+/// A step's rise not yet worked out.
+const UNKNOWN: u32 = u32::MAX - 1;
 
 /// A choice made at one step (undone on the way back).
 #[derive(Copy, Clone, Debug)]
@@ -94,7 +96,7 @@ struct Step {
     to: u32,
     /// The next choice (candidates, then the rise).
     next: u32,
-    /// The floor of a rise ([`NONE`]: no rise allowed).
+    /// The floor of a rise ([`NONE`]: no rise allowed; [`UNKNOWN`]: not yet worked out).
     rise: u32,
     applied: Applied,
 }
@@ -381,21 +383,11 @@ impl Pack {
             .unwrap_or(0)
     }
 
-    /// Opens a step at the lowest group: its candidates (best first) and its rise.
-    fn open(&mut self, items: &[PackItem], cap: u64, group: usize, level: u32) {
-        let from = self.candidates.len() as u32;
+    /// The floor that group `group`, at `level`, rises to when `level` is given up there: the
+    /// lowest higher floor of a neighbour, or offset an unplaced item covering it could take
+    /// now ([`NONE`]: none, or one that would pass `cap`).
+    fn rise(&self, items: &[PackItem], cap: u64, group: usize, level: u32) -> u32 {
         let mut rise = NONE;
-        for &item in
-            &self.starts[self.starts_at[group] as usize..self.starts_at[group + 1] as usize]
-        {
-            if self.placed[item as usize] {
-                continue;
-            }
-            let offset = self.skyline(items[item as usize]);
-            if offset == level {
-                self.candidates.push(item);
-            }
-        }
         for &item in
             &self.covers[self.covers_at[group] as usize..self.covers_at[group + 1] as usize]
         {
@@ -414,6 +406,35 @@ impl Pack {
         }
         if rise != NONE && u64::from(rise) + self.remaining[group] > cap {
             rise = NONE;
+        }
+        rise
+    }
+
+    /// The rise of `step`, the deepest step (its choices undone), worked out once.
+    fn rise_of_top(&mut self, items: &[PackItem], cap: u64, step: Step) -> u32 {
+        if step.rise != UNKNOWN {
+            return step.rise;
+        }
+        let rise = self.rise(items, cap, step.group as usize, step.level);
+        if let Some(top) = self.steps.last_mut() {
+            top.rise = rise;
+        }
+        rise
+    }
+
+    /// Opens a step at the lowest group: its candidates (best first); its rise comes later.
+    fn open(&mut self, items: &[PackItem], group: usize, level: u32) {
+        let from = self.candidates.len() as u32;
+        for &item in
+            &self.starts[self.starts_at[group] as usize..self.starts_at[group + 1] as usize]
+        {
+            if self.placed[item as usize] {
+                continue;
+            }
+            let offset = self.skyline(items[item as usize]);
+            if offset == level {
+                self.candidates.push(item);
+            }
         }
         let to = self.candidates.len() as u32;
         // Items whose top meets a neighbour's floor first (they keep the skyline flat), then
@@ -446,13 +467,14 @@ impl Pack {
                 self.candidates.swap(from as usize, from as usize + 1);
             }
         }
+        // The rise is worked out only if every candidate fails (or there is none).
         self.steps.push(Step {
             group: group as u32,
             level,
             from,
             to,
             next: 0,
-            rise,
+            rise: UNKNOWN,
             applied: Applied::Nothing,
         });
     }
@@ -470,7 +492,7 @@ impl Pack {
                 let Some((group, level)) = self.lowest() else {
                     return (None, used);
                 };
-                self.open(items, cap, group, level);
+                self.open(items, group, level);
             } else {
                 let heap = items
                     .iter()
@@ -506,14 +528,20 @@ impl Pack {
                     self.put(items, item, step.level, false);
                     left -= 1;
                     Applied::Placed(item)
-                } else if step.next == choices && step.rise != NONE {
-                    self.floor[step.group as usize] = step.rise;
+                } else {
+                    let rise = if step.next == choices {
+                        self.rise_of_top(items, cap, step)
+                    } else {
+                        NONE
+                    };
+                    if rise == NONE {
+                        self.steps.pop();
+                        self.candidates.truncate(step.from as usize);
+                        continue;
+                    }
+                    self.floor[step.group as usize] = rise;
                     self.refresh(step.group as usize, step.group as usize);
                     Applied::Raised
-                } else {
-                    self.steps.pop();
-                    self.candidates.truncate(step.from as usize);
-                    continue;
                 };
                 used += 1;
                 if let Some(top) = self.steps.last_mut() {
