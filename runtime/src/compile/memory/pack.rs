@@ -66,7 +66,7 @@ pub(super) struct PackItem {
 
 /// Attempts after which a search that has not yet beaten first fit gives up (as it does after
 /// an eighth of its budget).
-pub(super) const FUTILE_ATTEMPTS: u32 = 64;
+pub(super) const FUTILE_ATTEMPTS: u32 = 16;
 
 /// A later attempt tries a step's second candidate first with a chance of 1 in this many.
 pub(super) const SWAP_ONE_IN: u64 = 32;
