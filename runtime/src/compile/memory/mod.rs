@@ -319,8 +319,7 @@ impl MemoryPlanner {
             self.pack_items.push(PackItem { first, last, units });
         }
         let groups = self.group_of.last().map_or(0, |&group| group as usize + 1);
-        let found = self.pack.search(&self.pack_items, groups, heap_end / unit);
-        let Some(heap_units) = found else {
+        let Some(heap_units) = self.pack.search(&self.pack_items, groups, heap_end / unit) else {
             return heap_end;
         };
         let heap_end = heap_units * unit;
