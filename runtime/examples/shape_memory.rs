@@ -13,8 +13,9 @@
 //!
 //! With `--lanes-schedule FILE` (such a JSON schedule, e.g. one the model found), it records lanes
 //! 1k so that every node's dependency level is its segment ([`record_lanes_scheduled`]),
-//! compiles it with the `Default` schedule, checks that every node ran in its segment, and
-//! prints the batches, the segment bound (live bytes) and the placed bytes.
+//! compiles it with the `Default` schedule and then the `Searched` one (its levels are forced,
+//! so only the placement differs), checks that every node ran in its segment, and prints the
+//! batches, the segment bound (live bytes) and the placed bytes of each.
 
 use rpsl_runtime::shapes::{
     declare_shapes, record_chain, record_lanes, record_lanes_scheduled, LanesSchedule,
@@ -174,14 +175,28 @@ fn run_lanes_schedule(path: &str) -> Result<(), String> {
     let merges = numbers(&json["merges"], "merges")?;
     let schedule = LanesSchedule::from_segments(1000, &lanes, &merges)
         .map_err(|error| format!("`{path}`: {error}"))?;
-    let frame = compile_recorded(SchedulePreference::Default, |builder, decls| {
-        record_lanes_scheduled(builder, decls, &schedule)
-    });
-    let segment_of = frame.barrier_segments();
-    let segments = segment_of.last().map_or(0, |&last| last + 1);
     // Calls are in segment order: call index -> the segment the schedule asked for.
     let mut wanted: Vec<u32> = lanes.iter().flatten().chain(&merges).copied().collect();
     wanted.sort_unstable();
+    for preference in [SchedulePreference::Default, SchedulePreference::Searched] {
+        let frame = compile_recorded(preference, |builder, decls| {
+            record_lanes_scheduled(builder, decls, &schedule)
+        });
+        print_scheduled(path, preference, &frame, &wanted);
+    }
+    Ok(())
+}
+
+/// Prints the figures of lanes 1k recorded by a JSON schedule and compiled under `preference`
+/// (`wanted`: the segment the schedule asked for, by call).
+fn print_scheduled(
+    path: &str,
+    preference: SchedulePreference,
+    frame: &CompiledFrame,
+    wanted: &[u32],
+) {
+    let segment_of = frame.barrier_segments();
+    let segments = segment_of.last().map_or(0, |&last| last + 1);
     let mismatches = frame
         .order
         .iter()
@@ -189,11 +204,10 @@ fn run_lanes_schedule(path: &str) -> Result<(), String> {
         .filter(|&(position, &node)| segment_of[position] != wanted[node.0 as usize])
         .count();
     println!(
-        "lanes, {path}: batches {} segments {segments} (nodes not in their \
+        "lanes, {path}, {preference:?}: batches {} segments {segments} (nodes not in their \
          segment: {mismatches}), segment bound (live) {} bytes, transient (placed) {} bytes",
         frame.batches,
         frame.segment_live_peak_bytes(),
         frame.memory.transient_bytes,
     );
-    Ok(())
 }

@@ -198,3 +198,55 @@ pub fn pos(order: &[u32], id: u32) -> usize {
         .position(|&x| x == id)
         .unwrap_or_else(|| panic!("id {id} not scheduled in {order:?}"))
 }
+
+/// Checks the frame's aliasing (`what` names the frame in failures): every placement lies
+/// within the heap, no two transients live at once share memory, and where two share memory
+/// the later one has a barrier in a batch after the earlier one's last use and no later than
+/// its own first use (the aliasing barrier that hands the memory over).
+pub fn assert_aliasing_holds(frame: &CompiledFrame, what: &str) {
+    // Batch positions with a barrier on each resource, in order.
+    let mut barrier_positions: Vec<Vec<u32>> = vec![Vec::new(); frame.placements.len()];
+    for batch in &frame.batch_list {
+        for barrier in &frame.barriers[batch.barriers.start as usize..batch.barriers.end as usize] {
+            if let Some(positions) = barrier_positions.get_mut(barrier.resource.index()) {
+                positions.push(batch.position);
+            }
+        }
+    }
+    let placed: Vec<(usize, Placement, (u32, u32))> = frame
+        .placements
+        .iter()
+        .enumerate()
+        .filter_map(|(index, placement)| {
+            placement.map(|p| (index, p, frame.lifetimes[index].unwrap()))
+        })
+        .collect();
+    for (x, (ra, pa, la)) in placed.iter().enumerate() {
+        assert!(
+            pa.offset + pa.size <= frame.memory.transient_bytes,
+            "{what}"
+        );
+        for (rb, pb, lb) in &placed[x + 1..] {
+            let memory = pa.offset < pb.offset + pb.size && pb.offset < pa.offset + pa.size;
+            let time = la.0 <= lb.1 && lb.0 <= la.1;
+            assert!(
+                !(memory && time),
+                "resources {ra} and {rb} alias while both live ({what})"
+            );
+            if memory {
+                // The later resource's first barrier comes after the earlier one's last use.
+                let (early, late, late_first) = if la.1 < lb.0 {
+                    (la, *rb, lb.0)
+                } else {
+                    (lb, *ra, la.0)
+                };
+                let positions = &barrier_positions[late];
+                let after = positions.partition_point(|&position| position <= early.1);
+                let handed_over = positions
+                    .get(after)
+                    .is_some_and(|&position| position <= late_first);
+                assert!(handed_over, "no aliasing barrier for r{late} ({what})");
+            }
+        }
+    }
+}

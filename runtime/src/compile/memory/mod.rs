@@ -10,7 +10,13 @@
 //! of the two is not searched for: the first applies whenever it is cheap. For a schedule the
 //! memory balancing re-levelled (`schedule/balance.rs`), first fit also runs in the order the
 //! transients come to life in the balancing's direction (first use, or last use seen from the
-//! end), and the smaller heap is kept.
+//! end), and the smaller heap is kept. A searched schedule (`SchedulePreference::Searched`)
+//! gets all three orders, and then, on one queue, the placement search ([`pack`]): skyline
+//! placements explored depth first under a cap just below the best heap found, from
+//! perturbed restarts with fixed seeds, within a step budget scaled by the transient count;
+//! it stops at the lower bound (the most allocation units live in one group) and keeps first
+//! fit's placement unless it finds a smaller heap. Its placements feed `alias_after` through
+//! [`FirstFit::unit_ranges`] as first fit's do.
 //!
 //! Each transient is one dense record ([`Transient`]), named by its ordinal (its place among the
 //! transients in index order) in every later array. `alias_after` comes from a sweep in time over
@@ -21,6 +27,9 @@ mod blocks;
 mod conflicts;
 mod fit;
 mod occupancy;
+mod pack;
+#[cfg(test)]
+mod pack_tests;
 mod queue_order;
 mod search;
 mod sweep;
@@ -32,6 +41,7 @@ use super::frame::{MemoryParts, MemoryStats, Ordered};
 use crate::compile::frame::Placement;
 use crate::compile::schedule::Balanced;
 use fit::{paint_shift, FirstFit, RankOrder, Transient};
+use pack::{Pack, PackItem};
 use queue_order::QueueOrder;
 use sweep::Sweep;
 
@@ -62,6 +72,9 @@ pub struct MemoryPlanner {
     paint: Vec<u32>,
     narrow_paint: Vec<i16>,
     fit: FirstFit,
+    /// The placement search of searched schedules, and its items (by ordinal).
+    pack: Pack,
+    pack_items: Vec<PackItem>,
     /// The first placement tried, kept while a second one is tried (balanced schedules).
     kept_placements: Vec<Option<Placement>>,
     kept_unit_ranges: Vec<(u32, u32)>,
@@ -250,6 +263,12 @@ impl MemoryPlanner {
                         .extend_from_slice(&self.kept_unit_ranges);
                 }
             }
+            // A searched schedule (one queue: extents alone decide what may share memory)
+            // also gets the placement search, which keeps first fit's placement unless it
+            // finds a smaller heap.
+            if searched && !several_queues {
+                heap_end = self.search_placement(sizes, heap_end, out.placements);
+            }
             self.compute_alias_after(positions, out.alias_after, heap_end);
             heap_end
         } else {
@@ -274,6 +293,52 @@ impl MemoryPlanner {
             unaliased_bytes: unaliased,
             lower_bound_bytes: peak as u64,
         };
+    }
+
+    /// Runs the placement search ([`pack`]) on the transients, whose first-fit heap is
+    /// `heap_end` bytes; where it finds a smaller heap, rewrites their `placements` and
+    /// [`FirstFit::unit_ranges`] and returns the new heap size (otherwise `heap_end`). Frames
+    /// whose sizes are not whole allocation units keep first fit.
+    fn search_placement(
+        &mut self,
+        sizes: &[u64],
+        heap_end: u64,
+        placements: &mut [Option<Placement>],
+    ) -> u64 {
+        let unit = crate::resource::ALLOCATION_ALIGNMENT;
+        self.pack_items.clear();
+        for transient in &self.transients {
+            let size = sizes.get(transient.index as usize).copied().unwrap_or(0);
+            let (Ok(units), true) = (u32::try_from(size / unit), size % unit == 0) else {
+                return heap_end;
+            };
+            let group = |position: u32| self.group_of.get(position as usize).copied();
+            let (Some(first), Some(last)) = (group(transient.start), group(transient.end)) else {
+                return heap_end;
+            };
+            self.pack_items.push(PackItem { first, last, units });
+        }
+        let groups = self.group_of.last().map_or(0, |&group| group as usize + 1);
+        let Some(heap_units) = self.pack.search(&self.pack_items, groups, heap_end / unit) else {
+            return heap_end;
+        };
+        let heap_end = heap_units * unit;
+        let shift = paint_shift(heap_end);
+        for ((transient, &offset), units) in self
+            .transients
+            .iter()
+            .zip(&self.pack.best)
+            .zip(&mut self.fit.unit_ranges)
+        {
+            let offset = u64::from(offset) * unit;
+            let size = sizes.get(transient.index as usize).copied().unwrap_or(0);
+            let end = offset + size;
+            *units = ((offset >> shift) as u32, end.div_ceil(1 << shift) as u32);
+            if let Some(placement) = placements.get_mut(transient.index as usize) {
+                *placement = Some(Placement { offset, size });
+            }
+        }
+        heap_end
     }
 
     /// For each placed transient, the last use of earlier transients in its memory: a sweep in
