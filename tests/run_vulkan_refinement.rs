@@ -85,7 +85,7 @@ fn a_refined_plan_renders_the_same_pixels_under_validation() {
         })
         .collect();
     let mut expected = vec![7_405_568; 31];
-    expected.extend([4_128_768; 2]);
+    expected.extend([3_735_552; 2]);
     assert_eq!(heaps, expected);
     // The last frame's texels, carried through 24 aliased textures per lane.
     let (width, height, pixels) = rpsl_vulkan::read_png(&dir.join("result.png")).unwrap();
