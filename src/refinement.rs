@@ -14,13 +14,17 @@ use rpsl_runtime::{
 ///
 /// The compile of every frame stays the fast one its [`CompileOptions::schedule`] chooses. When
 /// frames of one graph structure (the builder's [`RecordedGraph::structure_serial`]) have
-/// followed its first for `after_frames` frames (a repeated frame counts), the session copies the graph and compiles it under
-/// [`SchedulePreference::Searched`]: the batch budget of the balanced schedule (at most 5% more
-/// barrier batches than the fewest), with the levels and the transients' placement searched
-/// for the least memory under a fixed work budget. If that plan holds fewer transient bytes, a
-/// later frame of the same structure gets it instead of the cached plan (reported with
-/// `cache_hit` false); a frame of another structure drops it and counting starts again. A
-/// structure is searched once. Only the `Default` and `Balanced` schedules are refined.
+/// followed its first for `after_frames` frames (a repeated frame counts), the session copies
+/// the graph and compiles it under [`SchedulePreference::Searched`]: the batch budget of the
+/// balanced schedule (at most 5% more barrier batches than the fewest), with the levels and
+/// the transients' placement searched for the least memory under a fixed work budget. If that
+/// plan holds fewer transient bytes, a later frame of the same structure gets it instead of
+/// the cached plan (reported with `cache_hit` false); a frame of another structure drops it
+/// and counting starts again. The level search is randomised (with fixed seeds), so the
+/// session searches a lasting structure again, up to 8 attempts in all (attempt `k` once the
+/// structure has lasted `after_frames × (k + 1)` frames after its first and the last search is
+/// done), keeping each plan that holds fewer bytes than every plan before it. Only the
+/// `Default` and `Balanced` schedules are refined.
 ///
 /// ```
 /// use rpsl::{MemoryRefinement, SessionOptions};
@@ -66,14 +70,17 @@ type Searched = Option<(RecordedGraph, CompiledFrame)>;
 /// Where the refinement of the current structure stands.
 #[derive(Debug, Default)]
 enum State {
-    /// Counting the structure's frames.
+    /// No search under way.
     #[default]
-    Counting,
+    Idle,
     /// Searching on a background thread.
     Searching(JoinHandle<Searched>),
-    /// Searched and offered (or nothing to offer): nothing more for this structure.
-    Done,
 }
+
+/// Searches of one structure at most: attempt `k` (its own random seed,
+/// `FrameCompiler::set_search_attempt`) starts once the structure has lasted
+/// `after_frames × (k + 1)` frames after its first and no search is under way.
+pub(crate) const ATTEMPTS: u32 = 8;
 
 /// The refinement state of one runner.
 #[derive(Debug)]
@@ -83,6 +90,8 @@ pub(crate) struct Refiner {
     serial: u64,
     /// Frames of that structure after its first.
     hits: u32,
+    /// Searches of that structure started.
+    attempts: u32,
     state: State,
 }
 
@@ -93,7 +102,8 @@ impl Refiner {
             mode,
             serial: 0,
             hits: 0,
-            state: State::Counting,
+            attempts: 0,
+            state: State::Idle,
         }
     }
 
@@ -106,7 +116,7 @@ impl Refiner {
         if !(wait || handle.is_finished()) {
             return;
         }
-        let State::Searching(handle) = std::mem::replace(&mut self.state, State::Done) else {
+        let State::Searching(handle) = std::mem::take(&mut self.state) else {
             return;
         };
         // A search that panicked (a compiler bug) only means no refined plan.
@@ -116,8 +126,8 @@ impl Refiner {
     }
 
     /// After a frame compiled (or repeated) without error: counts the frames of the graph's
-    /// structure (by the builder's structure serial) and starts the search when they reach the
-    /// mode's count.
+    /// structure (by the builder's structure serial) and starts the next search attempt when
+    /// they reach its count ([`ATTEMPTS`]).
     pub(crate) fn after_frame(&mut self, compiler: &mut FrameCompiler, graph: &RecordedGraph) {
         let after_frames = match self.mode {
             MemoryRefinement::Off => return,
@@ -130,41 +140,49 @@ impl Refiner {
             // one still running finishes unseen.
             self.serial = serial;
             self.hits = 0;
-            self.state = State::Counting;
+            self.attempts = 0;
+            self.state = State::Idle;
             return;
         }
         self.hits = self.hits.saturating_add(1);
-        if self.hits >= after_frames && matches!(self.state, State::Counting) {
+        let due = u64::from(after_frames) * u64::from(self.attempts + 1);
+        if self.attempts < ATTEMPTS
+            && u64::from(self.hits) >= due
+            && matches!(self.state, State::Idle)
+        {
             let blocking = matches!(self.mode, MemoryRefinement::Blocking { .. });
             self.start(compiler, graph, blocking);
         }
     }
 
-    /// Searches the last frame's structure now if it has not been (unless refinement is off),
-    /// waits for a search under way, and offers the result: the next frame of that structure
-    /// takes a plan with fewer transient bytes. Returns whether one waits for it.
+    /// Waits for a search under way and offers its plan; when the last frame's structure has
+    /// not been searched yet (and refinement is on), runs its first attempt now. The next frame
+    /// of that structure then takes a plan with fewer transient bytes. Returns whether one
+    /// waits for it.
     pub(crate) fn finish(&mut self, compiler: &mut FrameCompiler, graph: &RecordedGraph) -> bool {
-        let counting = matches!(self.state, State::Counting)
+        self.before_frame(compiler, true);
+        let unsearched = self.attempts == 0
             && self.mode != MemoryRefinement::Off
             && graph.structure_serial() != 0
             && graph.structure_serial() == self.serial;
-        if counting {
+        if unsearched {
             self.start(compiler, graph, true);
         }
-        self.before_frame(compiler, true);
         compiler.refined_pending()
     }
 
-    /// Starts the search of `graph`'s structure, on the frame thread when `blocking` (its plan
-    /// offered at once), else on a background thread.
+    /// Starts the next search attempt of `graph`'s structure, on the frame thread when
+    /// `blocking` (its plan offered at once), else on a background thread.
     fn start(&mut self, compiler: &mut FrameCompiler, graph: &RecordedGraph, blocking: bool) {
         let options = *compiler.options();
+        let attempt = self.attempts;
+        self.attempts += 1;
         let refinable = matches!(
             options.schedule,
             SchedulePreference::Default | SchedulePreference::Balanced
         ) && options.cache;
-        self.state = State::Done;
         if !refinable {
+            self.attempts = ATTEMPTS;
             return;
         }
         let searched = CompileOptions {
@@ -173,7 +191,7 @@ impl Refiner {
             ..options
         };
         if blocking {
-            if let Some((graph, frame)) = search(graph.clone(), searched) {
+            if let Some((graph, frame)) = search(graph.clone(), searched, attempt) {
                 compiler.offer_refined(&graph, frame);
             }
             return;
@@ -181,7 +199,7 @@ impl Refiner {
         let graph = graph.clone();
         let spawned = std::thread::Builder::new()
             .name("rpsl-memory-search".into())
-            .spawn(move || search(graph, searched));
+            .spawn(move || search(graph, searched, attempt));
         // No thread only means no refined plan.
         if let Ok(handle) = spawned {
             self.state = State::Searching(handle);
@@ -189,9 +207,11 @@ impl Refiner {
     }
 }
 
-/// Compiles `graph` under `options` (a searched schedule) with a compiler of its own.
-fn search(graph: RecordedGraph, options: CompileOptions) -> Searched {
+/// Compiles `graph` under `options` (a searched schedule, attempt `attempt`) with a compiler of
+/// its own.
+fn search(graph: RecordedGraph, options: CompileOptions, attempt: u32) -> Searched {
     let mut compiler = FrameCompiler::new(options);
+    compiler.set_search_attempt(attempt);
     let frame = compiler.compile(&graph).ok()?.clone();
     Some((graph, frame))
 }

@@ -274,12 +274,12 @@ impl<'p> Session<'p> {
         self.runner.finish_tier_up(self.program);
     }
 
-    /// Searches the last frame's plan for less transient memory now (the search of
-    /// [`SessionOptions::memory_refinement`], unless that is `Off`) instead of waiting for the
-    /// structure to repeat, or waits for a search under way; the next frame of the same
+    /// Waits for a search of [`SessionOptions::memory_refinement`] under way, or, when the last
+    /// frame's structure has not been searched yet (and refinement is not `Off`), runs its first
+    /// attempt now instead of waiting for the structure to repeat; the next frame of the same
     /// structure then uses the searched plan if it holds fewer transient bytes. Returns whether
-    /// it will. Nothing happens when the last frame failed, or its structure was searched
-    /// already. For a host that would rather pay for the search at load time, and for tests.
+    /// it will. Nothing happens when the last frame failed. Later attempts come as the structure
+    /// lasts. For a host that would rather pay for the search at load time, and for tests.
     ///
     /// ```
     /// let program = rpsl::Program::from_source("s.rpsl", "export void main() {}").unwrap();

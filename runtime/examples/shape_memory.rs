@@ -28,6 +28,16 @@ const LANE_NODES: usize = 999 / LANES;
 
 fn main() {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, count] = arguments.as_slice() {
+        if flag == "--attempts" {
+            let Ok(count) = count.parse::<u32>() else {
+                eprintln!("error: `--attempts` takes a count");
+                std::process::exit(2);
+            };
+            print_search_attempts(count);
+            return;
+        }
+    }
     if let [flag, schedule] = arguments.as_slice() {
         if flag == "--lanes-segments" {
             let schedule = match schedule.as_str() {
@@ -55,7 +65,7 @@ fn main() {
     }
     if !arguments.is_empty() {
         eprintln!(
-            "usage: shape_memory [--lanes-segments default|balanced|searched|memory | \
+            "usage: shape_memory [--attempts N | --lanes-segments default|balanced|searched|memory | \
              --lanes-schedule SCHEDULE.json]"
         );
         std::process::exit(2);
@@ -103,6 +113,31 @@ fn compile_shape(lanes: bool, schedule: SchedulePreference) -> CompiledFrame {
             record_chain(builder, decls, 1000)
         }
     })
+}
+
+/// Lanes 1k under the searched schedule, attempts 0 to `count - 1` of its level search (the
+/// attempts memory refinement makes), each on its own line.
+fn print_search_attempts(count: u32) {
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    builder.begin_frame(0);
+    record_lanes(&mut builder, decls, 1000).unwrap();
+    let graph = builder.finish().unwrap();
+    for attempt in 0..count {
+        let mut compiler = FrameCompiler::new(CompileOptions {
+            schedule: SchedulePreference::Searched,
+            cache: false,
+            ..CompileOptions::default()
+        });
+        compiler.set_search_attempt(attempt);
+        let frame = compiler.compile(graph).unwrap();
+        println!(
+            "lanes Searched attempt {attempt}: batches {} transient {} bytes, segment bound {} bytes",
+            frame.batches,
+            frame.memory.transient_bytes,
+            frame.segment_live_peak_bytes()
+        );
+    }
 }
 
 /// Records a frame with `record` and compiles it under `schedule`.

@@ -122,6 +122,25 @@ impl FrameCompiler {
         self.refined = None;
     }
 
+    /// Makes the level search of [`SchedulePreference::Searched`] run attempt `attempt` (0, the
+    /// default, is what `--schedule searched` runs): the same search from another random seed,
+    /// as deterministic as attempt 0. Memory refinement searches a steady structure again
+    /// under later attempts and keeps the best plan (`rpsl`'s `MemoryRefinement`).
+    ///
+    /// ```
+    /// use rpsl_runtime::*;
+    /// let mut compiler = FrameCompiler::new(CompileOptions {
+    ///     schedule: SchedulePreference::Searched,
+    ///     ..CompileOptions::default()
+    /// });
+    /// compiler.set_search_attempt(1);
+    /// ```
+    pub fn set_search_attempt(&mut self, attempt: u32) {
+        self.scheduler.set_search_attempt(attempt);
+        self.cached = false;
+        self.refined = None;
+    }
+
     /// The dependency graph of the last compiled frame.
     pub fn dependencies(&self) -> &DepGraph {
         &self.dependencies.graph
@@ -141,7 +160,8 @@ impl FrameCompiler {
     /// [`SchedulePreference::Searched`], on another thread: see `rpsl`'s
     /// `SessionOptions::memory_refinement`), to replace the cached compilation of the same
     /// structure. It is taken when the cache is on, the cached frame is a compilation of
-    /// `graph`'s structure, and `frame` places its transients in fewer bytes; the next
+    /// `graph`'s structure, and `frame` places its transients in fewer bytes than the cached
+    /// frame and than a frame offered before and not yet taken in; the next
     /// [`Self::compile`] of that structure then returns it (with `cache_hit` false, since the
     /// plan differs from the last frame's), its render passes' argument values refreshed from
     /// that frame's graph. A compile of another structure drops it. Returns whether it was
@@ -159,9 +179,15 @@ impl FrameCompiler {
     /// assert!(!compiler.offer_refined(&graph, same));
     /// ```
     pub fn offer_refined(&mut self, graph: &RecordedGraph, frame: CompiledFrame) -> bool {
+        let best_bytes = self
+            .refined
+            .as_ref()
+            .map_or(self.frame.memory.transient_bytes, |refined| {
+                refined.memory.transient_bytes
+            });
         let taken = self.options.cache
             && self.cached
-            && frame.memory.transient_bytes < self.frame.memory.transient_bytes
+            && frame.memory.transient_bytes < best_bytes
             && frame.order.len() == self.frame.order.len()
             && self.key.matches(graph);
         if taken {

@@ -85,6 +85,12 @@ struct ReadyQueue {
 }
 
 impl Scheduler {
+    /// Makes the searched schedule's level search attempt `attempt` (see
+    /// [`crate::FrameCompiler::set_search_attempt`]).
+    pub fn set_search_attempt(&mut self, attempt: u32) {
+        self.search.set_attempt(attempt);
+    }
+
     /// Orders the live nodes of the analysed `frame` (`alive[n]` marks survivors) into
     /// `out`, which lists them in execution order with their levels.
     pub fn schedule(

@@ -80,6 +80,8 @@ const NONE: u32 = u32::MAX;
 /// arrays by level, per-resource arrays by resource index.
 #[derive(Debug, Default)]
 pub(super) struct LevelSearch {
+    /// Which attempt this is ([`LevelSearch::set_attempt`]): it picks the random seed.
+    attempt: u32,
     /// The as-soon-as-possible order of the live nodes (the level scheduler's).
     asap_order: Vec<u32>,
     /// Per node: its current level, its best level, and its lowest and highest level.
@@ -191,6 +193,12 @@ fn excess_cost(live: u64, cap: u64) -> u128 {
 
 impl LevelSearch {
     /// Keeps the as-soon-as-possible order `out` (the level scheduler's, before balancing).
+    /// Makes later searches attempt `attempt` (0 by default): the same search from another
+    /// random seed, for a caller that searches one frame again for a better result.
+    pub fn set_attempt(&mut self, attempt: u32) {
+        self.attempt = attempt;
+    }
+
     pub fn remember_asap(&mut self, out: &Schedule) {
         self.outcome = None;
         self.asap_order.clone_from(&out.order);
@@ -429,7 +437,7 @@ impl LevelSearch {
         let scale = mean * mean;
         let mut temperature = HOT * scale;
         let work_limit = WORK_PER_MOVE * moves;
-        let mut rng = Rng(SEED);
+        let mut rng = Rng(SEED ^ u64::from(self.attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut made = 0;
         while made < moves && self.work <= work_limit {
             made += 1;
