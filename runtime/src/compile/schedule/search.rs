@@ -534,9 +534,9 @@ impl LevelSearch {
         true
     }
 
-    /// The change of the objective under `cap` if the `pushed` nodes (stamped by
-    /// [`LevelSearch::collect_push`]) moved by `step` levels, without moving them.
-    fn peek(&mut self, frame: Prepared<'_>, step: i32, cap: u64) -> i128 {
+    /// Lists in `resources`, once each, the resources the `pushed` nodes use (marked with the
+    /// current stamp), counting the uses visited as work.
+    fn collect_resources(&mut self, frame: Prepared<'_>) {
         let stamp = self.stamp;
         self.resources.clear();
         for &node in &self.pushed {
@@ -549,6 +549,13 @@ impl LevelSearch {
                 }
             }
         }
+    }
+
+    /// The change of the objective under `cap` if the `pushed` nodes (stamped by
+    /// [`LevelSearch::collect_push`]) moved by `step` levels, without moving them.
+    fn peek(&mut self, frame: Prepared<'_>, step: i32, cap: u64) -> i128 {
+        let stamp = self.stamp;
+        self.collect_resources(frame);
         self.peeked.clear();
         for index in 0..self.resources.len() {
             let resource = self.resources[index] as usize;
@@ -664,17 +671,7 @@ impl LevelSearch {
             }
         }
         // Resources of the pushed nodes: their new intervals.
-        self.resources.clear();
-        for &node in &self.pushed {
-            let (start, end) = frame.use_range[node as usize];
-            self.work += (end - start) as usize;
-            for &resource in &frame.uses[start as usize..end as usize] {
-                if self.resource_stamp[resource as usize] != stamp {
-                    self.resource_stamp[resource as usize] = stamp;
-                    self.resources.push(resource);
-                }
-            }
-        }
+        self.collect_resources(frame);
         self.changed.clear();
         for index in 0..self.resources.len() {
             let resource = self.resources[index] as usize;
