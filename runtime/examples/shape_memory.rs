@@ -18,7 +18,7 @@
 //! batches, the segment bound (live bytes) and the placed bytes of each.
 
 use rpsl_runtime::shapes::{
-    declare_shapes, record_chain, record_lanes, record_lanes_scheduled, LanesSchedule,
+    declare_shapes, record_lanes_scheduled, record_shape, shape_graph, LanesSchedule,
 };
 use rpsl_runtime::*;
 
@@ -107,30 +107,16 @@ fn main() {
 /// Records the chain or lanes shape at 1,000 nodes and compiles it under `schedule`.
 fn compile_shape(lanes: bool, schedule: SchedulePreference) -> CompiledFrame {
     compile_recorded(schedule, |builder, decls| {
-        if lanes {
-            record_lanes(builder, decls, 1000)
-        } else {
-            record_chain(builder, decls, 1000)
-        }
+        record_shape(builder, decls, lanes, 1000)
     })
 }
 
 /// Lanes 1k under the searched schedule, attempts 0 to `count - 1` of its level search (the
 /// attempts memory refinement makes), each on its own line.
 fn print_search_attempts(count: u32) {
-    let mut builder = GraphBuilder::new();
-    let decls = declare_shapes(&mut builder);
-    builder.begin_frame(0);
-    record_lanes(&mut builder, decls, 1000).unwrap();
-    let graph = builder.finish().unwrap();
+    let graph = shape_graph(true, 1000);
     for attempt in 0..count {
-        let mut compiler = FrameCompiler::new(CompileOptions {
-            schedule: SchedulePreference::Searched,
-            cache: false,
-            ..CompileOptions::default()
-        });
-        compiler.set_search_attempt(attempt);
-        let frame = compiler.compile(graph).unwrap();
+        let frame = compile_graph(&graph, SchedulePreference::Searched, attempt);
         println!(
             "lanes Searched attempt {attempt}: batches {} transient {} bytes, segment bound {} bytes",
             frame.batches,
@@ -149,12 +135,21 @@ fn compile_recorded(
     let decls = declare_shapes(&mut builder);
     builder.begin_frame(0);
     record(&mut builder, decls).unwrap();
-    let graph = builder.finish().unwrap();
+    compile_graph(builder.finish().unwrap(), schedule, 0)
+}
+
+/// Compiles `graph` under `schedule` (the searched schedule's level search at `attempt`).
+fn compile_graph(
+    graph: &RecordedGraph,
+    schedule: SchedulePreference,
+    attempt: u32,
+) -> CompiledFrame {
     let mut compiler = FrameCompiler::new(CompileOptions {
         schedule,
         cache: false,
         ..CompileOptions::default()
     });
+    compiler.set_search_attempt(attempt);
     compiler.compile(graph).unwrap().clone()
 }
 

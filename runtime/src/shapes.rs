@@ -8,7 +8,7 @@ use crate::decl::{
     AccessDesc, AccessFlags, NodeDeclDesc, ParamDesc, QueueClass, SemanticKind, ValueType,
 };
 use crate::format::Format;
-use crate::graph::CallFlags;
+use crate::graph::{CallFlags, RecordedGraph};
 use crate::ids::{DeclId, NodeId};
 use crate::resource::ResourceDesc;
 use crate::view::TextureView;
@@ -87,7 +87,8 @@ pub fn shape_resource(i: u32) -> ResourceDesc {
     }
 }
 
-fn call(
+/// Calls `decl` (one of [`ShapeDecls`]: two texture reads, one write) on `views`.
+pub(crate) fn call(
     builder: &mut GraphBuilder,
     decl: DeclId,
     views: [TextureView; 3],
@@ -172,6 +173,43 @@ pub fn record_chain_variant(
         call(builder, decl, [a, b, out], 1_000_000 + i as u64)?;
     }
     Ok(())
+}
+
+/// Records `lanes(backbuffer, n)` when `lanes`, else `chain(backbuffer, n)`, into the current
+/// frame.
+pub fn record_shape(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    lanes: bool,
+    n: u32,
+) -> Result<(), BuildError> {
+    if lanes {
+        record_lanes(builder, decls, n)
+    } else {
+        record_chain(builder, decls, n)
+    }
+}
+
+/// The graph of one frame of `lanes(backbuffer, n)` (or `chain` when not `lanes`), recorded by
+/// a builder of its own.
+///
+/// # Panics
+/// When `n` passes the builder's default limits ([`crate::GraphLimits`]).
+///
+/// ```
+/// let graph = rpsl_runtime::shapes::shape_graph(true, 100);
+/// // Eight lanes of 12 nodes, then 7 merges.
+/// assert_eq!(graph.nodes.len(), 103);
+/// ```
+pub fn shape_graph(lanes: bool, n: u32) -> RecordedGraph {
+    let mut builder = GraphBuilder::new();
+    let decls = declare_shapes(&mut builder);
+    builder.begin_frame(0);
+    record_shape(&mut builder, decls, lanes, n).expect("the shapes record within the limits");
+    builder
+        .finish()
+        .expect("the shapes record within the limits")
+        .clone()
 }
 
 /// Records `lanes(backbuffer, n)` into the current frame.

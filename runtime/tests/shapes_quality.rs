@@ -3,26 +3,18 @@
 
 mod common;
 
-use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes};
+use rpsl_runtime::shapes::{declare_shapes, record_chain, record_lanes, shape_graph};
 use rpsl_runtime::*;
 
 fn compile_shape(lanes: bool, n: u32, schedule: SchedulePreference) -> CompiledFrame {
-    let mut builder = GraphBuilder::new();
-    let decls = declare_shapes(&mut builder);
-    builder.begin_frame(0);
-    if lanes {
-        record_lanes(&mut builder, decls, n).unwrap();
-    } else {
-        record_chain(&mut builder, decls, n).unwrap();
-    }
-    let graph = builder.finish().unwrap();
+    let graph = shape_graph(lanes, n);
     let mut compiler = FrameCompiler::new(CompileOptions {
         schedule,
         cull: true,
         cache: false,
         async_compute: true,
     });
-    compiler.compile(graph).unwrap().clone()
+    compiler.compile(&graph).unwrap().clone()
 }
 
 #[test]

@@ -68,7 +68,7 @@ mod tests {
     use super::compute;
     use crate::compile::deps::stage::Dependencies;
     use crate::compile::table::AccessTable;
-    use crate::shapes::{declare_shapes, record_chain, record_lanes};
+    use crate::shapes::{declare_shapes, record_chain, record_shape};
     use crate::*;
 
     /// A frame whose resources are read before their first write (by two nodes), written
@@ -127,11 +127,7 @@ mod tests {
         let decls = declare_shapes(&mut builder);
         let mut shape = |lanes: bool| {
             builder.begin_frame(0);
-            if lanes {
-                record_lanes(&mut builder, decls, 57).unwrap();
-            } else {
-                record_chain(&mut builder, decls, 40).unwrap();
-            }
+            record_shape(&mut builder, decls, lanes, if lanes { 57 } else { 40 }).unwrap();
             builder.finish().unwrap().clone()
         };
         // Edited by hand: node 1 (lane 0) depends on node 9 (lane 1), a later call (no bounds

@@ -193,7 +193,7 @@ mod tests {
     use super::super::deps::{DepBuilder, DepGraph};
     use super::super::table::AccessTable;
     use super::{every_node_survives, find_live_nodes, Liveness};
-    use crate::shapes::{declare_shapes, record_chain, record_lanes};
+    use crate::shapes::{declare_shapes, record_shape};
     use crate::*;
 
     /// Node `i` writes resource `i` (resource 0 external, the others transient); `edit` may
@@ -278,11 +278,7 @@ mod tests {
             let mut builder = GraphBuilder::new();
             let decls = declare_shapes(&mut builder);
             builder.begin_frame(0);
-            if lanes {
-                record_lanes(&mut builder, decls, n).unwrap();
-            } else {
-                record_chain(&mut builder, decls, n).unwrap();
-            }
+            record_shape(&mut builder, decls, lanes, n).unwrap();
             if extra {
                 // A last node that writes a transient nobody reads.
                 let id = builder

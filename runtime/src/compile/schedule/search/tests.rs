@@ -263,22 +263,27 @@ fn record_random(
             let id = builder.create_resource(desc, call as u64).unwrap();
             builder.default_texture_view(id).unwrap()
         };
-        let decl_id = if rng.below(2) == 0 {
-            decls.compute
-        } else {
-            decls.raster
-        };
-        let decl = builder.decl(decl_id).unwrap().clone();
-        let mut args = ArgsWriter::new(&decl);
-        args.write_texture(0, &a)
-            .write_texture(1, &b)
-            .write_texture(2, &target);
-        builder
-            .call_node(decl_id, args.bytes(), CallFlags::default(), call as u64)
-            .unwrap();
+        call_random_node(builder, decls, rng, [a, b, target], call as u64);
         unread.push(target);
     }
     builder.finish().unwrap().clone()
+}
+
+/// Calls the compute or the raster node of the shapes (a coin toss) on `views` (two reads, one
+/// write).
+fn call_random_node(
+    builder: &mut GraphBuilder,
+    decls: ShapeDecls,
+    rng: &mut ShapeRng,
+    views: [TextureView; 3],
+    key: u64,
+) {
+    let decl = if rng.below(2) == 0 {
+        decls.compute
+    } else {
+        decls.raster
+    };
+    crate::shapes::call(builder, decl, views, key).unwrap();
 }
 
 /// Records random lanes: 2 to 6 chains of 20 to 39 nodes, each node reading its chain's
@@ -306,19 +311,7 @@ fn record_random_lanes(
             let id = builder.create_resource(desc, key).unwrap();
             builder.default_texture_view(id).unwrap()
         });
-        let decl_id = if rng.below(2) == 0 {
-            decls.compute
-        } else {
-            decls.raster
-        };
-        let decl = builder.decl(decl_id).unwrap().clone();
-        let mut args = ArgsWriter::new(&decl);
-        args.write_texture(0, &reads[0])
-            .write_texture(1, &reads[1])
-            .write_texture(2, &target);
-        builder
-            .call_node(decl_id, args.bytes(), CallFlags::default(), key)
-            .unwrap();
+        call_random_node(builder, decls, rng, [reads[0], reads[1], target], key);
         target
     };
     let chains = 2 + rng.below(5);
