@@ -55,7 +55,27 @@ impl MemoryRefinement {
     /// The default: [`MemoryRefinement::Background`] after 30 frames (half a second at 60
     /// frames per second), long enough that a structure that changes from frame to frame
     /// never starts a search.
-    pub const DEFAULT: MemoryRefinement = MemoryRefinement::Background { after_frames: 30 };
+    pub const DEFAULT: MemoryRefinement = MemoryRefinement::Background {
+        after_frames: MemoryRefinement::DEFAULT_AFTER_FRAMES,
+    };
+
+    /// The default `after_frames`.
+    pub const DEFAULT_AFTER_FRAMES: u32 = 30;
+
+    /// The mode's `after_frames`, or the default one for `Off`.
+    ///
+    /// ```
+    /// use rpsl::MemoryRefinement;
+    /// assert_eq!(MemoryRefinement::Blocking { after_frames: 4 }.after_frames(), 4);
+    /// assert_eq!(MemoryRefinement::Off.after_frames(), 30);
+    /// ```
+    pub fn after_frames(self) -> u32 {
+        match self {
+            MemoryRefinement::Background { after_frames }
+            | MemoryRefinement::Blocking { after_frames } => after_frames,
+            MemoryRefinement::Off => MemoryRefinement::DEFAULT_AFTER_FRAMES,
+        }
+    }
 }
 
 impl Default for MemoryRefinement {
@@ -80,7 +100,7 @@ enum State {
 /// Searches of one structure at most: attempt `k` (its own random seed,
 /// `FrameCompiler::set_search_attempt`) starts once the structure has lasted
 /// `after_frames × (k + 1)` frames after its first and no search is under way.
-pub(crate) const ATTEMPTS: u32 = 8;
+const ATTEMPTS: u32 = 8;
 
 /// The refinement state of one runner.
 #[derive(Debug)]
@@ -129,11 +149,10 @@ impl Refiner {
     /// structure (by the builder's structure serial) and starts the next search attempt when
     /// they reach its count ([`ATTEMPTS`]).
     pub(crate) fn after_frame(&mut self, compiler: &mut FrameCompiler, graph: &RecordedGraph) {
-        let after_frames = match self.mode {
-            MemoryRefinement::Off => return,
-            MemoryRefinement::Background { after_frames }
-            | MemoryRefinement::Blocking { after_frames } => after_frames.max(1),
-        };
+        if self.mode == MemoryRefinement::Off {
+            return;
+        }
+        let after_frames = self.mode.after_frames().max(1);
         let serial = graph.structure_serial();
         if serial == 0 || serial != self.serial {
             // A new structure (or one without a serial: never refined). A search of the last

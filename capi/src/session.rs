@@ -156,11 +156,7 @@ impl RpslSessionOptions {
                 MemoryRefinement::Background { .. } => RpslMemoryRefinement::Background as u32,
                 MemoryRefinement::Blocking { .. } => RpslMemoryRefinement::Blocking as u32,
             },
-            memory_refinement_after_frames: match options.memory_refinement {
-                MemoryRefinement::Background { after_frames }
-                | MemoryRefinement::Blocking { after_frames } => after_frames,
-                MemoryRefinement::Off => 30,
-            },
+            memory_refinement_after_frames: options.memory_refinement.after_frames(),
         }
     }
 

@@ -100,8 +100,9 @@ pub struct FrameOptions {
     #[arg(long)]
     pub no_frame_reuse: bool,
     /// When a graph structure has repeated for 30 frames, compile it again with the searched
-    /// schedule and use that plan from then on if it needs less transient memory (default:
-    /// blocking, so the same run always gives the same frames; `background` in a window).
+    /// schedule and use that plan from then on if it needs less transient memory, then again
+    /// every 30 frames with other seeds, 8 attempts at most (default: blocking, so the same run
+    /// always gives the same frames; `background` with --window or --watch).
     #[arg(long, value_enum, value_name = "WHEN")]
     pub memory_refinement: Option<RefinementArg>,
 }
@@ -165,11 +166,7 @@ pub fn session_options(options: &FrameOptions) -> Result<SessionOptions, ExitCod
 /// The memory refinement of `--memory-refinement`, when given; otherwise blocking (a run gives
 /// the same frames every time), or in the background for a `window` that should not stall.
 pub fn memory_refinement(choice: Option<RefinementArg>, window: bool) -> MemoryRefinement {
-    let after_frames = match MemoryRefinement::DEFAULT {
-        MemoryRefinement::Background { after_frames }
-        | MemoryRefinement::Blocking { after_frames } => after_frames,
-        MemoryRefinement::Off => 30,
-    };
+    let after_frames = MemoryRefinement::DEFAULT_AFTER_FRAMES;
     match choice {
         Some(RefinementArg::Off) => MemoryRefinement::Off,
         Some(RefinementArg::Background) => MemoryRefinement::Background { after_frames },

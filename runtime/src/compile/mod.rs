@@ -188,7 +188,6 @@ impl FrameCompiler {
         let taken = self.options.cache
             && self.cached
             && frame.memory.transient_bytes < best_bytes
-            && frame.order.len() == self.frame.order.len()
             && self.key.matches(graph);
         if taken {
             self.refined = Some(Box::new(frame));
