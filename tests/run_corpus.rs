@@ -201,11 +201,27 @@ fn dump_three_frames(
     let parsed =
         EntryArgs::parse(program, session.entry(), args).unwrap_or_else(|e| panic!("{entry}: {e}"));
     let mut dump = DumpWriter::new(entry);
+    let mut last_bytes = 0;
     for frame in 0..3 {
         match session.run_frame(&parsed) {
-            Ok(frame) => dump.add_frame(frame.graph, Some(frame.compiled)),
+            Ok(frame) => {
+                last_bytes = frame.compiled.memory.transient_bytes;
+                dump.add_frame(frame.graph, Some(frame.compiled));
+            }
             Err(error) => return Err(format!("frame {frame}: {}", error.render())),
         }
+    }
+    if engine == Engine::JitReusing && session.finish_memory_refinement() {
+        // Memory refinement searches every corpus frame it can gain on (the default session
+        // does after 30 frames): the next frame takes a plan that holds fewer bytes.
+        let refined = session
+            .run_frame(&parsed)
+            .unwrap_or_else(|error| panic!("{entry}: refined frame: {}", error.render()));
+        assert!(
+            refined.compiled.memory.transient_bytes < last_bytes,
+            "{entry}"
+        );
+        assert!(!refined.compiled.cache_hit, "{entry}");
     }
     Ok(dump.finish())
 }
